@@ -1,0 +1,40 @@
+"use client";
+
+/** The dashboard's fetch: JSON in and out, CSRF header on mutations, errors as ApiError. */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly details?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+function csrfToken(): string {
+  const match = document.cookie.match(/(?:^|;\s*)sb_csrf=([^;]+)/);
+  return match ? decodeURIComponent(match[1]) : "";
+}
+
+export async function api<T>(path: string, init?: { method?: string; body?: unknown }): Promise<T> {
+  const method = init?.method ?? "GET";
+  const response = await fetch(`/api/v1${path}`, {
+    method,
+    headers: {
+      ...(init?.body !== undefined ? { "content-type": "application/json" } : {}),
+      ...(method !== "GET" ? { "x-csrf-token": csrfToken() } : {}),
+    },
+    body: init?.body !== undefined ? JSON.stringify(init.body) : undefined,
+  });
+  if (response.status === 401) {
+    window.location.href = "/login";
+    throw new ApiError("signed out", 401);
+  }
+  const body = await response.json().catch(() => null);
+  if (!response.ok) {
+    const issue = body?.error?.details?.[0];
+    const message = issue ? `${issue.path?.join(".") ?? ""}: ${issue.message}` : (body?.error?.message ?? `request failed (${response.status})`);
+    throw new ApiError(message, response.status, body?.error?.details);
+  }
+  return body as T;
+}

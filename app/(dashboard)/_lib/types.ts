@@ -1,0 +1,73 @@
+/** JSON shapes of /api/v1 as the dashboard reads them (dates are ISO strings). */
+export type StatusInfo = {
+  model: { provider: string; modelId: string } | null;
+  telegram: { mode: "live" | "sandbox"; username: string | null; error?: string };
+  database: "sqlite" | "postgresql";
+};
+
+export type ConversationSummary = {
+  id: number;
+  channel: string;
+  platformChatId: string;
+  type: string;
+  title: string | null;
+  lastMessageAt: string | null;
+  unread: number;
+  activeFork: { id: number; title: string | null; status: string } | null;
+  lastMessage: { text: string; senderName: string | null; senderKind: string; sentAt: string } | null;
+};
+
+export type EnvelopeBrief = { id: number; status: string; lastDeliveryError: string | null; from?: string };
+
+export type TimelineMessage = {
+  id: number;
+  direction: "inbound" | "outbound";
+  senderKind: "user" | "agent" | "operator" | "system";
+  senderName: string | null;
+  text: string;
+  sentAt: string;
+  editedAt: string | null;
+  replyToMessageId: number | null;
+  replyToText: string | null;
+  replyToSenderName: string | null;
+  quoteText: string | null;
+  threadId: number | null;
+  forkId: number | null;
+  envelopes: EnvelopeBrief[];
+  /** Client-side only: an optimistic reply not yet confirmed. */
+  pending?: boolean;
+};
+
+export type ConversationDetail = {
+  conversation: ConversationSummary & { generation: number };
+  messages: TimelineMessage[];
+  nextBefore: number | null;
+};
+
+export type ThreadMember = {
+  id: number;
+  conversationId: number;
+  direction: string;
+  senderKind: string;
+  senderName: string | null;
+  text: string;
+  sentAt: string;
+  replyToMessageId: number | null;
+  forkId: number | null;
+  envelopes: (EnvelopeBrief & { turn: { id: number } | null })[];
+};
+
+export type ThreadResponse = { messageId: number; threadId: number | null; members: ThreadMember[] };
+
+export type Turn = {
+  id: number;
+  envelopeId: number;
+  model: string;
+  system: string;
+  prompt: { role: string; content: unknown }[];
+  toolCalls: { message: string; outcome: unknown }[];
+  usage: Record<string, unknown>;
+  latencyMs: number | null;
+  error: string | null;
+  createdAt: string;
+};

@@ -1,0 +1,126 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useMemo, useState } from "react";
+import { api } from "../../_lib/api";
+import { clock } from "../../_lib/time";
+import type { ConversationDetail, TimelineMessage } from "../../_lib/types";
+import { useReply } from "../../_lib/use-reply";
+
+const GAP_MS = 15 * 60_000;
+
+function gapLabel(ms: number): string {
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 60) return `${minutes} minutes later`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} hour${hours === 1 ? "" : "s"} later`;
+  return `${Math.floor(hours / 24)} days later`;
+}
+
+function statusBadge(m: TimelineMessage) {
+  if (m.pending) return <span className="badge">sending…</span>;
+  const failed = m.envelopes.find((e) => e.status === "failed");
+  if (failed) return <span className="badge err" title={failed.lastDeliveryError ?? ""}>failed: {failed.lastDeliveryError}</span>;
+  const waiting = m.envelopes.find((e) => e.status === "pending" || e.status === "processing");
+  if (waiting) return <span className="badge warn">{waiting.status}</span>;
+  return null;
+}
+
+export function ConversationView({ id }: { id: number }) {
+  const key = ["conversation", id];
+  const query = useQuery({ queryKey: key, queryFn: () => api<ConversationDetail>(`/conversations/${id}/messages`), refetchInterval: 2_000 });
+  const [replyTo, setReplyTo] = useState<TimelineMessage | null>(null);
+  const [text, setText] = useState("");
+  const reply = useReply(id);
+  const byId = useMemo(() => new Map((query.data?.messages ?? []).map((m) => [m.id, m])), [query.data]);
+
+  if (query.isLoading) return <p className="muted">Loading…</p>;
+  if (query.isError) return <p className="error" role="alert">Could not load the conversation: {query.error.message}</p>;
+  const { conversation, messages } = query.data!;
+
+  async function send(event: React.FormEvent) {
+    event.preventDefault();
+    if (!replyTo || !text.trim()) return;
+    await reply.mutateAsync({ messageId: replyTo.id, text }).then(
+      () => {
+        setText("");
+        setReplyTo(null);
+      },
+      () => {},
+    );
+  }
+
+  return (
+    <>
+      <div className="row" style={{ justifyContent: "space-between" }}>
+        <h1 data-testid="conversation-title">{conversation.title ?? `Chat ${conversation.platformChatId}`}</h1>
+        <div className="row muted">
+          <span className="badge">{conversation.channel}</span>
+          <span className="badge">{conversation.type}</span>
+          {conversation.activeFork ? (
+            <span className="badge ok" data-testid="active-fork">active fork #{conversation.activeFork.id}</span>
+          ) : (
+            <span className="badge">main session</span>
+          )}
+        </div>
+      </div>
+      {messages.length === 0 && <div className="panel muted">No messages yet.</div>}
+      <div className="timeline" data-testid="timeline">
+        {messages.map((m, i) => {
+          const prev = messages[i - 1];
+          const gap = prev ? new Date(m.sentAt).getTime() - new Date(prev.sentAt).getTime() : 0;
+          const target = m.replyToMessageId ? byId.get(m.replyToMessageId) : undefined;
+          const quoted = m.quoteText ?? target?.text ?? m.replyToText;
+          return (
+            <div key={m.id}>
+              {gap > GAP_MS && <div className="gap" data-testid="gap-marker">— {gapLabel(gap)} —</div>}
+              <article className={`msg ${m.senderKind} ${replyTo?.id === m.id ? "selected" : ""}`} data-testid="message" data-message-id={m.id}>
+                <div className="meta">
+                  <strong>{m.senderName ?? m.senderKind}</strong>
+                  <span>{m.senderKind}</span>
+                  <span>{clock(m.sentAt)}</span>
+                  {m.editedAt && <span>(edited)</span>}
+                  {m.forkId && <span className="badge">fork #{m.forkId}</span>}
+                  {statusBadge(m)}
+                </div>
+                {(m.replyToMessageId || quoted) && (
+                  <div className="reply-arrow" data-testid="reply-arrow">
+                    ↩ {target ? (target.senderName ?? target.senderKind) : (m.replyToSenderName ?? "message")}: “{(quoted ?? "").slice(0, 140)}”
+                  </div>
+                )}
+                <div className="text">{m.text}</div>
+                {m.id > 0 && (
+                  <div className="row" style={{ marginTop: 6 }}>
+                    <button type="button" onClick={() => setReplyTo(m)} aria-label={`Reply to message ${m.id}`}>
+                      Reply
+                    </button>
+                    <Link href={`/messages/${m.id}`}>Thread</Link>
+                  </div>
+                )}
+              </article>
+            </div>
+          );
+        })}
+      </div>
+      <form onSubmit={send} className="panel" style={{ marginTop: 16, maxWidth: 820 }}>
+        {replyTo ? (
+          <div className="row muted">
+            Replying to {replyTo.senderName ?? replyTo.senderKind}: “{replyTo.text.slice(0, 80)}”
+            <button type="button" onClick={() => setReplyTo(null)}>Cancel</button>
+          </div>
+        ) : (
+          <p className="muted">Choose “Reply” on a message to answer it as an operator (sent as a native reply).</p>
+        )}
+        <label htmlFor="reply-text">Message</label>
+        <textarea id="reply-text" rows={3} value={text} onChange={(e) => setText(e.target.value)} disabled={!replyTo} />
+        {reply.isError && <p className="error" role="alert">Not sent: {reply.error.message}</p>}
+        <p>
+          <button className="primary" type="submit" disabled={!replyTo || !text.trim() || reply.isPending}>
+            {reply.isPending ? "Sending…" : "Send reply"}
+          </button>
+        </p>
+      </form>
+    </>
+  );
+}

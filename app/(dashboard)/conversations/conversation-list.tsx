@@ -1,0 +1,105 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { api } from "../_lib/api";
+import type { ConversationSummary, StatusInfo } from "../_lib/types";
+import { timeAgo } from "../_lib/time";
+
+export function ConversationList() {
+  const router = useRouter();
+  const [search, setSearch] = useState("");
+  const status = useQuery({ queryKey: ["status"], queryFn: () => api<StatusInfo>("/status") });
+  const list = useQuery({
+    queryKey: ["conversations", search],
+    queryFn: () => api<{ conversations: ConversationSummary[] }>(`/conversations?search=${encodeURIComponent(search)}`),
+    refetchInterval: 3_000,
+  });
+  const conversations = list.data?.conversations ?? [];
+
+  return (
+    <>
+      <h1>Conversations</h1>
+      {status.data && !status.data.model && (
+        <div className="banner" data-testid="no-model-banner">
+          No model configured: messages are stored and shown here, and operators answer by hand. Set LLM_PROVIDER and LLM_MODEL to let the agent answer.
+        </div>
+      )}
+      {status.data?.telegram.mode === "sandbox" && (
+        <div className="banner">
+          Telegram runs in the sandbox (no TELEGRAM_BOT_TOKEN): use the <a href="/simulator">simulator</a> to play a user.
+        </div>
+      )}
+      <div className="row" style={{ marginBottom: 12 }}>
+        <input
+          type="search"
+          placeholder="Search by title, chat id or sender"
+          aria-label="Search conversations"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+          style={{ maxWidth: 360 }}
+        />
+      </div>
+      {list.isLoading ? (
+        <p className="muted">Loading…</p>
+      ) : list.isError ? (
+        <p className="error" role="alert">
+          Could not load conversations: {list.error.message}
+        </p>
+      ) : conversations.length === 0 ? (
+        <div className="panel muted" data-testid="empty-conversations">
+          No conversations yet. They appear here when the first message arrives{status.data?.telegram.mode === "sandbox" ? " — try the simulator" : ""}.
+        </div>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th>Conversation</th>
+              <th>Last message</th>
+              <th>Activity</th>
+              <th>Unread</th>
+              <th>Fork</th>
+            </tr>
+          </thead>
+          <tbody>
+            {conversations.map((c) => (
+              <tr
+                key={c.id}
+                className="row-link"
+                tabIndex={0}
+                data-testid="conversation-row"
+                onClick={() => router.push(`/conversations/${c.id}`)}
+                onKeyDown={(e) => {
+                  if (e.key === "Enter") router.push(`/conversations/${c.id}`);
+                  if (e.key === "ArrowDown") (e.currentTarget.nextElementSibling as HTMLElement | null)?.focus();
+                  if (e.key === "ArrowUp") (e.currentTarget.previousElementSibling as HTMLElement | null)?.focus();
+                }}
+              >
+                <td>
+                  <strong>{c.title ?? `Chat ${c.platformChatId}`}</strong>
+                  <div className="muted">
+                    {c.channel} · {c.type}
+                  </div>
+                </td>
+                <td style={{ maxWidth: 380 }}>
+                  {c.lastMessage ? (
+                    <span>
+                      <span className="muted">{c.lastMessage.senderName ?? c.lastMessage.senderKind}: </span>
+                      {c.lastMessage.text.slice(0, 120)}
+                    </span>
+                  ) : (
+                    <span className="muted">—</span>
+                  )}
+                </td>
+                <td className="muted">{c.lastMessageAt ? timeAgo(c.lastMessageAt) : "—"}</td>
+                <td>{c.unread > 0 ? <span className="badge warn">{c.unread}</span> : <span className="muted">0</span>}</td>
+                <td>{c.activeFork ? <span className="badge ok">fork #{c.activeFork.id}</span> : <span className="muted">main</span>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,38 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname, useRouter } from "next/navigation";
+
+const links = [
+  { href: "/", label: "Conversations" },
+  { href: "/simulator", label: "Simulator" },
+  { href: "/settings", label: "Settings" },
+];
+
+export function Nav({ operator }: { operator: string }) {
+  const pathname = usePathname();
+  const router = useRouter();
+  async function signOut() {
+    await fetch("/api/auth/logout", { method: "POST" });
+    router.replace("/login");
+    router.refresh();
+  }
+  return (
+    <nav className="nav" aria-label="Main">
+      <div className="brand">Switchboard</div>
+      {links.map((l) => {
+        const current = l.href === "/" ? pathname === "/" || pathname.startsWith("/conversations") : pathname.startsWith(l.href);
+        return (
+          <Link key={l.href} href={l.href} aria-current={current ? "page" : undefined}>
+            {l.label}
+          </Link>
+        );
+      })}
+      <div className="spacer" />
+      <div className="who">Signed in as {operator}</div>
+      <button type="button" onClick={signOut} style={{ margin: "6px 10px" }}>
+        Sign out
+      </button>
+    </nav>
+  );
+}

@@ -1,0 +1,5 @@
+import { ConversationList } from "./conversations/conversation-list";
+
+export default function HomePage() {
+  return <ConversationList />;
+}

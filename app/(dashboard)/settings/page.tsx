@@ -1,0 +1,5 @@
+import { SettingsForm } from "./settings-form";
+
+export default function SettingsPage() {
+  return <SettingsForm />;
+}

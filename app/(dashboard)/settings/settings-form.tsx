@@ -1,0 +1,144 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { api, ApiError } from "../_lib/api";
+import { clock } from "../_lib/time";
+import type { StatusInfo } from "../_lib/types";
+
+type Settings = {
+  recencyWindow: number;
+  replyContextWindow: number;
+  replyChainDepth: number;
+  gapThresholdMinutes: number;
+  quoteMaxChars: number;
+  forkReplyTtlDays: number;
+  forkIdleMinutes: number;
+  groupAnswerMode: "addressed" | "all" | "never";
+  agentName: string;
+  agentInstructions: string;
+  agentBindings: Record<string, string[]>;
+};
+type Change = { id: number; key: string; oldValue: unknown; newValue: unknown; changedBy: string; createdAt: string };
+
+const NUMBERS: { key: keyof Settings; label: string; help: string }[] = [
+  { key: "recencyWindow", label: "Recency window (messages)", help: "The last N messages are always in context." },
+  { key: "replyContextWindow", label: "Reply context window", help: "Messages before and after a reply's target." },
+  { key: "replyChainDepth", label: "Reply chain depth", help: "How far up a reply chain to follow." },
+  { key: "gapThresholdMinutes", label: "Gap threshold (minutes)", help: "Longer silences add a gap note to the prompt." },
+  { key: "quoteMaxChars", label: "Quote length (characters)", help: "Quoted text in reply annotations is cut here." },
+  { key: "forkReplyTtlDays", label: "Fork reply TTL (days)", help: "Replies to older fork messages just quote them." },
+  { key: "forkIdleMinutes", label: "Fork idle timeout (minutes)", help: "Idle interactive forks are warned, then closed." },
+];
+
+export function SettingsForm() {
+  const client = useQueryClient();
+  const query = useQuery({ queryKey: ["settings"], queryFn: () => api<{ settings: Settings; changes: Change[] }>("/settings") });
+  const status = useQuery({ queryKey: ["status"], queryFn: () => api<StatusInfo>("/status") });
+  const [draft, setDraft] = useState<Settings | null>(null);
+  useEffect(() => {
+    if (query.data && !draft) setDraft(query.data.settings);
+  }, [query.data, draft]);
+  const save = useMutation({
+    mutationFn: (body: Partial<Settings>) => api<{ settings: Settings }>("/settings", { method: "PATCH", body }),
+    onSuccess: (data) => {
+      setDraft(data.settings);
+      void client.invalidateQueries({ queryKey: ["settings"] });
+    },
+  });
+
+  if (query.isLoading || !draft) return <p className="muted">Loading…</p>;
+  if (query.isError) return <p className="error" role="alert">Could not load settings: {query.error.message}</p>;
+  const fieldError = (key: string) =>
+    save.error instanceof ApiError ? (save.error.details as { path: string[]; message: string }[] | undefined)?.find((d) => d.path?.[0] === key)?.message : undefined;
+
+  return (
+    <>
+      <h1>Settings</h1>
+      <div className="grid2">
+        <form
+          className="panel"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const { agentBindings: _bindings, ...rest } = draft;
+            save.mutate(rest);
+          }}
+        >
+          <h2 style={{ marginTop: 0 }}>Context and forks</h2>
+          {NUMBERS.map(({ key, label, help }) => (
+            <div key={key}>
+              <label htmlFor={key}>{label}</label>
+              <input
+                id={key}
+                type="number"
+                value={String(draft[key])}
+                onChange={(e) => setDraft({ ...draft, [key]: e.target.value === "" ? ("" as never) : Number(e.target.value) })}
+                aria-describedby={`${key}-help`}
+              />
+              <div id={`${key}-help`} className="muted">
+                {help}
+              </div>
+              {fieldError(key) && <div className="error" role="alert">{fieldError(key)}</div>}
+            </div>
+          ))}
+          <h2>Answering</h2>
+          <label htmlFor="groupAnswerMode">In groups, the agent answers</label>
+          <select id="groupAnswerMode" value={draft.groupAnswerMode} onChange={(e) => setDraft({ ...draft, groupAnswerMode: e.target.value as Settings["groupAnswerMode"] })}>
+            <option value="addressed">when mentioned, commanded or replied to</option>
+            <option value="all">every message</option>
+            <option value="never">never (operators only)</option>
+          </select>
+          <label htmlFor="agentInstructions">Agent instructions</label>
+          <textarea id="agentInstructions" rows={4} value={draft.agentInstructions} onChange={(e) => setDraft({ ...draft, agentInstructions: e.target.value })} />
+          {save.isError && !fieldError("x") && <p className="error" role="alert">Not saved: {save.error.message}</p>}
+          {save.isSuccess && <p role="status" className="muted">Saved. The next message uses these values.</p>}
+          <p>
+            <button className="primary" type="submit" disabled={save.isPending}>
+              Save settings
+            </button>
+          </p>
+        </form>
+        <div>
+          <div className="panel">
+            <h2 style={{ marginTop: 0 }}>Model</h2>
+            {status.data?.model ? (
+              <p data-testid="model-status">
+                {status.data.model.provider} · {status.data.model.modelId}
+              </p>
+            ) : (
+              <p data-testid="model-status">No model configured (set LLM_PROVIDER, LLM_MODEL and LLM_API_KEY).</p>
+            )}
+            <p className="muted">Read from the server's environment; the key is never shown.</p>
+            <h2>Channels</h2>
+            <p>
+              Telegram: {status.data?.telegram.mode === "live" ? `live as @${status.data.telegram.username ?? "?"}` : "sandbox (no bot token)"}
+              {status.data?.telegram.error && <span className="error"> — {status.data.telegram.error}</span>}
+            </p>
+            <p className="muted">Webhook: POST /api/webhooks/telegram with X-Telegram-Bot-Api-Secret-Token. Register it with npm run telegram:webhook.</p>
+            <p className="muted">Database: {status.data?.database}</p>
+          </div>
+          <div className="panel" style={{ marginTop: 16 }}>
+            <h2 style={{ marginTop: 0 }}>Change log</h2>
+            {query.data!.changes.length === 0 ? (
+              <p className="muted">No changes yet.</p>
+            ) : (
+              <table data-testid="settings-changes">
+                <tbody>
+                  {query.data!.changes.map((c) => (
+                    <tr key={c.id}>
+                      <td className="muted">{clock(c.createdAt)}</td>
+                      <td>{c.changedBy}</td>
+                      <td>
+                        {c.key}: {JSON.stringify(c.oldValue)} → {JSON.stringify(c.newValue)}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </div>
+        </div>
+      </div>
+    </>
+  );
+}

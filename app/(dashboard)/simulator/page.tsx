@@ -1,0 +1,5 @@
+import { Simulator } from "./simulator";
+
+export default function SimulatorPage() {
+  return <Simulator />;
+}

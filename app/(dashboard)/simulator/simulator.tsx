@@ -1,0 +1,142 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { api } from "../_lib/api";
+import type { ConversationDetail, ConversationSummary, StatusInfo, TimelineMessage } from "../_lib/types";
+
+type Persona = { chatType: "private" | "group"; userId: number; firstName: string; username: string; groupId: number; groupTitle: string };
+
+const DEFAULT: Persona = { chatType: "private", userId: 4242, firstName: "Alice", username: "alice", groupId: -100500, groupTitle: "Sandbox group" };
+
+/**
+ * Plays a Telegram user against the sandbox: each send posts a real Update
+ * through the webhook handler, so what happens here is what Telegram would cause.
+ */
+export function Simulator() {
+  const client = useQueryClient();
+  const [persona, setPersona] = useState(DEFAULT);
+  const [text, setText] = useState("");
+  const [replyTo, setReplyTo] = useState<TimelineMessage | null>(null);
+  const [quote, setQuote] = useState("");
+  const chatId = persona.chatType === "private" ? persona.userId : persona.groupId;
+  const status = useQuery({ queryKey: ["status"], queryFn: () => api<StatusInfo>("/status") });
+  const conversations = useQuery({ queryKey: ["conversations", ""], queryFn: () => api<{ conversations: ConversationSummary[] }>("/conversations?search=") });
+  const conversation = conversations.data?.conversations.find((c) => c.channel === "telegram" && c.platformChatId === String(chatId));
+  const timeline = useQuery({
+    queryKey: ["conversation", conversation?.id],
+    queryFn: () => api<ConversationDetail>(`/conversations/${conversation!.id}/messages?take=30`),
+    enabled: Boolean(conversation),
+    refetchInterval: 1_500,
+  });
+  const send = useMutation({
+    mutationFn: () =>
+      api<{ ok: boolean; result: { status: string } }>("/simulator/updates", {
+        method: "POST",
+        body: {
+          chat: { type: persona.chatType, id: chatId, ...(persona.chatType === "group" ? { title: persona.groupTitle } : {}) },
+          user: { id: persona.userId, firstName: persona.firstName, ...(persona.username ? { username: persona.username } : {}) },
+          text,
+          ...(replyTo ? { replyToMessageId: replyTo.id } : {}),
+          ...(replyTo && quote ? { quote } : {}),
+        },
+      }),
+    onSuccess: () => {
+      setText("");
+      setReplyTo(null);
+      setQuote("");
+      void client.invalidateQueries({ queryKey: ["conversations"] });
+      void client.invalidateQueries({ queryKey: ["conversation"] });
+    },
+  });
+
+  if (status.data && status.data.telegram.mode !== "sandbox") {
+    return (
+      <>
+        <h1>Simulator</h1>
+        <div className="panel">The simulator is off: a real Telegram bot is configured.</div>
+      </>
+    );
+  }
+  const bot = status.data?.telegram.username ?? "switchboard_bot";
+  const set = (patch: Partial<Persona>) => setPersona((p) => ({ ...p, ...patch }));
+
+  return (
+    <>
+      <h1>Simulator</h1>
+      <p className="muted">
+        Play a Telegram user talking to @{bot}. In groups the bot answers when mentioned (@{bot}), given a command, or replied to.
+      </p>
+      <div className="grid2">
+        <form
+          className="panel"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (text.trim()) send.mutate();
+          }}
+        >
+          <label htmlFor="sim-chat-type">Chat</label>
+          <select id="sim-chat-type" value={persona.chatType} onChange={(e) => set({ chatType: e.target.value as Persona["chatType"] })}>
+            <option value="private">Private chat with the bot</option>
+            <option value="group">Group</option>
+          </select>
+          {persona.chatType === "group" && (
+            <>
+              <label htmlFor="sim-group-title">Group title</label>
+              <input id="sim-group-title" value={persona.groupTitle} onChange={(e) => set({ groupTitle: e.target.value })} />
+            </>
+          )}
+          <div className="row">
+            <div style={{ flex: 1 }}>
+              <label htmlFor="sim-name">User's first name</label>
+              <input id="sim-name" value={persona.firstName} onChange={(e) => set({ firstName: e.target.value })} />
+            </div>
+            <div style={{ flex: 1 }}>
+              <label htmlFor="sim-user-id">User id</label>
+              <input id="sim-user-id" type="number" value={persona.userId} onChange={(e) => set({ userId: Number(e.target.value) || 1 })} />
+            </div>
+          </div>
+          {replyTo && (
+            <div className="reply-arrow" data-testid="sim-replying-to">
+              ↩ replying to {replyTo.senderName ?? replyTo.senderKind}: “{replyTo.text.slice(0, 80)}”{" "}
+              <button type="button" onClick={() => setReplyTo(null)}>Cancel</button>
+              <label htmlFor="sim-quote">Quote a fragment (optional)</label>
+              <input id="sim-quote" value={quote} onChange={(e) => setQuote(e.target.value)} placeholder="part of the replied-to text" />
+            </div>
+          )}
+          <label htmlFor="sim-text">Message</label>
+          <textarea id="sim-text" rows={3} value={text} onChange={(e) => setText(e.target.value)} />
+          {send.isError && <p className="error" role="alert">{send.error.message}</p>}
+          {send.isSuccess && <p className="muted" role="status">Delivered: {send.data.result.status}</p>}
+          <p>
+            <button className="primary" type="submit" disabled={!text.trim() || send.isPending}>
+              Send as {persona.firstName}
+            </button>
+          </p>
+        </form>
+        <div className="panel">
+          <div className="row" style={{ justifyContent: "space-between" }}>
+            <strong>Chat {chatId}</strong>
+            {conversation && <Link href={`/conversations/${conversation.id}`}>Open in dashboard</Link>}
+          </div>
+          {!conversation && <p className="muted">No messages in this chat yet.</p>}
+          <div className="timeline" data-testid="sim-timeline" style={{ marginTop: 8 }}>
+            {timeline.data?.messages.map((m) => (
+              <div key={m.id} className={`msg ${m.senderKind}`} data-testid="sim-message">
+                <div className="meta">
+                  <strong>{m.senderName ?? m.senderKind}</strong>
+                  <button type="button" onClick={() => setReplyTo(m)} aria-label={`Reply to ${m.text.slice(0, 30)}`}>
+                    Reply
+                  </button>
+                </div>
+                {m.replyToMessageId && <div className="reply-arrow">↩ {m.quoteText ?? m.replyToText ?? "reply"}</div>}
+                <div className="text">{m.text}</div>
+              </div>
+            ))}
+          </div>
+        </div>
+      </div>
+    </>
+  );
+}

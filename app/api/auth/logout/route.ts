@@ -1,0 +1,12 @@
+import { SESSION_COOKIE, readCookie, signOut } from "@/lib/auth/operators";
+import { AppError } from "@/lib/errors";
+import { withErrors } from "@/lib/http/api";
+import { clearedCookies, sameOrigin } from "@/lib/http/cookies";
+
+export const POST = withErrors(async ({ request, ctx }) => {
+  if (!sameOrigin(request)) throw new AppError("forbidden", "cross-origin sign-out refused");
+  await signOut(ctx.db, readCookie(request.headers.get("cookie"), SESSION_COOKIE));
+  const headers = new Headers({ "cache-control": "no-store" });
+  for (const cookie of clearedCookies()) headers.append("set-cookie", cookie);
+  return Response.json({ ok: true }, { headers });
+});

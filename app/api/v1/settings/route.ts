@@ -1,0 +1,17 @@
+import { withOperator } from "@/lib/http/api";
+import { json, readJson } from "@/lib/http/respond";
+import { getSettings, listSettingChanges, updateSettings } from "@/lib/settings/store";
+import { settingsUpdateSchema } from "@/lib/settings/schema";
+
+export const dynamic = "force-dynamic";
+
+export const GET = withOperator(async ({ ctx }) => {
+  const [settings, changes] = await Promise.all([getSettings(ctx.db), listSettingChanges(ctx.db)]);
+  return json({ settings, changes });
+});
+
+/** Partial update; takes effect on the next message, on every instance. */
+export const PATCH = withOperator(async ({ request, ctx, caller }) => {
+  const update = await readJson(request, settingsUpdateSchema, 64 * 1024);
+  return json({ settings: await updateSettings(ctx.db, update, caller.operator.name) });
+});

@@ -1,0 +1,17 @@
+import { redirect } from "next/navigation";
+import { AuthForm } from "@/app/_components/auth-form";
+import { countOperators } from "@/lib/db/operators";
+import { appContext } from "@/lib/server/context";
+
+export const dynamic = "force-dynamic";
+
+export default async function LoginPage() {
+  const { db } = await appContext();
+  if ((await countOperators(db)) === 0) redirect("/setup");
+  return (
+    <div className="auth">
+      <h1>Sign in to Switchboard</h1>
+      <AuthForm endpoint="/api/auth/login" submitLabel="Sign in" then="/" />
+    </div>
+  );
+}

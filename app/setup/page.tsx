@@ -1,0 +1,19 @@
+import { redirect } from "next/navigation";
+import { AuthForm } from "@/app/_components/auth-form";
+import { countOperators } from "@/lib/db/operators";
+import { appContext } from "@/lib/server/context";
+
+export const dynamic = "force-dynamic";
+
+/** First run: no operator exists yet, so whoever opens the console creates one. */
+export default async function SetupPage() {
+  const { db } = await appContext();
+  if ((await countOperators(db)) > 0) redirect("/login");
+  return (
+    <div className="auth">
+      <h1>Welcome to Switchboard</h1>
+      <p className="muted">Create the first operator account. Set ADMIN_PASSWORD to skip this step on servers.</p>
+      <AuthForm endpoint="/api/auth/setup" submitLabel="Create account" then="/login" />
+    </div>
+  );
+}

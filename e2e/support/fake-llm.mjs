@@ -1,0 +1,22 @@
+// An OpenAI-compatible model for the e2e server: answers every user turn by
+// calling `reply` with "Echo: <last line of the user's message>". e2e never calls a
+// real model. Started by playwright.config.ts as a web server on E2E_LLM_PORT.
+import { createServer } from "node:http";
+
+const port = Number(process.env.E2E_LLM_PORT ?? 3901);
+let calls = 0;
+createServer(async (req, res) => {
+  if (req.method === "GET") return res.end("ok");
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  const last = body.messages[body.messages.length - 1];
+  const base = { id: `c${++calls}`, object: "chat.completion", created: Math.floor(Date.now() / 1000), model: body.model, usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 } };
+  res.setHeader("content-type", "application/json");
+  if (last.role === "tool") {
+    return res.end(JSON.stringify({ ...base, choices: [{ index: 0, message: { role: "assistant", content: "" }, finish_reason: "stop" }] }));
+  }
+  const text = String(typeof last.content === "string" ? last.content : JSON.stringify(last.content)).split("\n").pop();
+  const call = { id: `call_${calls}`, type: "function", function: { name: "reply", arguments: JSON.stringify({ message: `Echo: ${text}` }) } };
+  res.end(JSON.stringify({ ...base, choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [call] }, finish_reason: "tool_calls" }] }));
+}).listen(port, "127.0.0.1", () => console.log(`fake LLM on ${port}`));

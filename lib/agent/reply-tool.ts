@@ -1,0 +1,28 @@
+import { tool } from "ai";
+import { z } from "zod";
+
+export const replyInputSchema = z.object({
+  message: z.string().min(1).max(5000).describe("The message to send to the chat, as plain text."),
+});
+
+export type ReplyOutcome = { status: "sent" } | { error: string };
+
+/**
+ * The `reply` tool: the model's only way to say anything. A factory, because
+ * each turn binds its own send function and its own once-per-turn guard. The
+ * guard is taken before sending, so two calls in one step cannot both send.
+ */
+export function createReplyTool(deps: { sendReply: (message: string) => Promise<ReplyOutcome> }) {
+  let used = false;
+  return tool({
+    description:
+      "Send your answer to the chat as a reply to the user's message. Call at most once per turn; do not call it when no answer is needed.",
+    inputSchema: replyInputSchema,
+    strict: true,
+    execute: async ({ message }): Promise<ReplyOutcome> => {
+      if (used) return { error: "you already replied in this turn; this second reply was not sent" };
+      used = true;
+      return deps.sendReply(message);
+    },
+  });
+}

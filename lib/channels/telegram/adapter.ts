@@ -1,0 +1,126 @@
+import { autoRetry } from "@grammyjs/auto-retry";
+import { Bot, GrammyError, HttpError } from "grammy";
+import type { UserFromGetMe } from "grammy/types";
+import { log } from "../../log";
+import { DeliveryError, type ChannelAdapter, type SendRequest, type SendResult } from "../types";
+import type { BotIdentity } from "./parse";
+
+/** Telegram's limit for one message's text. */
+export const TELEGRAM_TEXT_LIMIT = 4096;
+
+export type TelegramChannel = ChannelAdapter & {
+  readonly bot: Bot;
+  /** The bot's id and username: getMe once (cached) when live, configured in the sandbox. */
+  identity(): Promise<BotIdentity>;
+};
+
+export type TelegramChannelOptions = {
+  /** Unset: sandbox mode, outbound messages are recorded but not sent. */
+  token?: string;
+  /** Another Bot API server (self-hosted, or a fake in tests). */
+  apiRoot?: string;
+  sandboxUsername: string;
+};
+
+/** Splits long text at line or word boundaries into Telegram-sized parts. */
+export function splitText(text: string, limit = TELEGRAM_TEXT_LIMIT): string[] {
+  const parts: string[] = [];
+  let rest = text;
+  while (rest.length > limit) {
+    let cut = rest.lastIndexOf("\n", limit);
+    if (cut < limit / 2) cut = rest.lastIndexOf(" ", limit);
+    if (cut < limit / 2) cut = limit;
+    parts.push(rest.slice(0, cut));
+    rest = rest.slice(cut).replace(/^\s+/, "");
+  }
+  if (rest || parts.length === 0) parts.push(rest);
+  return parts;
+}
+
+/** Maps Bot API failures to what the operator sees and whether a retry could help. */
+export function toDeliveryError(error: unknown): DeliveryError {
+  if (error instanceof GrammyError) {
+    const retryable = error.error_code === 429 || error.error_code >= 500;
+    return new DeliveryError(`Telegram ${error.error_code}: ${error.description}`, retryable);
+  }
+  if (error instanceof HttpError) return new DeliveryError(`Telegram unreachable: ${error.message}`, true);
+  return new DeliveryError(`Telegram send failed: ${(error as Error).message}`, false);
+}
+
+let sandboxCounter = 0;
+/** Sandbox message ids: unique, increasing, and far from the simulator's user ids. */
+function sandboxMessageId(): string {
+  sandboxCounter = (sandboxCounter + 1) % 1000;
+  return String(Date.now() * 1000 + sandboxCounter);
+}
+
+export function createTelegramChannel(options: TelegramChannelOptions): TelegramChannel {
+  if (!options.token) return sandboxChannel(options.sandboxUsername);
+  const bot = new Bot(options.token, { client: options.apiRoot ? { apiRoot: options.apiRoot } : undefined });
+  // 429s are retried after retry_after (nothing was sent). 5xx and network errors are
+  // not: the message may have gone out, and a user must never get two answers.
+  bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60, rethrowInternalServerErrors: true, rethrowHttpErrors: true }));
+  let init: Promise<void> | undefined;
+  return {
+    name: "telegram",
+    mode: "live",
+    bot,
+    async identity() {
+      init ??= bot.init().catch((error) => {
+        init = undefined;
+        throw error;
+      });
+      await init;
+      return { id: bot.botInfo.id, username: bot.botInfo.username };
+    },
+    async send(request: SendRequest): Promise<SendResult> {
+      const parts = splitText(request.text);
+      let first: SendResult | undefined;
+      try {
+        for (const [i, part] of parts.entries()) {
+          const sent = await bot.api.sendMessage(request.chatId, part, {
+            reply_parameters:
+              i === 0 && request.replyToPlatformId
+                ? { message_id: Number(request.replyToPlatformId), allow_sending_without_reply: true }
+                : undefined,
+            message_thread_id: request.topicId ? Number(request.topicId) : undefined,
+          });
+          first ??= { platformMessageId: String(sent.message_id), sentAt: new Date(sent.date * 1000) };
+        }
+      } catch (error) {
+        const failure = toDeliveryError(error);
+        log.warn("telegram.send_failed", { chatId: request.chatId, error: failure.message, sentParts: first ? 1 : 0 });
+        throw failure;
+      }
+      return first!;
+    },
+  };
+}
+
+function sandboxChannel(username: string): TelegramChannel {
+  const botInfo = {
+    id: 1,
+    is_bot: true,
+    first_name: "Switchboard sandbox",
+    username,
+    can_join_groups: true,
+    can_read_all_group_messages: false,
+    supports_inline_queries: false,
+    can_connect_to_business: false,
+    has_main_web_app: false,
+    has_topics_enabled: false,
+    allows_users_to_create_topics: false,
+    can_manage_bots: false,
+    supports_join_request_queries: false,
+  } as UserFromGetMe;
+  const bot = new Bot("0:sandbox", { botInfo });
+  return {
+    name: "telegram",
+    mode: "sandbox",
+    bot,
+    identity: async () => ({ id: botInfo.id, username }),
+    async send() {
+      return { platformMessageId: sandboxMessageId(), sentAt: new Date() };
+    },
+  };
+}

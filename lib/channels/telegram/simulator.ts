@@ -1,0 +1,72 @@
+import type { Update } from "grammy/types";
+import { z } from "zod";
+
+/** What the simulator page sends: a user, a chat, a text, optionally a reply. */
+export const simulatedMessageSchema = z.object({
+  chat: z.object({
+    type: z.enum(["private", "group"]),
+    id: z.number().int(),
+    title: z.string().max(128).optional(),
+  }),
+  user: z.object({
+    id: z.number().int().positive(),
+    firstName: z.string().trim().min(1).max(64),
+    username: z.string().regex(/^[A-Za-z0-9_]{3,32}$/).optional(),
+  }),
+  text: z.string().min(1).max(4096),
+  /** Stored message id (ours) to reply to. */
+  replyToMessageId: z.number().int().positive().optional(),
+  /** A fragment of the replied-to text, as Telegram's quote. */
+  quote: z.string().max(1024).optional(),
+});
+export type SimulatedMessage = z.infer<typeof simulatedMessageSchema>;
+
+export type ReplyTargetInfo = { platformMessageId: string; text: string; sentAt: Date; fromBot: boolean; senderName: string | null; senderId: string | null };
+
+let counter = 0;
+/** Ids for simulated updates and messages: unique and increasing within a process. */
+export function nextSimulatorId(): number {
+  counter = (counter + 1) % 1000;
+  return Math.floor(Date.now() / 10) * 1000 + counter;
+}
+
+/**
+ * Builds a real-shaped Telegram Update, with entities for @mentions and commands,
+ * a reply_to_message and quote when replying, so the simulator exercises the same
+ * webhook, parser and pipeline as Telegram does.
+ */
+export function buildSimulatedUpdate(input: SimulatedMessage, bot: { id: number; username: string }, target: ReplyTargetInfo | null): Update {
+  const from = { id: input.user.id, is_bot: false, first_name: input.user.firstName, ...(input.user.username ? { username: input.user.username } : {}) };
+  const chat =
+    input.chat.type === "private"
+      ? { id: input.chat.id, type: "private" as const, first_name: input.user.firstName }
+      : { id: input.chat.id, type: "supergroup" as const, title: input.chat.title ?? "Sandbox group" };
+  const entities = [...input.text.matchAll(/@[A-Za-z0-9_]{3,32}|^\/[A-Za-z0-9_]+(@[A-Za-z0-9_]+)?/g)].map((m) => ({
+    type: m[0].startsWith("/") ? ("bot_command" as const) : ("mention" as const),
+    offset: m.index!,
+    length: m[0].length,
+  }));
+  const message = {
+    message_id: nextSimulatorId(),
+    date: Math.floor(Date.now() / 1000),
+    chat,
+    from,
+    text: input.text,
+    ...(entities.length ? { entities } : {}),
+    ...(target
+      ? {
+          reply_to_message: {
+            message_id: Number(target.platformMessageId),
+            date: Math.floor(target.sentAt.getTime() / 1000),
+            chat,
+            text: target.text,
+            from: target.fromBot
+              ? { id: bot.id, is_bot: true, first_name: "Bot", username: bot.username }
+              : { id: Number(target.senderId) || 1, is_bot: false, first_name: target.senderName ?? "User" },
+          },
+          ...(input.quote && target.text.includes(input.quote) ? { quote: { text: input.quote, position: target.text.indexOf(input.quote) } } : {}),
+        }
+      : {}),
+  };
+  return { update_id: nextSimulatorId(), message } as unknown as Update;
+}

@@ -1,0 +1,50 @@
+import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient as PostgresClient } from "./generated/postgres/client";
+import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
+import { postgresTarget, providerOf, sqlitePath } from "./migrations.mjs";
+
+/**
+ * The Prisma client type the code is written against. Both generated clients
+ * come from one datamodel, so the PostgreSQL client has the same shape.
+ */
+export type Db = SqliteClient;
+export type Provider = "sqlite" | "postgresql";
+
+/** Opens a Prisma client for `url`: `file:` is SQLite, `postgres://` PostgreSQL. */
+export async function openDb(url: string): Promise<Db> {
+  if (providerOf(url) === "postgresql") {
+    const { connectionString, schema } = postgresTarget(url);
+    // search_path too, so raw SQL (recursive CTEs) sees the same schema as the client.
+    const adapter = new PrismaPg({ connectionString, max: 10, options: `-c search_path="${schema.replaceAll('"', '""')}"` }, { schema });
+    return new PostgresClient({ adapter }) as unknown as Db;
+  }
+  const adapter = new PrismaBetterSqlite3({ url: sqlitePath(url), timeout: 5000 });
+  const db = new SqliteClient({ adapter });
+  // WAL is set once by the migrator and persists in the file. NORMAL under WAL is
+  // durable across process crashes (a committed transaction survives SIGKILL);
+  // only an OS crash or power loss can drop the last commits.
+  await db.$queryRawUnsafe("PRAGMA synchronous = NORMAL");
+  await db.$queryRawUnsafe("PRAGMA foreign_keys = ON");
+  return db;
+}
+
+export function providerOfDb(url: string): Provider {
+  return providerOf(url);
+}
+
+type Holder = { db?: Promise<Db>; url?: string };
+const holder = globalThis as unknown as { __switchboardDb?: Holder };
+
+/**
+ * The process's one client (kept on globalThis so Next's dev reloads and the
+ * route bundles share it rather than opening a pool each).
+ */
+export function getDb(url: string): Promise<Db> {
+  const h = (holder.__switchboardDb ??= {});
+  if (!h.db || h.url !== url) {
+    h.url = url;
+    h.db = openDb(url);
+  }
+  return h.db;
+}

@@ -1,0 +1,40 @@
+import type { Db } from "./client";
+
+export function findConversation(db: Db, id: number) {
+  return db.conversation.findUnique({ where: { id } });
+}
+
+export function findConversationByChat(db: Db, channel: string, platformChatId: string) {
+  return db.conversation.findUnique({ where: { channel_platformChatId: { channel, platformChatId } } });
+}
+
+export type ConversationListOptions = { search?: string; take: number };
+
+/**
+ * Conversations by last activity, with the last message and the unread count
+ * (inbound messages since an operator last opened it).
+ */
+export async function listConversations(db: Db, options: ConversationListOptions) {
+  const search = options.search?.trim();
+  const conversations = await db.conversation.findMany({
+    where: search
+      ? { OR: [{ title: { contains: search } }, { platformChatId: { contains: search } }, { messages: { some: { senderName: { contains: search } } } }] }
+      : undefined,
+    orderBy: [{ lastMessageAt: { sort: "desc", nulls: "last" } }, { id: "desc" }],
+    take: options.take,
+    include: {
+      activeFork: { select: { id: true, title: true, status: true } },
+      messages: { orderBy: [{ sentAt: "desc" }, { id: "desc" }], take: 1, select: { text: true, senderName: true, senderKind: true, sentAt: true } },
+    },
+  });
+  const unread = await Promise.all(
+    conversations.map((c) =>
+      db.message.count({ where: { conversationId: c.id, direction: "inbound", ...(c.lastReadAt ? { createdAt: { gt: c.lastReadAt } } : {}) } }),
+    ),
+  );
+  return conversations.map(({ messages, ...c }, i) => ({ ...c, lastMessage: messages[0] ?? null, unread: unread[i] }));
+}
+
+export function markConversationRead(db: Db, id: number, at: Date) {
+  return db.conversation.update({ where: { id }, data: { lastReadAt: at } });
+}

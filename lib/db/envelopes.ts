@@ -1,0 +1,137 @@
+import type { Db } from "./client";
+import { isUniqueViolation } from "./errors";
+
+export type EnvelopeStatus = "pending" | "processing" | "done" | "failed";
+
+export type NewEnvelope = {
+  from: string;
+  to: string;
+  text: string;
+  status?: EnvelopeStatus;
+  deliverAt?: Date | null;
+  replyToEnvelopeId?: number | null;
+  conversationId?: number | null;
+  messageId?: number | null;
+  forkId?: number | null;
+  metadata?: Record<string, unknown>;
+  dedupeKey?: string | null;
+};
+
+export function createEnvelope(db: Db, input: NewEnvelope) {
+  return db.envelope.create({ data: { ...input, status: input.status ?? "pending", metadata: (input.metadata ?? {}) as never } });
+}
+
+/** Creates the envelope unless one with the same dedupe key exists (then null): at-most-once. */
+export async function createEnvelopeOnce(db: Db, input: NewEnvelope & { dedupeKey: string }) {
+  try {
+    return await createEnvelope(db, input);
+  } catch (error) {
+    if (isUniqueViolation(error)) return null;
+    throw error;
+  }
+}
+
+export function findEnvelope(db: Db, id: number) {
+  return db.envelope.findUnique({ where: { id } });
+}
+
+/** Ends an envelope: done, or failed with the error the operator will see. */
+export async function finishEnvelope(
+  db: Db,
+  id: number,
+  outcome: { status: "done" | "failed"; error?: string; messageId?: number; metadata?: Record<string, unknown> },
+) {
+  const current = await db.envelope.findUnique({ where: { id }, select: { metadata: true } });
+  const metadata = {
+    ...((current?.metadata as Record<string, unknown>) ?? {}),
+    ...(outcome.metadata ?? {}),
+    ...(outcome.error ? { lastDeliveryError: outcome.error } : {}),
+  };
+  return db.envelope.update({
+    where: { id },
+    data: {
+      status: outcome.status,
+      lastDeliveryError: outcome.error ?? undefined,
+      messageId: outcome.messageId ?? undefined,
+      metadata: metadata as never,
+      doneAt: new Date(),
+      claimedBy: null,
+      leaseUntil: null,
+    },
+  });
+}
+
+/** Puts a claimed envelope back for a later attempt (model error, timeout). */
+export async function retryEnvelopeLater(db: Db, id: number, at: Date, error: string) {
+  const current = await db.envelope.findUnique({ where: { id }, select: { metadata: true } });
+  return db.envelope.update({
+    where: { id },
+    data: {
+      status: "pending",
+      deliverAt: at,
+      lastDeliveryError: error,
+      metadata: { ...((current?.metadata as Record<string, unknown>) ?? {}), lastDeliveryError: error } as never,
+      claimedBy: null,
+      leaseUntil: null,
+    },
+  });
+}
+
+// The in-process agent runs chat turns (agent envelopes carrying a message) and
+// channel sends; other agent mail waits for its reader (GET /api/v1/envelopes).
+const workerMail = {
+  AND: [{ OR: [{ to: { startsWith: "channel:" } }, { to: { startsWith: "agent:" }, messageId: { not: null } }] }],
+};
+
+/** Envelopes a worker may run now: due pending ones, and ones whose lease ran out. */
+export function findClaimable(db: Db, now: Date, take: number) {
+  return db.envelope.findMany({
+    where: {
+      OR: [
+        { status: "pending", OR: [{ deliverAt: null }, { deliverAt: { lte: now } }] },
+        { status: "processing", leaseUntil: { lt: now } },
+      ],
+      ...workerMail,
+    },
+    orderBy: { id: "asc" },
+    take,
+    select: { id: true, conversationId: true, to: true, status: true, attempts: true },
+  });
+}
+
+/** Is another worker running an envelope of this conversation (live lease)? */
+export async function conversationBusy(db: Db, conversationId: number, now: Date, exceptId: number) {
+  const busy = await db.envelope.findFirst({
+    where: { conversationId, status: "processing", leaseUntil: { gte: now }, NOT: { id: exceptId } },
+    select: { id: true },
+  });
+  return busy !== null;
+}
+
+/**
+ * Claims one envelope with a conditional update: exactly one worker wins, on
+ * SQLite and on PostgreSQL alike. Returns whether this worker got it.
+ */
+export async function claimEnvelope(db: Db, id: number, worker: string, now: Date, leaseMs: number) {
+  const { count } = await db.envelope.updateMany({
+    where: {
+      id,
+      OR: [
+        { status: "pending", OR: [{ deliverAt: null }, { deliverAt: { lte: now } }] },
+        { status: "processing", leaseUntil: { lt: now } },
+      ],
+    },
+    data: { status: "processing", claimedBy: worker, leaseUntil: new Date(now.getTime() + leaseMs), attempts: { increment: 1 } },
+  });
+  return count === 1;
+}
+
+/** The soonest future deliverAt among pending envelopes, for the scheduler's timer. */
+export async function nextDueAt(db: Db, now: Date): Promise<Date | null> {
+  const [pending, lease] = await Promise.all([
+    db.envelope.findFirst({ where: { status: "pending", deliverAt: { gt: now }, ...workerMail }, orderBy: { deliverAt: "asc" }, select: { deliverAt: true } }),
+    db.envelope.findFirst({ where: { status: "processing", leaseUntil: { gt: now } }, orderBy: { leaseUntil: "asc" }, select: { leaseUntil: true } }),
+  ]);
+  const times = [pending?.deliverAt, lease?.leaseUntil].filter((t): t is Date => t instanceof Date);
+  return times.length ? new Date(Math.min(...times.map((t) => t.getTime()))) : null;
+}

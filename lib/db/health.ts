@@ -1,0 +1,14 @@
+import type { Db } from "./client";
+import { providerOf } from "./migrations.mjs";
+
+/** One round trip to the database; reports the provider and how long it took. */
+export async function checkDatabase(db: Db, url: string) {
+  const provider = providerOf(url);
+  const started = performance.now();
+  try {
+    await db.$queryRawUnsafe("SELECT 1");
+    return { ok: true, provider, latencyMs: Math.round((performance.now() - started) * 10) / 10 };
+  } catch (error) {
+    return { ok: false, provider, error: (error as Error).message };
+  }
+}

@@ -1,0 +1,19 @@
+import type { ReplyTargetInfo } from "../channels/telegram/simulator";
+import type { Db } from "./client";
+
+/** A stored Telegram message as the simulator needs it to build reply_to_message. */
+export async function findSimulatorTarget(db: Db, messageId: number): Promise<ReplyTargetInfo | null> {
+  const m = await db.message.findUnique({
+    where: { id: messageId },
+    select: { platformMessageId: true, text: true, sentAt: true, senderKind: true, senderName: true, senderPlatformId: true, conversation: { select: { channel: true } } },
+  });
+  if (!m || !m.platformMessageId || m.conversation.channel !== "telegram") return null;
+  return {
+    platformMessageId: m.platformMessageId,
+    text: m.text,
+    sentAt: m.sentAt,
+    fromBot: m.senderKind === "agent" || m.senderKind === "operator",
+    senderName: m.senderName,
+    senderId: m.senderPlatformId,
+  };
+}

@@ -1,0 +1,65 @@
+import { z } from "zod";
+
+/**
+ * The server's environment, validated once. A bad value fails at start (and at
+ * build, since next.config.mjs imports the same rules) naming the variable.
+ * Secrets never leave this module except to the code that needs them.
+ */
+const optional = z
+  .string()
+  .optional()
+  .transform((v) => (v === "" ? undefined : v));
+
+export const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
+  DATABASE_URL: z
+    .string()
+    .default("file:./data/switchboard.db")
+    .refine((v) => /^(file:|postgres(ql)?:\/\/)/.test(v), "must start with file: (SQLite) or postgres:// (PostgreSQL)"),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  /** Public base URL, used for secure cookies and webhook registration. */
+  APP_URL: optional,
+  TELEGRAM_BOT_TOKEN: optional,
+  TELEGRAM_WEBHOOK_SECRET: optional,
+  TELEGRAM_API_ROOT: optional.pipe(z.url().optional()),
+  /** Bot username for the sandbox channel (no token, so no getMe). */
+  SANDBOX_BOT_USERNAME: z.string().default("switchboard_bot"),
+  LLM_PROVIDER: z.enum(["openai", "anthropic", "openai-compatible"]).optional().or(z.literal("").transform(() => undefined)),
+  LLM_MODEL: optional,
+  LLM_BASE_URL: optional.pipe(z.url().optional()),
+  LLM_API_KEY: optional,
+  /** Seconds a model call may take before it counts as failed. */
+  LLM_TIMEOUT_SECONDS: z.coerce.number().positive().default(60),
+  SWITCHBOARD_API_TOKEN: optional.pipe(z.string().min(16, "must be at least 16 characters").optional()),
+  ADMIN_USERNAME: z.string().default("admin"),
+  ADMIN_PASSWORD: optional,
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = envSchema.safeParse(source);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  const env = result.data;
+  if (env.LLM_PROVIDER && !env.LLM_MODEL) throw new Error("Invalid environment:\n  LLM_MODEL: required when LLM_PROVIDER is set");
+  if (env.LLM_PROVIDER === "openai-compatible" && !env.LLM_BASE_URL)
+    throw new Error("Invalid environment:\n  LLM_BASE_URL: required for LLM_PROVIDER=openai-compatible");
+  if (env.TELEGRAM_BOT_TOKEN && !env.TELEGRAM_WEBHOOK_SECRET)
+    throw new Error("Invalid environment:\n  TELEGRAM_WEBHOOK_SECRET: required when TELEGRAM_BOT_TOKEN is set");
+  return env;
+}
+
+let cached: Env | undefined;
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}
+
+/** For tests that change the environment between cases. */
+export function resetEnvCache() {
+  cached = undefined;
+}

@@ -1,0 +1,41 @@
+import { authenticate, type Caller } from "../auth/operators";
+import { appContext, type AppContext } from "../server/context";
+import { errorResponse } from "./respond";
+
+type Params = Record<string, string | string[] | undefined>;
+export type ApiHandler<P extends Params> = (args: {
+  request: Request;
+  params: P;
+  ctx: AppContext;
+  caller: Caller;
+}) => Promise<Response>;
+
+/**
+ * Wraps an /api/v1 route handler: builds the context, authenticates the caller
+ * (session cookie with CSRF on mutations, or the API token) and maps every error
+ * to a Response in one place.
+ */
+export function withOperator<P extends Params = Params>(handler: ApiHandler<P>) {
+  return async (request: Request, route: { params: Promise<P> }): Promise<Response> => {
+    try {
+      const ctx = await appContext();
+      const caller = await authenticate(ctx.db, request, { apiToken: ctx.env.SWITCHBOARD_API_TOKEN });
+      return await handler({ request, params: await route.params, ctx, caller });
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}
+
+/** Same error mapping for routes that authenticate themselves (webhooks, sign-in). */
+export function withErrors<P extends Params = Params>(
+  handler: (args: { request: Request; params: P; ctx: AppContext }) => Promise<Response>,
+) {
+  return async (request: Request, route: { params: Promise<P> }): Promise<Response> => {
+    try {
+      return await handler({ request, params: await route.params, ctx: await appContext() });
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}

@@ -1,0 +1,55 @@
+import { z } from "zod";
+import { AppError } from "../errors";
+import { log } from "../log";
+
+/** JSON response with no caching: API data is per operator and changes often. */
+export function json(body: unknown, status = 200, headers?: HeadersInit): Response {
+  return Response.json(body, { status, headers: { "cache-control": "no-store", ...headers } });
+}
+
+/** The one place an error becomes a Response. Unknown errors are logged, not shown. */
+export function errorResponse(error: unknown): Response {
+  if (error instanceof AppError) {
+    return json({ error: { code: error.code, message: error.message, details: error.details } }, error.status);
+  }
+  if (error instanceof z.ZodError) {
+    return json({ error: { code: "bad_request", message: "invalid request", details: error.issues } }, 400);
+  }
+  log.error("api.unhandled", { error });
+  return json({ error: { code: "internal", message: "internal error" } }, 500);
+}
+
+/** Reads a JSON body and validates it; malformed JSON and invalid shapes are 400. */
+export async function readJson<T>(request: Request, schema: z.ZodType<T>, maxBytes = 1 << 20): Promise<T> {
+  const text = await readBody(request, maxBytes);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new AppError("bad_request", "body is not valid JSON");
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new AppError("bad_request", "invalid request body", parsed.error.issues);
+  return parsed.data;
+}
+
+/** Reads the raw body, refusing more than `maxBytes` (413) without buffering it all. */
+export async function readBody(request: Request, maxBytes: number): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw new AppError("payload_too_large", `body exceeds ${maxBytes} bytes`);
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new AppError("payload_too_large", `body exceeds ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(chunks));
+}

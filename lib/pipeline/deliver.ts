@@ -1,0 +1,120 @@
+import type { ChannelAdapter } from "../channels/types";
+import { DeliveryError } from "../channels/types";
+import type { Db } from "../db/client";
+import { createEnvelope, createEnvelopeOnce, finishEnvelope } from "../db/envelopes";
+import { GenerationConflict, appendOutboundMessage, readGeneration } from "../db/messages";
+import { channelAddress } from "../envelope/address";
+import { log } from "../log";
+
+export type DeliverDeps = { db: Db; channels: Record<string, ChannelAdapter> };
+
+export type DeliverInput = {
+  from: string;
+  senderKind: "agent" | "operator";
+  senderName: string;
+  conversation: { id: number; channel: string; platformChatId: string };
+  text: string;
+  /** The stored message this answers natively (Telegram reply_parameters). */
+  replyTo: { id: number; threadId: number | null; platformMessageId: string | null; platformTopicId?: string | null } | null;
+  replyToEnvelopeId: number | null;
+  forkId: number | null;
+  /** At-most-once key: a second delivery with the same key sends nothing. */
+  dedupeKey?: string;
+  /** An existing pending envelope to deliver (scheduled sends) instead of a new one. */
+  envelopeId?: number;
+  /** The inbound envelope's platform details (e.g. a LINE reply token). */
+  platform?: Record<string, unknown>;
+};
+
+export type DeliverResult =
+  | { ok: true; envelopeId: number; messageId: number | null }
+  | { ok: false; envelopeId: number | null; error: string; duplicate?: boolean };
+
+const MAX_SAVE_ATTEMPTS = 5;
+
+/**
+ * Sends one message to a chat and records it, at most once:
+ * 1. the outbound envelope is written first (with its dedupe key), so a crash
+ *    or a retried turn can never send the same answer twice;
+ * 2. the channel adapter sends it as a native reply;
+ * 3. the outbound message is appended with the history generation read before
+ *    sending; a concurrent writer makes it re-read and retry, never lose it;
+ * 4. the envelope ends done, or failed with lastDeliveryError for the operator.
+ */
+export async function deliverToChannel(deps: DeliverDeps, input: DeliverInput): Promise<DeliverResult> {
+  const { db } = deps;
+  const to = channelAddress(input.conversation.channel, input.conversation.platformChatId);
+  const envelopeData = {
+    from: input.from,
+    to,
+    text: input.text,
+    status: "processing" as const,
+    conversationId: input.conversation.id,
+    replyToEnvelopeId: input.replyToEnvelopeId,
+    forkId: input.forkId,
+    metadata: { inReplyToMessageId: input.replyTo?.id ?? null },
+  };
+  let envelopeId = input.envelopeId ?? null;
+  if (envelopeId === null) {
+    const envelope = input.dedupeKey
+      ? await createEnvelopeOnce(db, { ...envelopeData, dedupeKey: input.dedupeKey })
+      : await createEnvelope(db, envelopeData);
+    if (!envelope) return { ok: false, envelopeId: null, error: "already replied to this message", duplicate: true };
+    envelopeId = envelope.id;
+  }
+
+  const channel = deps.channels[input.conversation.channel];
+  if (!channel) {
+    const error = `channel "${input.conversation.channel}" is not configured`;
+    await finishEnvelope(db, envelopeId, { status: "failed", error });
+    return { ok: false, envelopeId, error };
+  }
+
+  let generation = await readGeneration(db, input.conversation.id);
+  let sent;
+  try {
+    sent = await channel.send({
+      chatId: input.conversation.platformChatId,
+      text: input.text,
+      replyToPlatformId: input.replyTo?.platformMessageId ?? undefined,
+      topicId: input.replyTo?.platformTopicId ?? undefined,
+      platform: input.platform,
+    });
+  } catch (error) {
+    const message = error instanceof DeliveryError ? error.message : `send failed: ${(error as Error).message}`;
+    // Terminal: a retry could deliver twice. The operator sees the error and can resend.
+    await finishEnvelope(db, envelopeId, { status: "failed", error: message });
+    return { ok: false, envelopeId, error: message };
+  }
+
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const message = await appendOutboundMessage(db, {
+        conversationId: input.conversation.id,
+        senderKind: input.senderKind,
+        senderName: input.senderName,
+        text: input.text,
+        platformMessageId: sent.platformMessageId,
+        sentAt: sent.sentAt,
+        replyTo: input.replyTo,
+        forkId: input.forkId,
+        platformTopicId: input.replyTo?.platformTopicId ?? null,
+        expectedGeneration: generation,
+      });
+      await finishEnvelope(db, envelopeId, { status: "done", messageId: message.id, metadata: { platformMessageId: sent.platformMessageId } });
+      return { ok: true, envelopeId, messageId: message.id };
+    } catch (error) {
+      if (error instanceof GenerationConflict && attempt < MAX_SAVE_ATTEMPTS) {
+        generation = await readGeneration(db, input.conversation.id);
+        continue;
+      }
+      log.error("deliver.save_failed", { envelopeId, error });
+      // Sent but not stored: record what we know so the operator sees it.
+      await finishEnvelope(db, envelopeId, {
+        status: "done",
+        metadata: { platformMessageId: sent.platformMessageId, saveError: (error as Error).message },
+      }).catch(() => {});
+      return { ok: false, envelopeId, error: "failed to save message" };
+    }
+  }
+}

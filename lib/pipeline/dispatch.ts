@@ -1,0 +1,46 @@
+import type { Db } from "../db/client";
+import { findConversationByChat } from "../db/conversations";
+import { findEnvelope, finishEnvelope } from "../db/envelopes";
+import { parseAddress } from "../envelope/address";
+import { deliverToChannel } from "./deliver";
+import { runAgentTurn, type TurnDeps } from "./respond";
+
+/** Routes a claimed envelope: chat turns to the agent, channel mail to its adapter. */
+export async function dispatchEnvelope(deps: TurnDeps, envelope: { id: number; to: string }) {
+  const address = parseAddress(envelope.to);
+  if (address.kind === "agent") return runAgentTurn(deps, envelope.id);
+  if (address.kind === "channel") return deliverChannelEnvelope(deps, envelope.id);
+}
+
+/** Delivers an envelope addressed to channel:<adapter>:<chat> (scheduled or API sends). */
+export async function deliverChannelEnvelope(deps: { db: Db } & Pick<TurnDeps, "channels">, envelopeId: number) {
+  const envelope = await findEnvelope(deps.db, envelopeId);
+  if (!envelope || envelope.status === "done" || envelope.status === "failed") return;
+  const address = parseAddress(envelope.to);
+  if (address.kind !== "channel") return;
+  const conversation = await findConversationByChat(deps.db, address.adapter, address.chatId);
+  if (!conversation) {
+    await finishEnvelope(deps.db, envelopeId, { status: "failed", error: `no conversation ${envelope.to} is known` });
+    return;
+  }
+  // Thread natively under the replied-to envelope's message, when it has one.
+  const parent = envelope.replyToEnvelopeId ? await findEnvelope(deps.db, envelope.replyToEnvelopeId) : null;
+  const replyTo = parent?.messageId
+    ? await deps.db.message.findUnique({
+        where: { id: parent.messageId },
+        select: { id: true, threadId: true, platformMessageId: true, platformTopicId: true },
+      })
+    : null;
+  const sender = parseAddress(envelope.from);
+  await deliverToChannel(deps, {
+    from: envelope.from,
+    senderKind: sender.kind === "operator" ? "operator" : "agent",
+    senderName: sender.kind === "channel" ? sender.adapter : sender.name,
+    conversation,
+    text: envelope.text,
+    replyTo,
+    replyToEnvelopeId: envelope.replyToEnvelopeId,
+    forkId: envelope.forkId,
+    envelopeId,
+  });
+}

@@ -1,0 +1,32 @@
+import type { Db } from "../db/client";
+import { findMessage } from "../db/messages";
+import { operatorAddress } from "../envelope/address";
+import { notFound } from "../errors";
+import { deliverToChannel, type DeliverDeps } from "./deliver";
+
+export type OperatorReplyInput = { messageId: number; text: string; operator: string };
+
+/** The envelope that carried a message in or out, to thread the reply under it. */
+async function envelopeOf(db: Db, messageId: number) {
+  const envelope = await db.envelope.findFirst({ where: { messageId }, orderBy: { id: "asc" }, select: { id: true } });
+  return envelope?.id ?? null;
+}
+
+/**
+ * An operator's threaded reply from the dashboard: an outbound envelope from
+ * operator:<name> with replyToEnvelopeId, sent as a native reply to the message.
+ */
+export async function sendOperatorReply(deps: DeliverDeps, input: OperatorReplyInput) {
+  const message = await findMessage(deps.db, input.messageId);
+  if (!message) throw notFound("message");
+  return deliverToChannel(deps, {
+    from: operatorAddress(input.operator),
+    senderKind: "operator",
+    senderName: input.operator,
+    conversation: message.conversation,
+    text: input.text,
+    replyTo: message,
+    replyToEnvelopeId: await envelopeOf(deps.db, message.id),
+    forkId: message.forkId,
+  });
+}

@@ -1,0 +1,24 @@
+import type { ChatType } from "../channels/types";
+import type { Settings } from "../settings/schema";
+
+export type AnswerInput = {
+  chatType: ChatType;
+  senderIsBot: boolean;
+  addressesBot: boolean;
+  repliesToBot: boolean;
+};
+
+/**
+ * Whether the agent answers a message. Private chats: always. Groups: when the
+ * bot is mentioned, a command is addressed to it, or the message replies to one
+ * of its messages (or per the operator's group mode). Never to other bots, so two
+ * bots cannot talk each other into a loop.
+ */
+export function shouldAnswer(input: AnswerInput, mode: Settings["groupAnswerMode"]): boolean {
+  if (input.senderIsBot) return false;
+  if (input.chatType === "private") return true;
+  if (input.chatType === "channel") return false;
+  if (mode === "all") return true;
+  if (mode === "never") return false;
+  return input.addressesBot || input.repliesToBot;
+}

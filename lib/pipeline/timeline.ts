@@ -1,0 +1,20 @@
+import type { Db } from "../db/client";
+import { findConversation, markConversationRead } from "../db/conversations";
+import { listConversationMessages } from "../db/messages";
+import { notFound } from "../errors";
+
+/** A page of a conversation's timeline, oldest first; opening it marks it read. */
+export async function getConversationTimeline(db: Db, id: number, options: { beforeId?: number; take: number }) {
+  const conversation = await db.conversation.findUnique({
+    where: { id },
+    include: { activeFork: { select: { id: true, title: true, status: true } } },
+  });
+  if (!conversation) throw notFound("conversation");
+  const page = await listConversationMessages(db, id, { beforeId: options.beforeId, take: options.take + 1 });
+  const hasMore = page.length > options.take;
+  const messages = page.slice(0, options.take).reverse();
+  if (!options.beforeId) await markConversationRead(db, id, new Date());
+  return { conversation, messages, nextBefore: hasMore ? messages[0].id : null };
+}
+
+export { findConversation };

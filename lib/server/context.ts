@@ -1,0 +1,84 @@
+import { randomBytes } from "node:crypto";
+import { modelFromEnv, type ModelHandle } from "../agent/model";
+import { ensureBootstrapOperator } from "../auth/operators";
+import { createTelegramChannel, type TelegramChannel } from "../channels/telegram/adapter";
+import { createTelegramWebhook } from "../channels/telegram/webhook";
+import type { ChannelAdapter } from "../channels/types";
+import { getDb, type Db } from "../db/client";
+import { env, type Env } from "../env";
+import { dispatchEnvelope } from "../pipeline/dispatch";
+import { ingestInbound } from "../pipeline/ingest";
+import { EnvelopeWorker } from "../pipeline/worker";
+
+/**
+ * Everything a request handler needs, built once per process and kept on
+ * globalThis (Next bundles route handlers and instrumentation separately, so a
+ * module-level singleton would be duplicated). Tests build their own pieces.
+ */
+export type AppContext = {
+  env: Env;
+  db: Db;
+  telegram: TelegramChannel;
+  channels: Record<string, ChannelAdapter>;
+  model: ModelHandle | null;
+  worker: EnvelopeWorker;
+  /** The secret the Telegram webhook expects; random per process in the sandbox when unset. */
+  telegramSecret: string;
+  telegramWebhook: (request: Request) => Promise<Response>;
+};
+
+const holder = globalThis as unknown as { __switchboardContext?: Promise<AppContext> };
+
+export type AppOverrides = {
+  /** A model to use instead of the one LLM_* describes (tests: the AI SDK's mock). */
+  model?: ModelHandle | null;
+  /** Worker lease and backoff, shortened in tests. */
+  leaseMs?: number;
+  backoffMs?: (attempts: number) => number;
+};
+
+/**
+ * Wires the application from an environment and a database: channels, model,
+ * worker and webhook handler. The server calls it once; integration tests call it
+ * with a temporary database and loopback fakes of Telegram and the model.
+ */
+export async function createApp(e: Env, db: Db, overrides: AppOverrides = {}): Promise<AppContext> {
+  await ensureBootstrapOperator(db, e.ADMIN_USERNAME, e.ADMIN_PASSWORD);
+  const telegram = createTelegramChannel({ token: e.TELEGRAM_BOT_TOKEN, apiRoot: e.TELEGRAM_API_ROOT, sandboxUsername: e.SANDBOX_BOT_USERNAME });
+  const channels: Record<string, ChannelAdapter> = { telegram };
+  const model = overrides.model !== undefined ? overrides.model : modelFromEnv(e);
+  const timeoutMs = e.LLM_TIMEOUT_SECONDS * 1000;
+  const worker = new EnvelopeWorker({
+    db,
+    run: (envelope) => dispatchEnvelope({ db, channels, model, timeoutMs }, envelope),
+    // Longer than a whole turn (three model steps), so a live turn is never taken over.
+    leaseMs: overrides.leaseMs ?? timeoutMs * 4,
+    maxAttempts: 4,
+    backoffMs: overrides.backoffMs ?? ((attempts) => Math.min(5_000 * 2 ** (attempts - 1), 5 * 60_000)),
+  });
+  const telegramSecret = e.TELEGRAM_WEBHOOK_SECRET ?? randomBytes(24).toString("base64url");
+  const telegramWebhook = createTelegramWebhook({
+    secret: telegramSecret,
+    channel: telegram,
+    ingest: async (message) => {
+      const result = await ingestInbound(db, message);
+      worker.kick();
+      return result;
+    },
+  });
+  worker.start();
+  return { env: e, db, telegram, channels, model, worker, telegramSecret, telegramWebhook };
+}
+
+async function build(): Promise<AppContext> {
+  const e = env();
+  return createApp(e, await getDb(e.DATABASE_URL));
+}
+
+export function appContext(): Promise<AppContext> {
+  holder.__switchboardContext ??= build().catch((error) => {
+    holder.__switchboardContext = undefined;
+    throw error;
+  });
+  return holder.__switchboardContext;
+}

@@ -1,0 +1,17 @@
+import type { AppContext } from "./context";
+
+/** The configuration an operator may see: never keys, tokens or secrets. */
+export async function describeStatus(ctx: AppContext) {
+  let username: string | null = null;
+  let error: string | undefined;
+  try {
+    username = (await ctx.telegram.identity()).username;
+  } catch (e) {
+    error = `getMe failed: ${(e as Error).message}`;
+  }
+  return {
+    model: ctx.model ? { provider: ctx.model.provider, modelId: ctx.model.modelId } : null,
+    telegram: { mode: ctx.telegram.mode, username, ...(error ? { error } : {}) },
+    database: ctx.env.DATABASE_URL.startsWith("file:") ? ("sqlite" as const) : ("postgresql" as const),
+  };
+}

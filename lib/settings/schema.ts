@@ -1,0 +1,38 @@
+import { z } from "zod";
+
+/**
+ * Operator-tunable thresholds. Stored one row per key; anything missing falls
+ * back to these defaults, so a new setting needs no migration.
+ */
+export const settingsSchema = z.object({
+  /** Last N messages always in context, regardless of age. */
+  recencyWindow: z.number().int().min(1).max(200).default(10),
+  /** Messages before and after a reply target included with it. */
+  replyContextWindow: z.number().int().min(0).max(20).default(3),
+  /** How many replied-to messages to follow up a reply chain. */
+  replyChainDepth: z.number().int().min(0).max(10).default(3),
+  /** A silence longer than this adds a gap note to the system prompt. */
+  gapThresholdMinutes: z.number().int().min(1).max(60 * 24 * 30).default(15),
+  /** Quoted text in a reply annotation is cut to this many characters. */
+  quoteMaxChars: z.number().int().min(20).max(2000).default(200),
+  /** A reply to a background fork's message resumes it while the fork is younger than this. */
+  forkReplyTtlDays: z.number().int().min(1).max(365).default(7),
+  /** An interactive fork idle this long is warned, then reported and exited. */
+  forkIdleMinutes: z.number().int().min(1).max(24 * 60).default(10),
+  /** Groups: answer when addressed (mention, command, reply to the bot), always, or never. */
+  groupAnswerMode: z.enum(["addressed", "all", "never"]).default("addressed"),
+  /** The agent's name, as in its address agent:<name>. */
+  agentName: z.string().regex(/^[a-z0-9_-]{1,32}$/, "lowercase letters, digits, _ and - (1–32)").default("main"),
+  /** Extra instructions for the agent (persona, tone). */
+  agentInstructions: z.string().max(4000).default("You are a helpful assistant in a chat."),
+  /** Channel adapters each agent may send to: { "main": ["telegram"] }. */
+  agentBindings: z.record(z.string(), z.array(z.string())).default({ main: ["telegram", "line"] }),
+});
+
+export type Settings = z.infer<typeof settingsSchema>;
+export type SettingKey = keyof Settings;
+export const settingKeys = Object.keys(settingsSchema.shape) as SettingKey[];
+export const defaultSettings: Settings = settingsSchema.parse({});
+
+/** Partial updates from the dashboard or API: unknown keys are refused. */
+export const settingsUpdateSchema = settingsSchema.partial().strict();

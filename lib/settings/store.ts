@@ -1,0 +1,35 @@
+import type { Db } from "../db/client";
+import { listSettingChanges, readSettingRows, writeSettings } from "../db/settings";
+import { log } from "../log";
+import { defaultSettings, settingsSchema, settingsUpdateSchema, type Settings } from "./schema";
+
+/**
+ * Current settings: stored values over defaults. Read per turn (one small query)
+ * so a change takes effect on the next message on every instance, no restart.
+ * A stored value that no longer validates falls back to its default, logged.
+ */
+export async function getSettings(db: Db): Promise<Settings> {
+  const rows = await readSettingRows(db);
+  const merged: Record<string, unknown> = { ...defaultSettings };
+  for (const { key, value } of rows) {
+    if (!(key in defaultSettings)) continue;
+    const field = settingsSchema.shape[key as keyof Settings];
+    const parsed = field.safeParse(value);
+    if (parsed.success) merged[key] = parsed.data;
+    else log.warn("settings.invalid_stored_value", { key });
+  }
+  return merged as Settings;
+}
+
+/** Validates a partial update, stores only the keys that change, logs who changed them. */
+export async function updateSettings(db: Db, input: unknown, changedBy: string): Promise<Settings> {
+  const update = settingsUpdateSchema.parse(input);
+  const current = await getSettings(db);
+  const changes = Object.entries(update)
+    .filter(([key, value]) => JSON.stringify(current[key as keyof Settings]) !== JSON.stringify(value))
+    .map(([key, newValue]) => ({ key, oldValue: current[key as keyof Settings], newValue }));
+  if (changes.length) await writeSettings(db, changes, changedBy);
+  return { ...current, ...update };
+}
+
+export { listSettingChanges };

@@ -1,0 +1,57 @@
+import type { ModelHandle } from "@/lib/agent/model";
+import { SECRET_HEADER } from "@/lib/channels/telegram/webhook";
+import { parseEnv } from "@/lib/env";
+import { createApp, type AppContext } from "@/lib/server/context";
+import type { TestDb } from "./db";
+import type { FakeLlm } from "./fake-llm";
+import type { FakeTelegram } from "./fake-telegram";
+
+export const SECRET = "test-webhook-secret";
+
+export type TestAppOptions = {
+  db: TestDb;
+  /** A Bot API fake: the live adapter talks to it. Without it, the sandbox adapter. */
+  telegram?: FakeTelegram;
+  /** An OpenAI-compatible fake: the model is configured from the environment. */
+  llm?: FakeLlm;
+  /** Or a model handle directly (the AI SDK's mock). */
+  model?: ModelHandle | null;
+  leaseMs?: number;
+};
+
+/** The application wired as the server wires it, on a test database and loopback fakes. */
+export async function startTestApp(options: TestAppOptions) {
+  const env = parseEnv({
+    NODE_ENV: "test",
+    DATABASE_URL: options.db.url,
+    TELEGRAM_WEBHOOK_SECRET: SECRET,
+    ...(options.telegram ? { TELEGRAM_BOT_TOKEN: "123456:TEST-TOKEN", TELEGRAM_API_ROOT: options.telegram.url } : {}),
+    ...(options.llm ? { LLM_PROVIDER: "openai-compatible", LLM_MODEL: "fake-model", LLM_BASE_URL: options.llm.baseUrl, LLM_API_KEY: "sk-test" } : {}),
+    LLM_TIMEOUT_SECONDS: "5",
+  });
+  const app: AppContext = await createApp(env, options.db.db, {
+    ...(options.model !== undefined ? { model: options.model } : {}),
+    leaseMs: options.leaseMs ?? 10_000,
+    backoffMs: () => 20,
+  });
+
+  async function post(update: unknown, init: { secret?: string | null; contentType?: string; rawBody?: string } = {}) {
+    const headers: Record<string, string> = { "content-type": init.contentType ?? "application/json" };
+    if (init.secret !== null) headers[SECRET_HEADER] = init.secret ?? SECRET;
+    const response = await app.telegramWebhook(
+      new Request("http://localhost/api/webhooks/telegram", { method: "POST", headers, body: init.rawBody ?? JSON.stringify(update) }),
+    );
+    return { status: response.status, body: await response.json().catch(() => null) };
+  }
+
+  return {
+    app,
+    db: options.db.db,
+    post,
+    /** Waits until the worker has nothing left to run. */
+    settle: () => app.worker.idle(),
+    stop: () => app.worker.stop(),
+  };
+}
+
+export type TestApp = Awaited<ReturnType<typeof startTestApp>>;

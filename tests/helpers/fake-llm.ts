@@ -1,0 +1,62 @@
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export type ChatRequest = { model: string; messages: { role: string; content: unknown; tool_calls?: unknown }[]; tools?: unknown[] };
+/** What the fake model does for a request that is not a tool result: reply with text, or stay silent. */
+export type Script = (request: ChatRequest) => { reply: string } | { silent: true } | { status: number };
+
+async function readJson(req: IncomingMessage) {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+}
+
+const completion = (message: Record<string, unknown>, finish: string) => ({
+  id: `chatcmpl-${Date.now()}`,
+  object: "chat.completion",
+  created: Math.floor(Date.now() / 1000),
+  model: "fake",
+  choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: finish }],
+  usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
+});
+
+/**
+ * An OpenAI-compatible chat completions server on loopback. For each user turn
+ * it follows the script (call `reply` with text, stay silent, or fail with an
+ * HTTP status); after a tool result it ends the turn. Every request is recorded.
+ */
+export async function startFakeLlm(script: Script = () => ({ reply: "Hello from the fake model" })) {
+  const requests: ChatRequest[] = [];
+  let current = script;
+  let calls = 0;
+  const server = createServer(async (req, res) => {
+    const body = (await readJson(req)) as ChatRequest;
+    requests.push(body);
+    const send = (status: number, payload: unknown) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(payload));
+    };
+    const last = body.messages[body.messages.length - 1];
+    if (last?.role === "tool") return send(200, completion({ content: "" }, "stop"));
+    const action = current(body);
+    if ("status" in action) return send(action.status, { error: { message: "fake model failure", type: "server_error" } });
+    if ("silent" in action) return send(200, completion({ content: "(no reply needed)" }, "stop"));
+    calls += 1;
+    return send(
+      200,
+      completion({ content: null, tool_calls: [{ id: `call_${calls}`, type: "function", function: { name: "reply", arguments: JSON.stringify({ message: action.reply }) } }] }, "tool_calls"),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    setScript: (next: Script) => {
+      current = next;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export type FakeLlm = Awaited<ReturnType<typeof startFakeLlm>>;

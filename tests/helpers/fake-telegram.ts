@@ -1,0 +1,57 @@
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { BOT } from "../fixtures/telegram";
+
+export type BotApiCall = { method: string; body: Record<string, any> };
+type Failure = { status: number; body: Record<string, unknown>; delayMs?: number };
+
+async function readJson(req: IncomingMessage) {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString("utf8");
+  return text ? JSON.parse(text) : {};
+}
+
+/**
+ * A Bot API server on loopback: answers getMe and sendMessage like Telegram,
+ * records every call, and can be told to fail the next calls (429, 403, 5xx).
+ */
+export async function startFakeTelegram() {
+  const calls: BotApiCall[] = [];
+  const failures: Failure[] = [];
+  let nextMessageId = 50_000;
+  const server = createServer(async (req, res) => {
+    const method = req.url!.split("/").pop()!;
+    const body = await readJson(req);
+    calls.push({ method, body });
+    const send = (status: number, payload: unknown) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(payload));
+    };
+    if (method === "getMe") {
+      return send(200, { ok: true, result: { id: BOT.id, is_bot: true, first_name: "Bot", username: BOT.username, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false } });
+    }
+    const failure = failures.shift();
+    if (failure) {
+      if (failure.delayMs) await new Promise((r) => setTimeout(r, failure.delayMs));
+      return send(failure.status, failure.body);
+    }
+    if (method === "sendMessage") {
+      return send(200, { ok: true, result: { message_id: nextMessageId++, date: Math.floor(Date.now() / 1000), chat: { id: Number(body.chat_id), type: "private" }, text: body.text } });
+    }
+    return send(200, { ok: true, result: true });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    sends: () => calls.filter((c) => c.method === "sendMessage"),
+    failNext: (failure: Failure, times = 1) => {
+      for (let i = 0; i < times; i++) failures.push(failure);
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export type FakeTelegram = Awaited<ReturnType<typeof startFakeTelegram>>;

@@ -1,0 +1,23 @@
+import type { StoredMessage } from "@/lib/context/types";
+
+const base = Date.parse("2026-11-20T10:00:00Z");
+
+/** A stored message for pure tests: id n, sent n minutes after a fixed base. */
+export function msg(id: number, patch: Partial<StoredMessage> = {}): StoredMessage {
+  return {
+    id,
+    conversationId: 1,
+    direction: "inbound",
+    senderKind: "user",
+    senderName: "Alice",
+    text: `message ${id}`,
+    sentAt: new Date(base + id * 60_000),
+    replyToMessageId: null,
+    replyToText: null,
+    replyToSenderName: null,
+    replyToSenderIsBot: null,
+    quoteText: null,
+    forkId: null,
+    ...patch,
+  };
+}

@@ -1,0 +1,78 @@
+import type { Update } from "grammy/types";
+import { describe, expect, it } from "vitest";
+import { splitText } from "@/lib/channels/telegram/adapter";
+import { parseUpdate } from "@/lib/channels/telegram/parse";
+import { BOT, alice, group, mention, update } from "../fixtures/telegram";
+
+const parse = (u: unknown) => parseUpdate(u as Update, BOT);
+
+describe("parseUpdate", () => {
+  it("parses a private text message", () => {
+    const m = parse(update({ updateId: 1, messageId: 10, text: "hello", date: 1_763_800_000 }))!;
+    expect(m).toMatchObject({
+      channel: "telegram",
+      updateId: "1",
+      kind: "new",
+      chat: { id: String(alice.id), type: "private" },
+      message: { id: "10", text: "hello", sentAt: new Date(1_763_800_000_000) },
+      sender: { id: String(alice.id), name: "Alice", username: "alice", isBot: false },
+      addressesBot: false,
+    });
+    expect(m.replyTo).toBeUndefined();
+  });
+
+  it("recognizes @mentions of this bot only, case-insensitively", () => {
+    expect(parse(update({ chat: group, ...mention("hey @Switchboard_Bot look", "Switchboard_Bot") }))!.addressesBot).toBe(true);
+    expect(parse(update({ chat: group, ...mention("hey @other_bot", "other_bot") }))!.addressesBot).toBe(false);
+  });
+
+  it("recognizes a text_mention of the bot and commands addressed to it", () => {
+    const textMention = update({ chat: group, text: "Bot, help", entities: [{ type: "text_mention", offset: 0, length: 3, user: { id: BOT.id, is_bot: true, first_name: "Bot" } }] });
+    expect(parse(textMention)!.addressesBot).toBe(true);
+    const cmd = (text: string) => update({ chat: group, text, entities: [{ type: "bot_command", offset: 0, length: text.split(" ")[0].length }] });
+    expect(parse(cmd("/help"))!.addressesBot).toBe(true);
+    expect(parse(cmd(`/help@${BOT.username} now`))!.addressesBot).toBe(true);
+    expect(parse(cmd("/help@other_bot"))!.addressesBot).toBe(false);
+  });
+
+  it("takes the replied-to message's id, text and sender, and whether it was the bot", () => {
+    const m = parse(update({ text: "yes", replyTo: { message_id: 9, text: "Shall we?", fromBot: true } }))!;
+    expect(m.replyTo).toEqual({ id: "9", text: "Shall we?", senderName: "Bot", senderIsBot: true, fromSelf: true });
+  });
+
+  it("keeps the quote fragment", () => {
+    const m = parse(update({ text: "this", replyTo: { message_id: 9, text: "a long text with this in it" }, quote: "this in it" }))!;
+    expect(m.quote).toBe("this in it");
+    expect(m.replyTo?.fromSelf).toBe(false);
+  });
+
+  it("stores media with a placeholder, and the caption after it", () => {
+    expect(parse(update({ extra: { photo: [{ file_id: "x", file_unique_id: "y", width: 1, height: 1 }] } }))!.message.text).toBe("[photo]");
+    expect(parse(update({ extra: { photo: [{ file_id: "x", file_unique_id: "y", width: 1, height: 1 }], caption: "sunset" } }))!.message.text).toBe("[photo] sunset");
+    expect(parse(update({ extra: { voice: { file_id: "v", file_unique_id: "w", duration: 2 } } }))!.message.text).toBe("[voice]");
+  });
+
+  it("takes message_thread_id only for topic messages", () => {
+    expect(parse(update({ chat: group, text: "x", extra: { message_thread_id: 5, is_topic_message: true } }))!.message.topicId).toBe("5");
+    expect(parse(update({ chat: group, text: "x", extra: { message_thread_id: 5 } }))!.message.topicId).toBeUndefined();
+  });
+
+  it("marks edits and ignores updates without a message", () => {
+    expect(parse(update({ text: "fixed", edited: true }))!.kind).toBe("edit");
+    expect(parse({ update_id: 5, callback_query: { id: "1" } })).toBeNull();
+  });
+
+  it("parses an external reply from another chat with only the platform's copy", () => {
+    const m = parse(update({ text: "re", quote: "quoted", extra: { external_reply: { origin: { type: "user", sender_user: { id: 3, is_bot: false, first_name: "Zed" }, date: 1 } } } }))!;
+    expect(m.replyTo).toEqual({ text: "quoted", senderName: "Zed", fromSelf: false });
+  });
+});
+
+describe("splitText", () => {
+  it("keeps short text whole and splits long text under the limit", () => {
+    expect(splitText("short")).toEqual(["short"]);
+    const parts = splitText(("word ".repeat(2000) + "\n").repeat(2));
+    expect(parts.length).toBeGreaterThan(1);
+    expect(parts.every((p) => p.length <= 4096)).toBe(true);
+  });
+});
