@@ -70,16 +70,19 @@ export class EnvelopeWorker {
       });
   }
 
-  /** Resolves when nothing is running or claimable (for tests and shutdown). */
-  async idle(): Promise<void> {
+  /**
+   * Resolves when nothing is running and nothing is due within `horizonMs`
+   * (retries back off briefly): for tests and graceful shutdown.
+   */
+  async idle(horizonMs = 1_000): Promise<void> {
     for (;;) {
       await this.draining;
       await Promise.allSettled([...this.running]);
-      if (!this.draining && this.running.size === 0) {
-        const due = await findClaimable(this.deps.db, this.now(), 1);
-        if (due.length === 0) return;
-        this.kick();
-      }
+      if (this.draining || this.running.size > 0) continue;
+      const soon = await findClaimable(this.deps.db, new Date(this.now().getTime() + horizonMs), 1);
+      if (soon.length === 0) return;
+      this.kick();
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
 

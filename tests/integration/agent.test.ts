@@ -1,0 +1,143 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { ChannelAdapter } from "@/lib/channels/types";
+import { appendOutboundMessage, readGeneration } from "@/lib/db/messages";
+import { deliverToChannel } from "@/lib/pipeline/deliver";
+import { update } from "../fixtures/telegram";
+import { startTestApp, type TestApp } from "../helpers/app";
+import { sqliteTestDb, type TestDb } from "../helpers/db";
+import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
+import { scriptedModel } from "../helpers/mock-model";
+
+describe("the agent's turn with the reply tool (AI SDK mock model)", () => {
+  let telegram: FakeTelegram;
+  let testDb: TestDb;
+  let t: TestApp | undefined;
+
+  beforeAll(async () => {
+    telegram = await startFakeTelegram();
+  });
+  afterAll(() => telegram.close());
+  beforeEach(async () => {
+    telegram.calls.length = 0;
+    testDb = await sqliteTestDb();
+  });
+  afterEach(async () => {
+    await t?.stop();
+    await testDb.close();
+  });
+
+  async function run(steps: Parameters<typeof scriptedModel>[0], text = "hi") {
+    const { handle, calls } = scriptedModel(steps);
+    t = await startTestApp({ db: testDb, telegram, model: handle });
+    await t.post(update({ messageId: 900, text }));
+    await t.settle();
+    const turn = await t.db.turn.findFirst();
+    return { calls, turn, outbound: await t.db.message.findMany({ where: { direction: "outbound" } }) };
+  }
+
+  it("tool called once: one send, one stored assistant message, turn recorded", async () => {
+    const { outbound, turn } = await run([{ replies: ["Hi there!"] }]);
+    expect(telegram.sends().map((c) => c.body.text)).toEqual(["Hi there!"]);
+    expect(outbound.map((m) => [m.senderKind, m.text])).toEqual([["agent", "Hi there!"]]);
+    expect(turn).toMatchObject({ model: "mock:scripted", error: null });
+    expect(turn!.toolCalls).toEqual([{ message: "Hi there!", outcome: { status: "sent" } }]);
+    expect(turn!.usage).toMatchObject({ inputTokens: 20, outputTokens: 8 });
+    expect(turn!.system).toContain("call the `reply` tool");
+  });
+
+  it("no tool call: nothing is sent, the envelope is done", async () => {
+    const { outbound, turn } = await run([{ text: "No need to answer." }]);
+    expect(telegram.sends()).toHaveLength(0);
+    expect(outbound).toHaveLength(0);
+    expect(turn!.toolCalls).toEqual([]);
+    const envelope = await t!.db.envelope.findFirst();
+    expect(envelope).toMatchObject({ status: "done" });
+    expect((envelope!.metadata as Record<string, unknown>).replied).toBe(false);
+  });
+
+  it("tool called twice in one step: one send, the second call gets a model-friendly error", async () => {
+    const { outbound, turn } = await run([{ replies: ["first", "second"] }]);
+    expect(telegram.sends().map((c) => c.body.text)).toEqual(["first"]);
+    expect(outbound).toHaveLength(1);
+    expect(turn!.toolCalls).toEqual([{ message: "first", outcome: { status: "sent" } }]);
+  });
+
+  it("tool called again in a later step: still one send", async () => {
+    await run([{ replies: ["first"] }, { replies: ["again"] }]);
+    expect(telegram.sends().map((c) => c.body.text)).toEqual(["first"]);
+  });
+
+  it("send failure: the model gets 'failed to send reply', the envelope records the error", async () => {
+    telegram.failNext({ status: 400, body: { ok: false, error_code: 400, description: "Bad Request: chat not found" } });
+    const { calls, turn } = await run([{ replies: ["hello?"] }]);
+    expect(turn!.toolCalls).toEqual([{ message: "hello?", outcome: { error: "failed to send reply" } }]);
+    // The tool's error went back to the model in the next step.
+    expect(JSON.stringify(calls[1])).toContain("failed to send reply");
+    const failed = await t!.db.envelope.findFirst({ where: { from: "agent:main" } });
+    expect(failed).toMatchObject({ status: "failed", lastDeliveryError: "Telegram 400: Bad Request: chat not found" });
+  });
+
+  it("a model error before any reply is retried later, then answered once", async () => {
+    const { turn } = await run([{ error: new Error("upstream 503") }, { replies: ["back again"] }]);
+    expect(telegram.sends().map((c) => c.body.text)).toEqual(["back again"]);
+    expect(turn!.error).toBeNull();
+    expect((await t!.db.envelope.findFirst({ orderBy: { id: "asc" } }))!.attempts).toBe(2);
+  });
+
+  it("a model that keeps failing ends the envelope failed, visible to operators", async () => {
+    const failing = Array.from({ length: 5 }, () => ({ error: new Error("upstream timeout") }));
+    await run(failing);
+    const envelope = await t!.db.envelope.findFirst({ orderBy: { id: "asc" } });
+    expect(envelope!.status).toBe("failed");
+    expect(envelope!.lastDeliveryError).toMatch(/gave up after 4 attempts: model call failed: upstream timeout/);
+    expect(telegram.sends()).toHaveLength(0);
+  });
+});
+
+describe("saving the assistant message with the expected generation", () => {
+  let testDb: TestDb;
+  beforeEach(async () => {
+    testDb = await sqliteTestDb();
+  });
+  afterEach(() => testDb.close());
+
+  it("a concurrent writer during the send forces a retry on fresh history; no message is lost", async () => {
+    const { db } = testDb;
+    const conversation = await db.conversation.create({ data: { channel: "telegram", platformChatId: "1", type: "private" } });
+    const target = await db.message.create({ data: { conversationId: conversation.id, direction: "inbound", senderKind: "user", text: "q", platformMessageId: "1", sentAt: new Date() } });
+    let interfered = false;
+    const racing: ChannelAdapter = {
+      name: "telegram",
+      mode: "sandbox",
+      async send() {
+        // Another writer appends while our send is in flight.
+        const generation = await readGeneration(db, conversation.id);
+        await appendOutboundMessage(db, { conversationId: conversation.id, senderKind: "operator", senderName: "op", text: "operator was faster", platformMessageId: "500", sentAt: new Date(), replyTo: null, forkId: null, expectedGeneration: generation });
+        interfered = true;
+        return { platformMessageId: "501", sentAt: new Date() };
+      },
+    };
+    const result = await deliverToChannel(
+      { db, channels: { telegram: racing } },
+      { from: "agent:main", senderKind: "agent", senderName: "main", conversation, text: "agent answer", replyTo: { ...target, platformTopicId: null }, replyToEnvelopeId: null, forkId: null },
+    );
+    expect(interfered).toBe(true);
+    expect(result.ok).toBe(true);
+    const texts = (await db.message.findMany({ where: { direction: "outbound" }, orderBy: { id: "asc" } })).map((m) => m.text);
+    expect(texts).toEqual(["operator was faster", "agent answer"]);
+    expect(await readGeneration(db, conversation.id)).toBe(2);
+  });
+
+  it("a dedupe key makes a second delivery of the same answer send nothing", async () => {
+    const { db } = testDb;
+    const conversation = await db.conversation.create({ data: { channel: "telegram", platformChatId: "1", type: "private" } });
+    let sends = 0;
+    const channel: ChannelAdapter = { name: "telegram", mode: "sandbox", send: async () => ({ platformMessageId: String(++sends), sentAt: new Date() }) };
+    const input = { from: "agent:main", senderKind: "agent" as const, senderName: "main", conversation, text: "once", replyTo: null, replyToEnvelopeId: null, forkId: null, dedupeKey: "reply:42" };
+    const first = await deliverToChannel({ db, channels: { telegram: channel } }, input);
+    const second = await deliverToChannel({ db, channels: { telegram: channel } }, input);
+    expect(first.ok).toBe(true);
+    expect(second).toMatchObject({ ok: false, duplicate: true });
+    expect(sends).toBe(1);
+  });
+});
