@@ -135,3 +135,53 @@ export async function nextDueAt(db: Db, now: Date): Promise<Date | null> {
   const times = [pending?.deliverAt, lease?.leaseUntil].filter((t): t is Date => t instanceof Date);
   return times.length ? new Date(Math.min(...times.map((t) => t.getTime()))) : null;
 }
+
+export type EnvelopeFilter = {
+  to?: string;
+  from?: string;
+  /** Matches either address (dashboard search). */
+  address?: string;
+  status?: EnvelopeStatus;
+  /** Only envelopes scheduled for later (deliverAt in the future). */
+  scheduled?: boolean;
+  beforeId?: number;
+  take: number;
+};
+
+export function listEnvelopes(db: Db, filter: EnvelopeFilter, now: Date) {
+  return db.envelope.findMany({
+    where: {
+      ...(filter.to ? { to: filter.to } : {}),
+      ...(filter.from ? { from: filter.from } : {}),
+      ...(filter.address ? { OR: [{ to: { contains: filter.address } }, { from: { contains: filter.address } }] } : {}),
+      ...(filter.status ? { status: filter.status } : {}),
+      ...(filter.scheduled ? { deliverAt: { gt: now } } : {}),
+      ...(filter.beforeId ? { id: { lt: filter.beforeId } } : {}),
+    },
+    orderBy: { id: "desc" },
+    take: filter.take,
+    include: { turn: { select: { id: true } } },
+  });
+}
+
+/**
+ * Hands an agent its due pending mail and marks each one done, one conditional
+ * update per envelope, so two concurrent readers never both receive the same one.
+ */
+export async function takeAgentMail(db: Db, to: string, now: Date, take: number) {
+  const due = await db.envelope.findMany({
+    where: { to, status: "pending", OR: [{ deliverAt: null }, { deliverAt: { lte: now } }] },
+    orderBy: { id: "asc" },
+    take,
+  });
+  const taken = [];
+  for (const envelope of due) {
+    const { count } = await db.envelope.updateMany({ where: { id: envelope.id, status: "pending" }, data: { status: "done", doneAt: now } });
+    if (count === 1) taken.push({ ...envelope, status: "done", doneAt: now });
+  }
+  return taken;
+}
+
+export function findEnvelopeWithTurn(db: Db, id: number) {
+  return db.envelope.findUnique({ where: { id }, include: { turn: { select: { id: true } } } });
+}

@@ -1,0 +1,18 @@
+import { withOperator } from "@/lib/http/api";
+import { json, readJson } from "@/lib/http/respond";
+import { listEnvelopesSchema, queryEnvelopes, sendEnvelope, sendEnvelopeSchema } from "@/lib/pipeline/envelopes";
+
+export const dynamic = "force-dynamic";
+
+/** Send an envelope (from, to, text, replyTo, deliverAt). */
+export const POST = withOperator(async ({ request, ctx, caller }) => {
+  const envelope = await sendEnvelope(ctx.db, await readJson(request, sendEnvelopeSchema), caller);
+  ctx.worker.kick();
+  return json({ envelope }, 201);
+});
+
+/** List envelopes; an agent's pending mail (to=agent:…&status=pending) is acknowledged by listing. */
+export const GET = withOperator(async ({ request, ctx }) => {
+  const query = listEnvelopesSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+  return json(await queryEnvelopes(ctx.db, query));
+});

@@ -1,0 +1,79 @@
+import { z } from "zod";
+import type { Caller } from "../auth/operators";
+import type { Db } from "../db/client";
+import { findConversationByChat } from "../db/conversations";
+import { createEnvelope, findEnvelope, listEnvelopes, takeAgentMail, type EnvelopeStatus } from "../db/envelopes";
+import { parseAddress } from "../envelope/address";
+import { parseDeliverAt } from "../envelope/deliver-at";
+import { AppError, notFound } from "../errors";
+import { getSettings } from "../settings/store";
+
+export const sendEnvelopeSchema = z.object({
+  from: z.string().min(1).max(200),
+  to: z.string().min(1).max(200),
+  text: z.string().min(1).max(5000),
+  replyTo: z.number().int().positive().optional(),
+  deliverAt: z.string().max(64).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+export type SendEnvelopeInput = z.infer<typeof sendEnvelopeSchema>;
+
+export const listEnvelopesSchema = z.object({
+  to: z.string().max(200).optional(),
+  from: z.string().max(200).optional(),
+  address: z.string().max(200).optional(),
+  status: z.enum(["pending", "processing", "done", "failed"]).optional(),
+  scheduled: z.enum(["true", "false"]).optional().transform((v) => v === "true"),
+  before: z.coerce.number().int().positive().optional(),
+  take: z.coerce.number().int().min(1).max(500).default(100),
+});
+
+/**
+ * Accepts an envelope from the API: addresses validated, the reply target must
+ * exist, a session operator may only send as themself, and an agent may send to
+ * channel:<adapter>:… only when bound to that adapter (403, nothing stored).
+ * Channel mail is delivered by the worker at deliverAt (now when absent).
+ */
+export async function sendEnvelope(db: Db, input: SendEnvelopeInput, caller: Caller, now = new Date()) {
+  const from = parseAddress(input.from);
+  const to = parseAddress(input.to);
+  if (caller.via === "session" && !(from.kind === "operator" && from.name === caller.operator.name)) {
+    throw new AppError("forbidden", `signed in as ${caller.operator.name}: send from operator:${caller.operator.name}`);
+  }
+  if (from.kind === "agent" && to.kind === "channel") {
+    const { agentBindings } = await getSettings(db);
+    if (!(agentBindings[from.name] ?? []).includes(to.adapter)) {
+      throw new AppError("forbidden", `agent:${from.name} is not bound to the ${to.adapter} adapter (settings → agentBindings)`);
+    }
+  }
+  let conversationId: number | null = null;
+  if (to.kind === "channel") {
+    const conversation = await findConversationByChat(db, to.adapter, to.chatId);
+    if (!conversation) throw new AppError("not_found", `no conversation ${input.to} is known`);
+    conversationId = conversation.id;
+  }
+  const parent = input.replyTo ? await findEnvelope(db, input.replyTo) : null;
+  if (input.replyTo && !parent) throw notFound(`envelope ${input.replyTo}`);
+  const deliverAt = parseDeliverAt(input.deliverAt, now);
+  return createEnvelope(db, {
+    from: input.from,
+    to: input.to,
+    text: input.text,
+    deliverAt,
+    replyToEnvelopeId: parent?.id ?? null,
+    conversationId: conversationId ?? parent?.conversationId ?? null,
+    metadata: { ...(input.metadata ?? {}), sentBy: caller.operator.name },
+  });
+}
+
+/**
+ * Lists envelopes. Listing an agent's incoming pending mail (to=agent:…,
+ * status=pending) is how that agent receives it: those envelopes are marked done.
+ */
+export async function queryEnvelopes(db: Db, query: z.infer<typeof listEnvelopesSchema>, now = new Date()) {
+  if (query.to && query.status === "pending" && parseAddress(query.to).kind === "agent") {
+    return { envelopes: await takeAgentMail(db, query.to, now, query.take), acknowledged: true };
+  }
+  const envelopes = await listEnvelopes(db, { ...query, status: query.status as EnvelopeStatus | undefined, beforeId: query.before }, now);
+  return { envelopes, acknowledged: false };
+}

@@ -1,0 +1,159 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Caller } from "@/lib/auth/operators";
+import { envelopeChainByPointers, envelopeThread } from "@/lib/db/envelope-threads";
+import { AppError } from "@/lib/errors";
+import { queryEnvelopes, sendEnvelope } from "@/lib/pipeline/envelopes";
+import { updateSettings } from "@/lib/settings/store";
+import { update } from "../fixtures/telegram";
+import { startTestApp, type TestApp } from "../helpers/app";
+import { databases, type TestDb } from "../helpers/db";
+import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
+
+const api: Caller = { operator: { id: 0, name: "api" }, via: "token" };
+const alice: Caller = { operator: { id: 1, name: "alice" }, via: "session" };
+const chat = "channel:telegram:4242";
+
+describe.each(databases)("envelopes on $name", ({ open }) => {
+  let telegram: FakeTelegram;
+  let testDb: TestDb;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    telegram = await startFakeTelegram();
+  });
+  afterAll(() => telegram.close());
+  beforeEach(async () => {
+    telegram.calls.length = 0;
+    testDb = await open();
+    t = await startTestApp({ db: testDb, telegram, model: null });
+    await t.post(update({ messageId: 1, text: "hello" })); // creates the conversation for chat 4242
+    await t.settle();
+  });
+  afterEach(async () => {
+    await t.stop();
+    await testDb.close();
+  });
+
+  it("channel mail is delivered now: pending → done, with the platform id in metadata", async () => {
+    const e = await sendEnvelope(t.db, { from: "agent:main", to: chat, text: "news!" }, api);
+    expect(e.status).toBe("pending");
+    t.app.worker.kick();
+    await t.settle();
+    const done = await t.db.envelope.findUniqueOrThrow({ where: { id: e.id } });
+    expect(done.status).toBe("done");
+    expect((done.metadata as Record<string, unknown>).platformMessageId).toMatch(/^\d+$/);
+    expect(telegram.sends().map((c) => c.body.text)).toEqual(["news!"]);
+  });
+
+  it("a failed channel send is terminal and recorded in metadata.lastDeliveryError", async () => {
+    telegram.failNext({ status: 403, body: { ok: false, error_code: 403, description: "Forbidden: bot was kicked" } });
+    const e = await sendEnvelope(t.db, { from: "agent:main", to: chat, text: "hi" }, api);
+    t.app.worker.kick();
+    await t.settle();
+    const failed = await t.db.envelope.findUniqueOrThrow({ where: { id: e.id } });
+    expect(failed.status).toBe("failed");
+    expect((failed.metadata as Record<string, unknown>).lastDeliveryError).toBe("Telegram 403: Forbidden: bot was kicked");
+    expect(telegram.sends()).toHaveLength(1);
+  });
+
+  it("a reply to a channel envelope is sent as a native reply to its message", async () => {
+    const inbound = await t.db.envelope.findFirstOrThrow({ where: { to: "agent:main" } });
+    await sendEnvelope(t.db, { from: "agent:main", to: chat, text: "answer", replyTo: inbound.id }, api);
+    t.app.worker.kick();
+    await t.settle();
+    expect(telegram.sends()[0].body.reply_parameters).toEqual({ message_id: 1, allow_sending_without_reply: true });
+  });
+
+  it("deliverAt in the future waits; in the past goes at once; relative forms work", async () => {
+    const past = await sendEnvelope(t.db, { from: "agent:main", to: chat, text: "past", deliverAt: "2020-01-01T00:00:00Z" }, api);
+    const later = await sendEnvelope(t.db, { from: "agent:main", to: chat, text: "later", deliverAt: "+2h" }, api);
+    expect(later.deliverAt!.getTime() - Date.now()).toBeGreaterThan(2 * 3600_000 - 60_000);
+    t.app.worker.kick();
+    await t.settle();
+    expect((await t.db.envelope.findUniqueOrThrow({ where: { id: past.id } })).status).toBe("done");
+    expect((await t.db.envelope.findUniqueOrThrow({ where: { id: later.id } })).status).toBe("pending");
+    expect(telegram.sends().map((c) => c.body.text)).toEqual(["past"]);
+  });
+
+  it("a scheduled envelope fires at its time without polling, and survives a restart", async () => {
+    const soon = await sendEnvelope(t.db, { from: "agent:main", to: chat, text: "in a moment", deliverAt: "+1s" }, api);
+    t.app.worker.kick();
+    await t.stop(); // the process "restarts" before it is due
+    const restarted = await startTestApp({ db: testDb, telegram, model: null });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1_400));
+      await restarted.settle();
+      expect((await t.db.envelope.findUniqueOrThrow({ where: { id: soon.id } })).status).toBe("done");
+      expect(telegram.sends().map((c) => c.body.text)).toEqual(["in a moment"]);
+    } finally {
+      await restarted.stop();
+    }
+  });
+
+  it("an agent not bound to the adapter is refused, and nothing is stored", async () => {
+    await updateSettings(t.db, { agentBindings: { main: ["line"] } }, "test");
+    const before = await t.db.envelope.count();
+    await expect(sendEnvelope(t.db, { from: "agent:main", to: chat, text: "x" }, api)).rejects.toMatchObject({ code: "forbidden" });
+    await expect(sendEnvelope(t.db, { from: "agent:other", to: chat, text: "x" }, api)).rejects.toMatchObject({ code: "forbidden" });
+    expect(await t.db.envelope.count()).toBe(before);
+  });
+
+  it("refuses bad addresses, unknown chats and reply targets, and impersonation by a session", async () => {
+    await expect(sendEnvelope(t.db, { from: "bot", to: chat, text: "x" }, api)).rejects.toThrow(/invalid address/);
+    await expect(sendEnvelope(t.db, { from: "agent:main", to: "channel:telegram:999", text: "x" }, api)).rejects.toMatchObject({ code: "not_found" });
+    await expect(sendEnvelope(t.db, { from: "agent:main", to: chat, text: "x", replyTo: 99999 }, api)).rejects.toMatchObject({ code: "not_found" });
+    await expect(sendEnvelope(t.db, { from: "agent:main", to: chat, text: "x" }, alice)).rejects.toBeInstanceOf(AppError);
+    await expect(sendEnvelope(t.db, { from: "agent:main", to: chat, text: "x", deliverAt: "soon" }, api)).rejects.toThrow(/deliverAt/);
+    const ok = await sendEnvelope(t.db, { from: "operator:alice", to: chat, text: "x" }, alice);
+    expect(ok.from).toBe("operator:alice");
+  });
+
+  it("agent mail is acknowledged by listing it: at most once", async () => {
+    const a = await sendEnvelope(t.db, { from: "agent:main", to: "agent:helper", text: "task 1" }, api);
+    await sendEnvelope(t.db, { from: "agent:main", to: "agent:helper", text: "task 2", deliverAt: "+1h" }, api);
+    const first = await queryEnvelopes(t.db, { to: "agent:helper", status: "pending", take: 50, scheduled: false });
+    expect(first.acknowledged).toBe(true);
+    expect(first.envelopes.map((e) => e.text)).toEqual(["task 1"]);
+    expect((await t.db.envelope.findUniqueOrThrow({ where: { id: a.id } })).status).toBe("done");
+    const second = await queryEnvelopes(t.db, { to: "agent:helper", status: "pending", take: 50, scheduled: false });
+    expect(second.envelopes).toEqual([]);
+    // Plain listing changes nothing.
+    const all = await queryEnvelopes(t.db, { to: "agent:helper", take: 50, scheduled: false });
+    expect(all.acknowledged).toBe(false);
+    expect(all.envelopes.map((e) => e.status).sort()).toEqual(["done", "pending"]);
+  });
+
+  it.each([1, 50, 5000])("returns a thread of depth %i: chain to the root and the tree below it, in one query", async (depth) => {
+    // A chain of `depth` envelopes plus a side branch under the root.
+    // Explicit ids far above the sequence, so one createMany builds the chain.
+    const base = 1_000_000;
+    await t.db.envelope.createMany({
+      data: Array.from({ length: depth }, (_, i) => ({
+        id: base + i,
+        from: "agent:a",
+        to: "agent:b",
+        text: i === 0 ? "root" : `hop ${i}`,
+        metadata: {},
+        replyToEnvelopeId: i === 0 ? null : base + i - 1,
+      })),
+    });
+    const root = { id: base };
+    const last = base + depth - 1;
+    const side = await t.db.envelope.create({ data: { from: "agent:b", to: "agent:a", text: "side", metadata: {}, replyToEnvelopeId: root.id } });
+    const thread = (await envelopeThread(t.db, last))!;
+    expect(thread.root).toBe(root.id);
+    expect(thread.chain).toHaveLength(depth);
+    expect(thread.chain[0].id).toBe(root.id);
+    expect(thread.chain.at(-1)!.id).toBe(last);
+    expect(thread.chain.every((e, i) => i === 0 || e.replyToEnvelopeId === thread.chain[i - 1].id)).toBe(true);
+    expect(thread.tree).toHaveLength(depth + 1);
+    expect(thread.tree.map((e) => e.id)).toContain(side.id);
+    expect(thread.tree[0]).toMatchObject({ id: root.id, depth: 0, text: "root", status: "pending" });
+    expect(thread.tree[0].createdAt).toBeInstanceOf(Date);
+    if (depth <= 50) expect((await envelopeChainByPointers(t.db, last)).map((e) => e.id)).toEqual(thread.chain.map((e) => e.id));
+  }, 120_000);
+
+  it("an unknown envelope has no thread", async () => {
+    expect(await envelopeThread(t.db, 123456)).toBeNull();
+  });
+});
