@@ -14,11 +14,15 @@ export class Dashboard {
   }
 
   /** Sends a message as a simulated Telegram user (a real Update through the webhook). */
-  async simulate(text: string, options: { firstName?: string; userId?: number; group?: boolean } = {}) {
+  async simulate(text: string, options: { firstName?: string; userId?: number; groupId?: number; minutesAgo?: number } = {}) {
     await this.page.goto("/simulator");
-    if (options.group) await this.page.getByLabel("Chat").selectOption("group");
+    if (options.groupId) {
+      await this.page.getByLabel("Chat").selectOption("group");
+      await this.page.getByLabel("Group id").fill(String(options.groupId));
+    }
     if (options.firstName) await this.page.getByLabel("User's first name").fill(options.firstName);
     if (options.userId) await this.page.getByLabel("User id").fill(String(options.userId));
+    if (options.minutesAgo) await this.page.getByLabel("Sent minutes ago (to try gap notes)").fill(String(options.minutesAgo));
     await this.page.getByLabel("Message", { exact: true }).fill(text);
     await this.page.getByRole("button", { name: /^Send as/ }).click();
     await expect(this.page.getByRole("status")).toContainText("Delivered: stored");

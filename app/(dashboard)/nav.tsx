@@ -5,6 +5,7 @@ import { usePathname, useRouter } from "next/navigation";
 
 const links = [
   { href: "/", label: "Conversations" },
+  { href: "/envelopes", label: "Envelopes" },
   { href: "/simulator", label: "Simulator" },
   { href: "/settings", label: "Settings" },
 ];

@@ -38,8 +38,12 @@ export function buildContext(input: ContextInput): BuiltContext {
   merged.set(input.current.id, { ...input.current, origin: "recent" });
   const replyContext = input.target ? [input.target, ...input.targetNeighbours, ...input.chain] : [];
   for (const m of replyContext) if (!merged.has(m.id)) merged.set(m.id, { ...m, origin: "reply-context" });
+  // Time order, except that the message being answered always comes last: a reply
+  // target can carry a later timestamp than the reply (platform clocks, same second).
+  const current = merged.get(input.current.id)!;
+  merged.delete(input.current.id);
   return {
-    messages: [...merged.values()].sort(byTime),
+    messages: [...[...merged.values()].sort(byTime), current],
     gapNote: gapNote(input.current, input.previous, input.settings.gapThresholdMinutes),
   };
 }

@@ -1,8 +1,11 @@
+import { z } from "zod";
 import type { Db } from "../db/client";
 import { findMessage } from "../db/messages";
 import { operatorAddress } from "../envelope/address";
 import { notFound } from "../errors";
 import { deliverToChannel, type DeliverDeps } from "./deliver";
+
+export const replyBodySchema = z.object({ text: z.string().trim().min(1, "write a message").max(4000) });
 
 export type OperatorReplyInput = { messageId: number; text: string; operator: string };
 

@@ -81,3 +81,13 @@ describe("gap note", () => {
     expect(out.gapNote).toMatch(/45 minutes/);
   });
 });
+
+describe("ordering", () => {
+  it("keeps the message being answered last even when its target has a later timestamp", () => {
+    const current = msg(5, { replyToMessageId: 9, sentAt: new Date("2026-11-20T10:00:00Z") });
+    const target = msg(9, { senderKind: "agent", sentAt: new Date("2026-11-20T10:00:00.400Z") });
+    const earlier = msg(1, { sentAt: new Date("2026-11-20T09:59:00Z") });
+    const out = buildContext({ current, recent: [earlier, current], target, targetNeighbours: [], chain: [], previous: earlier, settings });
+    expect(out.messages.map((m) => m.id)).toEqual([1, 9, 5]);
+  });
+});

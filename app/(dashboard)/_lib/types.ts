@@ -71,3 +71,22 @@ export type Turn = {
   error: string | null;
   createdAt: string;
 };
+
+export type Envelope = {
+  id: number;
+  from: string;
+  to: string;
+  status: "pending" | "processing" | "done" | "failed";
+  text: string;
+  deliverAt: string | null;
+  replyToEnvelopeId: number | null;
+  conversationId: number | null;
+  messageId: number | null;
+  forkId: number | null;
+  lastDeliveryError: string | null;
+  attempts?: number;
+  metadata?: Record<string, unknown>;
+  createdAt: string;
+  turn?: { id: number } | null;
+  depth?: number;
+};

@@ -20,6 +20,7 @@ export function Simulator() {
   const [text, setText] = useState("");
   const [replyTo, setReplyTo] = useState<TimelineMessage | null>(null);
   const [quote, setQuote] = useState("");
+  const [minutesAgo, setMinutesAgo] = useState(0);
   const chatId = persona.chatType === "private" ? persona.userId : persona.groupId;
   const status = useQuery({ queryKey: ["status"], queryFn: () => api<StatusInfo>("/status") });
   const conversations = useQuery({ queryKey: ["conversations", ""], queryFn: () => api<{ conversations: ConversationSummary[] }>("/conversations?search=") });
@@ -40,12 +41,14 @@ export function Simulator() {
           text,
           ...(replyTo ? { replyToMessageId: replyTo.id } : {}),
           ...(replyTo && quote ? { quote } : {}),
+          ...(minutesAgo > 0 ? { sentMinutesAgo: minutesAgo } : {}),
         },
       }),
     onSuccess: () => {
       setText("");
       setReplyTo(null);
       setQuote("");
+      setMinutesAgo(0);
       void client.invalidateQueries({ queryKey: ["conversations"] });
       void client.invalidateQueries({ queryKey: ["conversation"] });
     },
@@ -83,8 +86,16 @@ export function Simulator() {
           </select>
           {persona.chatType === "group" && (
             <>
-              <label htmlFor="sim-group-title">Group title</label>
-              <input id="sim-group-title" value={persona.groupTitle} onChange={(e) => set({ groupTitle: e.target.value })} />
+              <div className="row">
+                <div style={{ flex: 2 }}>
+                  <label htmlFor="sim-group-title">Group title</label>
+                  <input id="sim-group-title" value={persona.groupTitle} onChange={(e) => set({ groupTitle: e.target.value })} />
+                </div>
+                <div style={{ flex: 1 }}>
+                  <label htmlFor="sim-group-id">Group id</label>
+                  <input id="sim-group-id" type="number" value={persona.groupId} onChange={(e) => set({ groupId: Math.min(-1, Number(e.target.value) || -1) })} />
+                </div>
+              </div>
             </>
           )}
           <div className="row">
@@ -105,6 +116,8 @@ export function Simulator() {
               <input id="sim-quote" value={quote} onChange={(e) => setQuote(e.target.value)} placeholder="part of the replied-to text" />
             </div>
           )}
+          <label htmlFor="sim-minutes-ago">Sent minutes ago (to try gap notes)</label>
+          <input id="sim-minutes-ago" type="number" min={0} value={minutesAgo} onChange={(e) => setMinutesAgo(Math.max(0, Number(e.target.value) || 0))} />
           <label htmlFor="sim-text">Message</label>
           <textarea id="sim-text" rows={3} value={text} onChange={(e) => setText(e.target.value)} />
           {send.isError && <p className="error" role="alert">{send.error.message}</p>}

@@ -120,7 +120,8 @@ function sandboxChannel(username: string): TelegramChannel {
     bot,
     identity: async () => ({ id: botInfo.id, username }),
     async send() {
-      return { platformMessageId: sandboxMessageId(), sentAt: new Date() };
+      // Telegram dates have whole seconds; the sandbox keeps that shape.
+      return { platformMessageId: sandboxMessageId(), sentAt: new Date(Math.floor(Date.now() / 1000) * 1000) };
     },
   };
 }

@@ -18,6 +18,8 @@ export const simulatedMessageSchema = z.object({
   replyToMessageId: z.number().int().positive().optional(),
   /** A fragment of the replied-to text, as Telegram's quote. */
   quote: z.string().max(1024).optional(),
+  /** Backdate the message, to try gap notes without waiting. */
+  sentMinutesAgo: z.number().int().min(0).max(7 * 24 * 60).optional(),
 });
 export type SimulatedMessage = z.infer<typeof simulatedMessageSchema>;
 
@@ -48,7 +50,7 @@ export function buildSimulatedUpdate(input: SimulatedMessage, bot: { id: number;
   }));
   const message = {
     message_id: nextSimulatorId(),
-    date: Math.floor(Date.now() / 1000),
+    date: Math.floor(Date.now() / 1000) - (input.sentMinutesAgo ?? 0) * 60,
     chat,
     from,
     text: input.text,

@@ -38,7 +38,7 @@ export function layoutThread(members: ThreadMember[]) {
     maxY = Math.max(maxY, n.y);
   }
   const offsetX = -minX + NODE_W / 2 + 16;
-  const offsetY = -(NODE_H + GAP_Y) + 16;
+  const offsetY = -(NODE_H + GAP_Y) + NODE_H / 2 + 16;
   return {
     nodes: nodes.map((n) => ({ data: n.data, x: n.x + offsetX, y: n.y + offsetY })),
     links: links.map((l) => ({ from: { x: l.source.x + offsetX, y: l.source.y + offsetY }, to: { x: l.target.x + offsetX, y: l.target.y + offsetY }, id: l.target.data.id })),

@@ -1,4 +1,5 @@
-import { z } from "zod";
+import type { z } from "zod";
+import { replyBodySchema } from "@/lib/pipeline/operator-reply";
 
-export const replyBodySchema = z.object({ text: z.string().trim().min(1, "write a message").max(4000) });
+export { replyBodySchema };
 export type ReplyBody = z.infer<typeof replyBodySchema>;

@@ -1,0 +1,62 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { api } from "../../_lib/api";
+import { clock } from "../../_lib/time";
+import type { Envelope } from "../../_lib/types";
+import { StatusBadge } from "../status-badge";
+
+type Thread = { envelopeId: number; root: number; chain: Envelope[]; tree: Envelope[] };
+
+/** An envelope's chain up to its root and the tree below the root, indented by depth. */
+export function EnvelopeThreadView({ id }: { id: number }) {
+  const query = useQuery({ queryKey: ["envelope-thread", id], queryFn: () => api<Thread>(`/envelopes/${id}/thread`), refetchInterval: 3_000 });
+  const envelope = useQuery({ queryKey: ["envelope", id], queryFn: () => api<{ envelope: Envelope }>(`/envelopes/${id}`) });
+  if (query.isLoading) return <p className="muted">Loading…</p>;
+  if (query.isError) return <p className="error" role="alert">Could not load the envelope: {query.error.message}</p>;
+  const { tree } = query.data!;
+  const children = new Map<number | null, Envelope[]>();
+  for (const e of tree) {
+    const key = e.id === query.data!.root ? null : e.replyToEnvelopeId;
+    children.set(key, [...(children.get(key) ?? []), e]);
+  }
+  const rows: { e: Envelope; level: number }[] = [];
+  const walk = (parent: number | null, level: number) => {
+    for (const e of children.get(parent) ?? []) {
+      rows.push({ e, level });
+      if (rows.length < 2_000) walk(e.id, level + 1);
+    }
+  };
+  walk(null, 0);
+  const e = envelope.data?.envelope;
+  return (
+    <>
+      <h1>Envelope #{id}</h1>
+      {e && (
+        <div className="panel" style={{ marginBottom: 16 }}>
+          <div className="row">
+            <StatusBadge status={e.status} /> {e.from} → {e.to} · {clock(e.createdAt)} · attempts {e.attempts ?? 0}
+            {e.turn && <Link href={`/turns/${e.turn.id}`}>prompt inspector</Link>}
+          </div>
+          <p style={{ whiteSpace: "pre-wrap" }}>{e.text}</p>
+          {e.lastDeliveryError && <p className="error">Delivery error: {e.lastDeliveryError}</p>}
+          <details>
+            <summary className="muted">metadata</summary>
+            <pre>{JSON.stringify(e.metadata, null, 2)}</pre>
+          </details>
+        </div>
+      )}
+      <h2>Thread ({tree.length} envelopes, chain depth {query.data!.chain.length})</h2>
+      <div className="panel" data-testid="envelope-tree">
+        {rows.map(({ e: row, level }) => (
+          <div key={row.id} style={{ paddingLeft: Math.min(level, 30) * 18, fontWeight: row.id === id ? 700 : 400 }}>
+            <Link href={`/envelopes/${row.id}`}>#{row.id}</Link> <StatusBadge status={row.status} title={row.lastDeliveryError} /> {row.from} → {row.to}:{" "}
+            {row.text.slice(0, 100)}
+          </div>
+        ))}
+        {tree.length > rows.length && <p className="muted">…{tree.length - rows.length} more not drawn</p>}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,5 @@
+import { EnvelopeList } from "./envelope-list";
+
+export default function EnvelopesPage() {
+  return <EnvelopeList />;
+}
