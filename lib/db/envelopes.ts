@@ -17,8 +17,14 @@ export type NewEnvelope = {
   dedupeKey?: string | null;
 };
 
-export function createEnvelope(db: Db, input: NewEnvelope) {
-  return db.envelope.create({ data: { ...input, status: input.status ?? "pending", metadata: (input.metadata ?? {}) as never } });
+/** Creates an envelope; a reply joins its parent's materialized thread. */
+export async function createEnvelope(db: Db, input: NewEnvelope) {
+  const parent = input.replyToEnvelopeId
+    ? await db.envelope.findUnique({ where: { id: input.replyToEnvelopeId }, select: { id: true, threadRootId: true } })
+    : null;
+  return db.envelope.create({
+    data: { ...input, threadRootId: parent ? (parent.threadRootId ?? parent.id) : null, status: input.status ?? "pending", metadata: (input.metadata ?? {}) as never },
+  });
 }
 
 /** Creates the envelope unless one with the same dedupe key exists (then null): at-most-once. */

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Caller } from "@/lib/auth/operators";
 import { envelopeChainByPointers, envelopeThread } from "@/lib/db/envelope-threads";
+import { createEnvelope } from "@/lib/db/envelopes";
 import { AppError } from "@/lib/errors";
 import { queryEnvelopes, sendEnvelope } from "@/lib/pipeline/envelopes";
 import { updateSettings } from "@/lib/settings/store";
@@ -135,11 +136,12 @@ describe.each(databases)("envelopes on $name", ({ open }) => {
         text: i === 0 ? "root" : `hop ${i}`,
         metadata: {},
         replyToEnvelopeId: i === 0 ? null : base + i - 1,
+        threadRootId: i === 0 ? null : base,
       })),
     });
     const root = { id: base };
     const last = base + depth - 1;
-    const side = await t.db.envelope.create({ data: { from: "agent:b", to: "agent:a", text: "side", metadata: {}, replyToEnvelopeId: root.id } });
+    const side = await createEnvelope(t.db, { from: "agent:b", to: "agent:a", text: "side", replyToEnvelopeId: root.id });
     const thread = (await envelopeThread(t.db, last))!;
     expect(thread.root).toBe(root.id);
     expect(thread.chain).toHaveLength(depth);
