@@ -23,6 +23,31 @@ export type ContextQueryInput = {
   settings: Pick<Settings, "recencyWindow" | "replyContextWindow" | "replyChainDepth">;
 };
 
+type Scope = { conversationId: number; forkId: number | null };
+type Pivot = { id: number; sentAt: Date };
+
+/**
+ * Up to `take` messages of a session before (or after) a pivot in (sentAt, id)
+ * order. Two index range scans — strictly earlier/later times, and same-second
+ * ties by id — because an OR of both makes SQLite walk the whole conversation.
+ */
+async function beside(db: Db, scope: Scope, pivot: Pivot, side: "before" | "after", take: number, inclusive = false): Promise<StoredMessage[]> {
+  if (take <= 0) return [];
+  const dir = side === "before" ? "desc" : "asc";
+  const idBound = side === "before" ? (inclusive ? { lte: pivot.id } : { lt: pivot.id }) : inclusive ? { gte: pivot.id } : { gt: pivot.id };
+  const [strict, ties] = await Promise.all([
+    db.message.findMany({
+      where: { ...scope, sentAt: side === "before" ? { lt: pivot.sentAt } : { gt: pivot.sentAt } },
+      orderBy: [{ sentAt: dir }, { id: dir }],
+      take,
+      select: storedMessageSelect,
+    }),
+    db.message.findMany({ where: { ...scope, sentAt: pivot.sentAt, id: idBound }, orderBy: [{ id: dir }], take, select: storedMessageSelect }),
+  ]);
+  // Ties are nearer the pivot than anything strictly before or after it.
+  return [...ties, ...strict].slice(0, take);
+}
+
 /**
  * Loads what buildContext needs with index-backed queries whose cost does not
  * grow with the conversation's length: the recency window (conversationId,
@@ -31,13 +56,7 @@ export type ContextQueryInput = {
  */
 export async function loadContextInput(db: Db, { current, settings }: ContextQueryInput) {
   const scope = { conversationId: current.conversationId, forkId: current.forkId };
-  const upToCurrent = { OR: [{ sentAt: { lt: current.sentAt } }, { sentAt: current.sentAt, id: { lte: current.id } }] };
-  const recentDesc = await db.message.findMany({
-    where: { ...scope, ...upToCurrent },
-    orderBy: [{ sentAt: "desc" }, { id: "desc" }],
-    take: Math.max(settings.recencyWindow, 2),
-    select: storedMessageSelect,
-  });
+  const recentDesc = await beside(db, scope, current, "before", Math.max(settings.recencyWindow, 2), true);
   const previous = recentDesc.find((m) => m.id !== current.id) ?? null;
   const recent = recentDesc.slice(0, settings.recencyWindow);
 
@@ -49,23 +68,7 @@ export async function loadContextInput(db: Db, { current, settings }: ContextQue
   if (target) {
     const k = settings.replyContextWindow;
     const around = { conversationId: target.conversationId, forkId: target.forkId };
-    const [before, after] =
-      k > 0
-        ? await Promise.all([
-            db.message.findMany({
-              where: { ...around, OR: [{ sentAt: { lt: target.sentAt } }, { sentAt: target.sentAt, id: { lt: target.id } }] },
-              orderBy: [{ sentAt: "desc" }, { id: "desc" }],
-              take: k,
-              select: storedMessageSelect,
-            }),
-            db.message.findMany({
-              where: { ...around, OR: [{ sentAt: { gt: target.sentAt } }, { sentAt: target.sentAt, id: { gt: target.id } }] },
-              orderBy: [{ sentAt: "asc" }, { id: "asc" }],
-              take: k,
-              select: storedMessageSelect,
-            }),
-          ])
-        : [[], []];
+    const [before, after] = await Promise.all([beside(db, around, target, "before", k), beside(db, around, target, "after", k)]);
     targetNeighbours = [...before, ...after];
     let parentId = target.replyToMessageId;
     for (let depth = 1; depth < settings.replyChainDepth && parentId; depth++) {
