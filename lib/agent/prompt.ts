@@ -13,6 +13,8 @@ export type PromptInput = {
   settings: Pick<Settings, "agentInstructions" | "quoteMaxChars">;
   /** Extra system context, e.g. an interactive fork's pending main-session updates. */
   extraSystem?: string[];
+  /** A last user turn that is not a stored message (a background task's instructions). */
+  finalUserMessage?: string;
 };
 
 export type Prompt = { system: string; messages: ModelMessage[] };
@@ -52,6 +54,10 @@ export function buildPrompt(input: PromptInput): Prompt {
   const byId = new Map<number, StoredMessage>(messages.map((m) => [m.id, m]));
   const out: ModelMessage[] = [];
   messages.forEach((m, i) => {
+    if (m.senderKind === "system") {
+      out.push({ role: "user", content: `(A note in the conversation record, not written by the user:) ${sanitizeInline(m.text, 2000)}` });
+      return;
+    }
     if (m.senderKind === "agent" || m.senderKind === "operator") {
       out.push({ role: "assistant", content: m.senderKind === "operator" ? `(sent by a human operator) ${m.text}` : m.text });
       return;
@@ -65,8 +71,10 @@ export function buildPrompt(input: PromptInput): Prompt {
     });
     out.push({ role: "user", content: text });
   });
-  // Providers expect the conversation to end with the user's turn.
-  if (out.length === 0 || out[out.length - 1].role !== "user") {
+  if (input.finalUserMessage !== undefined) {
+    out.push({ role: "user", content: input.finalUserMessage });
+  } else if (out.length === 0 || out[out.length - 1].role !== "user") {
+    // Providers expect the conversation to end with the user's turn.
     const current = byId.get(input.currentId);
     if (current) out.push({ role: "user", content: "(The message to consider is above.)" });
   }

@@ -1,6 +1,7 @@
 import type { StoredMessage } from "../context/types";
 import type { Settings } from "../settings/schema";
 import type { Db } from "./client";
+import { forkLineage, mainSessionSince } from "./forks";
 
 export const storedMessageSelect = {
   id: true,
@@ -23,7 +24,7 @@ export type ContextQueryInput = {
   settings: Pick<Settings, "recencyWindow" | "replyContextWindow" | "replyChainDepth">;
 };
 
-type Scope = { conversationId: number; forkId: number | null };
+type Scope = { conversationId: number; forkId: number | null | { in: number[] } };
 type Pivot = { id: number; sentAt: Date };
 
 /**
@@ -55,8 +56,25 @@ async function beside(db: Db, scope: Scope, pivot: Pivot, side: "before" | "afte
  * chain upward by id. The session is the current message's fork (null = main).
  */
 export async function loadContextInput(db: Db, { current, settings }: ContextQueryInput) {
-  const scope = { conversationId: current.conversationId, forkId: current.forkId };
-  const recentDesc = await beside(db, scope, current, "before", Math.max(settings.recencyWindow, 2), true);
+  const take = Math.max(settings.recencyWindow, 2);
+  let recentDesc: StoredMessage[];
+  let pendingUpdates: Awaited<ReturnType<typeof mainSessionSince>> = [];
+  if (current.forkId === null) {
+    recentDesc = await beside(db, { conversationId: current.conversationId, forkId: null }, current, "before", take, true);
+  } else {
+    // A fork's session: its own (and its ancestors') messages, after the main
+    // session as it was when the oldest ancestor began. What the main session said
+    // since then comes separately, as pending updates.
+    const lineage = await forkLineage(db, current.forkId);
+    const baseId = lineage.at(-1)?.baseMessageId ?? 0;
+    const base = baseId ? await db.message.findUnique({ where: { id: baseId }, select: { id: true, sentAt: true } }) : null;
+    const [forked, before] = await Promise.all([
+      beside(db, { conversationId: current.conversationId, forkId: { in: lineage.map((f) => f.id) } }, current, "before", take, true),
+      base ? beside(db, { conversationId: current.conversationId, forkId: null }, base, "before", take, true) : Promise.resolve([]),
+    ]);
+    recentDesc = [...forked, ...before].sort((a, b) => b.sentAt.getTime() - a.sentAt.getTime() || b.id - a.id).slice(0, take);
+    pendingUpdates = await mainSessionSince(db, current.conversationId, baseId, current.id, 20);
+  }
   const previous = recentDesc.find((m) => m.id !== current.id) ?? null;
   const recent = recentDesc.slice(0, settings.recencyWindow);
 
@@ -78,7 +96,7 @@ export async function loadContextInput(db: Db, { current, settings }: ContextQue
       parentId = parent.replyToMessageId;
     }
   }
-  return { recent, previous, target, targetNeighbours, chain };
+  return { recent, previous, target, targetNeighbours, chain, pendingUpdates };
 }
 
 export function findStoredMessage(db: Db, id: number) {

@@ -85,8 +85,9 @@ export async function retryEnvelopeLater(db: Db, id: number, at: Date, error: st
 
 // The in-process agent runs chat turns (agent envelopes carrying a message) and
 // channel sends; other agent mail waits for its reader (GET /api/v1/envelopes).
+// Background tasks are agent envelopes that carry a fork.
 const workerMail = {
-  AND: [{ OR: [{ to: { startsWith: "channel:" } }, { to: { startsWith: "agent:" }, messageId: { not: null } }] }],
+  AND: [{ OR: [{ to: { startsWith: "channel:" } }, { to: { startsWith: "agent:" }, messageId: { not: null } }, { to: { startsWith: "agent:" }, forkId: { not: null } }] }],
 };
 
 /** Envelopes a worker may run now: due pending ones, and ones whose lease ran out. */

@@ -10,6 +10,8 @@ export type StoreInboundOptions = {
   agent: string;
   /** Decides from the stored reply target whether the agent answers. */
   answers: (input: { repliesToBot: boolean }) => boolean;
+  /** A reply to a background fork's message resumes it while the fork is younger than this. */
+  forkReplyTtlMs: number;
 };
 
 export type StoreInboundResult =
@@ -35,8 +37,8 @@ export async function storeInbound(db: Db, msg: InboundMessage, options: StoreIn
 }
 
 async function store(tx: Tx, msg: InboundMessage, options: StoreInboundOptions): Promise<StoreInboundResult> {
-  const seen = await tx.inboundUpdate.findUnique({ where: { channel_updateId: { channel: msg.channel, updateId: msg.updateId } } });
-  if (seen) return { status: "duplicate" };
+  // A repeated update id violates the unique key: the whole transaction rolls back
+  // and storeInbound answers "duplicate" (no SELECT first: one statement less on the hot path).
   await tx.inboundUpdate.create({ data: { channel: msg.channel, updateId: msg.updateId } });
 
   const conversation = await tx.conversation.upsert({
@@ -56,16 +58,16 @@ async function store(tx: Tx, msg: InboundMessage, options: StoreInboundOptions):
     return { status: "edited", conversationId: conversation.id, messageId: original.id };
   }
 
-  if (await tx.message.findUnique({ where: key, select: { id: true } })) return { status: "duplicate" };
-
   const target = msg.replyTo?.id
     ? await tx.message.findUnique({
         where: { conversationId_platformMessageId: { conversationId: conversation.id, platformMessageId: msg.replyTo.id } },
-        select: { id: true, threadId: true, senderKind: true },
+        select: { id: true, threadId: true, senderKind: true, forkId: true },
       })
     : null;
   const threadId = target ? await joinThread(tx, conversation.id, target, msg.message.sentAt) : null;
+  const { forkId, forkConflict } = await routeToFork(tx, conversation, target?.forkId ?? null, msg, options.forkReplyTtlMs);
 
+  // The same message under a new update id hits the (conversation, platform id) key: duplicate.
   const repliesToBot = Boolean(msg.replyTo?.fromSelf || target?.senderKind === "agent");
   const answer = options.answers({ repliesToBot });
   const message = await tx.message.create({
@@ -87,7 +89,7 @@ async function store(tx: Tx, msg: InboundMessage, options: StoreInboundOptions):
       replyToSenderIsBot: msg.replyTo ? msg.replyTo.fromSelf : null,
       quoteText: msg.quote,
       threadId,
-      forkId: conversation.activeForkId,
+      forkId,
       mentionsBot: msg.addressesBot,
       sentAt: msg.message.sentAt,
     },
@@ -101,10 +103,11 @@ async function store(tx: Tx, msg: InboundMessage, options: StoreInboundOptions):
       text: msg.message.text,
       conversationId: conversation.id,
       messageId: message.id,
-      forkId: conversation.activeForkId,
+      forkId,
       metadata: {
         platformMessageId: msg.message.id,
         updateId: msg.updateId,
+        ...(forkConflict ? { forkConflict: true } : {}),
         ...(msg.platform ? { platform: msg.platform } : {}),
         ...(answer ? {} : { skipped: "not addressed to the bot" }),
       },
@@ -112,6 +115,42 @@ async function store(tx: Tx, msg: InboundMessage, options: StoreInboundOptions):
     },
   });
   return { status: "stored", conversationId: conversation.id, messageId: message.id, envelopeId: envelope.id, answer };
+}
+
+/**
+ * Which session a new message belongs to. A reply to a message a background fork
+ * posted (fork younger than the TTL) starts an interactive fork resuming it, unless
+ * another interactive fork is already active: then the message stays there and
+ * is flagged, so the user and the operator are told instead of nesting forks.
+ * Otherwise the conversation's active fork (or the main session) gets it.
+ */
+async function routeToFork(
+  tx: Tx,
+  conversation: { id: number; activeForkId: number | null },
+  targetForkId: number | null,
+  msg: InboundMessage,
+  ttlMs: number,
+): Promise<{ forkId: number | null; forkConflict: boolean }> {
+  let forkId = conversation.activeForkId;
+  let forkConflict = false;
+  if (targetForkId !== null) {
+    const fork = await tx.fork.findUnique({ where: { id: targetForkId } });
+    const resumable = fork?.kind === "background" && fork.status !== "expired" && fork.startedAt.getTime() > msg.message.sentAt.getTime() - ttlMs;
+    if (fork && resumable) {
+      if (conversation.activeForkId === null) {
+        const interactive = await tx.fork.create({
+          data: { conversationId: conversation.id, kind: "interactive", status: "active", parentForkId: fork.id, startedBy: `reply from ${msg.sender.name}`, title: fork.title, baseMessageId: fork.baseMessageId },
+        });
+        await tx.conversation.update({ where: { id: conversation.id }, data: { activeForkId: interactive.id } });
+        forkId = interactive.id;
+      } else {
+        const active = await tx.fork.findUnique({ where: { id: conversation.activeForkId }, select: { parentForkId: true } });
+        forkConflict = active?.parentForkId !== fork.id && conversation.activeForkId !== fork.id;
+      }
+    }
+  }
+  if (forkId !== null) await tx.fork.update({ where: { id: forkId }, data: { lastActivityAt: new Date(), idleWarnings: 0 } });
+  return { forkId, forkConflict };
 }
 
 /**

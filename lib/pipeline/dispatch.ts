@@ -3,12 +3,16 @@ import { findConversationByChat } from "../db/conversations";
 import { findEnvelope, finishEnvelope } from "../db/envelopes";
 import { parseAddress } from "../envelope/address";
 import { deliverToChannel } from "./deliver";
+import { runBackgroundTask } from "./forks";
 import { runAgentTurn, type TurnDeps } from "./respond";
 
 /** Routes a claimed envelope: chat turns to the agent, channel mail to its adapter. */
 export async function dispatchEnvelope(deps: TurnDeps, envelope: { id: number; to: string }) {
   const address = parseAddress(envelope.to);
-  if (address.kind === "agent") return runAgentTurn(deps, envelope.id);
+  if (address.kind === "agent") {
+    const full = await findEnvelope(deps.db, envelope.id);
+    return full?.messageId ? runAgentTurn(deps, envelope.id) : runBackgroundTask(deps, envelope.id);
+  }
   if (address.kind === "channel") return deliverChannelEnvelope(deps, envelope.id);
 }
 

@@ -13,6 +13,7 @@ export async function ingestInbound(db: Db, message: InboundMessage): Promise<St
   const settings = await getSettings(db);
   return storeInbound(db, message, {
     agent: agentAddress(settings.agentName),
+    forkReplyTtlMs: settings.forkReplyTtlDays * 86_400_000,
     answers: ({ repliesToBot }) =>
       shouldAnswer(
         { chatType: message.chat.type, senderIsBot: message.sender.isBot, addressesBot: message.addressesBot, repliesToBot },

@@ -1,17 +1,21 @@
 import { generateText, stepCountIs } from "ai";
 import type { ModelHandle } from "../agent/model";
-import { buildPrompt } from "../agent/prompt";
+import { buildPrompt, type Prompt } from "../agent/prompt";
 import { createReplyTool, type ReplyOutcome } from "../agent/reply-tool";
 import type { ChannelAdapter } from "../channels/types";
 import { buildContext } from "../context/build";
 import type { Db } from "../db/client";
 import { loadContextInput } from "../db/context";
 import { finishEnvelope, findEnvelope } from "../db/envelopes";
+import { updateFork } from "../db/forks";
 import { findMessage } from "../db/messages";
 import { saveTurn } from "../db/turns";
+import { formatTime } from "../envelope/format";
+import { sanitizeInline, sanitizeName } from "../envelope/sanitize";
 import { log } from "../log";
+import type { Settings } from "../settings/schema";
 import { getSettings } from "../settings/store";
-import { deliverToChannel } from "./deliver";
+import { deliverToChannel, type DeliverInput } from "./deliver";
 
 export type TurnDeps = {
   db: Db;
@@ -30,48 +34,27 @@ export class TurnError extends Error {
   }
 }
 
+export const FORK_CONFLICT_NOTICE =
+  "You're replying to an earlier side thread while another one is still open here. Let's finish the open one first — or ask for it to be closed.";
+
+type Envelope = NonNullable<Awaited<ReturnType<typeof findEnvelope>>>;
+
 /**
- * One agent turn for an inbound envelope: build the context and prompt, let the
- * model decide whether to call `reply`, deliver at most once, record the turn
- * for the prompt inspector, and end the envelope. Throws TurnError when the model
- * failed before anything was sent, so the worker can retry with backoff.
+ * Runs the model once with the `reply` tool bound to one delivery: at most one
+ * message goes out (per-turn guard, and a dedupe key across retries), the turn is
+ * recorded for the prompt inspector. Throws TurnError when the model failed
+ * before anything was sent, so the worker retries with backoff.
  */
-export async function runAgentTurn(deps: TurnDeps, envelopeId: number): Promise<void> {
-  const { db } = deps;
-  const envelope = await findEnvelope(db, envelopeId);
-  if (!envelope || envelope.status === "done" || envelope.status === "failed") return;
-  const message = envelope.messageId ? await findMessage(db, envelope.messageId) : null;
-  if (!message) {
-    await finishEnvelope(db, envelopeId, { status: "failed", error: "the envelope's message is missing" });
-    return;
-  }
-  if (!deps.model) {
-    await finishEnvelope(db, envelopeId, { status: "done", metadata: { skipped: "no model configured" } });
-    return;
-  }
-
-  const settings = await getSettings(db);
-  const current = message;
-  const input = await loadContextInput(db, { current, settings });
-  const context = buildContext({ current, ...input, settings });
-  const prompt = buildPrompt({ context, currentId: current.id, conversation: message.conversation, settings });
-
+export async function executeTurn(
+  deps: TurnDeps & { model: ModelHandle },
+  input: { envelope: Envelope; conversationId: number; forkId: number | null; prompt: Prompt; delivery: Omit<DeliverInput, "text" | "dedupeKey"> },
+): Promise<{ sent: boolean }> {
+  const { envelope } = input;
   const toolCalls: { message: string; outcome: ReplyOutcome }[] = [];
   let sent = false;
   const reply = createReplyTool({
     sendReply: async (text) => {
-      const result = await deliverToChannel(deps, {
-        from: envelope.to,
-        senderKind: "agent",
-        senderName: settings.agentName,
-        conversation: message.conversation,
-        text,
-        replyTo: message,
-        replyToEnvelopeId: envelope.id,
-        forkId: message.forkId,
-        dedupeKey: `reply:${envelope.id}`,
-        platform: (envelope.metadata as { platform?: Record<string, unknown> }).platform,
-      });
+      const result = await deliverToChannel(deps, { ...input.delivery, text, dedupeKey: `reply:${envelope.id}` });
       let outcome: ReplyOutcome;
       if (result.ok) {
         sent = true;
@@ -80,7 +63,7 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number): Promise<
         sent = true;
         outcome = { error: "you already answered this message" };
       } else {
-        log.warn("agent.reply_failed", { envelopeId, error: result.error });
+        log.warn("agent.reply_failed", { envelopeId: envelope.id, error: result.error });
         outcome = { error: result.error === "failed to save message" ? "failed to save message" : "failed to send reply" };
       }
       toolCalls.push({ message: text, outcome });
@@ -94,8 +77,8 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number): Promise<
   try {
     const result = await generateText({
       model: deps.model.model,
-      system: prompt.system,
-      messages: prompt.messages,
+      system: input.prompt.system,
+      messages: input.prompt.messages,
       tools: { reply },
       stopWhen: stepCountIs(3),
       maxRetries: 0,
@@ -105,21 +88,75 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number): Promise<
   } catch (e) {
     error = (e as Error).message || String(e);
   }
-  const latencyMs = Math.round(performance.now() - started);
-  await saveTurn(db, {
-    envelopeId,
-    conversationId: message.conversationId,
-    forkId: message.forkId,
+  await saveTurn(deps.db, {
+    envelopeId: envelope.id,
+    conversationId: input.conversationId,
+    forkId: input.forkId,
     model: `${deps.model.provider}:${deps.model.modelId}`,
-    system: prompt.system,
-    prompt: prompt.messages,
+    system: input.prompt.system,
+    prompt: input.prompt.messages,
     toolCalls,
     usage,
-    latencyMs,
+    latencyMs: Math.round(performance.now() - started),
     error,
   });
-  // A failure after the reply went out ends the turn: retrying could not send again
-  // anyway (dedupe key), and the user already has the answer.
+  // A failure after the reply went out ends the turn: the user has the answer.
   if (error && !sent) throw new TurnError(`model call failed: ${error}`);
-  await finishEnvelope(db, envelopeId, { status: "done", metadata: { replied: sent, ...(error ? { modelError: error } : {}) } });
+  await finishEnvelope(deps.db, envelope.id, { status: "done", metadata: { replied: sent, ...(error ? { modelError: error } : {}) } });
+  return { sent };
 }
+
+/** The pending main-session updates an interactive fork's prompt is given. */
+export function pendingUpdatesNote(updates: { senderKind: string; senderName: string | null; text: string; sentAt: Date }[]): string[] {
+  if (updates.length === 0) return [];
+  const lines = updates.map((u) => `- ${formatTime(u.sentAt)} ${u.senderKind === "user" ? (sanitizeName(u.senderName) ?? "unknown") : "agent"}: "${sanitizeInline(u.text, 200)}"`);
+  return [
+    "You are continuing an earlier side thread (a fork of this conversation) because the user replied to it. Pending updates from the main conversation since this thread began, for context:\n" +
+      lines.join("\n"),
+  ];
+}
+
+/**
+ * One agent turn for an inbound chat message: build the context (the message's
+ * session: main, or an interactive fork with the main session's pending updates)
+ * and prompt, let the model decide whether to call `reply`, deliver at most once
+ * as a native reply, and end the envelope.
+ */
+export async function runAgentTurn(deps: TurnDeps, envelopeId: number): Promise<void> {
+  const { db } = deps;
+  const envelope = await findEnvelope(db, envelopeId);
+  if (!envelope || envelope.status === "done" || envelope.status === "failed") return;
+  const message = envelope.messageId ? await findMessage(db, envelope.messageId) : null;
+  if (!message) {
+    await finishEnvelope(db, envelopeId, { status: "failed", error: "the envelope's message is missing" });
+    return;
+  }
+  const settings = await getSettings(db);
+  const delivery = {
+    from: envelope.to,
+    senderKind: "agent" as const,
+    senderName: settings.agentName,
+    conversation: message.conversation,
+    replyTo: message,
+    replyToEnvelopeId: envelope.id,
+    forkId: message.forkId,
+    platform: (envelope.metadata as { platform?: Record<string, unknown> }).platform,
+  };
+  if ((envelope.metadata as { forkConflict?: boolean }).forkConflict) {
+    // No nesting of forks: tell the user (the operator sees the flag on the envelope).
+    await deliverToChannel(deps, { ...delivery, text: FORK_CONFLICT_NOTICE, dedupeKey: `reply:${envelope.id}` });
+    await finishEnvelope(db, envelopeId, { status: "done", metadata: { replied: true, notice: "fork conflict" } });
+    return;
+  }
+  if (!deps.model) {
+    await finishEnvelope(db, envelopeId, { status: "done", metadata: { skipped: "no model configured" } });
+    return;
+  }
+  const input = await loadContextInput(db, { current: message, settings });
+  const context = buildContext({ current: message, ...input, settings });
+  const prompt = buildPrompt({ context, currentId: message.id, conversation: message.conversation, settings, extraSystem: pendingUpdatesNote(input.pendingUpdates) });
+  await executeTurn({ ...deps, model: deps.model }, { envelope, conversationId: message.conversationId, forkId: message.forkId, prompt, delivery });
+  if (message.forkId) await updateFork(db, message.forkId, { lastActivityAt: new Date() });
+}
+
+export type { Settings };

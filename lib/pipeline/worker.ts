@@ -12,6 +12,8 @@ export type WorkerDeps = {
   maxAttempts: number;
   /** Delay before attempt n+1 after n failed attempts. */
   backoffMs: (attempts: number) => number;
+  /** Housekeeping on every timer tick (fork idle timeouts and expiry). */
+  onTick?: () => Promise<void>;
   /** Conversations processed at once (each one strictly in order). */
   concurrency?: number;
   now?: () => Date;
@@ -89,7 +91,9 @@ export class EnvelopeWorker {
   private async drain() {
     const limit = this.deps.concurrency ?? 4;
     const now = this.now();
-    const candidates = await findClaimable(this.deps.db, now, 100);
+    // A few candidates per free slot: enough to skip busy conversations, without
+    // a query per pending envelope on every kick.
+    const candidates = await findClaimable(this.deps.db, now, (limit - this.running.size) * 4);
     for (const c of candidates) {
       if (this.stopped || this.running.size >= limit) break;
       if (this.busy.has(c.conversationId)) continue;
@@ -127,7 +131,10 @@ export class EnvelopeWorker {
     const now = this.now();
     const next = await nextDueAt(this.deps.db, now).catch(() => null);
     const wait = next ? Math.min(Math.max(next.getTime() - now.getTime(), 10), SAFETY_POLL_MS) : SAFETY_POLL_MS;
-    this.timer = setTimeout(() => this.kick(), wait);
+    this.timer = setTimeout(() => {
+      this.deps.onTick?.().catch((error) => log.error("worker.tick_failed", { error }));
+      this.kick();
+    }, wait);
     this.timer.unref?.();
   }
 }

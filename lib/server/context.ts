@@ -7,6 +7,7 @@ import type { ChannelAdapter } from "../channels/types";
 import { getDb, type Db } from "../db/client";
 import { env, type Env } from "../env";
 import { dispatchEnvelope } from "../pipeline/dispatch";
+import { sweepForks } from "../pipeline/forks";
 import { ingestInbound } from "../pipeline/ingest";
 import { EnvelopeWorker } from "../pipeline/worker";
 
@@ -22,6 +23,8 @@ export type AppContext = {
   channels: Record<string, ChannelAdapter>;
   model: ModelHandle | null;
   worker: EnvelopeWorker;
+  /** What pipeline steps need: database, channels, model, model timeout. */
+  turnDeps: { db: Db; channels: Record<string, ChannelAdapter>; model: ModelHandle | null; timeoutMs: number };
   /** The secret the Telegram webhook expects; random per process in the sandbox when unset. */
   telegramSecret: string;
   telegramWebhook: (request: Request) => Promise<Response>;
@@ -48,9 +51,11 @@ export async function createApp(e: Env, db: Db, overrides: AppOverrides = {}): P
   const channels: Record<string, ChannelAdapter> = { telegram };
   const model = overrides.model !== undefined ? overrides.model : modelFromEnv(e);
   const timeoutMs = e.LLM_TIMEOUT_SECONDS * 1000;
+  const turnDeps = { db, channels, model, timeoutMs };
   const worker = new EnvelopeWorker({
     db,
-    run: (envelope) => dispatchEnvelope({ db, channels, model, timeoutMs }, envelope),
+    run: (envelope) => dispatchEnvelope(turnDeps, envelope),
+    onTick: () => sweepForks(turnDeps),
     // Longer than a whole turn (three model steps), so a live turn is never taken over.
     leaseMs: overrides.leaseMs ?? timeoutMs * 4,
     maxAttempts: 4,
@@ -67,7 +72,7 @@ export async function createApp(e: Env, db: Db, overrides: AppOverrides = {}): P
     },
   });
   worker.start();
-  return { env: e, db, telegram, channels, model, worker, telegramSecret, telegramWebhook };
+  return { env: e, db, telegram, channels, model, worker, turnDeps, telegramSecret, telegramWebhook };
 }
 
 async function build(): Promise<AppContext> {

@@ -41,6 +41,8 @@ export async function startFakeLlm(script: Script = () => ({ reply: "Hello from 
     const action = current(body);
     if ("status" in action) return send(action.status, { error: { message: "fake model failure", type: "server_error" } });
     if ("silent" in action) return send(200, completion({ content: "(no reply needed)" }, "stop"));
+    // Without tools (summaries), answer in plain text.
+    if (!body.tools?.length) return send(200, completion({ content: action.reply }, "stop"));
     calls += 1;
     return send(
       200,

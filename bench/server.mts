@@ -1,0 +1,33 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** A production server (`npm start`'s path) on a fresh SQLite file, for HTTP benchmarks. */
+export async function startServer(port: number, env: Record<string, string> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "bench-server-"));
+  const databaseUrl = `file:${join(dir, "bench.db")}`;
+  const child: ChildProcess = spawn(process.execPath, ["scripts/start.mjs"], {
+    env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: "error", NODE_ENV: "production", ADMIN_PASSWORD: "bench-password-1", ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    const ok = await fetch(`${base}/api/health`).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error("server did not start in time");
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    base,
+    databaseUrl,
+    dir,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

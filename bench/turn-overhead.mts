@@ -1,0 +1,88 @@
+// End-to-end turn overhead on a production build, SQLite: webhook in → model →
+// reply tool → sendMessage out, with an instant OpenAI-compatible model and a Bot
+// API server on loopback. Reported minus the time the model server spent.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { startServer } from "./server.mts";
+import { report, summarize } from "./stats.ts";
+
+const PORT = Number(process.env.BENCH_PORT ?? 3951);
+const TURNS = Number(process.env.BENCH_TURNS ?? 200);
+const SECRET = "bench-secret";
+
+async function body(req: IncomingMessage) {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
+}
+function listen(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  return new Promise<{ url: string; close: () => void }>((resolve) => {
+    const server = createServer(handler);
+    server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() }));
+  });
+}
+
+let modelMs = 0;
+let modelCalls = 0;
+const llm = await listen(async (req, res) => {
+  const started = performance.now();
+  const payload = await body(req);
+  const last = payload.messages.at(-1);
+  const base = { id: "x", object: "chat.completion", created: 0, model: "instant", usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } };
+  const message =
+    last.role === "tool"
+      ? { role: "assistant", content: "" }
+      : { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "reply", arguments: '{"message":"ok"}' } }] };
+  res.setHeader("content-type", "application/json");
+  res.end(JSON.stringify({ ...base, choices: [{ index: 0, message, finish_reason: last.role === "tool" ? "stop" : "tool_calls" }] }));
+  modelMs += performance.now() - started;
+  modelCalls += 1;
+});
+
+const waiting = new Map<number, (at: number) => void>();
+let nextId = 70_000;
+const telegram = await listen(async (req, res) => {
+  const method = req.url!.split("/").pop();
+  const payload = await body(req);
+  res.setHeader("content-type", "application/json");
+  if (method === "getMe") {
+    return res.end(JSON.stringify({ ok: true, result: { id: 1, is_bot: true, first_name: "B", username: "bench_bot", can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false } }));
+  }
+  const at = performance.now();
+  res.end(JSON.stringify({ ok: true, result: { message_id: nextId++, date: Math.floor(Date.now() / 1000), chat: { id: payload.chat_id, type: "private" }, text: payload.text } }));
+  waiting.get(payload.reply_parameters?.message_id)?.(at);
+});
+
+const server = await startServer(PORT, {
+  TELEGRAM_WEBHOOK_SECRET: SECRET,
+  TELEGRAM_BOT_TOKEN: "1:bench",
+  TELEGRAM_API_ROOT: telegram.url,
+  LLM_PROVIDER: "openai-compatible",
+  LLM_MODEL: "instant",
+  LLM_BASE_URL: `${llm.url}/v1`,
+});
+try {
+  const overhead: number[] = [];
+  for (let i = 1; i <= TURNS + 20; i++) {
+    const chat = 5000 + (i % 20);
+    const sent = new Promise<number>((resolve) => waiting.set(i, resolve));
+    const modelBefore = modelMs;
+    const started = performance.now();
+    const response = await fetch(`${server.base}/api/webhooks/telegram`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET },
+      body: JSON.stringify({ update_id: i, message: { message_id: i, date: Math.floor(Date.now() / 1000), chat: { id: chat, type: "private", first_name: "U" }, from: { id: chat, is_bot: false, first_name: "U" }, text: `turn ${i}` } }),
+    });
+    if (!response.ok) throw new Error(`webhook answered ${response.status}`);
+    const at = await sent;
+    waiting.delete(i);
+    if (i > 20) overhead.push(at - started - (modelMs - modelBefore)); // first 20: warm-up
+  }
+  const s = summarize(overhead);
+  report({ bench: "turn", case: `${TURNS} turns, instant model`, metric: "p50 overhead", value: s.p50, unit: "ms", target: "< 30 ms", met: s.p50 < 30, note: `model requests: ${modelCalls}` });
+  report({ bench: "turn", case: `${TURNS} turns, instant model`, metric: "p99 overhead", value: s.p99, unit: "ms", target: "< 100 ms", met: s.p99 < 100 });
+} finally {
+  await server.stop();
+  llm.close();
+  telegram.close();
+}

@@ -1,0 +1,87 @@
+import type { Db } from "./client";
+
+export type ForkKind = "background" | "interactive";
+/** background: running → done → expired; interactive: active → exited (resume reactivates). */
+export type ForkStatus = "running" | "done" | "active" | "exited" | "expired";
+
+export function findFork(db: Db, id: number) {
+  return db.fork.findUnique({ where: { id } });
+}
+
+export function listForks(db: Db, filter: { conversationId?: number; take: number }) {
+  return db.fork.findMany({
+    where: filter.conversationId ? { conversationId: filter.conversationId } : undefined,
+    orderBy: { id: "desc" },
+    take: filter.take,
+    include: {
+      _count: { select: { messages: true } },
+      conversation: { select: { id: true, title: true, platformChatId: true, activeForkId: true } },
+    },
+  });
+}
+
+/** The fork and its ancestors, nearest first: an interactive fork's session includes its parent's. */
+export async function forkLineage(db: Db, forkId: number) {
+  const lineage = [];
+  let next: number | null = forkId;
+  for (let hops = 0; next !== null && hops < 10; hops++) {
+    const fork: { id: number; parentForkId: number | null; startedAt: Date; kind: string; baseMessageId: number | null } | null = await db.fork.findUnique({
+      where: { id: next },
+      select: { id: true, parentForkId: true, startedAt: true, kind: true, baseMessageId: true },
+    });
+    if (!fork) break;
+    lineage.push(fork);
+    next = fork.parentForkId;
+  }
+  return lineage;
+}
+
+/** The newest main-session message of a conversation: where a new fork branches off. */
+export async function lastMainMessageId(db: Db, conversationId: number) {
+  const last = await db.message.findFirst({ where: { conversationId, forkId: null }, orderBy: { id: "desc" }, select: { id: true } });
+  return last?.id ?? 0;
+}
+
+export function createFork(db: Db, data: { conversationId: number; kind: ForkKind; status: ForkStatus; parentForkId?: number | null; startedBy: string; title?: string | null; baseMessageId?: number | null }) {
+  return db.fork.create({ data });
+}
+
+export function updateFork(db: Db, id: number, data: { status?: ForkStatus; exitStrategy?: string | null; summary?: string | null; idleWarnings?: number; lastActivityAt?: Date; endedAt?: Date | null }) {
+  return db.fork.update({ where: { id }, data });
+}
+
+/** Makes `forkId` the conversation's active interactive fork only if none is (null to clear). */
+export async function setActiveFork(db: Db, conversationId: number, forkId: number | null, expectedCurrent: number | null) {
+  const { count } = await db.conversation.updateMany({ where: { id: conversationId, activeForkId: expectedCurrent }, data: { activeForkId: forkId } });
+  return count === 1;
+}
+
+/** Interactive forks idle since before `before` (for the idle sweep). */
+export function idleInteractiveForks(db: Db, before: Date) {
+  return db.fork.findMany({ where: { kind: "interactive", status: "active", lastActivityAt: { lt: before } } });
+}
+
+/** Marks background forks older than the TTL expired; they no longer resume anything. */
+export function expireBackgroundForks(db: Db, startedBefore: Date, now: Date) {
+  return db.fork.updateMany({ where: { kind: "background", status: { in: ["running", "done"] }, startedAt: { lt: startedBefore } }, data: { status: "expired", endedAt: now } });
+}
+
+/** Moves a fork's messages into the main session (exit with "save"). */
+export function mergeForkMessages(db: Db, forkId: number) {
+  return db.message.updateMany({ where: { forkId }, data: { forkId: null } });
+}
+
+/** Main-session messages stored after `afterId` up to `untilId`, newest last: a fork's "pending updates". */
+export async function mainSessionSince(db: Db, conversationId: number, afterId: number, untilId: number, take: number) {
+  const rows = await db.message.findMany({
+    where: { conversationId, forkId: null, id: { gt: afterId, lte: untilId } },
+    orderBy: [{ id: "desc" }],
+    take,
+    select: { id: true, senderKind: true, senderName: true, text: true, sentAt: true },
+  });
+  return rows.reverse();
+}
+
+export function forkMessages(db: Db, forkId: number, take: number) {
+  return db.message.findMany({ where: { forkId }, orderBy: [{ sentAt: "asc" }, { id: "asc" }], take, select: { senderKind: true, senderName: true, text: true } });
+}

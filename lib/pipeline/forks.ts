@@ -1,0 +1,207 @@
+import { generateText } from "ai";
+import { z } from "zod";
+import { buildPrompt } from "../agent/prompt";
+import type { Db } from "../db/client";
+import { storedMessageSelect } from "../db/context";
+import { findConversation } from "../db/conversations";
+import { createEnvelope, finishEnvelope, findEnvelope } from "../db/envelopes";
+import {
+  createFork,
+  expireBackgroundForks,
+  findFork,
+  forkMessages,
+  idleInteractiveForks,
+  lastMainMessageId,
+  mergeForkMessages,
+  setActiveFork,
+  updateFork,
+} from "../db/forks";
+import { agentAddress, parseAddress } from "../envelope/address";
+import { formatTime } from "../envelope/format";
+import { sanitizeBody } from "../envelope/sanitize";
+import { AppError, notFound } from "../errors";
+import { log } from "../log";
+import { getSettings } from "../settings/store";
+import { deliverToChannel } from "./deliver";
+import { executeTurn, type TurnDeps } from "./respond";
+
+export const exitStrategySchema = z.object({ strategy: z.enum(["discard", "save", "report"]) });
+export type ExitStrategy = z.infer<typeof exitStrategySchema>["strategy"];
+export const startTaskSchema = z.object({
+  conversationId: z.number().int().positive(),
+  task: z.string().trim().min(1).max(4000),
+  deliverAt: z.string().max(64).optional(),
+});
+
+/**
+ * Starts a background fork: a fork record and an envelope to the agent carrying
+ * the task, run by the worker now or at deliverAt. What the fork posts is
+ * recorded with it, so a user's reply can resume it later.
+ */
+export async function startBackgroundTask(db: Db, input: { conversationId: number; task: string; from: string; deliverAt?: Date | null }) {
+  const conversation = await findConversation(db, input.conversationId);
+  if (!conversation) throw notFound("conversation");
+  const { agentName } = await getSettings(db);
+  const fork = await createFork(db, { conversationId: conversation.id, kind: "background", status: "running", startedBy: input.from, title: input.task.slice(0, 80) });
+  const envelope = await createEnvelope(db, {
+    from: input.from,
+    to: agentAddress(agentName),
+    text: input.task,
+    conversationId: conversation.id,
+    forkId: fork.id,
+    deliverAt: input.deliverAt ?? null,
+    metadata: { backgroundTask: true },
+  });
+  return { fork, envelope };
+}
+
+/** Runs a background task envelope: the main session as context, the task last; posts go out with the fork. */
+export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Promise<void> {
+  const { db } = deps;
+  const envelope = await findEnvelope(db, envelopeId);
+  if (!envelope || envelope.status === "done" || envelope.status === "failed" || !envelope.forkId || !envelope.conversationId) return;
+  const conversation = await findConversation(db, envelope.conversationId);
+  if (!conversation) {
+    await finishEnvelope(db, envelopeId, { status: "failed", error: "conversation not found" });
+    return;
+  }
+  if (!deps.model) {
+    await updateFork(db, envelope.forkId, { status: "done", endedAt: new Date() });
+    await finishEnvelope(db, envelopeId, { status: "failed", error: "no model configured: background tasks need one" });
+    return;
+  }
+  const settings = await getSettings(db);
+  // The TTL for replies counts from when the fork actually ran; it branches off here.
+  await db.fork.update({
+    where: { id: envelope.forkId },
+    data: { startedAt: new Date(), lastActivityAt: new Date(), baseMessageId: await lastMainMessageId(db, conversation.id) },
+  });
+  const recent = (
+    await db.message.findMany({ where: { conversationId: conversation.id, forkId: null }, orderBy: [{ sentAt: "desc" }, { id: "desc" }], take: settings.recencyWindow, select: storedMessageSelect })
+  ).reverse();
+  const starter = parseAddress(envelope.from);
+  const prompt = buildPrompt({
+    context: { messages: recent.map((m) => ({ ...m, origin: "recent" as const })), gapNote: null },
+    currentId: -1,
+    conversation,
+    settings,
+    extraSystem: [
+      `You are running a background task started by ${starter.kind === "channel" ? "a channel" : `${starter.kind} ${starter.name}`}. Anything you send with reply is posted to the chat as a new message; people may reply to it later to continue this thread with you.`,
+    ],
+    finalUserMessage: `--- background task · ${formatTime(new Date())}\n${sanitizeBody(envelope.text)}`,
+  });
+  await executeTurn(
+    { ...deps, model: deps.model },
+    {
+      envelope,
+      conversationId: conversation.id,
+      forkId: envelope.forkId,
+      prompt,
+      delivery: { from: envelope.to, senderKind: "agent", senderName: settings.agentName, conversation, replyTo: null, replyToEnvelopeId: envelope.id, forkId: envelope.forkId },
+    },
+  );
+  await updateFork(db, envelope.forkId, { status: "done", lastActivityAt: new Date() });
+}
+
+/**
+ * Makes a fork the conversation's active interactive fork, so the next user
+ * message continues it. A background fork is resumed through a new interactive
+ * fork (its child); an exited interactive fork is reactivated. Refused (409)
+ * while another interactive fork is active.
+ */
+export async function resumeFork(db: Db, forkId: number, by: string) {
+  const fork = await findFork(db, forkId);
+  if (!fork) throw notFound("fork");
+  const conversation = await findConversation(db, fork.conversationId);
+  if (!conversation) throw notFound("conversation");
+  if (conversation.activeForkId === fork.id) return fork;
+  if (conversation.activeForkId !== null) {
+    const active = await findFork(db, conversation.activeForkId);
+    if (active?.parentForkId === fork.id) return active;
+    throw new AppError("conflict", `fork #${conversation.activeForkId} is active in this conversation; exit it first`);
+  }
+  const interactive =
+    fork.kind === "background"
+      ? await createFork(db, { conversationId: fork.conversationId, kind: "interactive", status: "active", parentForkId: fork.id, startedBy: by, title: fork.title, baseMessageId: fork.baseMessageId })
+      : await updateFork(db, fork.id, { status: "active", endedAt: null, idleWarnings: 0, lastActivityAt: new Date() });
+  if (!(await setActiveFork(db, fork.conversationId, interactive.id, null))) {
+    throw new AppError("conflict", "another fork became active meanwhile; try again");
+  }
+  return interactive;
+}
+
+/** A short summary of a fork for the main session: the model's, or a plain count without one. */
+async function summarizeFork(deps: TurnDeps, forkId: number) {
+  const messages = await forkMessages(deps.db, forkId, 200);
+  const fallback = `Side thread #${forkId} ended: ${messages.length} message${messages.length === 1 ? "" : "s"} exchanged.`;
+  if (!deps.model || messages.length === 0) return fallback;
+  try {
+    const { text } = await generateText({
+      model: deps.model.model,
+      system: "Summarize this side thread of a chat in at most three sentences, for the assistant's own record: what was asked, what was answered or decided.",
+      prompt: messages.map((m) => `${m.senderKind === "user" ? (m.senderName ?? "user") : "assistant"}: ${m.text}`).join("\n"),
+      maxRetries: 1,
+      abortSignal: AbortSignal.timeout(deps.timeoutMs),
+    });
+    return text.trim() ? `Summary of side thread #${forkId}: ${text.trim()}` : fallback;
+  } catch (error) {
+    log.warn("fork.summary_failed", { forkId, error });
+    return fallback;
+  }
+}
+
+/**
+ * Leaves an interactive fork: discard (its history stays with it), save (its
+ * messages join the main session) or report (a short summary is written into the
+ * main session). The conversation goes back to its main session.
+ */
+export async function exitFork(deps: TurnDeps, forkId: number, strategy: ExitStrategy, by: string) {
+  const { db } = deps;
+  const fork = await findFork(db, forkId);
+  if (!fork) throw notFound("fork");
+  if (fork.kind !== "interactive" || fork.status !== "active") throw new AppError("conflict", `fork #${forkId} is not an active interactive fork`);
+  let summary: string | null = null;
+  if (strategy === "save") await mergeForkMessages(db, forkId);
+  if (strategy === "report") {
+    summary = await summarizeFork(deps, forkId);
+    const now = new Date();
+    await db.message.create({
+      data: { conversationId: fork.conversationId, direction: "outbound", senderKind: "system", senderName: by, text: summary, forkId: null, sentAt: now },
+    });
+  }
+  await setActiveFork(db, fork.conversationId, null, forkId);
+  const updated = await updateFork(db, forkId, { status: "exited", exitStrategy: strategy, summary, endedAt: new Date() });
+  log.info("fork.exited", { forkId, strategy, by });
+  return updated;
+}
+
+/**
+ * The scheduler's fork housekeeping: an interactive fork idle for forkIdleMinutes
+ * is warned (a message in the chat); idle that long again, it reports and exits.
+ * Background forks older than the reply TTL are marked expired.
+ */
+export async function sweepForks(deps: TurnDeps, now = new Date()) {
+  const settings = await getSettings(deps.db);
+  await expireBackgroundForks(deps.db, new Date(now.getTime() - settings.forkReplyTtlDays * 86_400_000), now);
+  const idle = await idleInteractiveForks(deps.db, new Date(now.getTime() - settings.forkIdleMinutes * 60_000));
+  for (const fork of idle) {
+    if (fork.idleWarnings === 0) {
+      const conversation = await findConversation(deps.db, fork.conversationId);
+      if (conversation) {
+        await deliverToChannel(deps, {
+          from: agentAddress(settings.agentName),
+          senderKind: "agent",
+          senderName: settings.agentName,
+          conversation,
+          text: `This side thread has been quiet for ${settings.forkIdleMinutes} minutes. It will close if it stays quiet; reply here to keep it open.`,
+          replyTo: null,
+          replyToEnvelopeId: null,
+          forkId: fork.id,
+        });
+      }
+      await updateFork(deps.db, fork.id, { idleWarnings: 1, lastActivityAt: now });
+    } else {
+      await exitFork(deps, fork.id, "report", "idle timeout");
+    }
+  }
+}

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Fork" ADD COLUMN     "baseMessageId" INTEGER;

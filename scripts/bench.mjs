@@ -1,0 +1,60 @@
+// `npm run bench`: runs every benchmark under bench/ (one process each, in turn),
+// prints a table and writes docs/BENCHMARKS.md with the machine, the command and
+// the date. Every figure is paired with a baseline measured in the same run.
+//   npm run bench                 all of them
+//   npm run bench -- context      only those whose file name contains "context"
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { join } from "node:path";
+import { projectRoot } from "../lib/db/migrations.mjs";
+
+const filter = process.argv[2];
+const files = readdirSync(join(projectRoot, "bench"))
+  .filter((f) => f.endsWith(".mts") && !["server.mts"].includes(f) && (!filter || f.includes(filter)))
+  .sort();
+const tsx = join(projectRoot, "node_modules/tsx/dist/cli.mjs");
+const rows = [];
+for (const file of files) {
+  console.log(`\n▶ bench/${file}`);
+  const started = Date.now();
+  const run = spawnSync(process.execPath, [tsx, join("bench", file)], { cwd: projectRoot, encoding: "utf8", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, stdio: ["ignore", "pipe", "inherit"], timeout: 20 * 60_000 });
+  const found = (run.stdout ?? "").split("\n").filter((l) => l.startsWith("BENCH_RESULT ")).map((l) => JSON.parse(l.slice(13)));
+  if (run.status !== 0) console.error(`  failed (exit ${run.status})`);
+  for (const row of found) console.log(`  ${row.case} · ${row.metric}: ${row.value} ${row.unit}${row.baseline !== undefined ? ` (baseline ${row.baseline}${row.ratio !== undefined ? `, ratio ${row.ratio}` : ""})` : ""}${row.met === undefined ? "" : row.met ? " ✓" : " ✗"}`);
+  rows.push(...found.map((r) => ({ ...r, file })), ...(found.length === 0 ? [{ file, bench: file, case: "failed", metric: "-", value: NaN, unit: "", note: `exit ${run.status}` }] : []));
+  console.log(`  (${Math.round((Date.now() - started) / 1000)} s)`);
+}
+
+if (!filter) {
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  const table = [
+    "| benchmark | case | metric | value | baseline (same run) | ratio | target | met |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ...rows.map((r) => `| ${r.bench} | ${r.case} | ${r.metric} | ${r.value} ${r.unit} | ${r.baseline ?? "—"} | ${r.ratio ?? "—"} | ${r.target ?? "—"} | ${r.met === undefined ? "—" : r.met ? "yes" : "**no**"} |`),
+  ].join("\n");
+  const notes = rows.filter((r) => r.note).map((r) => `- ${r.bench}, ${r.case}: ${r.note}`).join("\n");
+  const doc = `# Benchmarks
+
+Produced by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB,
+Node ${process.version}, production build (\`npm start\`'s path), SQLite in WAL mode with
+\`synchronous = NORMAL\`, load generator (autocannon) on the same machine over loopback.
+Machines here are noisy: read the ratio to the baseline measured in the same run,
+not the absolute figure. Files: \`bench/*.mts\`; the runner is \`scripts/bench.mjs\`.
+
+${table}
+
+Notes:
+${notes}
+
+${readNotes()}
+`;
+  writeFileSync(join(projectRoot, "docs/BENCHMARKS.md"), doc);
+  console.log("\nwrote docs/BENCHMARKS.md");
+}
+
+/** Hand-written analysis kept beside the generated table (bench/NOTES.md). */
+function readNotes() {
+  const path = join(projectRoot, "bench/NOTES.md");
+  return existsSync(path) ? readFileSync(path, "utf8") : "";
+}
