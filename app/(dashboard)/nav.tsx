@@ -6,6 +6,7 @@ import { usePathname, useRouter } from "next/navigation";
 const links = [
   { href: "/", label: "Conversations" },
   { href: "/envelopes", label: "Envelopes" },
+  { href: "/forks", label: "Forks" },
   { href: "/simulator", label: "Simulator" },
   { href: "/settings", label: "Settings" },
 ];

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { sendEnvelopeSchema } from "../pipeline/envelopes";
+import { exitStrategySchema, startTaskSchema } from "../pipeline/forks";
 import { replyBodySchema } from "../pipeline/operator-reply";
 import { settingsUpdateSchema } from "../settings/schema";
 
@@ -57,6 +58,12 @@ export function openApiDocument() {
       },
       "/envelopes/{id}": { get: { summary: "One envelope with its metadata", parameters: [id()], responses: { "200": ok("envelope"), ...errors } } },
       "/envelopes/{id}/thread": { get: { summary: "Chain to the root and the tree below it (one query)", parameters: [id()], responses: { "200": ok("thread"), ...errors } } },
+      "/forks": {
+        get: { summary: "Forks, newest first (?conversationId=)", parameters: [{ name: "conversationId", in: "query", schema: { type: "integer" } }], responses: { "200": ok("forks"), ...errors } },
+        post: { summary: "Run a task in the background (a background fork)", requestBody: body(startTaskSchema), responses: { "201": ok("fork and envelope"), ...errors } },
+      },
+      "/forks/{id}/resume": { post: { summary: "Make the fork the conversation's active interactive fork", parameters: [id()], responses: { "200": ok("fork"), "409": { description: "Another fork is active" }, ...errors } } },
+      "/forks/{id}/exit": { post: { summary: "Leave an interactive fork", parameters: [id()], requestBody: body(exitStrategySchema), responses: { "200": ok("fork"), "409": { description: "Not an active interactive fork" }, ...errors } } },
       "/turns/{id}": { get: { summary: "Prompt inspector: the system prompt, messages, tool calls of one agent turn", parameters: [id()], responses: { "200": ok("turn"), ...errors } } },
       "/settings": {
         get: { summary: "Settings and their change log", responses: { "200": ok("settings"), ...errors } },

@@ -7,6 +7,7 @@ import { parseAddress } from "../envelope/address";
 import { parseDeliverAt } from "../envelope/deliver-at";
 import { AppError, notFound } from "../errors";
 import { getSettings } from "../settings/store";
+import { startBackgroundTask } from "./forks";
 
 export const sendEnvelopeSchema = z.object({
   from: z.string().min(1).max(200),
@@ -14,6 +15,8 @@ export const sendEnvelopeSchema = z.object({
   text: z.string().min(1).max(5000),
   replyTo: z.number().int().positive().optional(),
   deliverAt: z.string().max(64).optional(),
+  /** With `to` = this instance's agent: run the text as a background task in that conversation. */
+  conversationId: z.number().int().positive().optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
 export type SendEnvelopeInput = z.infer<typeof sendEnvelopeSchema>;
@@ -52,9 +55,14 @@ export async function sendEnvelope(db: Db, input: SendEnvelopeInput, caller: Cal
     if (!conversation) throw new AppError("not_found", `no conversation ${input.to} is known`);
     conversationId = conversation.id;
   }
+  const deliverAt = parseDeliverAt(input.deliverAt, now);
+  if (to.kind === "agent" && input.conversationId) {
+    // Mail for this instance's agent about a conversation is a background task: a fork.
+    const { agentName } = await getSettings(db);
+    if (to.name === agentName) return (await startBackgroundTask(db, { conversationId: input.conversationId, task: input.text, from: input.from, deliverAt })).envelope;
+  }
   const parent = input.replyTo ? await findEnvelope(db, input.replyTo) : null;
   if (input.replyTo && !parent) throw notFound(`envelope ${input.replyTo}`);
-  const deliverAt = parseDeliverAt(input.deliverAt, now);
   return createEnvelope(db, {
     from: input.from,
     to: input.to,

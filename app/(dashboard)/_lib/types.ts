@@ -90,3 +90,20 @@ export type Envelope = {
   turn?: { id: number } | null;
   depth?: number;
 };
+
+export type Fork = {
+  id: number;
+  conversationId: number;
+  kind: "background" | "interactive";
+  status: "running" | "done" | "active" | "exited" | "expired";
+  parentForkId: number | null;
+  startedBy: string | null;
+  title: string | null;
+  exitStrategy: string | null;
+  summary: string | null;
+  startedAt: string;
+  lastActivityAt: string;
+  endedAt: string | null;
+  _count?: { messages: number };
+  conversation?: { id: number; title: string | null; platformChatId: string; activeForkId: number | null };
+};

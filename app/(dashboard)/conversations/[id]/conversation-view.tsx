@@ -6,7 +6,35 @@ import { useMemo, useState } from "react";
 import { api } from "../../_lib/api";
 import { clock } from "../../_lib/time";
 import type { ConversationDetail, TimelineMessage } from "../../_lib/types";
+import { useForkActions } from "../../_lib/use-forks";
 import { useReply } from "../../_lib/use-reply";
+import { ForkControls } from "../../forks/fork-controls";
+
+/** "Run this in the background": starts a background fork in this conversation. */
+function BackgroundTaskForm({ conversationId }: { conversationId: number }) {
+  const [task, setTask] = useState("");
+  const { start } = useForkActions();
+  return (
+    <details style={{ marginBottom: 12 }}>
+      <summary className="muted">Run a task in the background…</summary>
+      <form
+        className="row"
+        style={{ marginTop: 8 }}
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (task.trim()) start.mutate({ conversationId, task }, { onSuccess: () => setTask("") });
+        }}
+      >
+        <input aria-label="Background task" value={task} onChange={(e) => setTask(e.target.value)} placeholder="e.g. Summarize today's open questions and post them" style={{ maxWidth: 520 }} />
+        <button type="submit" disabled={!task.trim() || start.isPending}>
+          Run in background
+        </button>
+        {start.isSuccess && <span className="muted" role="status">Started fork #{start.data.fork.id}</span>}
+        {start.isError && <span className="error" role="alert">{start.error.message}</span>}
+      </form>
+    </details>
+  );
+}
 
 const GAP_MS = 15 * 60_000;
 
@@ -63,8 +91,17 @@ export function ConversationView({ id }: { id: number }) {
           ) : (
             <span className="badge">main session</span>
           )}
+          <Link href={`/forks?conversationId=${conversation.id}`}>forks</Link>
         </div>
       </div>
+      {conversation.activeFork && (
+        <div className="banner row" data-testid="active-fork-banner">
+          New messages continue fork #{conversation.activeFork.id}
+          {conversation.activeFork.title ? ` (“${conversation.activeFork.title}”)` : ""}.
+          <ForkControls fork={{ id: conversation.activeFork.id, kind: "interactive", status: "active" }} anotherActive={false} />
+        </div>
+      )}
+      <BackgroundTaskForm conversationId={conversation.id} />
       {messages.length === 0 && <div className="panel muted">No messages yet.</div>}
       <div className="timeline" data-testid="timeline">
         {messages.map((m, i) => {

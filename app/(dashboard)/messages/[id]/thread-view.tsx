@@ -6,6 +6,7 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import { api } from "../../_lib/api";
 import { clock } from "../../_lib/time";
 import type { ThreadMember, ThreadResponse } from "../../_lib/types";
+import { useForkActions } from "../../_lib/use-forks";
 import { useReply } from "../../_lib/use-reply";
 import { NODE_H, NODE_W, layoutThread } from "./tree-layout";
 
@@ -109,6 +110,19 @@ export function ThreadView({ id }: { id: number }) {
   );
 }
 
+function ResumeFork({ forkId }: { forkId: number }) {
+  const { resume } = useForkActions();
+  return (
+    <p className="row">
+      <button type="button" onClick={() => resume.mutate(forkId)} disabled={resume.isPending}>
+        Resume fork #{forkId}
+      </button>
+      {resume.isSuccess && <span className="muted" role="status">Fork #{resume.data.fork.id} is active: the next user message continues it.</span>}
+      {resume.isError && <span className="error" role="alert">{resume.error.message}</span>}
+    </p>
+  );
+}
+
 function MessageDetails({ member, conversationId }: { member: ThreadMember | null; conversationId?: number }) {
   const [text, setText] = useState("");
   const reply = useReply(conversationId ?? 0);
@@ -136,6 +150,7 @@ function MessageDetails({ member, conversationId }: { member: ThreadMember | nul
           <Link href={`/conversations/${conversationId}`}>Open conversation</Link>
         </p>
       )}
+      {member.forkId && <ResumeFork forkId={member.forkId} />}
       <form
         onSubmit={async (e) => {
           e.preventDefault();

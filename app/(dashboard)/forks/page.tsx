@@ -1,0 +1,5 @@
+import { ForkList } from "./fork-list";
+
+export default function ForksPage() {
+  return <ForkList />;
+}

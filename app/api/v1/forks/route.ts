@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { listForks } from "@/lib/db/forks";
+import { parseDeliverAt } from "@/lib/envelope/deliver-at";
+import { withOperator } from "@/lib/http/api";
+import { json, readJson } from "@/lib/http/respond";
+import { startBackgroundTask, startTaskSchema } from "@/lib/pipeline/forks";
+
+export const dynamic = "force-dynamic";
+
+const query = z.object({ conversationId: z.coerce.number().int().positive().optional(), take: z.coerce.number().int().min(1).max(500).default(100) });
+
+export const GET = withOperator(async ({ request, ctx }) => {
+  const params = query.parse(Object.fromEntries(new URL(request.url).searchParams));
+  return json({ forks: await listForks(ctx.db, params) });
+});
+
+/** An operator starts a background fork: "run this in the background: …". */
+export const POST = withOperator(async ({ request, ctx, caller }) => {
+  const input = await readJson(request, startTaskSchema);
+  const started = await startBackgroundTask(ctx.db, {
+    conversationId: input.conversationId,
+    task: input.task,
+    from: `operator:${caller.operator.name}`,
+    deliverAt: parseDeliverAt(input.deliverAt, new Date()),
+  });
+  ctx.worker.kick();
+  return json(started, 201);
+});
