@@ -192,3 +192,20 @@ export async function takeAgentMail(db: Db, to: string, now: Date, take: number)
 export function findEnvelopeWithTurn(db: Db, id: number) {
   return db.envelope.findUnique({ where: { id }, include: { turn: { select: { id: true } } } });
 }
+
+/**
+ * Sends that started (outbound envelope written, status processing, not held by
+ * a worker's claim) but never finished: the process stopped mid-send. Whether the
+ * platform got the message is unknown, so they are failed, never retried.
+ */
+export async function failStaleSends(db: Db, startedBefore: Date) {
+  const stale = await db.envelope.findMany({
+    where: { status: "processing", claimedBy: null, to: { startsWith: "channel:" }, updatedAt: { lt: startedBefore } },
+    select: { id: true },
+    take: 100,
+  });
+  for (const { id } of stale) {
+    await finishEnvelope(db, id, { status: "failed", error: "delivery outcome unknown: the server stopped during the send; check the chat before sending again" });
+  }
+  return stale.length;
+}

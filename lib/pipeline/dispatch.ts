@@ -22,6 +22,11 @@ export async function deliverChannelEnvelope(deps: { db: Db } & Pick<TurnDeps, "
   if (!envelope || envelope.status === "done" || envelope.status === "failed") return;
   const address = parseAddress(envelope.to);
   if (address.kind !== "channel") return;
+  if (envelope.attempts > 1) {
+    // An earlier claim ran out without finishing: it may have sent already. At most once.
+    await finishEnvelope(deps.db, envelopeId, { status: "failed", error: "delivery outcome unknown: an earlier attempt stopped mid-send; check the chat before sending again" });
+    return;
+  }
   const conversation = await findConversationByChat(deps.db, address.adapter, address.chatId);
   if (!conversation) {
     await finishEnvelope(deps.db, envelopeId, { status: "failed", error: `no conversation ${envelope.to} is known` });

@@ -14,6 +14,8 @@ export type WorkerDeps = {
   backoffMs: (attempts: number) => number;
   /** Housekeeping on every timer tick (fork idle timeouts and expiry). */
   onTick?: () => Promise<void>;
+  /** The longest sleep between ticks when nothing is due (default 30 s). */
+  pollMs?: number;
   /** Conversations processed at once (each one strictly in order). */
   concurrency?: number;
   now?: () => Date;
@@ -130,7 +132,8 @@ export class EnvelopeWorker {
     clearTimeout(this.timer);
     const now = this.now();
     const next = await nextDueAt(this.deps.db, now).catch(() => null);
-    const wait = next ? Math.min(Math.max(next.getTime() - now.getTime(), 10), SAFETY_POLL_MS) : SAFETY_POLL_MS;
+    const poll = this.deps.pollMs ?? SAFETY_POLL_MS;
+    const wait = next ? Math.min(Math.max(next.getTime() - now.getTime(), 10), poll) : poll;
     this.timer = setTimeout(() => {
       this.deps.onTick?.().catch((error) => log.error("worker.tick_failed", { error }));
       this.kick();

@@ -7,7 +7,7 @@ import type { ChannelAdapter } from "../channels/types";
 import { getDb, type Db } from "../db/client";
 import { env, type Env } from "../env";
 import { dispatchEnvelope } from "../pipeline/dispatch";
-import { sweepForks } from "../pipeline/forks";
+import { housekeeping } from "../pipeline/housekeeping";
 import { ingestInbound } from "../pipeline/ingest";
 import { EnvelopeWorker } from "../pipeline/worker";
 
@@ -38,6 +38,7 @@ export type AppOverrides = {
   /** Worker lease and backoff, shortened in tests. */
   leaseMs?: number;
   backoffMs?: (attempts: number) => number;
+  pollMs?: number;
 };
 
 /**
@@ -52,12 +53,14 @@ export async function createApp(e: Env, db: Db, overrides: AppOverrides = {}): P
   const model = overrides.model !== undefined ? overrides.model : modelFromEnv(e);
   const timeoutMs = e.LLM_TIMEOUT_SECONDS * 1000;
   const turnDeps = { db, channels, model, timeoutMs };
+  // Longer than a whole turn (three model steps), so a live turn is never taken over.
+  const leaseMs = overrides.leaseMs ?? timeoutMs * 4;
   const worker = new EnvelopeWorker({
     db,
     run: (envelope) => dispatchEnvelope(turnDeps, envelope),
-    onTick: () => sweepForks(turnDeps),
-    // Longer than a whole turn (three model steps), so a live turn is never taken over.
-    leaseMs: overrides.leaseMs ?? timeoutMs * 4,
+    onTick: () => housekeeping(turnDeps, leaseMs),
+    pollMs: overrides.pollMs,
+    leaseMs,
     maxAttempts: 4,
     backoffMs: overrides.backoffMs ?? ((attempts) => Math.min(5_000 * 2 ** (attempts - 1), 5 * 60_000)),
   });

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 
 export type ChatRequest = { model: string; messages: { role: string; content: unknown; tool_calls?: unknown }[]; tools?: unknown[] };
 /** What the fake model does for a request that is not a tool result: reply with text, or stay silent. */
-export type Script = (request: ChatRequest) => { reply: string } | { silent: true } | { status: number };
+export type Script = (request: ChatRequest) => ({ reply: string } | { silent: true } | { status: number }) & { delayMs?: number };
 
 async function readJson(req: IncomingMessage) {
   const chunks: Buffer[] = [];
@@ -39,6 +39,7 @@ export async function startFakeLlm(script: Script = () => ({ reply: "Hello from 
     const last = body.messages[body.messages.length - 1];
     if (last?.role === "tool") return send(200, completion({ content: "" }, "stop"));
     const action = current(body);
+    if (action.delayMs) await new Promise((resolve) => setTimeout(resolve, action.delayMs));
     if ("status" in action) return send(action.status, { error: { message: "fake model failure", type: "server_error" } });
     if ("silent" in action) return send(200, completion({ content: "(no reply needed)" }, "stop"));
     // Without tools (summaries), answer in plain text.
@@ -57,7 +58,11 @@ export async function startFakeLlm(script: Script = () => ({ reply: "Hello from 
     setScript: (next: Script) => {
       current = next;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

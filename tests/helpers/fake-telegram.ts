@@ -19,6 +19,7 @@ async function readJson(req: IncomingMessage) {
 export async function startFakeTelegram() {
   const calls: BotApiCall[] = [];
   const failures: Failure[] = [];
+  const holds: number[] = [];
   let nextMessageId = 50_000;
   const server = createServer(async (req, res) => {
     const method = req.url!.split("/").pop()!;
@@ -37,6 +38,8 @@ export async function startFakeTelegram() {
       return send(failure.status, failure.body);
     }
     if (method === "sendMessage") {
+      const hold = holds.shift();
+      if (hold) await new Promise((r) => setTimeout(r, hold));
       return send(200, { ok: true, result: { message_id: nextMessageId++, date: Math.floor(Date.now() / 1000), chat: { id: Number(body.chat_id), type: "private" }, text: body.text } });
     }
     return send(200, { ok: true, result: true });
@@ -47,10 +50,18 @@ export async function startFakeTelegram() {
     url: `http://127.0.0.1:${port}`,
     calls,
     sends: () => calls.filter((c) => c.method === "sendMessage"),
+    /** Records the next sendMessage at once but answers only after `ms` (a slow platform). */
+    holdNext: (ms: number) => {
+      holds.push(ms);
+    },
     failNext: (failure: Failure, times = 1) => {
       for (let i = 0; i < times; i++) failures.push(failure);
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
