@@ -85,3 +85,25 @@ test("the envelopes page lists the traffic with links to threads", async ({ page
   await rows.first().getByRole("link", { name: "thread" }).click();
   await expect(page.getByTestId("envelope-tree")).toContainText("Echo: envelope check");
 });
+
+test("pause the agent in one conversation, see the charts, and use the console at phone width", async ({ page, dashboard }) => {
+  await dashboard.signIn();
+  await dashboard.simulate("first, with the agent on", { firstName: "Pia", userId: 9393 });
+  await expect(page.getByTestId("sim-timeline")).toContainText("Echo: first, with the agent on");
+  await page.getByRole("link", { name: "Open in dashboard" }).click();
+  await expect(page.getByTestId("charts")).toBeVisible();
+  await expect(page.getByText(/Agent latency per turn · median \d+ ms/)).toBeVisible();
+  await page.getByRole("button", { name: "Agent: on" }).click();
+  await expect(page.getByRole("button", { name: "Agent: paused" })).toBeVisible();
+
+  await dashboard.simulate("second, with the agent paused", { firstName: "Pia", userId: 9393 });
+  await page.getByRole("link", { name: "Open in dashboard" }).click();
+  await expect(page.getByTestId("message").filter({ hasText: "second, with the agent paused" })).toBeVisible();
+  await page.waitForTimeout(1_500);
+  await expect(page.getByTestId("message").filter({ hasText: "Echo: second" })).toHaveCount(0);
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByRole("link", { name: "Conversations" }).click();
+  await expect(page.getByTestId("conversation-row").filter({ hasText: "Pia" })).toContainText("paused");
+  await dashboard.screenshot("phone-conversations");
+});

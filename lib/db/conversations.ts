@@ -38,3 +38,8 @@ export async function listConversations(db: Db, options: ConversationListOptions
 export function markConversationRead(db: Db, id: number, at: Date) {
   return db.conversation.update({ where: { id }, data: { lastReadAt: at } });
 }
+
+/** Pauses or resumes the agent in one conversation (operators answer by hand meanwhile). */
+export function setAgentEnabled(db: Db, id: number, agentEnabled: boolean) {
+  return db.conversation.update({ where: { id }, data: { agentEnabled } });
+}

@@ -69,7 +69,7 @@ async function store(tx: Tx, msg: InboundMessage, options: StoreInboundOptions):
 
   // The same message under a new update id hits the (conversation, platform id) key: duplicate.
   const repliesToBot = Boolean(msg.replyTo?.fromSelf || target?.senderKind === "agent");
-  const answer = options.answers({ repliesToBot });
+  const answer = conversation.agentEnabled && options.answers({ repliesToBot });
   const message = await tx.message.create({
     data: {
       conversationId: conversation.id,
@@ -109,7 +109,7 @@ async function store(tx: Tx, msg: InboundMessage, options: StoreInboundOptions):
         updateId: msg.updateId,
         ...(forkConflict ? { forkConflict: true } : {}),
         ...(msg.platform ? { platform: msg.platform } : {}),
-        ...(answer ? {} : { skipped: "not addressed to the bot" }),
+        ...(answer ? {} : { skipped: conversation.agentEnabled ? "not addressed to the bot" : "agent paused in this conversation" }),
       },
       doneAt: answer ? null : now,
     },

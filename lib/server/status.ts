@@ -9,9 +9,18 @@ export async function describeStatus(ctx: AppContext) {
   } catch (e) {
     error = `getMe failed: ${(e as Error).message}`;
   }
+  let webhook: { url: string; pendingUpdates: number; lastError?: string } | undefined;
+  if (ctx.telegram.mode === "live" && !error) {
+    try {
+      const info = await ctx.telegram.bot.api.getWebhookInfo();
+      webhook = { url: info.url ?? "", pendingUpdates: info.pending_update_count, ...(info.last_error_message ? { lastError: info.last_error_message } : {}) };
+    } catch (e) {
+      error = `getWebhookInfo failed: ${(e as Error).message}`;
+    }
+  }
   return {
     model: ctx.model ? { provider: ctx.model.provider, modelId: ctx.model.modelId } : null,
-    telegram: { mode: ctx.telegram.mode, username, ...(error ? { error } : {}) },
+    telegram: { mode: ctx.telegram.mode, username, ...(webhook ? { webhook } : {}), ...(error ? { error } : {}) },
     database: ctx.env.DATABASE_URL.startsWith("file:") ? ("sqlite" as const) : ("postgresql" as const),
   };
 }

@@ -1,7 +1,7 @@
 /** JSON shapes of /api/v1 as the dashboard reads them (dates are ISO strings). */
 export type StatusInfo = {
   model: { provider: string; modelId: string } | null;
-  telegram: { mode: "live" | "sandbox"; username: string | null; error?: string };
+  telegram: { mode: "live" | "sandbox"; username: string | null; webhook?: { url: string; pendingUpdates: number; lastError?: string }; error?: string };
   database: "sqlite" | "postgresql";
 };
 
@@ -12,6 +12,7 @@ export type ConversationSummary = {
   type: string;
   title: string | null;
   lastMessageAt: string | null;
+  agentEnabled: boolean;
   unread: number;
   activeFork: { id: number; title: string | null; status: string } | null;
   lastMessage: { text: string; senderName: string | null; senderKind: string; sentAt: string } | null;

@@ -59,6 +59,7 @@ export function ConversationList() {
               <th>Last message</th>
               <th>Activity</th>
               <th>Unread</th>
+              <th>Agent</th>
               <th>Fork</th>
             </tr>
           </thead>
@@ -94,6 +95,7 @@ export function ConversationList() {
                 </td>
                 <td className="muted">{c.lastMessageAt ? timeAgo(c.lastMessageAt) : "—"}</td>
                 <td>{c.unread > 0 ? <span className="badge warn">{c.unread}</span> : <span className="muted">0</span>}</td>
+                <td>{c.agentEnabled ? <span className="badge ok">on</span> : <span className="badge warn">paused</span>}</td>
                 <td>{c.activeFork ? <span className="badge ok">fork #{c.activeFork.id}</span> : <span className="muted">main</span>}</td>
               </tr>
             ))}

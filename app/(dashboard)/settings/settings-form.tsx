@@ -114,6 +114,12 @@ export function SettingsForm() {
               Telegram: {status.data?.telegram.mode === "live" ? `live as @${status.data.telegram.username ?? "?"}` : "sandbox (no bot token)"}
               {status.data?.telegram.error && <span className="error"> — {status.data.telegram.error}</span>}
             </p>
+            {status.data?.telegram.webhook ? (
+              <p data-testid="webhook-info">
+                Webhook: {status.data.telegram.webhook.url || "not set"} · {status.data.telegram.webhook.pendingUpdates} pending
+                {status.data.telegram.webhook.lastError && <span className="error"> · last error: {status.data.telegram.webhook.lastError}</span>}
+              </p>
+            ) : null}
             <p className="muted">Webhook: POST /api/webhooks/telegram with X-Telegram-Bot-Api-Secret-Token. Register it with npm run telegram:webhook.</p>
             <p className="muted">Database: {status.data?.database}</p>
           </div>

@@ -1,6 +1,6 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
 import { api } from "../../_lib/api";
@@ -9,6 +9,24 @@ import type { ConversationDetail, TimelineMessage } from "../../_lib/types";
 import { useForkActions } from "../../_lib/use-forks";
 import { useReply } from "../../_lib/use-reply";
 import { ForkControls } from "../../forks/fork-controls";
+import { ConversationCharts } from "./charts";
+
+/** Pause or resume the agent in this conversation. */
+function AgentSwitch({ conversationId, enabled }: { conversationId: number; enabled: boolean }) {
+  const client = useQueryClient();
+  const toggle = useMutation({
+    mutationFn: () => api(`/conversations/${conversationId}`, { method: "PATCH", body: { agentEnabled: !enabled } }),
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: ["conversation", conversationId] });
+      void client.invalidateQueries({ queryKey: ["conversations"] });
+    },
+  });
+  return (
+    <button type="button" onClick={() => toggle.mutate()} disabled={toggle.isPending} aria-pressed={enabled} title="Whether the agent answers in this conversation">
+      Agent: {enabled ? "on" : "paused"}
+    </button>
+  );
+}
 
 /** "Run this in the background": starts a background fork in this conversation. */
 function BackgroundTaskForm({ conversationId }: { conversationId: number }) {
@@ -92,6 +110,7 @@ export function ConversationView({ id }: { id: number }) {
             <span className="badge">main session</span>
           )}
           <Link href={`/forks?conversationId=${conversation.id}`}>forks</Link>
+          <AgentSwitch conversationId={conversation.id} enabled={conversation.agentEnabled} />
         </div>
       </div>
       {conversation.activeFork && (
@@ -101,6 +120,7 @@ export function ConversationView({ id }: { id: number }) {
           <ForkControls fork={{ id: conversation.activeFork.id, kind: "interactive", status: "active" }} anotherActive={false} />
         </div>
       )}
+      <ConversationCharts conversationId={conversation.id} />
       <BackgroundTaskForm conversationId={conversation.id} />
       {messages.length === 0 && <div className="panel muted">No messages yet.</div>}
       <div className="timeline" data-testid="timeline">

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Conversation" ADD COLUMN     "agentEnabled" BOOLEAN NOT NULL DEFAULT true;
