@@ -12,6 +12,8 @@ export type StoreInboundOptions = {
   answers: (input: { repliesToBot: boolean }) => boolean;
   /** A reply to a background fork's message resumes it while the fork is younger than this. */
   forkReplyTtlMs: number;
+  /** Without a model nothing would answer: the envelope is done at once, waiting for an operator. */
+  modelConfigured: boolean;
 };
 
 export type StoreInboundResult =
@@ -69,7 +71,9 @@ async function store(tx: Tx, msg: InboundMessage, options: StoreInboundOptions):
 
   // The same message under a new update id hits the (conversation, platform id) key: duplicate.
   const repliesToBot = Boolean(msg.replyTo?.fromSelf || target?.senderKind === "agent");
-  const answer = conversation.agentEnabled && options.answers({ repliesToBot });
+  const wanted = conversation.agentEnabled && options.answers({ repliesToBot });
+  // A fork conflict is answered with a notice even without a model.
+  const answer = wanted && (options.modelConfigured || forkConflict);
   const message = await tx.message.create({
     data: {
       conversationId: conversation.id,
@@ -109,7 +113,9 @@ async function store(tx: Tx, msg: InboundMessage, options: StoreInboundOptions):
         updateId: msg.updateId,
         ...(forkConflict ? { forkConflict: true } : {}),
         ...(msg.platform ? { platform: msg.platform } : {}),
-        ...(answer ? {} : { skipped: conversation.agentEnabled ? "not addressed to the bot" : "agent paused in this conversation" }),
+        ...(answer
+          ? {}
+          : { skipped: !conversation.agentEnabled ? "agent paused in this conversation" : wanted ? "no model configured" : "not addressed to the bot" }),
       },
       doneAt: answer ? null : now,
     },

@@ -69,7 +69,7 @@ export async function createApp(e: Env, db: Db, overrides: AppOverrides = {}): P
     secret: telegramSecret,
     channel: telegram,
     ingest: async (message) => {
-      const result = await ingestInbound(db, message);
+      const result = await ingestInbound(db, message, { modelConfigured: model !== null });
       worker.kick();
       return result;
     },

@@ -9,6 +9,18 @@ import { defaultSettings, settingsSchema, settingsUpdateSchema, type Settings } 
  * A stored value that no longer validates falls back to its default, logged.
  */
 export async function getSettings(db: Db): Promise<Settings> {
+  // A one-second cache per client: the hot path (every ingest, every turn) reads
+  // settings, and a second of staleness across instances is invisible to people.
+  const hit = cache.get(db);
+  if (hit && hit.until > Date.now()) return hit.settings;
+  const settings = await readSettings(db);
+  cache.set(db, { settings, until: Date.now() + 1_000 });
+  return settings;
+}
+
+const cache = new WeakMap<Db, { settings: Settings; until: number }>();
+
+async function readSettings(db: Db): Promise<Settings> {
   const rows = await readSettingRows(db);
   const merged: Record<string, unknown> = { ...defaultSettings };
   for (const { key, value } of rows) {
@@ -29,6 +41,7 @@ export async function updateSettings(db: Db, input: unknown, changedBy: string):
     .filter(([key, value]) => JSON.stringify(current[key as keyof Settings]) !== JSON.stringify(value))
     .map(([key, newValue]) => ({ key, oldValue: current[key as keyof Settings], newValue }));
   if (changes.length) await writeSettings(db, changes, changedBy);
+  cache.delete(db);
   return { ...current, ...update };
 }
 

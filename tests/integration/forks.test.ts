@@ -1,115 +1,95 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { exitFork, resumeFork, startBackgroundTask, sweepForks } from "@/lib/pipeline/forks";
 import { FORK_CONFLICT_NOTICE } from "@/lib/pipeline/respond";
 import { updateSettings } from "@/lib/settings/store";
 import { update } from "../fixtures/telegram";
-import { startTestApp, type TestApp } from "../helpers/app";
-import { databases, type TestDb } from "../helpers/db";
-import { startFakeLlm, type FakeLlm } from "../helpers/fake-llm";
-import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
+import { databases } from "../helpers/db";
+import type { FakeLlm } from "../helpers/fake-llm";
+import { useHarness } from "../helpers/harness";
 
 const lastPrompt = (llm: FakeLlm) => llm.requests.filter((r) => r.messages.at(-1)?.role !== "tool").at(-1)!;
 const texts = (llm: FakeLlm) => lastPrompt(llm).messages.filter((m) => m.role !== "system").map((m) => String(m.content).split("\n").pop());
 const system = (llm: FakeLlm) => String(lastPrompt(llm).messages.find((m) => m.role === "system")?.content);
 
 describe.each(databases)("forks on $name", ({ open }) => {
-  let telegram: FakeTelegram;
-  let llm: FakeLlm;
-  let testDb: TestDb;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    telegram = await startFakeTelegram();
-    llm = await startFakeLlm((req) => {
+  const h = useHarness({
+    open,
+    script: (req) => {
       const last = String(req.messages.at(-1)?.content ?? "");
       if (last.includes("background task")) return { reply: "Daily digest: 3 new tickets" };
       return { reply: `ack: ${last.split("\n").pop()}` };
-    });
-  });
-  afterAll(async () => {
-    await telegram.close();
-    await llm.close();
-  });
-  beforeEach(async () => {
-    telegram.calls.length = 0;
-    llm.requests.length = 0;
-    testDb = await open();
-    t = await startTestApp({ db: testDb, telegram, llm });
-  });
-  afterEach(async () => {
-    await t.stop();
-    await testDb.close();
+    },
   });
 
   let nextMessageId = 100;
   const say = async (text: string, replyTo?: { message_id: number; text: string; fromBot?: boolean }) => {
-    await t.post(update({ messageId: ++nextMessageId, text, replyTo }));
-    await t.settle();
+    await h.t.post(update({ messageId: ++nextMessageId, text, replyTo }));
+    await h.t.settle();
     return nextMessageId;
   };
-  const conversation = () => t.db.conversation.findFirstOrThrow();
+  const conversation = () => h.t.db.conversation.findFirstOrThrow();
 
   /** Main-session chat, then a background fork that posts a digest. Returns the digest message. */
   async function withBackgroundPost() {
     await say("main one");
     await say("main two");
-    const { fork } = await startBackgroundTask(t.db, { conversationId: (await conversation()).id, task: "Post the daily digest", from: "operator:admin" });
-    t.app.worker.kick();
-    await t.settle();
-    const post = await t.db.message.findFirstOrThrow({ where: { forkId: fork.id } });
+    const { fork } = await startBackgroundTask(h.t.db, { conversationId: (await conversation()).id, task: "Post the daily digest", from: "operator:admin" });
+    h.t.app.worker.kick();
+    await h.t.settle();
+    const post = await h.t.db.message.findFirstOrThrow({ where: { forkId: fork.id } });
     expect(post).toMatchObject({ senderKind: "agent", text: "Daily digest: 3 new tickets", replyToMessageId: null });
-    expect((await t.db.fork.findUniqueOrThrow({ where: { id: fork.id } })).status).toBe("done");
+    expect((await h.t.db.fork.findUniqueOrThrow({ where: { id: fork.id } })).status).toBe("done");
     return { fork, post };
   }
 
   it("a reply to a background fork's post starts an interactive fork with its history and the pending updates", async () => {
     const { fork, post } = await withBackgroundPost();
     await say("main three, after the digest");
-    llm.requests.length = 0;
+    h.llm.requests.length = 0;
     const replyId = await say("tell me more about the tickets", { message_id: Number(post.platformMessageId), text: post.text, fromBot: true });
 
     const c = await conversation();
-    const interactive = await t.db.fork.findUniqueOrThrow({ where: { id: c.activeForkId! } });
+    const interactive = await h.t.db.fork.findUniqueOrThrow({ where: { id: c.activeForkId! } });
     expect(interactive).toMatchObject({ kind: "interactive", status: "active", parentForkId: fork.id });
-    const reply = await t.db.message.findFirstOrThrow({ where: { platformMessageId: String(replyId) } });
+    const reply = await h.t.db.message.findFirstOrThrow({ where: { platformMessageId: String(replyId) } });
     expect(reply.forkId).toBe(interactive.id);
     // The fork's session: main history before the fork began, the fork's post, the reply.
-    expect(texts(llm)).toEqual(["main one", "ack: main one", "main two", "ack: main two", "Daily digest: 3 new tickets", "tell me more about the tickets"]);
-    expect(system(llm)).toContain("Pending updates from the main conversation since this thread began");
-    expect(system(llm)).toContain('Alice: "main three, after the digest"');
+    expect(texts(h.llm)).toEqual(["main one", "ack: main one", "main two", "ack: main two", "Daily digest: 3 new tickets", "tell me more about the tickets"]);
+    expect(system(h.llm)).toContain("Pending updates from the main conversation since this thread began");
+    expect(system(h.llm)).toContain('Alice: "main three, after the digest"');
     // The answer is posted in the fork too.
-    const answer = await t.db.message.findFirstOrThrow({ where: { replyToMessageId: reply.id } });
+    const answer = await h.t.db.message.findFirstOrThrow({ where: { replyToMessageId: reply.id } });
     expect(answer.forkId).toBe(interactive.id);
 
     // While it is active, the conversation's messages go to it.
     const nextId = await say("and the oldest one?");
-    expect((await t.db.message.findFirstOrThrow({ where: { platformMessageId: String(nextId) } })).forkId).toBe(interactive.id);
+    expect((await h.t.db.message.findFirstOrThrow({ where: { platformMessageId: String(nextId) } })).forkId).toBe(interactive.id);
   });
 
   it("a reply after the TTL just quotes: no fork", async () => {
     const { fork, post } = await withBackgroundPost();
-    await t.db.fork.update({ where: { id: fork.id }, data: { startedAt: new Date(Date.now() - 8 * 86_400_000) } });
-    llm.requests.length = 0;
+    await h.t.db.fork.update({ where: { id: fork.id }, data: { startedAt: new Date(Date.now() - 8 * 86_400_000) } });
+    h.llm.requests.length = 0;
     await say("still relevant?", { message_id: Number(post.platformMessageId), text: post.text, fromBot: true });
     expect((await conversation()).activeForkId).toBeNull();
-    expect(String(lastPrompt(llm).messages.at(-1)!.content)).toContain('[↩ reply to agent: "Daily digest: 3 new tickets"]');
-    expect(system(llm)).not.toContain("Pending updates");
+    expect(String(lastPrompt(h.llm).messages.at(-1)!.content)).toContain('[↩ reply to agent: "Daily digest: 3 new tickets"]');
+    expect(system(h.llm)).not.toContain("Pending updates");
   });
 
   it("a second fork while one is active is refused with a message to the user", async () => {
     const first = await withBackgroundPost();
-    const second = await startBackgroundTask(t.db, { conversationId: (await conversation()).id, task: "Post the daily digest", from: "operator:admin" });
-    t.app.worker.kick();
-    await t.settle();
-    const secondPost = await t.db.message.findFirstOrThrow({ where: { forkId: second.fork.id } });
+    const second = await startBackgroundTask(h.t.db, { conversationId: (await conversation()).id, task: "Post the daily digest", from: "operator:admin" });
+    h.t.app.worker.kick();
+    await h.t.settle();
+    const secondPost = await h.t.db.message.findFirstOrThrow({ where: { forkId: second.fork.id } });
     await say("about the first digest", { message_id: Number(first.post.platformMessageId), text: first.post.text, fromBot: true });
     const active = (await conversation()).activeForkId;
-    const sendsBefore = telegram.sends().length;
+    const sendsBefore = h.telegram.sends().length;
     await say("and the second one", { message_id: Number(secondPost.platformMessageId), text: secondPost.text, fromBot: true });
     expect((await conversation()).activeForkId).toBe(active);
-    expect(await t.db.fork.count({ where: { kind: "interactive" } })).toBe(1);
-    expect(telegram.sends().slice(sendsBefore).map((c) => c.body.text)).toEqual([FORK_CONFLICT_NOTICE]);
-    const flagged = await t.db.envelope.findFirstOrThrow({ where: { text: "and the second one" } });
+    expect(await h.t.db.fork.count({ where: { kind: "interactive" } })).toBe(1);
+    expect(h.telegram.sends().slice(sendsBefore).map((c) => c.body.text)).toEqual([FORK_CONFLICT_NOTICE]);
+    const flagged = await h.t.db.envelope.findFirstOrThrow({ where: { text: "and the second one" } });
     expect((flagged.metadata as Record<string, unknown>).forkConflict).toBe(true);
   });
 
@@ -121,69 +101,69 @@ describe.each(databases)("forks on $name", ({ open }) => {
 
   it("exit with discard: the fork keeps its history, the main session is untouched", async () => {
     const forkId = await interactiveFork();
-    const mainBefore = await t.db.message.count({ where: { forkId: null } });
-    await exitFork(t.app.turnDeps, forkId, "discard", "operator:admin");
+    const mainBefore = await h.t.db.message.count({ where: { forkId: null } });
+    await exitFork(h.t.app.turnDeps, forkId, "discard", "operator:admin");
     expect((await conversation()).activeForkId).toBeNull();
-    expect(await t.db.message.count({ where: { forkId: null } })).toBe(mainBefore);
-    expect(await t.db.message.count({ where: { forkId } })).toBe(2);
-    expect((await t.db.fork.findUniqueOrThrow({ where: { id: forkId } })).status).toBe("exited");
+    expect(await h.t.db.message.count({ where: { forkId: null } })).toBe(mainBefore);
+    expect(await h.t.db.message.count({ where: { forkId } })).toBe(2);
+    expect((await h.t.db.fork.findUniqueOrThrow({ where: { id: forkId } })).status).toBe("exited");
     const nextId = await say("back in main");
-    expect((await t.db.message.findFirstOrThrow({ where: { platformMessageId: String(nextId) } })).forkId).toBeNull();
+    expect((await h.t.db.message.findFirstOrThrow({ where: { platformMessageId: String(nextId) } })).forkId).toBeNull();
   });
 
   it("exit with save: the fork's messages join the main session", async () => {
     const forkId = await interactiveFork();
-    await exitFork(t.app.turnDeps, forkId, "save", "operator:admin");
-    expect(await t.db.message.count({ where: { forkId } })).toBe(0);
-    expect(await t.db.message.count({ where: { text: "fork question", forkId: null } })).toBe(1);
-    llm.requests.length = 0;
+    await exitFork(h.t.app.turnDeps, forkId, "save", "operator:admin");
+    expect(await h.t.db.message.count({ where: { forkId } })).toBe(0);
+    expect(await h.t.db.message.count({ where: { text: "fork question", forkId: null } })).toBe(1);
+    h.llm.requests.length = 0;
     await say("continue in main");
-    expect(texts(llm)).toContain("fork question");
+    expect(texts(h.llm)).toContain("fork question");
   });
 
   it("exit with report: a summary is written into the main session", async () => {
-    llm.setScript((req) => (String(req.messages.at(-1)?.content ?? "").includes("background task") ? { reply: "Daily digest: 3 new tickets" } : { reply: "ok" }));
+    h.llm.setScript((req) => (String(req.messages.at(-1)?.content ?? "").includes("background task") ? { reply: "Daily digest: 3 new tickets" } : { reply: "ok" }));
     const forkId = await interactiveFork();
-    await exitFork(t.app.turnDeps, forkId, "report", "operator:admin");
-    const note = await t.db.message.findFirstOrThrow({ where: { senderKind: "system" } });
+    await exitFork(h.t.app.turnDeps, forkId, "report", "operator:admin");
+    const note = await h.t.db.message.findFirstOrThrow({ where: { senderKind: "system" } });
     expect(note.forkId).toBeNull();
     expect(note.text).toMatch(/^Summary of side thread #\d+: ok$/);
-    expect((await t.db.fork.findUniqueOrThrow({ where: { id: forkId } })).summary).toBe(note.text);
+    expect((await h.t.db.fork.findUniqueOrThrow({ where: { id: forkId } })).summary).toBe(note.text);
   });
 
   it("idle timeout: the first warns in the chat, the second reports and exits", async () => {
     const forkId = await interactiveFork();
-    await updateSettings(t.db, { forkIdleMinutes: 10 }, "test");
+    await updateSettings(h.t.db, { forkIdleMinutes: 10 }, "test");
     const in11 = new Date(Date.now() + 11 * 60_000);
-    await sweepForks(t.app.turnDeps, in11);
-    expect((await t.db.fork.findUniqueOrThrow({ where: { id: forkId } })).idleWarnings).toBe(1);
-    expect(telegram.sends().at(-1)!.body.text).toContain("quiet for 10 minutes");
+    await sweepForks(h.t.app.turnDeps, in11);
+    expect((await h.t.db.fork.findUniqueOrThrow({ where: { id: forkId } })).idleWarnings).toBe(1);
+    expect(h.telegram.sends().at(-1)!.body.text).toContain("quiet for 10 minutes");
     expect((await conversation()).activeForkId).toBe(forkId);
-    await sweepForks(t.app.turnDeps, new Date(in11.getTime() + 11 * 60_000));
-    expect((await t.db.fork.findUniqueOrThrow({ where: { id: forkId } })).exitStrategy).toBe("report");
+    await sweepForks(h.t.app.turnDeps, new Date(in11.getTime() + 11 * 60_000));
+    expect((await h.t.db.fork.findUniqueOrThrow({ where: { id: forkId } })).exitStrategy).toBe("report");
     expect((await conversation()).activeForkId).toBeNull();
-    expect(await t.db.message.count({ where: { senderKind: "system" } })).toBe(1);
+    expect(await h.t.db.message.count({ where: { senderKind: "system" } })).toBe(1);
   });
 
   it("resume from the API: the next message lands in that fork; a second resume is refused", async () => {
     const { fork } = await withBackgroundPost();
-    const interactive = await resumeFork(t.db, fork.id, "operator:admin");
+    const interactive = await resumeFork(h.t.db, fork.id, "operator:admin");
     expect(interactive).toMatchObject({ kind: "interactive", parentForkId: fork.id, status: "active" });
     const nextId = await say("resumed by the operator");
-    expect((await t.db.message.findFirstOrThrow({ where: { platformMessageId: String(nextId) } })).forkId).toBe(interactive.id);
-    const other = await startBackgroundTask(t.db, { conversationId: (await conversation()).id, task: "another", from: "operator:admin" });
-    await expect(resumeFork(t.db, other.fork.id, "operator:admin")).rejects.toMatchObject({ code: "conflict" });
-    await exitFork(t.app.turnDeps, interactive.id, "discard", "operator:admin");
-    const again = await resumeFork(t.db, interactive.id, "operator:admin");
+    expect((await h.t.db.message.findFirstOrThrow({ where: { platformMessageId: String(nextId) } })).forkId).toBe(interactive.id);
+    const other = await startBackgroundTask(h.t.db, { conversationId: (await conversation()).id, task: "another", from: "operator:admin" });
+    await expect(resumeFork(h.t.db, other.fork.id, "operator:admin")).rejects.toMatchObject({ code: "conflict" });
+    await exitFork(h.t.app.turnDeps, interactive.id, "discard", "operator:admin");
+    const again = await resumeFork(h.t.db, interactive.id, "operator:admin");
     expect(again).toMatchObject({ id: interactive.id, status: "active" });
     expect((await conversation()).activeForkId).toBe(interactive.id);
   });
 
   it("background forks older than the TTL are expired by the sweep, not at read time", async () => {
     const { fork } = await withBackgroundPost();
-    expect((await t.db.fork.findUniqueOrThrow({ where: { id: fork.id } })).status).toBe("done");
-    await sweepForks(t.app.turnDeps, new Date(Date.now() + 8 * 86_400_000));
-    expect((await t.db.fork.findUniqueOrThrow({ where: { id: fork.id } })).status).toBe("expired");
+    expect((await h.t.db.fork.findUniqueOrThrow({ where: { id: fork.id } })).status).toBe("done");
+    await sweepForks(h.t.app.turnDeps, new Date(Date.now() + 8 * 86_400_000));
+    expect((await h.t.db.fork.findUniqueOrThrow({ where: { id: fork.id } })).status).toBe("expired");
   });
 
 });

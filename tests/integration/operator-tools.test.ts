@@ -1,60 +1,37 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RateLimiter } from "@/lib/auth/rate-limit";
 import { setAgentEnabled } from "@/lib/db/conversations";
 import { conversationStats } from "@/lib/db/stats";
 import { update } from "../fixtures/telegram";
-import { startTestApp, type TestApp } from "../helpers/app";
-import { sqliteTestDb, type TestDb } from "../helpers/db";
-import { startFakeLlm, type FakeLlm } from "../helpers/fake-llm";
-import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
+import { useHarness } from "../helpers/harness";
 
 describe("operator tools", () => {
-  let telegram: FakeTelegram;
-  let llm: FakeLlm;
-  let testDb: TestDb;
-  let t: TestApp;
-  beforeAll(async () => {
-    telegram = await startFakeTelegram();
-    llm = await startFakeLlm();
-  });
-  afterAll(async () => {
-    await telegram.close();
-    await llm.close();
-  });
-  beforeEach(async () => {
-    telegram.calls.length = 0;
-    testDb = await sqliteTestDb();
-    t = await startTestApp({ db: testDb, telegram, llm });
-  });
-  afterEach(async () => {
-    await t.stop();
-    await testDb.close();
-  });
+  const h = useHarness();
 
   it("pausing the agent in a conversation stores messages but answers none; resuming answers again", async () => {
-    await t.post(update({ text: "one" }));
-    await t.settle();
-    const conversation = await t.db.conversation.findFirstOrThrow();
-    await setAgentEnabled(t.db, conversation.id, false);
-    await t.post(update({ text: "two" }));
-    await t.settle();
-    expect(telegram.sends()).toHaveLength(1);
-    const paused = await t.db.envelope.findFirstOrThrow({ where: { text: "two" } });
+    await h.t.post(update({ text: "one" }));
+    await h.t.settle();
+    const conversation = await h.t.db.conversation.findFirstOrThrow();
+    await setAgentEnabled(h.t.db, conversation.id, false);
+    await h.t.post(update({ text: "two" }));
+    await h.t.settle();
+    expect(h.telegram.sends()).toHaveLength(1);
+    const paused = await h.t.db.envelope.findFirstOrThrow({ where: { text: "two" } });
     expect((paused.metadata as Record<string, unknown>).skipped).toBe("agent paused in this conversation");
-    await setAgentEnabled(t.db, conversation.id, true);
-    await t.post(update({ text: "three" }));
-    await t.settle();
-    expect(telegram.sends()).toHaveLength(2);
+    await setAgentEnabled(h.t.db, conversation.id, true);
+    await h.t.post(update({ text: "three" }));
+    await h.t.settle();
+    expect(h.telegram.sends()).toHaveLength(2);
   });
 
   it("stats count messages per hour and list turn latencies", async () => {
-    await t.post(update({ text: "a" }));
-    await t.post(update({ text: "b" }));
-    await t.settle();
-    const conversation = await t.db.conversation.findFirstOrThrow();
-    const stats = await conversationStats(t.db, conversation.id, new Date());
+    await h.t.post(update({ text: "a" }));
+    await h.t.post(update({ text: "b" }));
+    await h.t.settle();
+    const conversation = await h.t.db.conversation.findFirstOrThrow();
+    const stats = await conversationStats(h.t.db, conversation.id, new Date());
     expect(stats.activity).toHaveLength(48);
     expect(stats.activity.at(-1)).toMatchObject({ inbound: 2, outbound: 2 });
     expect(stats.latency).toHaveLength(2);
@@ -64,15 +41,15 @@ describe("operator tools", () => {
   it("npm run telegram:webhook registers the webhook with the secret, then reports and deletes it", async () => {
     // Async: the fake Bot API answers from this very process.
     const run = promisify(execFile);
-    const env = { ...process.env, TELEGRAM_BOT_TOKEN: "1:abc", TELEGRAM_API_ROOT: telegram.url, TELEGRAM_WEBHOOK_SECRET: "s3cret_token" };
+    const env = { ...process.env, TELEGRAM_BOT_TOKEN: "1:abc", TELEGRAM_API_ROOT: h.telegram.url, TELEGRAM_WEBHOOK_SECRET: "s3cret_token" };
     const script = (...args: string[]) => run(process.execPath, ["scripts/telegram-webhook.mjs", ...args], { env, timeout: 20_000 });
     expect((await script("--url", "https://example.com/api/webhooks/telegram")).stdout).toContain("webhook set");
-    const set = telegram.calls.find((c) => c.method === "setWebhook")!;
+    const set = h.telegram.calls.find((c) => c.method === "setWebhook")!;
     expect(set.body).toMatchObject({ url: "https://example.com/api/webhooks/telegram", secret_token: "s3cret_token", allowed_updates: ["message", "edited_message"], max_connections: 40 });
     await script("--info");
-    expect(telegram.calls.some((c) => c.method === "getWebhookInfo")).toBe(true);
+    expect(h.telegram.calls.some((c) => c.method === "getWebhookInfo")).toBe(true);
     await script("--delete");
-    expect(telegram.calls.some((c) => c.method === "deleteWebhook")).toBe(true);
+    expect(h.telegram.calls.some((c) => c.method === "deleteWebhook")).toBe(true);
     await expect(script("--url", "http://insecure.example")).rejects.toThrow(/https/);
   });
 });

@@ -1,78 +1,53 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BOT, alice, group, mention, update } from "../fixtures/telegram";
-import { startTestApp, type TestApp } from "../helpers/app";
-import { databases, type TestDb } from "../helpers/db";
-import { startFakeLlm, type FakeLlm } from "../helpers/fake-llm";
-import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
+import { databases } from "../helpers/db";
+import { useHarness } from "../helpers/harness";
 
 describe.each(databases)("Telegram webhook on $name", ({ open }) => {
-  let telegram: FakeTelegram;
-  let llm: FakeLlm;
-  let testDb: TestDb;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    telegram = await startFakeTelegram();
-    llm = await startFakeLlm();
-  });
-  afterAll(async () => {
-    await telegram.close();
-    await llm.close();
-  });
-  beforeEach(async () => {
-    telegram.calls.length = 0;
-    llm.requests.length = 0;
-    llm.setScript(() => ({ reply: "Hello from the fake model" }));
-    testDb = await open();
-    t = await startTestApp({ db: testDb, telegram, llm });
-  });
-  afterEach(async () => {
-    await t.stop();
-    await testDb.close();
-  });
+  const h = useHarness({ open });
 
   const counts = async () => ({
-    messages: await t.db.message.count(),
-    envelopes: await t.db.envelope.count(),
-    updates: await t.db.inboundUpdate.count(),
-    conversations: await t.db.conversation.count(),
+    messages: await h.t.db.message.count(),
+    envelopes: await h.t.db.envelope.count(),
+    updates: await h.t.db.inboundUpdate.count(),
+    conversations: await h.t.db.conversation.count(),
   });
   const nothing = { messages: 0, envelopes: 0, updates: 0, conversations: 0 };
 
   it("refuses a wrong or missing secret with 401 and stores nothing", async () => {
-    expect((await t.post(update({ text: "hi" }), { secret: "wrong" })).status).toBe(401);
-    expect((await t.post(update({ text: "hi" }), { secret: null })).status).toBe(401);
+    expect((await h.t.post(update({ text: "hi" }), { secret: "wrong" })).status).toBe(401);
+    expect((await h.t.post(update({ text: "hi" }), { secret: null })).status).toBe(401);
     expect(await counts()).toEqual(nothing);
   });
 
   it("refuses malformed JSON, non-updates, wrong content types and oversized bodies, storing nothing", async () => {
-    expect((await t.post(null, { rawBody: '{"update_id": 1,' })).status).toBe(400);
-    expect((await t.post({ hello: "world" })).status).toBe(400);
-    expect((await t.post({ update_id: 1, message: { message_id: "x" } })).status).toBe(400);
-    expect((await t.post(update({ text: "hi" }), { contentType: "text/plain" })).status).toBe(415);
-    expect((await t.post(update({ text: "x".repeat(1_100_000) }))).status).toBe(413);
+    expect((await h.t.post(null, { rawBody: '{"update_id": 1,' })).status).toBe(400);
+    expect((await h.t.post({ hello: "world" })).status).toBe(400);
+    expect((await h.t.post({ update_id: 1, message: { message_id: "x" } })).status).toBe(400);
+    expect((await h.t.post(update({ text: "hi" }), { contentType: "text/plain" })).status).toBe(415);
+    expect((await h.t.post(update({ text: "x".repeat(1_100_000) }))).status).toBe(413);
     expect(await counts()).toEqual(nothing);
   });
 
   it("stores a private message, acknowledges, and answers once as a native reply", async () => {
     const u = update({ messageId: 321, text: "What's the time?" });
-    const res = await t.post(u);
+    const res = await h.t.post(u);
     expect(res.status).toBe(200);
     expect(res.body.result).toMatchObject({ status: "stored", answer: true });
-    await t.settle();
+    await h.t.settle();
 
-    const stored = await t.db.message.findMany({ orderBy: { id: "asc" } });
+    const stored = await h.t.db.message.findMany({ orderBy: { id: "asc" } });
     expect(stored.map((m) => [m.direction, m.senderKind, m.text])).toEqual([
       ["inbound", "user", "What's the time?"],
       ["outbound", "agent", "Hello from the fake model"],
     ]);
-    const sends = telegram.sends();
+    const sends = h.telegram.sends();
     expect(sends).toHaveLength(1);
     expect(sends[0].body).toMatchObject({ chat_id: String(alice.id), text: "Hello from the fake model", reply_parameters: { message_id: 321 } });
     // The id the Bot API returned for the sent message is kept (the fake numbers from 50000).
     expect(Number(stored[1].platformMessageId)).toBeGreaterThanOrEqual(50_000);
     expect(stored[1].replyToMessageId).toBe(stored[0].id);
-    const envelopes = await t.db.envelope.findMany({ orderBy: { id: "asc" } });
+    const envelopes = await h.t.db.envelope.findMany({ orderBy: { id: "asc" } });
     expect(envelopes.map((e) => [e.from, e.to, e.status])).toEqual([
       [`channel:telegram:${alice.id}`, "agent:main", "done"],
       ["agent:main", `channel:telegram:${alice.id}`, "done"],
@@ -82,96 +57,96 @@ describe.each(databases)("Telegram webhook on $name", ({ open }) => {
 
   it("stores a duplicated update once and answers it once, however often it arrives", async () => {
     const u = update({ text: "once please" });
-    const results = [await t.post(u), await t.post(u)];
-    await t.settle();
-    results.push(await t.post(u));
-    await t.settle();
+    const results = [await h.t.post(u), await h.t.post(u)];
+    await h.t.settle();
+    results.push(await h.t.post(u));
+    await h.t.settle();
     expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(results.map((r) => r.body.result.status)).toEqual(["stored", "duplicate", "duplicate"]);
-    expect(await t.db.message.count({ where: { direction: "inbound" } })).toBe(1);
-    expect(telegram.sends()).toHaveLength(1);
+    expect(await h.t.db.message.count({ where: { direction: "inbound" } })).toBe(1);
+    expect(h.telegram.sends()).toHaveLength(1);
   });
 
   it("stores concurrent deliveries of one update once", async () => {
     const u = update({ text: "racing" });
-    const results = await Promise.all([t.post(u), t.post(u), t.post(u)]);
-    await t.settle();
+    const results = await Promise.all([h.t.post(u), h.t.post(u), h.t.post(u)]);
+    await h.t.settle();
     expect(results.every((r) => r.status === 200)).toBe(true);
-    expect(await t.db.message.count({ where: { direction: "inbound" } })).toBe(1);
-    expect(telegram.sends()).toHaveLength(1);
+    expect(await h.t.db.message.count({ where: { direction: "inbound" } })).toBe(1);
+    expect(h.telegram.sends()).toHaveLength(1);
   });
 
   it("in a group stores every message but answers only when mentioned or replied to", async () => {
-    await t.post(update({ chat: group, text: "just chatting" }));
-    await t.settle();
-    expect(telegram.sends()).toHaveLength(0);
-    const quiet = await t.db.envelope.findFirst({ orderBy: { id: "desc" } });
+    await h.t.post(update({ chat: group, text: "just chatting" }));
+    await h.t.settle();
+    expect(h.telegram.sends()).toHaveLength(0);
+    const quiet = await h.t.db.envelope.findFirst({ orderBy: { id: "desc" } });
     expect(quiet).toMatchObject({ status: "done" });
     expect((quiet!.metadata as Record<string, unknown>).skipped).toBe("not addressed to the bot");
 
-    await t.post(update({ chat: group, ...mention(`@${BOT.username} what's up?`) }));
-    await t.settle();
-    expect(telegram.sends()).toHaveLength(1);
+    await h.t.post(update({ chat: group, ...mention(`@${BOT.username} what's up?`) }));
+    await h.t.settle();
+    expect(h.telegram.sends()).toHaveLength(1);
 
-    const botMessage = await t.db.message.findFirst({ where: { senderKind: "agent" } });
-    await t.post(update({ chat: group, text: "thanks!", replyTo: { message_id: Number(botMessage!.platformMessageId), text: botMessage!.text, fromBot: true } }));
-    await t.settle();
-    expect(telegram.sends()).toHaveLength(2);
-    expect(await t.db.message.count({ where: { direction: "inbound" } })).toBe(3);
-    expect(telegram.sends()[1].body.chat_id).toBe(String(group.id));
+    const botMessage = await h.t.db.message.findFirst({ where: { senderKind: "agent" } });
+    await h.t.post(update({ chat: group, text: "thanks!", replyTo: { message_id: Number(botMessage!.platformMessageId), text: botMessage!.text, fromBot: true } }));
+    await h.t.settle();
+    expect(h.telegram.sends()).toHaveLength(2);
+    expect(await h.t.db.message.count({ where: { direction: "inbound" } })).toBe(3);
+    expect(h.telegram.sends()[1].body.chat_id).toBe(String(group.id));
   });
 
   it("links a reply to its stored target, threads it, and shows the quote to the model", async () => {
-    await t.post(update({ messageId: 10, text: "The meeting moved to Thursday at 3pm, room B" }));
-    await t.settle();
-    llm.requests.length = 0;
-    await t.post(update({ messageId: 12, text: "which room again?", replyTo: { message_id: 10, text: "The meeting moved to Thursday at 3pm, room B", from: { id: alice.id, first_name: "Alice" } }, quote: "room B" }));
-    await t.settle();
+    await h.t.post(update({ messageId: 10, text: "The meeting moved to Thursday at 3pm, room B" }));
+    await h.t.settle();
+    h.llm.requests.length = 0;
+    await h.t.post(update({ messageId: 12, text: "which room again?", replyTo: { message_id: 10, text: "The meeting moved to Thursday at 3pm, room B", from: { id: alice.id, first_name: "Alice" } }, quote: "room B" }));
+    await h.t.settle();
 
-    const reply = await t.db.message.findFirst({ where: { platformMessageId: "12" } });
-    const target = await t.db.message.findFirst({ where: { platformMessageId: "10" } });
+    const reply = await h.t.db.message.findFirst({ where: { platformMessageId: "12" } });
+    const target = await h.t.db.message.findFirst({ where: { platformMessageId: "10" } });
     expect(reply).toMatchObject({ replyToMessageId: target!.id, quoteText: "room B", threadId: target!.threadId });
     expect(target!.threadId).not.toBeNull();
-    const lastUser = llm.requests[0].messages.filter((m) => m.role === "user").pop()!;
+    const lastUser = h.llm.requests[0].messages.filter((m) => m.role === "user").pop()!;
     expect(String(lastUser.content)).toContain('[↩ reply to Alice: "room B"]');
   });
 
   it("updates an edited message and keeps its history, without answering again", async () => {
-    await t.post(update({ messageId: 77, text: "helo" }));
-    await t.settle();
-    await t.post(update({ messageId: 77, text: "hello", edited: true }));
-    await t.settle();
-    const m = await t.db.message.findFirst({ where: { platformMessageId: "77" }, include: { revisions: true } });
+    await h.t.post(update({ messageId: 77, text: "helo" }));
+    await h.t.settle();
+    await h.t.post(update({ messageId: 77, text: "hello", edited: true }));
+    await h.t.settle();
+    const m = await h.t.db.message.findFirst({ where: { platformMessageId: "77" }, include: { revisions: true } });
     expect(m!.text).toBe("hello");
     expect(m!.editedAt).not.toBeNull();
     expect(m!.revisions.map((r) => r.text)).toEqual(["helo"]);
-    expect(telegram.sends()).toHaveLength(1);
+    expect(h.telegram.sends()).toHaveLength(1);
   });
 
   it("stores a photo with its caption", async () => {
-    await t.post(update({ extra: { photo: [{ file_id: "a", file_unique_id: "b", width: 10, height: 10 }], caption: "our new office" } }));
-    await t.settle();
-    const m = await t.db.message.findFirst({ where: { direction: "inbound" } });
+    await h.t.post(update({ extra: { photo: [{ file_id: "a", file_unique_id: "b", width: 10, height: 10 }], caption: "our new office" } }));
+    await h.t.settle();
+    const m = await h.t.db.message.findFirst({ where: { direction: "inbound" } });
     expect(m!.text).toBe("[photo] our new office");
   });
 
   it("records a failed send on the envelope for the operator, and sends nothing twice", async () => {
-    telegram.failNext({ status: 403, body: { ok: false, error_code: 403, description: "Forbidden: bot was blocked by the user" } });
-    await t.post(update({ text: "hi" }));
-    await t.settle();
-    const outbound = await t.db.envelope.findFirst({ where: { from: "agent:main" } });
+    h.telegram.failNext({ status: 403, body: { ok: false, error_code: 403, description: "Forbidden: bot was blocked by the user" } });
+    await h.t.post(update({ text: "hi" }));
+    await h.t.settle();
+    const outbound = await h.t.db.envelope.findFirst({ where: { from: "agent:main" } });
     expect(outbound).toMatchObject({ status: "failed", lastDeliveryError: "Telegram 403: Forbidden: bot was blocked by the user" });
     expect((outbound!.metadata as Record<string, unknown>).lastDeliveryError).toBe("Telegram 403: Forbidden: bot was blocked by the user");
-    expect(telegram.sends()).toHaveLength(1);
-    expect(await t.db.message.count({ where: { direction: "outbound" } })).toBe(0);
+    expect(h.telegram.sends()).toHaveLength(1);
+    expect(await h.t.db.message.count({ where: { direction: "outbound" } })).toBe(0);
   });
 
   it("honors a 429's retry_after and then delivers once", async () => {
-    telegram.failNext({ status: 429, body: { ok: false, error_code: 429, description: "Too Many Requests: retry after 1", parameters: { retry_after: 1 } } });
-    await t.post(update({ text: "hi" }));
-    await t.settle();
-    const sends = telegram.sends();
+    h.telegram.failNext({ status: 429, body: { ok: false, error_code: 429, description: "Too Many Requests: retry after 1", parameters: { retry_after: 1 } } });
+    await h.t.post(update({ text: "hi" }));
+    await h.t.settle();
+    const sends = h.telegram.sends();
     expect(sends).toHaveLength(2);
-    expect(await t.db.message.count({ where: { direction: "outbound" } })).toBe(1);
+    expect(await h.t.db.message.count({ where: { direction: "outbound" } })).toBe(1);
   });
 });
