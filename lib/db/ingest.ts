@@ -1,6 +1,7 @@
 import type { InboundMessage } from "../channels/types";
 import { channelAddress } from "../envelope/address";
 import type { Db } from "./client";
+import { log } from "../log";
 import { isUniqueViolation } from "./errors";
 
 type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
@@ -66,6 +67,8 @@ async function store(tx: Tx, msg: InboundMessage, options: StoreInboundOptions):
         select: { id: true, threadId: true, senderKind: true, forkId: true },
       })
     : null;
+  // An unknown or invalid platform id is simply "not found": the platform's copy of the text stays.
+  if (msg.replyTo?.id && !target) log.debug("ingest.reply_target_not_found", { channel: msg.channel, replyTo: msg.replyTo.id });
   const threadId = target ? await joinThread(tx, conversation.id, target, msg.message.sentAt) : null;
   const { forkId, forkConflict } = await routeToFork(tx, conversation, target?.forkId ?? null, msg, options.forkReplyTtlMs);
 

@@ -76,3 +76,10 @@ describe("splitText", () => {
     expect(parts.every((p) => p.length <= 4096)).toBe(true);
   });
 });
+
+describe("parseUpdate on untrusted shapes", () => {
+  it("does not throw on a text_mention without its user (found by the fuzz test)", () => {
+    const u = update({ text: "hello there", entities: [{ type: "text_mention", offset: 0, length: 5 }] });
+    expect(parse(u)!.addressesBot).toBe(false);
+  });
+});

@@ -32,7 +32,8 @@ export function addressesBot(message: Message, bot: BotIdentity): boolean {
   const me = `@${bot.username}`.toLowerCase();
   return entities.some((entity) => {
     if (entity.type === "mention") return entityText(text, entity).toLowerCase() === me;
-    if (entity.type === "text_mention") return entity.user.id === bot.id;
+    // Untrusted input: a text_mention without its user must not throw.
+    if (entity.type === "text_mention") return (entity as { user?: { id?: number } }).user?.id === bot.id;
     if (entity.type === "bot_command" && entity.offset === 0) {
       const [, target] = entityText(text, entity).split("@");
       return !target || `@${target}`.toLowerCase() === me;
