@@ -106,31 +106,52 @@ export function findClaimable(db: Db, now: Date, take: number) {
   });
 }
 
-/** Is another worker running an envelope of this conversation (live lease)? */
-export async function conversationBusy(db: Db, conversationId: number, now: Date, exceptId: number) {
-  const busy = await db.envelope.findFirst({
-    where: { conversationId, status: "processing", leaseUntil: { gte: now }, NOT: { id: exceptId } },
-    select: { id: true },
-  });
-  return busy !== null;
-}
-
 /**
- * Claims one envelope with a conditional update: exactly one worker wins, on
- * SQLite and on PostgreSQL alike. Returns whether this worker got it.
+ * Claims one envelope for this worker, or answers false. One transaction checks
+ * and claims: nobody else runs an envelope of the same conversation (live lease),
+ * no older envelope of it is still waiting (order is kept), and the conditional
+ * update wins. On PostgreSQL a transaction-scoped advisory lock on the
+ * conversation makes the check-then-claim atomic across instances; SQLite has one
+ * writer, so its transactions are serial already.
  */
-export async function claimEnvelope(db: Db, id: number, worker: string, now: Date, leaseMs: number) {
-  const { count } = await db.envelope.updateMany({
-    where: {
-      id,
-      OR: [
-        { status: "pending", OR: [{ deliverAt: null }, { deliverAt: { lte: now } }] },
-        { status: "processing", leaseUntil: { lt: now } },
-      ],
-    },
-    data: { status: "processing", claimedBy: worker, leaseUntil: new Date(now.getTime() + leaseMs), attempts: { increment: 1 } },
+export async function claimEnvelope(
+  db: Db,
+  candidate: { id: number; conversationId: number | null },
+  worker: string,
+  now: Date,
+  leaseMs: number,
+  options: { advisoryLock: boolean },
+) {
+  return db.$transaction(async (tx) => {
+    const { conversationId } = candidate;
+    if (conversationId !== null) {
+      if (options.advisoryLock) await tx.$queryRawUnsafe("SELECT 1 AS locked FROM pg_advisory_xact_lock(7301, $1::int)", conversationId);
+      const blocking = await tx.envelope.findFirst({
+        where: {
+          conversationId,
+          NOT: { id: candidate.id },
+          ...workerMail,
+          OR: [
+            { status: "processing", leaseUntil: { gte: now } },
+            { id: { lt: candidate.id }, status: "pending", OR: [{ deliverAt: null }, { deliverAt: { lte: now } }] },
+          ],
+        },
+        select: { id: true },
+      });
+      if (blocking) return false;
+    }
+    const { count } = await tx.envelope.updateMany({
+      where: {
+        id: candidate.id,
+        OR: [
+          { status: "pending", OR: [{ deliverAt: null }, { deliverAt: { lte: now } }] },
+          { status: "processing", leaseUntil: { lt: now } },
+        ],
+      },
+      data: { status: "processing", claimedBy: worker, leaseUntil: new Date(now.getTime() + leaseMs), attempts: { increment: 1 } },
+    });
+    return count === 1;
   });
-  return count === 1;
 }
 
 /** The soonest future deliverAt among pending envelopes, for the scheduler's timer. */

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "../db/client";
-import { claimEnvelope, conversationBusy, findClaimable, finishEnvelope, nextDueAt, retryEnvelopeLater } from "../db/envelopes";
+import { claimEnvelope, findClaimable, finishEnvelope, nextDueAt, retryEnvelopeLater } from "../db/envelopes";
 import { log } from "../log";
 
 export type WorkerDeps = {
@@ -14,6 +14,8 @@ export type WorkerDeps = {
   backoffMs: (attempts: number) => number;
   /** Housekeeping on every timer tick (fork idle timeouts and expiry). */
   onTick?: () => Promise<void>;
+  /** PostgreSQL: serialize claims per conversation across instances with an advisory lock. */
+  advisoryLock?: boolean;
   /** The longest sleep between ticks when nothing is due (default 30 s). */
   pollMs?: number;
   /** Conversations processed at once (each one strictly in order). */
@@ -99,8 +101,7 @@ export class EnvelopeWorker {
     for (const c of candidates) {
       if (this.stopped || this.running.size >= limit) break;
       if (this.busy.has(c.conversationId)) continue;
-      if (c.conversationId !== null && (await conversationBusy(this.deps.db, c.conversationId, now, c.id))) continue;
-      if (!(await claimEnvelope(this.deps.db, c.id, this.id, now, this.deps.leaseMs))) continue;
+      if (!(await claimEnvelope(this.deps.db, c, this.id, now, this.deps.leaseMs, { advisoryLock: this.deps.advisoryLock ?? false }))) continue;
       this.busy.add(c.conversationId);
       const task = this.execute({ id: c.id, to: c.to, attempts: c.attempts + 1 }).finally(() => {
         this.busy.delete(c.conversationId);

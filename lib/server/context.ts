@@ -59,6 +59,7 @@ export async function createApp(e: Env, db: Db, overrides: AppOverrides = {}): P
     db,
     run: (envelope) => dispatchEnvelope(turnDeps, envelope),
     onTick: () => housekeeping(turnDeps, leaseMs),
+    advisoryLock: e.DATABASE_URL.startsWith("postgres"),
     pollMs: overrides.pollMs,
     leaseMs,
     maxAttempts: 4,

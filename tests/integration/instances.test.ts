@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDb } from "@/lib/db/client";
+import { update } from "../fixtures/telegram";
+import { startTestApp } from "../helpers/app";
+import { POSTGRES_SKIP_REASON, hasPostgres, postgresTestDb, type TestDb } from "../helpers/db";
+import { startFakeLlm, type FakeLlm } from "../helpers/fake-llm";
+import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
+
+const MESSAGES = 300;
+const inFlight = new Map<string, number>();
+let maxInFlight = 0;
+const CHATS = 10;
+
+/**
+ * Two app instances (separate clients and connection pools, separate workers) on
+ * one PostgreSQL database, updates spread over both webhooks: every message is
+ * answered exactly once, and within a conversation in order.
+ */
+describe.skipIf(!hasPostgres)(`two instances on one PostgreSQL${hasPostgres ? "" : ` (${POSTGRES_SKIP_REASON})`}`, () => {
+  let telegram: FakeTelegram;
+  let llm: FakeLlm;
+  let first: TestDb;
+  beforeAll(async () => {
+    telegram = await startFakeTelegram();
+    // Model latency, so several messages of one conversation wait at once; and a
+    // record of how many turns of one conversation were ever in flight together.
+    llm = await startFakeLlm((req) => {
+      const last = String(req.messages.at(-1)?.content);
+      const chat = /from (U\d+)/.exec(last)?.[1] ?? "?";
+      inFlight.set(chat, (inFlight.get(chat) ?? 0) + 1);
+      maxInFlight = Math.max(maxInFlight, inFlight.get(chat)!);
+      setTimeout(() => inFlight.set(chat, inFlight.get(chat)! - 1), 20);
+      return { reply: `re: ${last.split("\n").pop()}`, delayMs: 20 };
+    });
+    first = await postgresTestDb();
+  });
+  afterAll(async () => {
+    await telegram.close();
+    await llm.close();
+    await first.close();
+  });
+
+  it(`${MESSAGES} messages over ${CHATS} conversations: one answer each, in order, nothing processed twice`, async () => {
+    const second = { ...first, db: await openDb(first.url), close: async () => {} };
+    const a = await startTestApp({ db: first, telegram, llm });
+    const b = await startTestApp({ db: second, telegram, llm });
+    try {
+      const posts = [];
+      for (let i = 1; i <= MESSAGES; i++) {
+        const chat = { id: 8000 + (i % CHATS), type: "private" as const };
+        const body = update({ updateId: i, messageId: i, chat, from: { id: chat.id, first_name: `U${chat.id}` }, text: `m${i}` });
+        posts.push((i % 2 ? a : b).post(body));
+        if (i % 60 === 0) await Promise.all(posts.splice(0));
+      }
+      await Promise.all(posts);
+      await Promise.all([a.settle(), b.settle()]);
+      await Promise.all([a.settle(), b.settle()]);
+
+      const sends = telegram.sends();
+      const answered = sends.map((s) => s.body.reply_parameters.message_id as number);
+      expect(answered).toHaveLength(MESSAGES);
+      expect(new Set(answered).size).toBe(MESSAGES);
+      // Per conversation, answers went out in the order the messages were stored
+      // (concurrent deliveries of one chat may be stored in any order; after that, order holds).
+      const stored = await first.db.envelope.findMany({ where: { to: "agent:main" }, orderBy: { id: "asc" }, select: { from: true, metadata: true } });
+      for (let c = 0; c < CHATS; c++) {
+        const chat = `channel:telegram:${8000 + c}`;
+        const arrival = stored.filter((e) => e.from === chat).map((e) => Number((e.metadata as { platformMessageId: string }).platformMessageId));
+        const answers = sends.filter((s) => Number(s.body.chat_id) === 8000 + c).map((s) => s.body.reply_parameters.message_id as number);
+        expect(answers, chat).toEqual(arrival);
+      }
+      // Never two turns of one conversation at the same time, across both instances.
+      expect(maxInFlight).toBe(1);
+      const envelopes = await first.db.envelope.findMany({ where: { to: "agent:main" }, select: { status: true, attempts: true } });
+      expect(envelopes).toHaveLength(MESSAGES);
+      expect(envelopes.every((e) => e.status === "done" && e.attempts === 1)).toBe(true);
+      expect(await first.db.turn.count()).toBe(MESSAGES);
+    } finally {
+      await a.stop();
+      await b.stop();
+      await second.db.$disconnect();
+    }
+  }, 180_000);
+});
