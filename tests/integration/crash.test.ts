@@ -8,7 +8,7 @@ import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
 
 /** Starts the app in a child process; resolves with its port once it listens. */
 function startProcess(env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "tests/helpers/app-process.mts"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "tests/helpers/app-process.mts"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((resolve, reject) => {
     child.stdout!.on("data", (chunk: Buffer) => {
       const match = /ready (\d+)/.exec(chunk.toString());
@@ -26,6 +26,7 @@ async function until(check: () => Promise<boolean> | boolean, timeoutMs = 20_000
   }
 }
 
+/** SIGKILL the app process (spawned as node --import tsx: no wrapper to survive it). */
 const kill = async (child: ChildProcess) => {
   child.kill("SIGKILL");
   if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once("exit", r));

@@ -20,6 +20,8 @@ export type TelegramChannelOptions = {
   /** Another Bot API server (self-hosted, or a fake in tests). */
   apiRoot?: string;
   sandboxUsername: string;
+  /** Bot API request timeout (default 30 s). */
+  timeoutSeconds?: number;
 };
 
 /** Splits long text at line or word boundaries into Telegram-sized parts. */
@@ -56,7 +58,8 @@ function sandboxMessageId(): string {
 
 export function createTelegramChannel(options: TelegramChannelOptions): TelegramChannel {
   if (!options.token) return sandboxChannel(options.sandboxUsername);
-  const bot = new Bot(options.token, { client: options.apiRoot ? { apiRoot: options.apiRoot } : undefined });
+  // A hung Bot API must not hold a turn for grammY's default 500 s.
+  const bot = new Bot(options.token, { client: { ...(options.apiRoot ? { apiRoot: options.apiRoot } : {}), timeoutSeconds: options.timeoutSeconds ?? 30 } });
   // 429s are retried after retry_after (nothing was sent). 5xx and network errors are
   // not: the message may have gone out, and a user must never get two answers.
   bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60, rethrowInternalServerErrors: true, rethrowHttpErrors: true }));
