@@ -6,10 +6,10 @@ import { POSTGRES_SKIP_REASON, hasPostgres, postgresTestDb, type TestDb } from "
 import { startFakeLlm, type FakeLlm } from "../helpers/fake-llm";
 import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
 
-const MESSAGES = 300;
+const MESSAGES = 1000;
 const inFlight = new Map<string, number>();
 let maxInFlight = 0;
-const CHATS = 10;
+const CHATS = 50;
 
 /**
  * Two app instances (separate clients and connection pools, separate workers) on
@@ -50,7 +50,7 @@ describe.skipIf(!hasPostgres)(`two instances on one PostgreSQL${hasPostgres ? ""
         const chat = { id: 8000 + (i % CHATS), type: "private" as const };
         const body = update({ updateId: i, messageId: i, chat, from: { id: chat.id, first_name: `U${chat.id}` }, text: `m${i}` });
         posts.push((i % 2 ? a : b).post(body));
-        if (i % 60 === 0) await Promise.all(posts.splice(0));
+        if (i % 100 === 0) await Promise.all(posts.splice(0));
       }
       await Promise.all(posts);
       await Promise.all([a.settle(), b.settle()]);

@@ -67,6 +67,24 @@ describe.each(databases)("Telegram webhook on $name", ({ open }) => {
     expect(h.telegram.sends()).toHaveLength(1);
   });
 
+  it("twenty updates each delivered three times, in shuffled order: stored once and answered once each", async () => {
+    const updates = Array.from({ length: 20 }, (_, i) => update({ updateId: 5000 + i, messageId: 5000 + i, text: `u${i}` }));
+    const deliveries = [...updates, ...updates, ...updates];
+    // A fixed shuffle (seeded), so a failure reproduces.
+    let seed = 7;
+    for (let i = deliveries.length - 1; i > 0; i--) {
+      seed = (seed * 16807) % 2147483647;
+      const j = seed % (i + 1);
+      [deliveries[i], deliveries[j]] = [deliveries[j], deliveries[i]];
+    }
+    for (let i = 0; i < deliveries.length; i += 6) await Promise.all(deliveries.slice(i, i + 6).map((u) => h.t.post(u)));
+    await h.t.settle();
+    expect(await h.t.db.message.count({ where: { direction: "inbound" } })).toBe(20);
+    const answered = h.telegram.sends().map((s) => s.body.reply_parameters.message_id);
+    expect(answered).toHaveLength(20);
+    expect(new Set(answered).size).toBe(20);
+  });
+
   it("stores concurrent deliveries of one update once", async () => {
     const u = update({ text: "racing" });
     const results = await Promise.all([h.t.post(u), h.t.post(u), h.t.post(u)]);
