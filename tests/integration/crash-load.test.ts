@@ -1,23 +1,12 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { update } from "../fixtures/telegram";
-import { SECRET } from "../helpers/app";
+import { childEnv, postToChild, startChildApp } from "../helpers/child-app";
 import { sqliteTestDb, type TestDb } from "../helpers/db";
 import { startFakeLlm, type FakeLlm } from "../helpers/fake-llm";
 import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
 
 const UPDATES = 1000;
-
-function startProcess(env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "tests/helpers/app-process.mts"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    child.stdout!.on("data", (chunk: Buffer) => {
-      const match = /ready (\d+)/.exec(chunk.toString());
-      if (match) resolve({ child, port: Number(match[1]) });
-    });
-    child.once("exit", (code, signal) => reject(new Error(`app exited early (${code ?? signal})`)));
-  });
-}
 
 /**
  * 1,000 updates while the server is SIGKILLed part-way and restarted, with
@@ -35,18 +24,7 @@ describe("1,000 updates across a SIGKILL", () => {
     testDb = await sqliteTestDb();
     telegram = await startFakeTelegram();
     llm = await startFakeLlm((req) => ({ reply: `re: ${String(req.messages.at(-1)?.content).split("\n").pop()}` }));
-    env = {
-      NODE_ENV: "test",
-      LOG_LEVEL: "silent",
-      DATABASE_URL: testDb.url,
-      TELEGRAM_BOT_TOKEN: "1:load",
-      TELEGRAM_API_ROOT: telegram.url,
-      TELEGRAM_WEBHOOK_SECRET: SECRET,
-      LLM_PROVIDER: "openai-compatible",
-      LLM_MODEL: "fake",
-      LLM_BASE_URL: llm.baseUrl,
-      TEST_LEASE_MS: "1500",
-    };
+    env = childEnv(testDb, telegram, llm);
   });
   afterAll(async () => {
     for (const child of children) child.kill("SIGKILL");
@@ -56,16 +34,12 @@ describe("1,000 updates across a SIGKILL", () => {
   });
 
   it("loses nothing acknowledged and leaves nothing stuck", async () => {
-    let server = await startProcess(env);
+    let server = await startChildApp(env);
     children.push(server.child);
     const acknowledged = new Set<number>();
     const body = (i: number) => JSON.stringify(update({ updateId: i, messageId: i, chat: { id: 9000 + (i % 25), type: "private" }, from: { id: 9000 + (i % 25), first_name: "L" }, text: `load ${i}` }));
     const deliver = async (i: number) => {
-      const response = await fetch(`http://127.0.0.1:${server.port}/api/webhooks/telegram`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET },
-        body: body(i),
-      }).catch(() => null);
+      const response = await postToChild(server.port, body(i)).catch(() => null);
       if (response?.status === 200) acknowledged.add(i);
     };
     let killedAt = 0;
@@ -82,7 +56,7 @@ describe("1,000 updates across a SIGKILL", () => {
         const before = acknowledged.size;
         await Promise.all(Array.from({ length: 25 }, (_, k) => deliver(start + 25 + k)));
         refusedDuringOutage = 25 - (acknowledged.size - before);
-        server = await startProcess(env);
+        server = await startChildApp(env);
         children.push(server.child);
       }
     }

@@ -1,22 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { update } from "../fixtures/telegram";
-import { SECRET } from "../helpers/app";
+import { childEnv, postToChild, startChildApp } from "../helpers/child-app";
 import { sqliteTestDb, type TestDb } from "../helpers/db";
 import { startFakeLlm, type FakeLlm } from "../helpers/fake-llm";
 import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
-
-/** Starts the app in a child process; resolves with its port once it listens. */
-function startProcess(env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "tests/helpers/app-process.mts"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    child.stdout!.on("data", (chunk: Buffer) => {
-      const match = /ready (\d+)/.exec(chunk.toString());
-      if (match) resolve({ child, port: Number(match[1]) });
-    });
-    child.once("exit", (code, signal) => reject(new Error(`app exited early (${code ?? signal})`)));
-  });
-}
 
 async function until(check: () => Promise<boolean> | boolean, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
@@ -43,18 +31,7 @@ describe("a crash in the middle of a turn (SIGKILL, then restart)", () => {
     testDb = await sqliteTestDb();
     telegram = await startFakeTelegram();
     llm = await startFakeLlm();
-    env = {
-      NODE_ENV: "test",
-      LOG_LEVEL: "silent",
-      DATABASE_URL: testDb.url,
-      TELEGRAM_BOT_TOKEN: "1:crash",
-      TELEGRAM_API_ROOT: telegram.url,
-      TELEGRAM_WEBHOOK_SECRET: SECRET,
-      LLM_PROVIDER: "openai-compatible",
-      LLM_MODEL: "fake",
-      LLM_BASE_URL: llm.baseUrl,
-      TEST_LEASE_MS: "1500",
-    };
+    env = childEnv(testDb, telegram, llm);
   });
   afterEach(async () => {
     for (const child of children.splice(0)) await kill(child);
@@ -63,9 +40,6 @@ describe("a crash in the middle of a turn (SIGKILL, then restart)", () => {
     await testDb.close();
   });
 
-  const post = (port: number, body: unknown) =>
-    fetch(`http://127.0.0.1:${port}/api/webhooks/telegram`, { method: "POST", headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET }, body: JSON.stringify(body) });
-
   it("killed while the model is thinking: the restarted server answers exactly once", async () => {
     let first = true;
     llm.setScript(() => {
@@ -73,13 +47,13 @@ describe("a crash in the middle of a turn (SIGKILL, then restart)", () => {
       first = false;
       return { reply: "the one answer", ...(hang ? { delayMs: 30_000 } : {}) };
     });
-    const a = await startProcess(env);
+    const a = await startChildApp(env);
     children.push(a.child);
-    expect((await post(a.port, update({ messageId: 1, text: "are you there?" }))).status).toBe(200);
+    expect((await postToChild(a.port, update({ messageId: 1, text: "are you there?" }))).status).toBe(200);
     await until(() => llm.requests.length >= 1);
     await kill(a.child);
 
-    const b = await startProcess(env);
+    const b = await startChildApp(env);
     children.push(b.child);
     await until(() => telegram.sends().length >= 1);
     await new Promise((r) => setTimeout(r, 2_500)); // past another lease: nothing more may go out
@@ -90,13 +64,13 @@ describe("a crash in the middle of a turn (SIGKILL, then restart)", () => {
 
   it("killed after the send went out but before it was recorded: never sent twice, and the operator sees the unknown outcome", async () => {
     telegram.holdNext(30_000);
-    const a = await startProcess(env);
+    const a = await startChildApp(env);
     children.push(a.child);
-    expect((await post(a.port, update({ messageId: 1, text: "hello?" }))).status).toBe(200);
+    expect((await postToChild(a.port, update({ messageId: 1, text: "hello?" }))).status).toBe(200);
     await until(() => telegram.sends().length >= 1);
     await kill(a.child);
 
-    const b = await startProcess(env);
+    const b = await startChildApp(env);
     children.push(b.child);
     // The turn is retried after the lease; the reply's dedupe key stops a second send.
     await until(async () => (await testDb.db.envelope.findFirstOrThrow({ where: { to: "agent:main" } })).status === "done");

@@ -2,6 +2,9 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { RateLimiter } from "@/lib/auth/rate-limit";
+import { simulateMessage } from "@/lib/channels/telegram/simulator";
+import { findSimulatorTarget } from "@/lib/db/simulator";
+import { startTestApp } from "../helpers/app";
 import { setAgentEnabled } from "@/lib/db/conversations";
 import { conversationStats } from "@/lib/db/stats";
 import { update } from "../fixtures/telegram";
@@ -51,6 +54,29 @@ describe("operator tools", () => {
     await script("--delete");
     expect(h.telegram.calls.some((c) => c.method === "deleteWebhook")).toBe(true);
     await expect(script("--url", "http://insecure.example")).rejects.toThrow(/https/);
+  });
+});
+
+describe("the sandbox simulator", () => {
+  const h = useHarness();
+  const input = { chat: { type: "private" as const, id: 77 }, user: { id: 77, firstName: "Sim" }, text: "hello" };
+  const deps = () => ({ ...h.t.app, findTarget: (id: number) => findSimulatorTarget(h.t.db, id) });
+
+  it("is refused while a real bot token is configured, and stores nothing", async () => {
+    expect(h.t.app.telegram.mode).toBe("live");
+    await expect(simulateMessage(deps(), input)).rejects.toMatchObject({ code: "forbidden" });
+    expect(await h.t.db.message.count()).toBe(0);
+  });
+
+  it("in the sandbox posts a real update through the webhook", async () => {
+    const sandbox = await startTestApp({ db: h.testDb, model: null });
+    try {
+      const response = await simulateMessage({ ...sandbox.app, findTarget: (id) => findSimulatorTarget(h.t.db, id) }, input);
+      expect(response.status).toBe(200);
+      expect((await h.t.db.message.findFirstOrThrow()).text).toBe("hello");
+    } finally {
+      await sandbox.stop();
+    }
   });
 });
 

@@ -1,5 +1,7 @@
 import type { Update } from "grammy/types";
 import { z } from "zod";
+import { AppError } from "../../errors";
+import { SECRET_HEADER } from "./webhook";
 
 /** What the simulator page sends: a user, a chat, a text, optionally a reply. */
 export const simulatedMessageSchema = z.object({
@@ -71,4 +73,30 @@ export function buildSimulatedUpdate(input: SimulatedMessage, bot: { id: number;
       : {}),
   };
   return { update_id: nextSimulatorId(), message } as unknown as Update;
+}
+
+export type SimulatorDeps = {
+  telegram: { mode: "live" | "sandbox"; identity(): Promise<{ id: number; username: string }> };
+  telegramSecret: string;
+  telegramWebhook: (request: Request) => Promise<Response>;
+  findTarget: (messageId: number) => Promise<ReplyTargetInfo | null>;
+};
+
+/**
+ * Plays a Telegram user: builds the Update and hands it to the same webhook
+ * handler Telegram reaches, adding the secret on the server. Refused while a real
+ * bot token is configured (a simulated update would look real to everyone).
+ */
+export async function simulateMessage(deps: SimulatorDeps, input: SimulatedMessage): Promise<Response> {
+  if (deps.telegram.mode !== "sandbox") throw new AppError("forbidden", "the simulator is off while a real Telegram bot is configured");
+  const target = input.replyToMessageId ? await deps.findTarget(input.replyToMessageId) : null;
+  if (input.replyToMessageId && !target) throw new AppError("not_found", "message to reply to not found");
+  const update = buildSimulatedUpdate(input, await deps.telegram.identity(), target);
+  return deps.telegramWebhook(
+    new Request("http://internal/api/webhooks/telegram", {
+      method: "POST",
+      headers: { "content-type": "application/json", [SECRET_HEADER]: deps.telegramSecret },
+      body: JSON.stringify(update),
+    }),
+  );
 }
