@@ -24,6 +24,10 @@ export const envSchema = z.object({
   TELEGRAM_API_ROOT: optional.pipe(z.url().optional()),
   /** Bot username for the sandbox channel (no token, so no getMe). */
   SANDBOX_BOT_USERNAME: z.string().default("switchboard_bot"),
+  /** LINE Messaging API: both set → the LINE adapter is on. */
+  LINE_CHANNEL_SECRET: optional,
+  LINE_CHANNEL_ACCESS_TOKEN: optional,
+  LINE_API_ROOT: optional.pipe(z.url().optional()),
   LLM_PROVIDER: z.enum(["openai", "anthropic", "openai-compatible"]).optional().or(z.literal("").transform(() => undefined)),
   LLM_MODEL: optional,
   LLM_BASE_URL: optional.pipe(z.url().optional()),
@@ -50,6 +54,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     throw new Error("Invalid environment:\n  LLM_BASE_URL: required for LLM_PROVIDER=openai-compatible");
   if (env.TELEGRAM_BOT_TOKEN && !env.TELEGRAM_WEBHOOK_SECRET)
     throw new Error("Invalid environment:\n  TELEGRAM_WEBHOOK_SECRET: required when TELEGRAM_BOT_TOKEN is set");
+  if (env.LINE_CHANNEL_ACCESS_TOKEN && !env.LINE_CHANNEL_SECRET)
+    throw new Error("Invalid environment:\n  LINE_CHANNEL_SECRET: required when LINE_CHANNEL_ACCESS_TOKEN is set");
   return env;
 }
 

@@ -3,7 +3,11 @@ import { modelFromEnv, type ModelHandle } from "../agent/model";
 import { ensureBootstrapOperator } from "../auth/operators";
 import { createTelegramChannel, type TelegramChannel } from "../channels/telegram/adapter";
 import { createTelegramWebhook } from "../channels/telegram/webhook";
-import type { ChannelAdapter } from "../channels/types";
+import { createLineChannel } from "../channels/line/adapter";
+import { createLineWebhook } from "../channels/line/webhook";
+import type { ChannelAdapter, InboundMessage } from "../channels/types";
+import { AppError } from "../errors";
+import { errorResponse } from "../http/respond";
 import { getDb, type Db } from "../db/client";
 import { env, type Env } from "../env";
 import { dispatchEnvelope } from "../pipeline/dispatch";
@@ -28,6 +32,8 @@ export type AppContext = {
   /** The secret the Telegram webhook expects; random per process in the sandbox when unset. */
   telegramSecret: string;
   telegramWebhook: (request: Request) => Promise<Response>;
+  /** LINE's webhook handler (503 while the adapter is off). */
+  lineWebhook: (request: Request) => Promise<Response>;
 };
 
 const holder = globalThis as unknown as { __switchboardContext?: Promise<AppContext> };
@@ -50,6 +56,8 @@ export async function createApp(e: Env, db: Db, overrides: AppOverrides = {}): P
   await ensureBootstrapOperator(db, e.ADMIN_USERNAME, e.ADMIN_PASSWORD);
   const telegram = createTelegramChannel({ token: e.TELEGRAM_BOT_TOKEN, apiRoot: e.TELEGRAM_API_ROOT, sandboxUsername: e.SANDBOX_BOT_USERNAME });
   const channels: Record<string, ChannelAdapter> = { telegram };
+  // LINE is on only with its access token (and secret); else its webhook answers 503.
+  if (e.LINE_CHANNEL_ACCESS_TOKEN) channels.line = createLineChannel({ accessToken: e.LINE_CHANNEL_ACCESS_TOKEN, apiRoot: e.LINE_API_ROOT });
   const model = overrides.model !== undefined ? overrides.model : modelFromEnv(e);
   const timeoutMs = e.LLM_TIMEOUT_SECONDS * 1000;
   const turnDeps = { db, channels, model, timeoutMs };
@@ -69,14 +77,19 @@ export async function createApp(e: Env, db: Db, overrides: AppOverrides = {}): P
   const telegramWebhook = createTelegramWebhook({
     secret: telegramSecret,
     channel: telegram,
-    ingest: async (message) => {
-      const result = await ingestInbound(db, message, { modelConfigured: model !== null });
-      worker.kick();
-      return result;
-    },
+    ingest: (message) => ingest(message),
   });
+  const ingest = async (message: InboundMessage) => {
+    const result = await ingestInbound(db, message, { modelConfigured: model !== null });
+    worker.kick();
+    return result;
+  };
+  const lineWebhook =
+    e.LINE_CHANNEL_ACCESS_TOKEN && e.LINE_CHANNEL_SECRET
+      ? createLineWebhook({ channelSecret: e.LINE_CHANNEL_SECRET, ingest })
+      : async () => errorResponse(new AppError("unavailable", "the LINE adapter is off: set LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN"));
   worker.start();
-  return { env: e, db, telegram, channels, model, worker, turnDeps, telegramSecret, telegramWebhook };
+  return { env: e, db, telegram, channels, model, worker, turnDeps, telegramSecret, telegramWebhook, lineWebhook };
 }
 
 async function build(): Promise<AppContext> {

@@ -17,6 +17,8 @@ export type TestAppOptions = {
   /** Or a model handle directly (the AI SDK's mock). */
   model?: ModelHandle | null;
   leaseMs?: number;
+  /** Extra environment (e.g. the LINE adapter's). */
+  env?: Record<string, string>;
 };
 
 /** The application wired as the server wires it, on a test database and loopback fakes. */
@@ -28,6 +30,7 @@ export async function startTestApp(options: TestAppOptions) {
     ...(options.telegram ? { TELEGRAM_BOT_TOKEN: "123456:TEST-TOKEN", TELEGRAM_API_ROOT: options.telegram.url } : {}),
     ...(options.llm ? { LLM_PROVIDER: "openai-compatible", LLM_MODEL: "fake-model", LLM_BASE_URL: options.llm.baseUrl, LLM_API_KEY: "sk-test" } : {}),
     LLM_TIMEOUT_SECONDS: "5",
+    ...options.env,
   });
   const app: AppContext = await createApp(env, options.db.db, {
     ...(options.model !== undefined ? { model: options.model } : {}),

@@ -2,6 +2,7 @@
 export type StatusInfo = {
   model: { provider: string; modelId: string } | null;
   telegram: { mode: "live" | "sandbox"; username: string | null; webhook?: { url: string; pendingUpdates: number; lastError?: string }; error?: string };
+  line: { enabled: boolean };
   database: "sqlite" | "postgresql";
 };
 

@@ -121,6 +121,9 @@ export function SettingsForm() {
               </p>
             ) : null}
             <p className="muted">Webhook: POST /api/webhooks/telegram with X-Telegram-Bot-Api-Secret-Token. Register it with npm run telegram:webhook.</p>
+            <p data-testid="line-status">
+              LINE: {status.data?.line.enabled ? "on (POST /api/webhooks/line)" : "off (set LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN)"}
+            </p>
             <p className="muted">Database: {status.data?.database}</p>
           </div>
           <div className="panel" style={{ marginTop: 16 }}>

@@ -1,0 +1,49 @@
+import { HTTPFetchError, messagingApi } from "@line/bot-sdk";
+import { log } from "../../log";
+import { DeliveryError, type ChannelAdapter, type SendRequest, type SendResult } from "../types";
+
+/** LINE reply tokens expire about a minute after the event; leave a margin. */
+const REPLY_TOKEN_TTL_MS = 50_000;
+const LINE_TEXT_LIMIT = 5000;
+
+export type LineChannelOptions = { accessToken: string; apiRoot?: string };
+
+/**
+ * Sends with the event's single-use reply token while it is fresh (free, and it
+ * can quote the user's message), else with a push message. A reply token is only
+ * ever offered once (the reply tool's at-most-once rule), and a push follows only
+ * when LINE refused the token (400), never after an unknown outcome.
+ */
+export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
+  const client = new messagingApi.MessagingApiClient({ channelAccessToken: options.accessToken, ...(options.apiRoot ? { baseURL: options.apiRoot } : {}) });
+  const failure = (error: unknown) => {
+    if (error instanceof HTTPFetchError) return new DeliveryError(`LINE ${error.status}: ${error.body?.slice(0, 200) ?? error.statusText}`, error.status >= 500 || error.status === 429);
+    return new DeliveryError(`LINE send failed: ${(error as Error).message}`, false);
+  };
+  return {
+    name: "line",
+    mode: "live",
+    async send(request: SendRequest): Promise<SendResult> {
+      const text = request.text.slice(0, LINE_TEXT_LIMIT);
+      const platform = request.platform ?? {};
+      const replyToken = typeof platform.replyToken === "string" ? platform.replyToken : null;
+      const fresh = replyToken && Date.now() - Number(platform.receivedAt ?? 0) < REPLY_TOKEN_TTL_MS;
+      if (fresh) {
+        try {
+          const quoteToken = typeof platform.quoteToken === "string" ? platform.quoteToken : undefined;
+          const response = await client.replyMessage({ replyToken, messages: [{ type: "text", text, ...(quoteToken ? { quoteToken } : {}) }] });
+          return { platformMessageId: response.sentMessages[0]?.id ?? `reply-${Date.now()}`, sentAt: new Date() };
+        } catch (error) {
+          if (!(error instanceof HTTPFetchError && error.status === 400)) throw failure(error);
+          log.info("line.reply_token_refused", { chatId: request.chatId });
+        }
+      }
+      try {
+        const response = await client.pushMessage({ to: request.chatId, messages: [{ type: "text", text }] });
+        return { platformMessageId: response.sentMessages[0]?.id ?? `push-${Date.now()}`, sentAt: new Date() };
+      } catch (error) {
+        throw failure(error);
+      }
+    },
+  };
+}

@@ -1,0 +1,169 @@
+import { createHmac } from "node:crypto";
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { sendOperatorReply } from "@/lib/pipeline/operator-reply";
+import { startTestApp, type TestApp } from "../helpers/app";
+import { sqliteTestDb, type TestDb } from "../helpers/db";
+import { startFakeLlm, type FakeLlm } from "../helpers/fake-llm";
+
+const SECRET = "line-channel-secret";
+type Call = { path: string; body: Record<string, any> };
+
+/** A LINE Messaging API server on loopback: reply (tokens usable once, optionally refused) and push. */
+async function startFakeLine() {
+  const calls: Call[] = [];
+  const used = new Set<string>();
+  let refuseTokens = false;
+  let nextId = 900_000;
+  const server = createServer(async (req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
+    calls.push({ path: req.url!, body });
+    res.setHeader("content-type", "application/json");
+    if (req.url === "/v2/bot/message/reply") {
+      if (refuseTokens || used.has(body.replyToken)) {
+        res.statusCode = 400;
+        return res.end(JSON.stringify({ message: "Invalid reply token" }));
+      }
+      used.add(body.replyToken);
+    }
+    res.end(JSON.stringify({ sentMessages: [{ id: String(nextId++), quoteToken: "q" }] }));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls,
+    refuseReplyTokens: () => (refuseTokens = true),
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
+}
+
+let eventSeq = 0;
+function messageEvent(o: { text: string; id: string; source?: Record<string, string>; quotedMessageId?: string; mentionSelf?: boolean; replyToken?: string }) {
+  return {
+    type: "message",
+    mode: "active",
+    timestamp: Date.now(),
+    webhookEventId: `evt-${++eventSeq}`,
+    deliveryContext: { isRedelivery: false },
+    replyToken: o.replyToken ?? `rt-${eventSeq}`,
+    source: o.source ?? { type: "user", userId: "Uabcdef1234" },
+    message: {
+      type: "text",
+      id: o.id,
+      text: o.text,
+      quoteToken: `qt-${o.id}`,
+      ...(o.quotedMessageId ? { quotedMessageId: o.quotedMessageId } : {}),
+      ...(o.mentionSelf ? { mention: { mentionees: [{ index: 0, length: 4, type: "user", userId: "Ubot", isSelf: true }] } } : {}),
+    },
+  };
+}
+
+describe("the LINE adapter", () => {
+  let line: Awaited<ReturnType<typeof startFakeLine>>;
+  let llm: FakeLlm;
+  let testDb: TestDb;
+  let t: TestApp;
+  beforeAll(async () => {
+    line = await startFakeLine();
+    llm = await startFakeLlm((req) => ({ reply: `re: ${String(req.messages.at(-1)?.content).split("\n").pop()}` }));
+  });
+  afterAll(async () => {
+    await line.close();
+    await llm.close();
+  });
+  beforeEach(async () => {
+    line.calls.length = 0;
+    llm.requests.length = 0;
+    testDb = await sqliteTestDb();
+    t = await startTestApp({ db: testDb, llm, env: { LINE_CHANNEL_SECRET: SECRET, LINE_CHANNEL_ACCESS_TOKEN: "line-token", LINE_API_ROOT: line.url } });
+  });
+  afterEach(async () => {
+    await t.stop();
+    await testDb.close();
+  });
+
+  async function post(events: unknown[], signature?: string) {
+    const body = JSON.stringify({ destination: "Ubot", events });
+    const sig = signature ?? createHmac("sha256", SECRET).update(body).digest("base64");
+    const response = await t.app.lineWebhook(new Request("http://localhost/api/webhooks/line", { method: "POST", headers: { "content-type": "application/json", "x-line-signature": sig }, body }));
+    return response.status;
+  }
+
+  it("refuses a wrong or missing signature with 401 and stores nothing", async () => {
+    expect(await post([messageEvent({ text: "hi", id: "1" })], "bm90IHRoZSBzaWduYXR1cmU=")).toBe(401);
+    const body = JSON.stringify({ events: [messageEvent({ text: "hi", id: "1" })] });
+    const unsigned = await t.app.lineWebhook(new Request("http://localhost/api/webhooks/line", { method: "POST", body }));
+    expect(unsigned.status).toBe(401);
+    expect(await t.db.message.count()).toBe(0);
+  });
+
+  it("stores a text message through the same pipeline and answers with the reply token, quoting it", async () => {
+    expect(await post([messageEvent({ text: "hello LINE", id: "m1", replyToken: "token-1" })])).toBe(200);
+    await t.settle();
+    const conversation = await t.db.conversation.findFirstOrThrow();
+    expect(conversation).toMatchObject({ channel: "line", platformChatId: "Uabcdef1234", type: "private" });
+    expect(line.calls.map((c) => c.path)).toEqual(["/v2/bot/message/reply"]);
+    expect(line.calls[0].body).toEqual({ replyToken: "token-1", messages: [{ type: "text", text: "re: hello LINE", quoteToken: "qt-m1" }] });
+    expect(await t.db.message.count({ where: { direction: "outbound", platformMessageId: { not: null } } })).toBe(1);
+  });
+
+  it("a redelivered event is stored and answered once", async () => {
+    const event = messageEvent({ text: "once", id: "m2" });
+    await post([event]);
+    await post([event]);
+    await t.settle();
+    expect(await t.db.message.count({ where: { direction: "inbound" } })).toBe(1);
+    expect(line.calls).toHaveLength(1);
+  });
+
+  it("a quoted reply gets the reply annotation from the stored message", async () => {
+    await post([messageEvent({ text: "The meeting is at noon", id: "m10" })]);
+    await t.settle();
+    llm.requests.length = 0;
+    await post([messageEvent({ text: "which day?", id: "m11", quotedMessageId: "m10" })]);
+    await t.settle();
+    const last = String(llm.requests[0].messages.at(-1)!.content);
+    expect(last).toContain('[↩ reply to LINE user 1234: "The meeting is at noon"]');
+  });
+
+  it("in a group answers only when the bot is mentioned", async () => {
+    const group = { type: "group", groupId: "Cgroup1", userId: "Umember99" };
+    await post([messageEvent({ text: "chatting", id: "g1", source: group })]);
+    await t.settle();
+    expect(line.calls).toHaveLength(0);
+    await post([messageEvent({ text: "@bot help", id: "g2", source: group, mentionSelf: true })]);
+    await t.settle();
+    expect(line.calls).toHaveLength(1);
+    expect((await t.db.conversation.findFirstOrThrow({ where: { platformChatId: "Cgroup1" } })).type).toBe("group");
+  });
+
+  it("falls back to a push message when the reply token is refused, and pushes operator replies", async () => {
+    line.refuseReplyTokens();
+    await post([messageEvent({ text: "late", id: "m20" })]);
+    await t.settle();
+    expect(line.calls.map((c) => c.path)).toEqual(["/v2/bot/message/reply", "/v2/bot/message/push"]);
+    expect(line.calls[1].body).toEqual({ to: "Uabcdef1234", messages: [{ type: "text", text: "re: late" }] });
+    const inbound = await t.db.message.findFirstOrThrow({ where: { platformMessageId: "m20" } });
+    const result = await sendOperatorReply(t.app, { messageId: inbound.id, text: "an operator here", operator: "admin" });
+    expect(result.ok).toBe(true);
+    expect(line.calls.at(-1)).toEqual({ path: "/v2/bot/message/push", body: { to: "Uabcdef1234", messages: [{ type: "text", text: "an operator here" }] } });
+  });
+});
+
+describe("the LINE adapter when it is not configured", () => {
+  it("answers 503 and stores nothing", async () => {
+    const testDb = await sqliteTestDb();
+    const t = await startTestApp({ db: testDb, model: null });
+    try {
+      const response = await t.app.lineWebhook(new Request("http://localhost/api/webhooks/line", { method: "POST", body: "{}" }));
+      expect(response.status).toBe(503);
+      expect(t.app.channels.line).toBeUndefined();
+    } finally {
+      await t.stop();
+      await testDb.close();
+    }
+  });
+});
