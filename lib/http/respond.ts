@@ -19,15 +19,18 @@ export function errorResponse(error: unknown): Response {
   return json({ error: { code: "internal", message: "internal error" } }, 500);
 }
 
-/** Reads a JSON body and validates it; malformed JSON and invalid shapes are 400. */
-export async function readJson<T>(request: Request, schema: z.ZodType<T>, maxBytes = 1 << 20): Promise<T> {
-  const text = await readBody(request, maxBytes);
-  let value: unknown;
+/** JSON.parse that answers malformed input with a 400. */
+export function parseJson(text: string): unknown {
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     throw new AppError("bad_request", "body is not valid JSON");
   }
+}
+
+/** Reads a JSON body and validates it; malformed JSON and invalid shapes are 400. */
+export async function readJson<T>(request: Request, schema: z.ZodType<T>, maxBytes = 1 << 20): Promise<T> {
+  const value = parseJson(await readBody(request, maxBytes));
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new AppError("bad_request", "invalid request body", parsed.error.issues);
   return parsed.data;

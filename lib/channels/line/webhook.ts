@@ -1,7 +1,7 @@
 import { validateSignature, type webhook } from "@line/bot-sdk";
 import { z } from "zod";
 import { AppError } from "../../errors";
-import { errorResponse, json, readBody } from "../../http/respond";
+import { errorResponse, json, parseJson, readBody } from "../../http/respond";
 import { log } from "../../log";
 import type { InboundMessage } from "../types";
 import { parseLineEvent } from "./parse";
@@ -23,13 +23,7 @@ export function createLineWebhook(deps: { channelSecret: string; ingest: (messag
       const body = await readBody(request, 1 << 20);
       const signature = request.headers.get(SIGNATURE_HEADER);
       if (!signature || !validateSignature(body, deps.channelSecret, signature)) throw new AppError("unauthorized", "wrong or missing X-Line-Signature");
-      let value: unknown;
-      try {
-        value = JSON.parse(body);
-      } catch {
-        throw new AppError("bad_request", "body is not valid JSON");
-      }
-      const parsed = bodyShape.safeParse(value);
+      const parsed = bodyShape.safeParse(parseJson(body));
       if (!parsed.success) throw new AppError("bad_request", "body is not a LINE webhook", parsed.error.issues.slice(0, 5));
       const results = [];
       const receivedAt = Date.now();

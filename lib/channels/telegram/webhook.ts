@@ -2,7 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { Update } from "grammy/types";
 import { z } from "zod";
 import { AppError } from "../../errors";
-import { errorResponse, json, readBody } from "../../http/respond";
+import { errorResponse, json, parseJson, readBody } from "../../http/respond";
 import { log } from "../../log";
 import type { InboundMessage } from "../types";
 import type { TelegramChannel } from "./adapter";
@@ -61,14 +61,7 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
       }
       const type = request.headers.get("content-type") ?? "";
       if (!type.toLowerCase().startsWith("application/json")) throw new AppError("unsupported_media_type", "expected application/json");
-      const body = await readBody(request, MAX_UPDATE_BYTES);
-      let value: unknown;
-      try {
-        value = JSON.parse(body);
-      } catch {
-        throw new AppError("bad_request", "body is not valid JSON");
-      }
-      const parsed = updateShape.safeParse(value);
+      const parsed = updateShape.safeParse(parseJson(await readBody(request, MAX_UPDATE_BYTES)));
       if (!parsed.success) throw new AppError("bad_request", "body is not a Telegram Update", parsed.error.issues.slice(0, 5));
       const update = parsed.data as unknown as Update;
       await deps.channel.identity();
