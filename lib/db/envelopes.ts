@@ -102,7 +102,7 @@ export function findClaimable(db: Db, now: Date, take: number) {
     },
     orderBy: { id: "asc" },
     take,
-    select: { id: true, conversationId: true, to: true, status: true, attempts: true },
+    select: { id: true, conversationId: true, to: true, status: true, attempts: true, messageId: true },
   });
 }
 

@@ -56,3 +56,6 @@ export async function readBody(request: Request, maxBytes: number): Promise<stri
   }
   return new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(chunks));
 }
+
+/** A positive integer id from a route segment; anything else is a 400 with the zod issue. */
+export const idParam = (value: string | string[] | undefined) => z.coerce.number().int().positive().parse(value);

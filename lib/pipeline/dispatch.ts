@@ -7,12 +7,10 @@ import { runBackgroundTask } from "./forks";
 import { runAgentTurn, type TurnDeps } from "./respond";
 
 /** Routes a claimed envelope: chat turns to the agent, channel mail to its adapter. */
-export async function dispatchEnvelope(deps: TurnDeps, envelope: { id: number; to: string }) {
+export async function dispatchEnvelope(deps: TurnDeps, envelope: { id: number; to: string; messageId: number | null }) {
   const address = parseAddress(envelope.to);
-  if (address.kind === "agent") {
-    const full = await findEnvelope(deps.db, envelope.id);
-    return full?.messageId ? runAgentTurn(deps, envelope.id) : runBackgroundTask(deps, envelope.id);
-  }
+  // A chat turn carries the message it answers; agent mail without one is a background task.
+  if (address.kind === "agent") return envelope.messageId ? runAgentTurn(deps, envelope.id) : runBackgroundTask(deps, envelope.id);
   if (address.kind === "channel") return deliverChannelEnvelope(deps, envelope.id);
 }
 

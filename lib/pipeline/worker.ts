@@ -6,7 +6,7 @@ import { log } from "../log";
 export type WorkerDeps = {
   db: Db;
   /** Runs one claimed envelope; throws to ask for a retry. */
-  run: (envelope: { id: number; to: string }) => Promise<void>;
+  run: (envelope: { id: number; to: string; messageId: number | null }) => Promise<void>;
   /** How long a claim holds before another worker may take the envelope over. */
   leaseMs: number;
   maxAttempts: number;
@@ -103,7 +103,7 @@ export class EnvelopeWorker {
       if (this.busy.has(c.conversationId)) continue;
       if (!(await claimEnvelope(this.deps.db, c, this.id, now, this.deps.leaseMs, { advisoryLock: this.deps.advisoryLock ?? false }))) continue;
       this.busy.add(c.conversationId);
-      const task = this.execute({ id: c.id, to: c.to, attempts: c.attempts + 1 }).finally(() => {
+      const task = this.execute({ id: c.id, to: c.to, messageId: c.messageId, attempts: c.attempts + 1 }).finally(() => {
         this.busy.delete(c.conversationId);
         this.running.delete(task);
         this.kick();
@@ -112,7 +112,7 @@ export class EnvelopeWorker {
     }
   }
 
-  private async execute(envelope: { id: number; to: string; attempts: number }) {
+  private async execute(envelope: { id: number; to: string; messageId: number | null; attempts: number }) {
     try {
       await this.deps.run(envelope);
     } catch (error) {

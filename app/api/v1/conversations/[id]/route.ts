@@ -2,21 +2,21 @@ import { z } from "zod";
 import { findConversation, setAgentEnabled } from "@/lib/db/conversations";
 import { notFound } from "@/lib/errors";
 import { withOperator } from "@/lib/http/api";
-import { json, readJson } from "@/lib/http/respond";
+import { idParam, json, readJson } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 
 const patchSchema = z.object({ agentEnabled: z.boolean() }).strict();
 
 export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
-  const conversation = await findConversation(ctx.db, z.coerce.number().int().positive().parse(params.id));
+  const conversation = await findConversation(ctx.db, idParam(params.id));
   if (!conversation) throw notFound("conversation");
   return json({ conversation });
 });
 
 /** { agentEnabled: false } pauses the agent here; operators answer by hand. */
 export const PATCH = withOperator<{ id: string }>(async ({ request, params, ctx }) => {
-  const id = z.coerce.number().int().positive().parse(params.id);
+  const id = idParam(params.id);
   const { agentEnabled } = await readJson(request, patchSchema);
   if (!(await findConversation(ctx.db, id))) throw notFound("conversation");
   return json({ conversation: await setAgentEnabled(ctx.db, id, agentEnabled) });

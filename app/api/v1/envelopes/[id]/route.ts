@@ -1,13 +1,12 @@
-import { z } from "zod";
 import { findEnvelopeWithTurn } from "@/lib/db/envelopes";
 import { notFound } from "@/lib/errors";
 import { withOperator } from "@/lib/http/api";
-import { json } from "@/lib/http/respond";
+import { idParam, json } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 
 export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
-  const id = z.coerce.number().int().positive().parse(params.id);
+  const id = idParam(params.id);
   const envelope = await findEnvelopeWithTurn(ctx.db, id);
   if (!envelope) throw notFound("envelope");
   return json({ envelope });

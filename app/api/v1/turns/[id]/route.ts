@@ -1,14 +1,13 @@
-import { z } from "zod";
 import { findTurn } from "@/lib/db/turns";
 import { notFound } from "@/lib/errors";
 import { withOperator } from "@/lib/http/api";
-import { json } from "@/lib/http/respond";
+import { idParam, json } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 
 /** The prompt inspector: exactly what the model was shown for one turn, and what it did. */
 export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
-  const id = z.coerce.number().int().positive().parse(params.id);
+  const id = idParam(params.id);
   const turn = await findTurn(ctx.db, id);
   if (!turn) throw notFound("turn");
   return json(turn);

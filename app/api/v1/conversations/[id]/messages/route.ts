@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { getConversationTimeline } from "@/lib/pipeline/timeline";
 import { withOperator } from "@/lib/http/api";
-import { json } from "@/lib/http/respond";
+import { idParam, json } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 
@@ -9,7 +9,7 @@ const query = z.object({ before: z.coerce.number().int().positive().optional(), 
 
 /** A conversation's timeline (oldest first), paged backwards with ?before=<message id>. */
 export const GET = withOperator<{ id: string }>(async ({ request, params, ctx }) => {
-  const id = z.coerce.number().int().positive().parse(params.id);
+  const id = idParam(params.id);
   const { before, take } = query.parse(Object.fromEntries(new URL(request.url).searchParams));
   return json(await getConversationTimeline(ctx.db, id, { beforeId: before, take }));
 });

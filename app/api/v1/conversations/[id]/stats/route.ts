@@ -1,15 +1,14 @@
-import { z } from "zod";
 import { findConversation } from "@/lib/db/conversations";
 import { conversationStats } from "@/lib/db/stats";
 import { notFound } from "@/lib/errors";
 import { withOperator } from "@/lib/http/api";
-import { json } from "@/lib/http/respond";
+import { idParam, json } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 
 /** Activity per hour over two days and the agent's turn latencies, for the charts. */
 export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
-  const id = z.coerce.number().int().positive().parse(params.id);
+  const id = idParam(params.id);
   if (!(await findConversation(ctx.db, id))) throw notFound("conversation");
   return json(await conversationStats(ctx.db, id, new Date()));
 });

@@ -1,14 +1,13 @@
-import { z } from "zod";
 import { envelopeThread } from "@/lib/db/envelope-threads";
 import { notFound } from "@/lib/errors";
 import { withOperator } from "@/lib/http/api";
-import { json } from "@/lib/http/respond";
+import { idParam, json } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 
 /** The chain from an envelope up to its root and the tree below that root, one query. */
 export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
-  const id = z.coerce.number().int().positive().parse(params.id);
+  const id = idParam(params.id);
   const thread = await envelopeThread(ctx.db, id);
   if (!thread) throw notFound("envelope");
   return json(thread);

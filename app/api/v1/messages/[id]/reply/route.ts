@@ -1,7 +1,6 @@
-import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { withOperator } from "@/lib/http/api";
-import { json, readJson } from "@/lib/http/respond";
+import { idParam, json, readJson } from "@/lib/http/respond";
 import { sendOperatorReply } from "@/lib/pipeline/operator-reply";
 import { replyBodySchema } from "./schema";
 
@@ -9,7 +8,7 @@ export const dynamic = "force-dynamic";
 
 /** An operator's threaded reply to a message, sent as a native reply on the platform. */
 export const POST = withOperator<{ id: string }>(async ({ request, params, ctx, caller }) => {
-  const messageId = z.coerce.number().int().positive().parse(params.id);
+  const messageId = idParam(params.id);
   const { text } = await readJson(request, replyBodySchema);
   const result = await sendOperatorReply(ctx, { messageId, text, operator: caller.operator.name });
   if (!result.ok) throw new AppError("bad_gateway", result.error, { envelopeId: result.envelopeId });

@@ -1,14 +1,13 @@
-import { z } from "zod";
 import { messageThread } from "@/lib/db/messages";
 import { notFound } from "@/lib/errors";
 import { withOperator } from "@/lib/http/api";
-import { json } from "@/lib/http/respond";
+import { idParam, json } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 
 /** The reply tree around a message, read in one query. */
 export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
-  const id = z.coerce.number().int().positive().parse(params.id);
+  const id = idParam(params.id);
   const thread = await messageThread(ctx.db, id);
   if (!thread) throw notFound("message");
   return json(thread);
