@@ -1,8 +1,9 @@
-import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient as PostgresClient } from "./generated/postgres/client";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
 import { postgresTarget, providerOf, sqlitePath } from "./migrations.mjs";
+import { registerSqliteConnection } from "./sql";
+import { SqliteConnection } from "./sqlite-connection";
 
 /**
  * The Prisma client type the code is written against. Both generated clients
@@ -19,8 +20,9 @@ export async function openDb(url: string): Promise<Db> {
     const adapter = new PrismaPg({ connectionString, max: 10, options: `-c search_path="${schema.replaceAll('"', '""')}"` }, { schema });
     return new PostgresClient({ adapter }) as unknown as Db;
   }
-  const adapter = new PrismaBetterSqlite3({ url: sqlitePath(url), timeout: 5000 });
-  const db = new SqliteClient({ adapter });
+  const connection = new SqliteConnection({ url: sqlitePath(url), timeout: 5000 });
+  const db = new SqliteClient({ adapter: connection });
+  registerSqliteConnection(db, connection);
   // WAL is set once by the migrator and persists in the file. NORMAL under WAL is
   // durable across process crashes (a committed transaction survives SIGKILL);
   // only an OS crash or power loss can drop the last commits.

@@ -3,8 +3,7 @@ import { channelAddress } from "../envelope/address";
 import type { Db } from "./client";
 import { log } from "../log";
 import { isUniqueViolation } from "./errors";
-
-type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
+import { sqlTransaction, type SqlRunner } from "./sql";
 
 export type StoreInboundOptions = {
   /** Address of the agent that receives the inbound envelope. */
@@ -31,7 +30,7 @@ export type StoreInboundResult =
  */
 export async function storeInbound(db: Db, msg: InboundMessage, options: StoreInboundOptions): Promise<StoreInboundResult> {
   try {
-    return await db.$transaction((tx) => store(tx, msg, options));
+    return await sqlTransaction(db, (sql) => store(sql, msg, options));
   } catch (error) {
     // A concurrent delivery of the same update committed first.
     if (isUniqueViolation(error)) return { status: "duplicate" };
@@ -39,91 +38,80 @@ export async function storeInbound(db: Db, msg: InboundMessage, options: StoreIn
   }
 }
 
-async function store(tx: Tx, msg: InboundMessage, options: StoreInboundOptions): Promise<StoreInboundResult> {
+type ConversationRow = { id: number; agentEnabled: boolean | number; activeForkId: number | null };
+type TargetRow = { id: number; threadId: number | null; senderKind: string; forkId: number | null };
+
+async function store(sql: SqlRunner, msg: InboundMessage, options: StoreInboundOptions): Promise<StoreInboundResult> {
+  const now = new Date();
   // A repeated update id violates the unique key: the whole transaction rolls back
   // and storeInbound answers "duplicate" (no SELECT first: one statement less on the hot path).
-  await tx.inboundUpdate.create({ data: { channel: msg.channel, updateId: msg.updateId } });
+  await sql.run(`INSERT INTO "InboundUpdate" ("channel", "updateId", "receivedAt") VALUES (?, ?, ?)`, msg.channel, msg.updateId, now);
 
-  const conversation = await tx.conversation.upsert({
-    where: { channel_platformChatId: { channel: msg.channel, platformChatId: msg.chat.id } },
-    create: { channel: msg.channel, platformChatId: msg.chat.id, type: msg.chat.type, title: msg.chat.title, lastMessageAt: msg.message.sentAt },
-    update: msg.kind === "new" ? { title: msg.chat.title, lastMessageAt: msg.message.sentAt, generation: { increment: 1 } } : {},
-  });
-  const key = { conversationId_platformMessageId: { conversationId: conversation.id, platformMessageId: msg.message.id } };
+  const isNew = msg.kind === "new";
+  const conversation = (await sql.one<ConversationRow>(
+    `INSERT INTO "Conversation" ("channel", "platformChatId", "type", "title", "lastMessageAt", "createdAt", "updatedAt")
+     VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT ("channel", "platformChatId") DO UPDATE SET
+       "title" = CASE WHEN ? THEN COALESCE(excluded."title", "Conversation"."title") ELSE "Conversation"."title" END,
+       "lastMessageAt" = CASE WHEN ? THEN excluded."lastMessageAt" ELSE "Conversation"."lastMessageAt" END,
+       "generation" = "Conversation"."generation" + CASE WHEN ? THEN 1 ELSE 0 END,
+       "updatedAt" = CASE WHEN ? THEN excluded."updatedAt" ELSE "Conversation"."updatedAt" END
+     RETURNING "id", "agentEnabled", "activeForkId"`,
+    msg.channel, msg.chat.id, msg.chat.type, msg.chat.title, msg.message.sentAt, now, now, isNew, isNew, isNew, isNew,
+  ))!;
+  const conversationId = conversation.id;
 
   if (msg.kind === "edit") {
-    const original = await tx.message.findUnique({ where: key });
+    const original = await sql.one<{ id: number; text: string }>(
+      `SELECT "id", "text" FROM "Message" WHERE "conversationId" = ? AND "platformMessageId" = ?`, conversationId, msg.message.id,
+    );
     if (!original) return { status: "ignored_edit" };
     if (original.text !== msg.message.text) {
-      await tx.messageRevision.create({ data: { messageId: original.id, text: original.text } });
-      await tx.message.update({ where: { id: original.id }, data: { text: msg.message.text, editedAt: new Date() } });
+      await sql.run(`INSERT INTO "MessageRevision" ("messageId", "text", "replacedAt") VALUES (?, ?, ?)`, original.id, original.text, now);
+      await sql.run(`UPDATE "Message" SET "text" = ?, "editedAt" = ? WHERE "id" = ?`, msg.message.text, now, original.id);
     }
-    return { status: "edited", conversationId: conversation.id, messageId: original.id };
+    return { status: "edited", conversationId, messageId: original.id };
   }
 
   const target = msg.replyTo?.id
-    ? await tx.message.findUnique({
-        where: { conversationId_platformMessageId: { conversationId: conversation.id, platformMessageId: msg.replyTo.id } },
-        select: { id: true, threadId: true, senderKind: true, forkId: true },
-      })
-    : null;
+    ? await sql.one<TargetRow>(
+        `SELECT "id", "threadId", "senderKind", "forkId" FROM "Message" WHERE "conversationId" = ? AND "platformMessageId" = ?`, conversationId, msg.replyTo.id,
+      )
+    : undefined;
   // An unknown or invalid platform id is simply "not found": the platform's copy of the text stays.
   if (msg.replyTo?.id && !target) log.debug("ingest.reply_target_not_found", { channel: msg.channel, replyTo: msg.replyTo.id });
-  const threadId = target ? await joinThread(tx, conversation.id, target, msg.message.sentAt) : null;
-  const { forkId, forkConflict } = await routeToFork(tx, conversation, target?.forkId ?? null, msg, options.forkReplyTtlMs);
+  const threadId = target ? await joinThread(sql, conversationId, target, msg.message.sentAt) : null;
+  const { forkId, forkConflict } = await routeToFork(sql, conversation, target?.forkId ?? null, msg, options.forkReplyTtlMs);
 
   // The same message under a new update id hits the (conversation, platform id) key: duplicate.
+  const agentEnabled = Boolean(conversation.agentEnabled);
   const repliesToBot = Boolean(msg.replyTo?.fromSelf || target?.senderKind === "agent");
-  const wanted = conversation.agentEnabled && options.answers({ repliesToBot });
+  const wanted = agentEnabled && options.answers({ repliesToBot });
   // A fork conflict is answered with a notice even without a model.
   const answer = wanted && (options.modelConfigured || forkConflict);
-  const message = await tx.message.create({
-    data: {
-      conversationId: conversation.id,
-      direction: "inbound",
-      senderKind: "user",
-      senderPlatformId: msg.sender.id,
-      senderName: msg.sender.name,
-      senderUsername: msg.sender.username,
-      senderIsBot: msg.sender.isBot,
-      text: msg.message.text,
-      platformMessageId: msg.message.id,
-      platformTopicId: msg.message.topicId,
-      replyToMessageId: target?.id,
-      replyToPlatformId: msg.replyTo?.id,
-      replyToText: msg.replyTo?.text,
-      replyToSenderName: msg.replyTo?.senderName,
-      replyToSenderIsBot: msg.replyTo ? msg.replyTo.fromSelf : null,
-      quoteText: msg.quote,
-      threadId,
-      forkId,
-      mentionsBot: msg.addressesBot,
-      sentAt: msg.message.sentAt,
-    },
-  });
-  const now = new Date();
-  const envelope = await tx.envelope.create({
-    data: {
-      from: channelAddress(msg.channel, msg.chat.id),
-      to: options.agent,
-      status: answer ? "pending" : "done",
-      text: msg.message.text,
-      conversationId: conversation.id,
-      messageId: message.id,
-      forkId,
-      metadata: {
-        platformMessageId: msg.message.id,
-        updateId: msg.updateId,
-        ...(forkConflict ? { forkConflict: true } : {}),
-        ...(msg.platform ? { platform: msg.platform } : {}),
-        ...(answer
-          ? {}
-          : { skipped: !conversation.agentEnabled ? "agent paused in this conversation" : wanted ? "no model configured" : "not addressed to the bot" }),
-      },
-      doneAt: answer ? null : now,
-    },
-  });
-  return { status: "stored", conversationId: conversation.id, messageId: message.id, envelopeId: envelope.id, answer };
+  const message = (await sql.one<{ id: number }>(
+    `INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderPlatformId", "senderName", "senderUsername", "senderIsBot",
+       "text", "platformMessageId", "platformTopicId", "replyToMessageId", "replyToPlatformId", "replyToText", "replyToSenderName",
+       "replyToSenderIsBot", "quoteText", "threadId", "forkId", "mentionsBot", "sentAt", "createdAt")
+     VALUES (?, 'inbound', 'user', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
+    conversationId, msg.sender.id, msg.sender.name, msg.sender.username, msg.sender.isBot,
+    msg.message.text, msg.message.id, msg.message.topicId, target?.id, msg.replyTo?.id, msg.replyTo?.text, msg.replyTo?.senderName,
+    msg.replyTo ? msg.replyTo.fromSelf : null, msg.quote, threadId, forkId, msg.addressesBot, msg.message.sentAt, now,
+  ))!;
+  const metadata = {
+    platformMessageId: msg.message.id,
+    updateId: msg.updateId,
+    ...(forkConflict ? { forkConflict: true } : {}),
+    ...(msg.platform ? { platform: msg.platform } : {}),
+    ...(answer ? {} : { skipped: !agentEnabled ? "agent paused in this conversation" : wanted ? "no model configured" : "not addressed to the bot" }),
+  };
+  const envelope = (await sql.one<{ id: number }>(
+    `INSERT INTO "Envelope" ("from", "to", "status", "text", "conversationId", "messageId", "forkId", "metadata", "doneAt", "createdAt", "updatedAt")
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
+    channelAddress(msg.channel, msg.chat.id), options.agent, answer ? "pending" : "done", msg.message.text, conversationId, message.id, forkId,
+    metadata, answer ? null : now, now, now,
+  ))!;
+  return { status: "stored", conversationId, messageId: message.id, envelopeId: envelope.id, answer };
 }
 
 /**
@@ -134,7 +122,7 @@ async function store(tx: Tx, msg: InboundMessage, options: StoreInboundOptions):
  * Otherwise the conversation's active fork (or the main session) gets it.
  */
 async function routeToFork(
-  tx: Tx,
+  sql: SqlRunner,
   conversation: { id: number; activeForkId: number | null },
   targetForkId: number | null,
   msg: InboundMessage,
@@ -142,23 +130,27 @@ async function routeToFork(
 ): Promise<{ forkId: number | null; forkConflict: boolean }> {
   let forkId = conversation.activeForkId;
   let forkConflict = false;
+  const now = new Date();
   if (targetForkId !== null) {
-    const fork = await tx.fork.findUnique({ where: { id: targetForkId } });
-    const resumable = fork?.kind === "background" && fork.status !== "expired" && fork.startedAt.getTime() > msg.message.sentAt.getTime() - ttlMs;
+    const fork = await sql.one<{ id: number; kind: string; status: string; startedAt: string | Date; title: string | null; baseMessageId: number | null }>(
+      `SELECT "id", "kind", "status", "startedAt", "title", "baseMessageId" FROM "Fork" WHERE "id" = ?`, targetForkId,
+    );
+    const resumable = fork?.kind === "background" && fork.status !== "expired" && new Date(fork.startedAt).getTime() > msg.message.sentAt.getTime() - ttlMs;
     if (fork && resumable) {
       if (conversation.activeForkId === null) {
-        const interactive = await tx.fork.create({
-          data: { conversationId: conversation.id, kind: "interactive", status: "active", parentForkId: fork.id, startedBy: `reply from ${msg.sender.name}`, title: fork.title, baseMessageId: fork.baseMessageId },
-        });
-        await tx.conversation.update({ where: { id: conversation.id }, data: { activeForkId: interactive.id } });
-        forkId = interactive.id;
-      } else {
-        const active = await tx.fork.findUnique({ where: { id: conversation.activeForkId }, select: { parentForkId: true } });
-        forkConflict = active?.parentForkId !== fork.id && conversation.activeForkId !== fork.id;
+        const interactive = (await sql.one<{ id: number }>(
+          `INSERT INTO "Fork" ("conversationId", "kind", "status", "parentForkId", "startedBy", "title", "baseMessageId", "startedAt", "lastActivityAt")
+           VALUES (?, 'interactive', 'active', ?, ?, ?, ?, ?, ?) RETURNING "id"`,
+          conversation.id, fork.id, `reply from ${msg.sender.name}`, fork.title, fork.baseMessageId, now, now,
+        ))!;
+        await sql.run(`UPDATE "Conversation" SET "activeForkId" = ?, "updatedAt" = ? WHERE "id" = ?`, interactive.id, now, conversation.id);
+        return { forkId: interactive.id, forkConflict };
       }
+      const active = await sql.one<{ parentForkId: number | null }>(`SELECT "parentForkId" FROM "Fork" WHERE "id" = ?`, conversation.activeForkId);
+      forkConflict = active?.parentForkId !== fork.id && conversation.activeForkId !== fork.id;
     }
   }
-  if (forkId !== null) await tx.fork.update({ where: { id: forkId }, data: { lastActivityAt: new Date(), idleWarnings: 0 } });
+  if (forkId !== null) await sql.run(`UPDATE "Fork" SET "lastActivityAt" = ?, "idleWarnings" = 0 WHERE "id" = ?`, now, forkId);
   return { forkId, forkConflict };
 }
 
@@ -166,12 +158,15 @@ async function routeToFork(
  * Puts a reply into its target's thread, creating the thread (rooted at the
  * target) on the first reply, so reading a reply tree is one indexed query.
  */
-export async function joinThread(tx: Tx, conversationId: number, target: { id: number; threadId: number | null }, at: Date) {
+export async function joinThread(sql: SqlRunner, conversationId: number, target: { id: number; threadId: number | null }, at: Date) {
   if (target.threadId) {
-    await tx.thread.update({ where: { id: target.threadId }, data: { messageCount: { increment: 1 }, lastMessageAt: at } });
+    await sql.run(`UPDATE "Thread" SET "messageCount" = "messageCount" + 1, "lastMessageAt" = ? WHERE "id" = ?`, at, target.threadId);
     return target.threadId;
   }
-  const thread = await tx.thread.create({ data: { conversationId, rootMessageId: target.id, messageCount: 2, lastMessageAt: at } });
-  await tx.message.update({ where: { id: target.id }, data: { threadId: thread.id } });
+  const thread = (await sql.one<{ id: number }>(
+    `INSERT INTO "Thread" ("conversationId", "rootMessageId", "messageCount", "lastMessageAt", "createdAt") VALUES (?, ?, 2, ?, ?) RETURNING "id"`,
+    conversationId, target.id, at, new Date(),
+  ))!;
+  await sql.run(`UPDATE "Message" SET "threadId" = ? WHERE "id" = ?`, thread.id, target.id);
   return thread.id;
 }

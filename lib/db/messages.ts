@@ -1,5 +1,6 @@
 import type { Db } from "./client";
 import { joinThread } from "./ingest";
+import { sqlTransaction } from "./sql";
 
 export class GenerationConflict extends Error {
   constructor() {
@@ -18,8 +19,11 @@ export type OutboundMessageInput = {
   replyTo: { id: number; threadId: number | null; platformMessageId: string | null } | null;
   forkId: number | null;
   platformTopicId?: string | null;
-  /** The history generation the writer read; a different one means a concurrent write. */
-  expectedGeneration: number;
+  /**
+   * The history generation the writer read; a different one means a concurrent
+   * write (GenerationConflict). null appends whatever the generation is.
+   */
+  expectedGeneration: number | null;
 };
 
 /**
@@ -27,31 +31,21 @@ export type OutboundMessageInput = {
  * generation the writer read (optimistic concurrency), bumping it. Throws
  * GenerationConflict otherwise, so the caller re-reads and retries.
  */
-export function appendOutboundMessage(db: Db, input: OutboundMessageInput) {
-  return db.$transaction(async (tx) => {
-    const bumped = await tx.conversation.updateMany({
-      where: { id: input.conversationId, generation: input.expectedGeneration },
-      data: { generation: { increment: 1 }, lastMessageAt: input.sentAt },
-    });
-    if (bumped.count !== 1) throw new GenerationConflict();
-    const threadId = input.replyTo ? await joinThread(tx, input.conversationId, input.replyTo, input.sentAt) : null;
-    return tx.message.create({
-      data: {
-        conversationId: input.conversationId,
-        direction: "outbound",
-        senderKind: input.senderKind,
-        senderName: input.senderName,
-        senderIsBot: true,
-        text: input.text,
-        platformMessageId: input.platformMessageId,
-        platformTopicId: input.platformTopicId ?? null,
-        replyToMessageId: input.replyTo?.id ?? null,
-        replyToPlatformId: input.replyTo?.platformMessageId ?? null,
-        threadId,
-        forkId: input.forkId,
-        sentAt: input.sentAt,
-      },
-    });
+export function appendOutboundMessage(db: Db, input: OutboundMessageInput): Promise<{ id: number }> {
+  return sqlTransaction(db, async (sql) => {
+    const bumped = await sql.run(
+      `UPDATE "Conversation" SET "generation" = "generation" + 1, "lastMessageAt" = ?, "updatedAt" = ? WHERE "id" = ? AND (? OR "generation" = ?)`,
+      input.sentAt, new Date(), input.conversationId, input.expectedGeneration === null, input.expectedGeneration ?? -1,
+    );
+    if (bumped !== 1) throw new GenerationConflict();
+    const threadId = input.replyTo ? await joinThread(sql, input.conversationId, input.replyTo, input.sentAt) : null;
+    return (await sql.one<{ id: number }>(
+      `INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderName", "senderIsBot", "text", "platformMessageId",
+         "platformTopicId", "replyToMessageId", "replyToPlatformId", "threadId", "forkId", "sentAt", "createdAt")
+       VALUES (?, 'outbound', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
+      input.conversationId, input.senderKind, input.senderName, true, input.text, input.platformMessageId,
+      input.platformTopicId ?? null, input.replyTo?.id ?? null, input.replyTo?.platformMessageId ?? null, threadId, input.forkId, input.sentAt, new Date(),
+    ))!;
   });
 }
 

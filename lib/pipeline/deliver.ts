@@ -99,7 +99,9 @@ export async function deliverToChannel(deps: DeliverDeps, input: DeliverInput): 
         replyTo: input.replyTo,
         forkId: input.forkId,
         platformTopicId: input.replyTo?.platformTopicId ?? null,
-        expectedGeneration: generation,
+        // The message is out: the last attempt records it whatever else was written
+        // meanwhile, so a busy conversation never loses a sent answer from its history.
+        expectedGeneration: attempt < MAX_SAVE_ATTEMPTS ? generation : null,
       });
       await finishEnvelope(db, envelopeId, { status: "done", messageId: message.id, metadata: { platformMessageId: sent.platformMessageId } });
       return { ok: true, envelopeId, messageId: message.id };

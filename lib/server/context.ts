@@ -81,7 +81,8 @@ export async function createApp(e: Env, db: Db, overrides: AppOverrides = {}): P
   });
   const ingest = async (message: InboundMessage) => {
     const result = await ingestInbound(db, message, { modelConfigured: model !== null });
-    worker.kick();
+    // Only a pending envelope gives the worker work; a kick costs two queries.
+    if (result.status === "stored" && result.answer) worker.kick();
     return result;
   };
   const lineWebhook =

@@ -1,0 +1,180 @@
+import type Database from "better-sqlite3";
+import type { Db } from "./client";
+import type { SqliteConnection } from "./sqlite-connection";
+
+/** A bound parameter. Objects are JSON columns; dates and booleans are mapped per database as Prisma maps them. */
+export type SqlValue = string | number | boolean | Date | null | undefined | Record<string, unknown>;
+
+/**
+ * Hand-written SQL for the write paths that run on every message (ingest,
+ * outbound messages). Statements use `?` placeholders and quoted column names,
+ * which both SQLite and PostgreSQL accept; values are written exactly as Prisma
+ * writes them, so Prisma reads these rows like its own.
+ */
+export interface SqlRunner {
+  all<T>(sql: string, ...params: SqlValue[]): Promise<T[]>;
+  one<T>(sql: string, ...params: SqlValue[]): Promise<T | undefined>;
+  /** Number of rows changed. */
+  run(sql: string, ...params: SqlValue[]): Promise<number>;
+}
+
+const sqliteConnections = new WeakMap<object, SqliteConnection>();
+
+/** openDb registers the SQLite connection behind a client, for sqlTransaction's fast path. */
+export function registerSqliteConnection(db: object, connection: SqliteConnection) {
+  sqliteConnections.set(db, connection);
+}
+
+/**
+ * Runs `fn` in a transaction of its own: its writes commit together or not at
+ * all, and the promise resolves only after they are durable. On PostgreSQL that
+ * is a Prisma transaction. On SQLite it runs on the raw connection with cached
+ * prepared statements, and calls that arrive together share one commit (group
+ * commit): a commit costs more than all of a message's statements (WAL append of
+ * every touched index page, and the checkpoint's fsync), so under load the cost
+ * is paid once per batch, not once per message. Never call it from inside a
+ * Prisma transaction.
+ */
+export async function sqlTransaction<T>(db: Db, fn: (sql: SqlRunner) => Promise<T>): Promise<T> {
+  const sqlite = sqliteConnections.get(db);
+  if (!sqlite) return db.$transaction((tx) => fn(prismaRunner(tx)));
+  let group = groups.get(sqlite);
+  if (!group) groups.set(sqlite, (group = new GroupCommit(sqlite)));
+  return group.submit(fn);
+}
+
+type Job = { fn: (sql: SqlRunner) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void };
+
+const groups = new WeakMap<SqliteConnection, GroupCommit>();
+
+/** The most jobs one commit carries: bounds how long the connection is held. */
+const MAX_BATCH = 256;
+
+/**
+ * Jobs submitted before the next turn of the event loop (every request that
+ * arrived together) run in one SQLite transaction, each inside a savepoint: a
+ * job that throws (a duplicate update, a generation conflict) is rolled back
+ * alone and rejected; the others resolve once the shared COMMIT succeeds. If
+ * the commit itself fails, every job of the batch is rejected, so no caller is
+ * ever told "stored" about a write that is not.
+ */
+class GroupCommit {
+  private queue: Job[] = [];
+  private scheduled = false;
+
+  constructor(private readonly connection: SqliteConnection) {}
+
+  submit<T>(fn: (sql: SqlRunner) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule() {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.connection
+        .exclusive((raw) => this.flush(raw))
+        .finally(() => {
+          this.scheduled = false;
+          if (this.queue.length > 0) this.schedule();
+        });
+    });
+  }
+
+  private async flush(raw: Database.Database) {
+    const batch = this.queue.splice(0, MAX_BATCH);
+    const done: { job: Job; value: unknown }[] = [];
+    const sql = sqliteRunner(raw);
+    try {
+      // IMMEDIATE takes the write lock up front: another process (the CLI)
+      // cannot make the transaction fail half-way by writing first.
+      statement(raw, "BEGIN IMMEDIATE").run();
+      for (const job of batch) {
+        statement(raw, "SAVEPOINT job").run();
+        try {
+          const value = await job.fn(sql);
+          statement(raw, "RELEASE job").run();
+          done.push({ job, value });
+        } catch (error) {
+          // SQLite may have rolled the whole transaction back (disk full, I/O error).
+          if (!raw.inTransaction) throw error;
+          statement(raw, "ROLLBACK TO job").run();
+          statement(raw, "RELEASE job").run();
+          job.reject(error);
+        }
+      }
+      statement(raw, "COMMIT").run();
+    } catch (error) {
+      if (raw.inTransaction) statement(raw, "ROLLBACK").run();
+      // Jobs already rejected on their own keep their error (a promise settles once).
+      for (const job of batch) job.reject(error);
+      return;
+    }
+    for (const { job, value } of done) job.resolve(value);
+  }
+}
+
+const statements = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+
+function statement(raw: Database.Database, sql: string): Database.Statement {
+  let cache = statements.get(raw);
+  if (!cache) statements.set(raw, (cache = new Map()));
+  let prepared = cache.get(sql);
+  if (!prepared) {
+    prepared = raw.prepare(sql);
+    // Prisma's connection returns every integer as a BigInt; ids here fit a double.
+    if (prepared.reader) prepared.safeIntegers(false);
+    cache.set(sql, prepared);
+  }
+  return prepared;
+}
+
+/** Prisma's SQLite encoding: ISO-8601 text with "+00:00", booleans as 0/1, JSON as text. */
+export function sqliteValue(value: SqlValue): string | number | null {
+  if (value === undefined || value === null) return null;
+  if (value instanceof Date) return value.toISOString().replace("Z", "+00:00");
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (typeof value === "object") return JSON.stringify(value);
+  return value;
+}
+
+function sqliteRunner(raw: Database.Database): SqlRunner {
+  const all = <T>(sql: string, params: SqlValue[]): T[] => {
+    const prepared = statement(raw, sql);
+    const values = params.map(sqliteValue);
+    if (prepared.reader) return prepared.all(values) as T[];
+    prepared.run(values);
+    return [];
+  };
+  return {
+    all: async (sql, ...params) => all(sql, params),
+    one: async (sql, ...params) => all<never>(sql, params)[0],
+    run: async (sql, ...params) => statement(raw, sql).run(params.map(sqliteValue)).changes,
+  };
+}
+
+type PrismaTx = Pick<Db, "$queryRawUnsafe" | "$executeRawUnsafe">;
+
+/** `?` → `$1, $2, …` (our statements never contain a literal question mark). */
+export function numberedPlaceholders(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+function prismaValue(value: SqlValue): unknown {
+  if (value === undefined) return null;
+  if (value !== null && typeof value === "object" && !(value instanceof Date)) return JSON.stringify(value);
+  return value;
+}
+
+function prismaRunner(tx: PrismaTx): SqlRunner {
+  const all = <T>(sql: string, params: SqlValue[]) => tx.$queryRawUnsafe<T[]>(numberedPlaceholders(sql), ...params.map(prismaValue));
+  return {
+    all: (sql, ...params) => all(sql, params),
+    one: async (sql, ...params) => (await all<never>(sql, params))[0],
+    run: (sql, ...params) => tx.$executeRawUnsafe(numberedPlaceholders(sql), ...params.map(prismaValue)),
+  };
+}

@@ -1,0 +1,153 @@
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { InboundMessage } from "@/lib/channels/types";
+import { storeInbound } from "@/lib/db/ingest";
+import { sqlitePath } from "@/lib/db/migrations.mjs";
+import { appendOutboundMessage, GenerationConflict } from "@/lib/db/messages";
+import { sqlTransaction } from "@/lib/db/sql";
+import { databases, sqliteTestDb, type TestDb } from "../helpers/db";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function inbound(updateId: number, overrides: Partial<InboundMessage> = {}): InboundMessage {
+  return {
+    channel: "telegram",
+    kind: "new",
+    updateId: String(updateId),
+    chat: { id: "42", type: "private" },
+    sender: { id: "7", name: "Ada", isBot: false },
+    message: { id: String(updateId), text: `hello ${updateId}`, sentAt: new Date("2026-11-20T10:00:00.250Z") },
+    addressesBot: false,
+    ...overrides,
+  } as InboundMessage;
+}
+
+const options = { agent: "agent:main", answers: () => true, forkReplyTtlMs: 86_400_000, modelConfigured: true };
+
+describe("the shared SQLite connection", () => {
+  let t: TestDb;
+  beforeEach(async () => {
+    t = await sqliteTestDb();
+  });
+  afterEach(() => t.close());
+
+  // Prisma's adapter ran queries outside a transaction inside whichever one was
+  // open: this write was acknowledged, then rolled back with the other transaction.
+  it("keeps a write made outside a transaction when a concurrent transaction rolls back", async () => {
+    const { db } = t;
+    const failing = db
+      .$transaction(async (tx) => {
+        await tx.inboundUpdate.create({ data: { channel: "x", updateId: "1" } });
+        await sleep(50);
+        throw new Error("roll back");
+      })
+      .catch((error: Error) => error.message);
+    await sleep(10);
+    const created = await db.conversation.create({ data: { channel: "x", platformChatId: "9", type: "private" } });
+    expect(await failing).toBe("roll back");
+    expect(await db.conversation.findUnique({ where: { id: created.id } })).not.toBeNull();
+    expect(await db.inboundUpdate.count()).toBe(0);
+  });
+
+  it("never shows a read outside a transaction another transaction's uncommitted rows", async () => {
+    const { db } = t;
+    let release!: () => void;
+    const open = db
+      .$transaction(async (tx) => {
+        await tx.inboundUpdate.create({ data: { channel: "x", updateId: "1" } });
+        await new Promise<void>((resolve) => (release = resolve));
+        throw new Error("roll back");
+      })
+      .catch(() => "rolled back");
+    await sleep(10);
+    // .then() starts it now (a Prisma query runs when first awaited).
+    const counted = db.inboundUpdate.count().then((n) => n);
+    await sleep(10);
+    release();
+    expect(await open).toBe("rolled back");
+    // The read waited for the transaction to end instead of reading its uncommitted row.
+    expect(await counted).toBe(0);
+  });
+
+  it("commits transactions that arrive together once, rolls back a failing one alone, and resolves only when durable", async () => {
+    const { db, url } = t;
+    const observer = new Database(sqlitePath(url), { readonly: true });
+    const version = () => observer.pragma("data_version", { simple: true }) as number;
+    try {
+      const before = version();
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) =>
+          sqlTransaction(db, async (sql) => {
+            await sql.run(`INSERT INTO "InboundUpdate" ("channel", "updateId", "receivedAt") VALUES (?, ?, ?)`, "x", String(i), new Date());
+            if (i === 7) throw new Error("job 7 fails");
+            // Another connection sees the row as soon as the caller is told it is stored.
+            return i;
+          }).then((i) => {
+            const row = observer.prepare(`SELECT 1 FROM "InboundUpdate" WHERE "updateId" = ?`).get(String(i));
+            expect(row).toBeDefined();
+            return i;
+          }),
+        ),
+      );
+      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(19);
+      expect(results[7]).toMatchObject({ status: "rejected", reason: { message: "job 7 fails" } });
+      expect(observer.prepare(`SELECT COUNT(*) AS n FROM "InboundUpdate"`).get()).toEqual({ n: 19 });
+      // data_version changes once per commit made by another connection.
+      expect(version() - before).toBe(1);
+    } finally {
+      observer.close();
+    }
+  });
+});
+
+describe.each(databases)("rows written with hand-written SQL on $name", ({ open }) => {
+  let t: TestDb;
+  beforeEach(async () => {
+    t = await open();
+  });
+  afterEach(() => t.close());
+
+  it("read back through Prisma exactly as Prisma would have written them", async () => {
+    const { db } = t;
+    const first = await storeInbound(db, inbound(1), options);
+    const reply = await storeInbound(db, inbound(2, { replyTo: { id: "1", fromSelf: false, text: "hello 1" }, quote: "hel" } as Partial<InboundMessage>), options);
+    expect(first).toMatchObject({ status: "stored", answer: true });
+    expect(reply).toMatchObject({ status: "stored" });
+    if (reply.status !== "stored" || first.status !== "stored") throw new Error("not stored");
+
+    const message = await db.message.findUniqueOrThrow({ where: { id: reply.messageId }, include: { thread: true } });
+    expect(message.sentAt).toEqual(new Date("2026-11-20T10:00:00.250Z"));
+    expect(message.createdAt).toBeInstanceOf(Date);
+    expect(Math.abs(message.createdAt.getTime() - Date.now())).toBeLessThan(60_000);
+    expect(message.senderIsBot).toBe(false);
+    expect(message.mentionsBot).toBe(false);
+    expect(message.replyToSenderIsBot).toBe(false);
+    expect(message.replyToMessageId).toBe(first.messageId);
+    expect(message.quoteText).toBe("hel");
+    expect(message.thread).toMatchObject({ rootMessageId: first.messageId, messageCount: 2 });
+
+    const envelope = await db.envelope.findUniqueOrThrow({ where: { id: reply.envelopeId } });
+    expect(envelope).toMatchObject({ from: "channel:telegram:42", to: "agent:main", status: "pending", doneAt: null, attempts: 0 });
+    expect(envelope.metadata).toEqual({ platformMessageId: "2", updateId: "2" });
+
+    const conversation = await db.conversation.findUniqueOrThrow({ where: { id: reply.conversationId } });
+    expect(conversation).toMatchObject({ agentEnabled: true, generation: 1, lastMessageAt: new Date("2026-11-20T10:00:00.250Z") });
+    // Prisma's own date filters compare these values correctly (SQLite compares text).
+    expect(await db.message.count({ where: { sentAt: { gte: new Date("2026-11-20T10:00:00.250Z") } } })).toBe(2);
+    expect(await db.message.count({ where: { sentAt: { gt: new Date("2026-11-20T10:00:00.250Z") } } })).toBe(0);
+  });
+
+  it("appends an outbound message only at the expected generation, or unconditionally when told", async () => {
+    const { db } = t;
+    const stored = await storeInbound(db, inbound(1), options);
+    if (stored.status !== "stored") throw new Error("not stored");
+    const base = { conversationId: stored.conversationId, senderKind: "agent" as const, senderName: "main", sentAt: new Date(), replyTo: null, forkId: null };
+    // A new conversation starts at generation 0; each append bumps it.
+    await appendOutboundMessage(db, { ...base, text: "current", platformMessageId: "100", expectedGeneration: 0 });
+    await expect(appendOutboundMessage(db, { ...base, text: "stale", platformMessageId: "101", expectedGeneration: 0 })).rejects.toBeInstanceOf(GenerationConflict);
+    await appendOutboundMessage(db, { ...base, text: "anyway", platformMessageId: "102", expectedGeneration: null });
+    const texts = (await db.message.findMany({ where: { direction: "outbound" }, orderBy: { id: "asc" } })).map((m) => m.text);
+    expect(texts).toEqual(["current", "anyway"]);
+    expect((await db.conversation.findUniqueOrThrow({ where: { id: stored.conversationId } })).generation).toBe(2);
+  });
+});
