@@ -13,14 +13,15 @@ export type Db = SqliteClient;
 export type Provider = "sqlite" | "postgresql";
 
 /** Opens a Prisma client for `url`: `file:` is SQLite, `postgres://` PostgreSQL. */
-export async function openDb(url: string): Promise<Db> {
+export async function openDb(url: string, options: { backgroundCheckpoints?: boolean } = {}): Promise<Db> {
   if (providerOf(url) === "postgresql") {
     const { connectionString, schema } = postgresTarget(url);
     // search_path too, so raw SQL (recursive CTEs) sees the same schema as the client.
     const adapter = new PrismaPg({ connectionString, max: 10, options: `-c search_path="${schema.replaceAll('"', '""')}"` }, { schema });
     return new PostgresClient({ adapter }) as unknown as Db;
   }
-  const connection = new SqliteConnection({ url: sqlitePath(url), timeout: 5000 });
+  // The server checkpoints the WAL on a worker thread (see sqlite-checkpointer.ts).
+  const connection = new SqliteConnection({ url: sqlitePath(url), timeout: 5000 }, { backgroundCheckpointMs: options.backgroundCheckpoints ? 250 : undefined });
   const db = new SqliteClient({ adapter: connection });
   registerSqliteConnection(db, connection);
   // WAL is set once by the migrator and persists in the file. NORMAL under WAL is
@@ -46,7 +47,7 @@ export function getDb(url: string): Promise<Db> {
   const h = (holder.__switchboardDb ??= {});
   if (!h.db || h.url !== url) {
     h.url = url;
-    h.db = openDb(url);
+    h.db = openDb(url, { backgroundCheckpoints: true });
   }
   return h.db;
 }

@@ -25,6 +25,11 @@ export function registerSqliteConnection(db: object, connection: SqliteConnectio
   sqliteConnections.set(db, connection);
 }
 
+/** The SQLite connection behind a client (undefined on PostgreSQL). */
+export function sqliteConnectionOf(db: Db): SqliteConnection | undefined {
+  return sqliteConnections.get(db);
+}
+
 /**
  * Runs `fn` in a transaction of its own: its writes commit together or not at
  * all, and the promise resolves only after they are durable. On PostgreSQL that
@@ -36,7 +41,7 @@ export function registerSqliteConnection(db: object, connection: SqliteConnectio
  * Prisma transaction.
  */
 export async function sqlTransaction<T>(db: Db, fn: (sql: SqlRunner) => Promise<T>): Promise<T> {
-  const sqlite = sqliteConnections.get(db);
+  const sqlite = sqliteConnectionOf(db);
   if (!sqlite) return db.$transaction((tx) => fn(prismaRunner(tx)));
   let group = groups.get(sqlite);
   if (!group) groups.set(sqlite, (group = new GroupCommit(sqlite)));

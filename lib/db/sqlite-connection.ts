@@ -2,6 +2,8 @@ import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import type { IsolationLevel, SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from "@prisma/driver-adapter-utils";
 import { Mutex } from "async-mutex";
 import type Database from "better-sqlite3";
+import { log } from "../log";
+import { SqliteCheckpointer } from "./sqlite-checkpointer";
 
 /**
  * The process's one SQLite connection, shared by Prisma and the hot paths that
@@ -21,8 +23,13 @@ export class SqliteConnection implements SqlDriverAdapterFactory {
   private readonly mutex = new Mutex();
   private readonly inner: PrismaBetterSqlite3;
   private raw: Database.Database | undefined;
+  /** Set when checkpoints run on a worker thread (the server's connection). */
+  checkpointer: SqliteCheckpointer | undefined;
 
-  constructor(config: { url: string; timeout: number }) {
+  constructor(
+    private readonly config: { url: string; timeout: number },
+    private readonly options: { backgroundCheckpointMs?: number } = {},
+  ) {
     this.inner = new PrismaBetterSqlite3(config);
   }
 
@@ -32,7 +39,14 @@ export class SqliteConnection implements SqlDriverAdapterFactory {
     const client = (adapter as unknown as { client?: Database.Database }).client;
     if (!client || typeof client.prepare !== "function") throw new Error("@prisma/adapter-better-sqlite3 no longer exposes its connection: check sqlite-connection.ts");
     this.raw = client;
-    return serialize(adapter, this.mutex);
+    if (this.options.backgroundCheckpointMs) {
+      client.pragma("wal_autocheckpoint = 0");
+      this.checkpointer = new SqliteCheckpointer(this.config.url, {
+        intervalMs: this.options.backgroundCheckpointMs,
+        onError: (error) => log.warn("sqlite.checkpoint_failed", { error }),
+      });
+    }
+    return serialize(adapter, this.mutex, this.checkpointer);
   }
 
   /**
@@ -47,7 +61,7 @@ export class SqliteConnection implements SqlDriverAdapterFactory {
   }
 }
 
-function serialize(adapter: SqlDriverAdapter, mutex: Mutex): SqlDriverAdapter {
+function serialize(adapter: SqlDriverAdapter, mutex: Mutex, checkpointer: SqliteCheckpointer | undefined): SqlDriverAdapter {
   return {
     provider: adapter.provider,
     adapterName: adapter.adapterName,
@@ -55,7 +69,10 @@ function serialize(adapter: SqlDriverAdapter, mutex: Mutex): SqlDriverAdapter {
     executeRaw: (query: SqlQuery) => mutex.runExclusive(() => adapter.executeRaw(query)),
     executeScript: (script: string) => mutex.runExclusive(() => adapter.executeScript(script)),
     getConnectionInfo: adapter.getConnectionInfo?.bind(adapter),
-    dispose: () => adapter.dispose(),
+    dispose: async () => {
+      await checkpointer?.close();
+      await adapter.dispose();
+    },
     async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
       const release = await mutex.acquire();
       try {

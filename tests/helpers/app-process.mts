@@ -8,7 +8,8 @@ import { parseEnv } from "../../lib/env";
 import { createApp } from "../../lib/server/context";
 
 const env = parseEnv(process.env);
-const app = await createApp(env, await openDb(env.DATABASE_URL), { leaseMs: Number(process.env.TEST_LEASE_MS ?? 2000), backoffMs: () => 50, pollMs: 300 });
+// The server's connection settings: WAL checkpoints on a worker thread.
+const app = await createApp(env, await openDb(env.DATABASE_URL, { backgroundCheckpoints: true }), { leaseMs: Number(process.env.TEST_LEASE_MS ?? 2000), backoffMs: () => 50, pollMs: 300 });
 const server = createServer(async (req, res) => {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);

@@ -4,7 +4,8 @@ import type { InboundMessage } from "@/lib/channels/types";
 import { storeInbound } from "@/lib/db/ingest";
 import { sqlitePath } from "@/lib/db/migrations.mjs";
 import { appendOutboundMessage, GenerationConflict } from "@/lib/db/messages";
-import { sqlTransaction } from "@/lib/db/sql";
+import { openDb } from "@/lib/db/client";
+import { sqliteConnectionOf, sqlTransaction } from "@/lib/db/sql";
 import { databases, sqliteTestDb, type TestDb } from "../helpers/db";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -96,6 +97,41 @@ describe("the shared SQLite connection", () => {
       expect(version() - before).toBe(1);
     } finally {
       observer.close();
+    }
+  });
+});
+
+describe("checkpoints on a worker thread (the server's SQLite connection)", () => {
+  let t: TestDb;
+  beforeEach(async () => {
+    t = await sqliteTestDb();
+  });
+  afterEach(() => t.close());
+
+  it("take the WAL checkpoint out of the commits and copy every committed page back", async () => {
+    const db = await openDb(t.url, { backgroundCheckpoints: true });
+    const observer = new Database(sqlitePath(t.url), { readonly: true });
+    try {
+      const connection = sqliteConnectionOf(db)!;
+      expect(connection.checkpointer).toBeDefined();
+      expect(await db.$queryRawUnsafe<{ wal_autocheckpoint: bigint }[]>("PRAGMA wal_autocheckpoint")).toEqual([{ wal_autocheckpoint: 0n }]);
+      // Well past the 1,000 pages at which a commit would otherwise checkpoint.
+      for (let batch = 0; batch < 40; batch++) {
+        await Promise.all(
+          Array.from({ length: 25 }, (_, i) =>
+            sqlTransaction(db, (sql) => sql.run(`INSERT INTO "Operator" ("name", "passwordHash", "createdAt") VALUES (?, ?, ?)`, `op-${batch}-${i}`, "x".repeat(2000), new Date())),
+          ),
+        );
+      }
+      const result = await connection.checkpointer!.checkpoint();
+      expect(result).toMatchObject({ ok: true, busy: 0 });
+      if (!result.ok) throw new Error(result.error);
+      expect(result.log).toBeGreaterThan(0);
+      expect(result.checkpointed).toBe(result.log);
+      expect(observer.prepare(`SELECT COUNT(*) AS n FROM "Operator"`).get()).toEqual({ n: 1000 });
+    } finally {
+      observer.close();
+      await db.$disconnect();
     }
   });
 });
