@@ -2,12 +2,18 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { migrate } from "../lib/db/migrations.mjs";
 
 /** A production server (`npm start`'s path) on a fresh SQLite file, for HTTP benchmarks. */
 export async function startServer(port: number, env: Record<string, string> = {}) {
   const dir = mkdtempSync(join(tmpdir(), "bench-server-"));
   const databaseUrl = `file:${join(dir, "bench.db")}`;
-  const child: ChildProcess = spawn(process.execPath, ["scripts/start.mjs"], {
+  // BENCH_CPU_PROF=<dir>: profile the server itself (next start under --cpu-prof, on
+  // the existing build); the profile is written when the server stops.
+  const profileDir = process.env.BENCH_CPU_PROF;
+  if (profileDir) await migrate(databaseUrl);
+  const args = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "node_modules/next/dist/bin/next", "start", "-p", String(port)] : ["scripts/start.mjs"];
+  const child: ChildProcess = spawn(process.execPath, args, {
     env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: "error", NODE_ENV: "production", ADMIN_PASSWORD: "bench-password-1", ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });

@@ -1,5 +1,6 @@
 import type { Db } from "./client";
 import { isUniqueViolation } from "./errors";
+import { sqlTransaction, type SqlRunner } from "./sql";
 
 export type EnvelopeStatus = "pending" | "processing" | "done" | "failed";
 
@@ -47,24 +48,21 @@ export async function finishEnvelope(
   id: number,
   outcome: { status: "done" | "failed"; error?: string; messageId?: number; metadata?: Record<string, unknown> },
 ) {
-  const current = await db.envelope.findUnique({ where: { id }, select: { metadata: true } });
-  const metadata = {
-    ...((current?.metadata as Record<string, unknown>) ?? {}),
-    ...(outcome.metadata ?? {}),
-    ...(outcome.error ? { lastDeliveryError: outcome.error } : {}),
-  };
-  return db.envelope.update({
-    where: { id },
-    data: {
-      status: outcome.status,
-      lastDeliveryError: outcome.error ?? undefined,
-      messageId: outcome.messageId ?? undefined,
-      metadata: metadata as never,
-      doneAt: new Date(),
-      claimedBy: null,
-      leaseUntil: null,
-    },
-  });
+  const patch = { ...(outcome.metadata ?? {}), ...(outcome.error ? { lastDeliveryError: outcome.error } : {}) };
+  const now = new Date();
+  // One statement on every turn's path: the metadata is merged in SQL, not read first.
+  await sqlTransaction(db, (sql) =>
+    sql.run(
+      `UPDATE "Envelope" SET "status" = ?, "lastDeliveryError" = COALESCE(?, "lastDeliveryError"), "messageId" = COALESCE(?, "messageId"),
+         "metadata" = ${mergeJson(sql)}, "doneAt" = ?, "claimedBy" = NULL, "leaseUntil" = NULL, "updatedAt" = ? WHERE "id" = ?`,
+      outcome.status, outcome.error ?? null, outcome.messageId ?? null, patch, now, now, id,
+    ),
+  );
+}
+
+/** `"metadata"` with the keys of a JSON object parameter set on top, like a spread (callers patch scalar values: json_patch would merge nested objects). */
+function mergeJson(sql: SqlRunner) {
+  return sql.dialect === "sqlite" ? `json_patch("metadata", ?)` : `"metadata" || CAST(? AS jsonb)`;
 }
 
 /** Puts a claimed envelope back for a later attempt (model error, timeout). */
@@ -89,6 +87,9 @@ export async function retryEnvelopeLater(db: Db, id: number, at: Date, error: st
 const workerMail = {
   AND: [{ OR: [{ to: { startsWith: "channel:" } }, { to: { startsWith: "agent:" }, messageId: { not: null } }, { to: { startsWith: "agent:" }, forkId: { not: null } }] }],
 };
+
+// workerMail in SQL, for the claim on every turn's path. LIKE matches Prisma's startsWith.
+const WORKER_MAIL_SQL = `("to" LIKE 'channel:%' OR ("to" LIKE 'agent:%' AND ("messageId" IS NOT NULL OR "forkId" IS NOT NULL)))`;
 
 /** Envelopes a worker may run now: due pending ones, and ones whose lease ran out. */
 export function findClaimable(db: Db, now: Date, take: number) {
@@ -122,35 +123,24 @@ export async function claimEnvelope(
   leaseMs: number,
   options: { advisoryLock: boolean },
 ) {
-  return db.$transaction(async (tx) => {
+  return sqlTransaction(db, async (sql) => {
     const { conversationId } = candidate;
     if (conversationId !== null) {
-      if (options.advisoryLock) await tx.$queryRawUnsafe("SELECT 1 AS locked FROM pg_advisory_xact_lock(7301, $1::int)", conversationId);
-      const blocking = await tx.envelope.findFirst({
-        where: {
-          conversationId,
-          NOT: { id: candidate.id },
-          ...workerMail,
-          OR: [
-            { status: "processing", leaseUntil: { gte: now } },
-            { id: { lt: candidate.id }, status: "pending", OR: [{ deliverAt: null }, { deliverAt: { lte: now } }] },
-          ],
-        },
-        select: { id: true },
-      });
+      if (options.advisoryLock) await sql.all(`SELECT 1 AS locked FROM pg_advisory_xact_lock(7301, CAST(? AS int))`, conversationId);
+      const blocking = await sql.one(
+        `SELECT "id" FROM "Envelope" WHERE "conversationId" = ? AND "id" <> ? AND ${WORKER_MAIL_SQL}
+           AND (("status" = 'processing' AND "leaseUntil" >= ?) OR ("id" < ? AND "status" = 'pending' AND ("deliverAt" IS NULL OR "deliverAt" <= ?)))
+         LIMIT 1`,
+        conversationId, candidate.id, now, candidate.id, now,
+      );
       if (blocking) return false;
     }
-    const { count } = await tx.envelope.updateMany({
-      where: {
-        id: candidate.id,
-        OR: [
-          { status: "pending", OR: [{ deliverAt: null }, { deliverAt: { lte: now } }] },
-          { status: "processing", leaseUntil: { lt: now } },
-        ],
-      },
-      data: { status: "processing", claimedBy: worker, leaseUntil: new Date(now.getTime() + leaseMs), attempts: { increment: 1 } },
-    });
-    return count === 1;
+    const claimed = await sql.run(
+      `UPDATE "Envelope" SET "status" = 'processing', "claimedBy" = ?, "leaseUntil" = ?, "attempts" = "attempts" + 1, "updatedAt" = ?
+       WHERE "id" = ? AND (("status" = 'pending' AND ("deliverAt" IS NULL OR "deliverAt" <= ?)) OR ("status" = 'processing' AND "leaseUntil" < ?))`,
+      worker, new Date(now.getTime() + leaseMs), now, candidate.id, now, now,
+    );
+    return claimed === 1;
   });
 }
 

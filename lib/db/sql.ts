@@ -12,6 +12,8 @@ export type SqlValue = string | number | boolean | Date | null | undefined | Rec
  * writes them, so Prisma reads these rows like its own.
  */
 export interface SqlRunner {
+  /** For the few statements that differ (JSON merge, advisory locks). */
+  readonly dialect: "sqlite" | "postgresql";
   all<T>(sql: string, ...params: SqlValue[]): Promise<T[]>;
   one<T>(sql: string, ...params: SqlValue[]): Promise<T | undefined>;
   /** Number of rows changed. */
@@ -155,6 +157,7 @@ function sqliteRunner(raw: Database.Database): SqlRunner {
     return [];
   };
   return {
+    dialect: "sqlite",
     all: async (sql, ...params) => all(sql, params),
     one: async (sql, ...params) => all<never>(sql, params)[0],
     run: async (sql, ...params) => statement(raw, sql).run(params.map(sqliteValue)).changes,
@@ -178,6 +181,7 @@ function prismaValue(value: SqlValue): unknown {
 function prismaRunner(tx: PrismaTx): SqlRunner {
   const all = <T>(sql: string, params: SqlValue[]) => tx.$queryRawUnsafe<T[]>(numberedPlaceholders(sql), ...params.map(prismaValue));
   return {
+    dialect: "postgresql",
     all: (sql, ...params) => all(sql, params),
     one: async (sql, ...params) => (await all<never>(sql, params))[0],
     run: (sql, ...params) => tx.$executeRawUnsafe(numberedPlaceholders(sql), ...params.map(prismaValue)),

@@ -80,7 +80,9 @@ export async function executeTurn(
       system: input.prompt.system,
       messages: input.prompt.messages,
       tools: { reply },
-      stopWhen: stepCountIs(3),
+      // Once the reply is out there is nothing left to do (it works once per turn):
+      // no further model call. A failed send goes back to the model as the tool's error.
+      stopWhen: [() => sent, stepCountIs(3)],
       maxRetries: 0,
       abortSignal: AbortSignal.timeout(deps.timeoutMs),
     });

@@ -36,12 +36,14 @@ describe("the agent's turn with the reply tool (AI SDK mock model)", () => {
   }
 
   it("tool called once: one send, one stored assistant message, turn recorded", async () => {
-    const { outbound, turn } = await run([{ replies: ["Hi there!"] }]);
+    const { calls, outbound, turn } = await run([{ replies: ["Hi there!"] }]);
     expect(telegram.sends().map((c) => c.body.text)).toEqual(["Hi there!"]);
+    // The reply ended the turn: the tool's result is not sent back for another model call.
+    expect(calls).toHaveLength(1);
     expect(outbound.map((m) => [m.senderKind, m.text])).toEqual([["agent", "Hi there!"]]);
     expect(turn).toMatchObject({ model: "mock:scripted", error: null });
     expect(turn!.toolCalls).toEqual([{ message: "Hi there!", outcome: { status: "sent" } }]);
-    expect(turn!.usage).toMatchObject({ inputTokens: 20, outputTokens: 8 });
+    expect(turn!.usage).toMatchObject({ inputTokens: 10, outputTokens: 4 });
     expect(turn!.system).toContain("call the `reply` tool");
   });
 
