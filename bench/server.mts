@@ -4,17 +4,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrate } from "../lib/db/migrations.mjs";
 
-/** A production server (`npm start`'s path) on a fresh SQLite file, for HTTP benchmarks. */
+/**
+ * A production server (`npm start`'s path) for HTTP benchmarks: on a fresh SQLite
+ * file, or on `env.DATABASE_URL` when given (a PostgreSQL schema).
+ */
 export async function startServer(port: number, env: Record<string, string> = {}) {
   const dir = mkdtempSync(join(tmpdir(), "bench-server-"));
-  const databaseUrl = `file:${join(dir, "bench.db")}`;
+  const databaseUrl = env.DATABASE_URL ?? `file:${join(dir, "bench.db")}`;
   // BENCH_CPU_PROF=<dir>: profile the server itself (next start under --cpu-prof, on
   // the existing build); the profile is written when the server stops.
   const profileDir = process.env.BENCH_CPU_PROF;
   if (profileDir) await migrate(databaseUrl);
   const args = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "node_modules/next/dist/bin/next", "start", "-p", String(port)] : ["scripts/start.mjs"];
   const child: ChildProcess = spawn(process.execPath, args, {
-    env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: "error", NODE_ENV: "production", ADMIN_PASSWORD: "bench-password-1", ...env },
+    env: { ...process.env, PORT: String(port), LOG_LEVEL: "error", NODE_ENV: "production", ADMIN_PASSWORD: "bench-password-1", ...env, DATABASE_URL: databaseUrl },
     stdio: ["ignore", "ignore", "inherit"],
   });
   const base = `http://127.0.0.1:${port}`;

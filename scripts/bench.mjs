@@ -34,11 +34,14 @@ if (!filter) {
     ...rows.map((r) => `| ${r.bench} | ${r.case} | ${r.metric} | ${r.value} ${r.unit} | ${r.baseline ?? "—"} | ${r.ratio ?? "—"} | ${r.target ?? "—"} | ${r.met === undefined ? "—" : r.met ? "yes" : "**no**"} |`),
   ].join("\n");
   const notes = rows.filter((r) => r.note).map((r) => `- ${r.bench}, ${r.case}: ${r.note}`).join("\n");
+  const postgres = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
+  const command = postgres ? "BENCH_DATABASE_URL=postgres://… npm run bench" : "npm run bench";
   const doc = `# Benchmarks
 
-Produced by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB,
+Produced by \`${command}\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB,
 Node ${process.version}, production build (\`npm start\`'s path), SQLite in WAL mode with
-\`synchronous = NORMAL\`, load generator (autocannon) on the same machine over loopback.
+\`synchronous = NORMAL\`${postgres ? " and PostgreSQL on the same machine" : " (PostgreSQL cases skipped: no BENCH_DATABASE_URL)"}, load generators
+(autocannon; an open-loop generator for fixed rates) on the same machine over loopback.
 Machines here are noisy: read the ratio to the baseline measured in the same run,
 not the absolute figure. Files: \`bench/*.mts\`; the runner is \`scripts/bench.mjs\`.
 
