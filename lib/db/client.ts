@@ -1,8 +1,9 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaClient as PostgresClient } from "./generated/postgres/client";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
 import { postgresTarget, providerOf, sqlitePath } from "./migrations.mjs";
-import { registerSqliteConnection } from "./sql";
+import { registerPostgresPool, registerSqliteConnection } from "./sql";
 import { SqliteConnection } from "./sqlite-connection";
 
 /**
@@ -17,8 +18,12 @@ export async function openDb(url: string, options: { backgroundCheckpoints?: boo
   if (providerOf(url) === "postgresql") {
     const { connectionString, schema } = postgresTarget(url);
     // search_path too, so raw SQL (recursive CTEs) sees the same schema as the client.
-    const adapter = new PrismaPg({ connectionString, max: 10, options: `-c search_path="${schema.replaceAll('"', '""')}"` }, { schema });
-    return new PostgresClient({ adapter }) as unknown as Db;
+    const options = `-c search_path="${schema.replaceAll('"', '""')}"`;
+    const adapter = new PrismaPg({ connectionString, max: 10, options }, { schema });
+    const db = new PostgresClient({ adapter }) as unknown as Db;
+    // The hand-written hot-path SQL (lib/db/sql.ts) runs on a small pool of its own.
+    registerPostgresPool(db, new pg.Pool({ connectionString, max: 5, options, idleTimeoutMillis: 5_000, allowExitOnIdle: true, types: { getTypeParser: utcTimestamps } }));
+    return db;
   }
   // The server checkpoints the WAL on a worker thread (see sqlite-checkpointer.ts).
   const connection = new SqliteConnection({ url: sqlitePath(url), timeout: 5000 }, { backgroundCheckpointMs: options.backgroundCheckpoints ? 250 : undefined });
@@ -30,6 +35,12 @@ export async function openDb(url: string, options: { backgroundCheckpoints?: boo
   await db.$queryRawUnsafe("PRAGMA synchronous = NORMAL");
   await db.$queryRawUnsafe("PRAGMA foreign_keys = ON");
   return db;
+}
+
+/** `timestamp(3)` columns hold UTC (as Prisma writes them); node-postgres would read local time. */
+function utcTimestamps(oid: number, format?: "text" | "binary") {
+  if (oid === pg.types.builtins.TIMESTAMP) return (value: string) => new Date(`${value.replace(" ", "T")}Z`);
+  return pg.types.getTypeParser(oid, format as "text");
 }
 
 export function providerOfDb(url: string): Provider {

@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import type pg from "pg";
 import type { Db } from "./client";
 import type { SqliteConnection } from "./sqlite-connection";
 
@@ -21,10 +22,16 @@ export interface SqlRunner {
 }
 
 const sqliteConnections = new WeakMap<object, SqliteConnection>();
+const postgresPools = new WeakMap<object, pg.Pool>();
 
-/** openDb registers the SQLite connection behind a client, for sqlTransaction's fast path. */
+/** openDb registers the SQLite connection behind a client, for sqlTransaction. */
 export function registerSqliteConnection(db: object, connection: SqliteConnection) {
   sqliteConnections.set(db, connection);
+}
+
+/** openDb registers a small pg pool beside Prisma's, for sqlTransaction on PostgreSQL. */
+export function registerPostgresPool(db: object, pool: pg.Pool) {
+  postgresPools.set(db, pool);
 }
 
 /** The SQLite connection behind a client (undefined on PostgreSQL). */
@@ -39,12 +46,18 @@ export function sqliteConnectionOf(db: Db): SqliteConnection | undefined {
  * prepared statements, and calls that arrive together share one commit (group
  * commit): a commit costs more than all of a message's statements (WAL append of
  * every touched index page, and the checkpoint's fsync), so under load the cost
- * is paid once per batch, not once per message. Never call it from inside a
+ * is paid once per batch, not once per message. On PostgreSQL it runs on a pg
+ * pool of its own beside Prisma's: a statement through Prisma's raw query API
+ * costs several times the round trip in client CPU. Never call it from inside a
  * Prisma transaction.
  */
 export async function sqlTransaction<T>(db: Db, fn: (sql: SqlRunner) => Promise<T>): Promise<T> {
   const sqlite = sqliteConnectionOf(db);
-  if (!sqlite) return db.$transaction((tx) => fn(prismaRunner(tx)));
+  if (!sqlite) {
+    const pool = postgresPools.get(db);
+    if (!pool) throw new Error("sqlTransaction needs a client opened by openDb");
+    return postgresTransaction(pool, fn);
+  }
   let group = groups.get(sqlite);
   if (!group) groups.set(sqlite, (group = new GroupCommit(sqlite)));
   return group.submit(fn);
@@ -164,26 +177,45 @@ function sqliteRunner(raw: Database.Database): SqlRunner {
   };
 }
 
-type PrismaTx = Pick<Db, "$queryRawUnsafe" | "$executeRawUnsafe">;
-
 /** `?` → `$1, $2, …` (our statements never contain a literal question mark). */
 export function numberedPlaceholders(sql: string): string {
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
-function prismaValue(value: SqlValue): unknown {
+/**
+ * Prisma's PostgreSQL encoding: timestamps are `timestamp(3)` holding UTC, so a
+ * date goes as its UTC ISO string (the column ignores the zone; node-postgres
+ * would send local time). Objects are JSON.
+ */
+export function postgresValue(value: SqlValue): unknown {
   if (value === undefined) return null;
-  if (value !== null && typeof value === "object" && !(value instanceof Date)) return JSON.stringify(value);
+  if (value instanceof Date) return value.toISOString();
+  if (value !== null && typeof value === "object") return JSON.stringify(value);
   return value;
 }
 
-function prismaRunner(tx: PrismaTx): SqlRunner {
-  const all = <T>(sql: string, params: SqlValue[]) => tx.$queryRawUnsafe<T[]>(numberedPlaceholders(sql), ...params.map(prismaValue));
+async function postgresTransaction<T>(pool: pg.Pool, fn: (sql: SqlRunner) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const result = await fn(postgresRunner(client));
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+function postgresRunner(client: pg.PoolClient): SqlRunner {
+  const all = async <T>(sql: string, params: SqlValue[]) => (await client.query(numberedPlaceholders(sql), params.map(postgresValue))).rows as T[];
   return {
     dialect: "postgresql",
     all: (sql, ...params) => all(sql, params),
     one: async (sql, ...params) => (await all<never>(sql, params))[0],
-    run: (sql, ...params) => tx.$executeRawUnsafe(numberedPlaceholders(sql), ...params.map(prismaValue)),
+    run: async (sql, ...params) => (await client.query(numberedPlaceholders(sql), params.map(postgresValue))).rowCount ?? 0,
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { numberedPlaceholders, sqliteValue } from "@/lib/db/sql";
+import { numberedPlaceholders, postgresValue, sqliteValue } from "@/lib/db/sql";
 
 describe("values for hand-written SQLite statements", () => {
   it("are encoded as Prisma's SQLite adapter encodes them", () => {
@@ -18,5 +18,14 @@ describe("placeholders for PostgreSQL", () => {
   it("number each ? in order", () => {
     expect(numberedPlaceholders(`UPDATE "T" SET "a" = ?, "b" = ? WHERE "id" = ? AND (? OR "g" = ?)`)).toBe(`UPDATE "T" SET "a" = $1, "b" = $2 WHERE "id" = $3 AND ($4 OR "g" = $5)`);
     expect(numberedPlaceholders(`SELECT 1`)).toBe(`SELECT 1`);
+  });
+});
+
+describe("values for hand-written PostgreSQL statements", () => {
+  it("send dates as UTC (timestamp(3) columns hold UTC, as Prisma writes them) and objects as JSON", () => {
+    expect(postgresValue(new Date("2026-11-20T10:00:00.250Z"))).toBe("2026-11-20T10:00:00.250Z");
+    expect(postgresValue(true)).toBe(true);
+    expect(postgresValue(undefined)).toBeNull();
+    expect(postgresValue({ a: 1 })).toBe('{"a":1}');
   });
 });
