@@ -21,8 +21,22 @@ export interface SqlRunner {
   run(sql: string, ...params: SqlValue[]): Promise<number>;
 }
 
-const sqliteConnections = new WeakMap<object, SqliteConnection>();
-const postgresPools = new WeakMap<object, pg.Pool>();
+// Kept on globalThis: Next bundles each route handler with its own copy of this
+// module, while the client (lib/db/client.ts) is one per process, so a module-level
+// map filled where the client was opened would be empty in the other bundles.
+const registry = ((globalThis as unknown as Record<symbol, Registry>)[Symbol.for("switchboard.sql")] ??= {
+  sqliteConnections: new WeakMap(),
+  postgresPools: new WeakMap(),
+  groups: new WeakMap(),
+  statements: new WeakMap(),
+});
+type Registry = {
+  sqliteConnections: WeakMap<object, SqliteConnection>;
+  postgresPools: WeakMap<object, pg.Pool>;
+  groups: WeakMap<SqliteConnection, GroupCommit>;
+  statements: WeakMap<Database.Database, Map<string, Database.Statement>>;
+};
+const { sqliteConnections, postgresPools, groups, statements } = registry;
 
 /** openDb registers the SQLite connection behind a client, for sqlTransaction. */
 export function registerSqliteConnection(db: object, connection: SqliteConnection) {
@@ -65,7 +79,6 @@ export async function sqlTransaction<T>(db: Db, fn: (sql: SqlRunner) => Promise<
 
 type Job = { fn: (sql: SqlRunner) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void };
 
-const groups = new WeakMap<SqliteConnection, GroupCommit>();
 
 /** The most jobs one commit carries: bounds how long the connection is held. */
 const MAX_BATCH = 256;
@@ -137,7 +150,6 @@ class GroupCommit {
   }
 }
 
-const statements = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
 function statement(raw: Database.Database, sql: string): Database.Statement {
   let cache = statements.get(raw);
