@@ -8,7 +8,7 @@ export type SqlValue = string | number | boolean | Date | null | undefined | Rec
 
 /**
  * Hand-written SQL for the write paths that run on every message (ingest,
- * outbound messages). Statements use `?` placeholders and quoted column names,
+ * outbound messages, claiming and ending envelopes). Statements use `?` placeholders and quoted column names,
  * which both SQLite and PostgreSQL accept; values are written exactly as Prisma
  * writes them, so Prisma reads these rows like its own.
  */
@@ -55,15 +55,14 @@ export function sqliteConnectionOf(db: Db): SqliteConnection | undefined {
 
 /**
  * Runs `fn` in a transaction of its own: its writes commit together or not at
- * all, and the promise resolves only after they are durable. On PostgreSQL that
- * is a Prisma transaction. On SQLite it runs on the raw connection with cached
- * prepared statements, and calls that arrive together share one commit (group
- * commit): a commit costs more than all of a message's statements (WAL append of
- * every touched index page, and the checkpoint's fsync), so under load the cost
- * is paid once per batch, not once per message. On PostgreSQL it runs on a pg
- * pool of its own beside Prisma's: a statement through Prisma's raw query API
- * costs several times the round trip in client CPU. Never call it from inside a
- * Prisma transaction.
+ * all, and the promise resolves only after they are durable.
+ * - SQLite: on the raw connection with cached prepared statements, and calls that
+ *   arrive together share one commit (group commit): a commit (the WAL append of
+ *   every touched index page) costs more than all of a message's statements, so
+ *   under load it is paid once per batch, not once per message.
+ * - PostgreSQL: on a small pg pool of its own beside Prisma's; through Prisma's raw
+ *   query API each statement cost several times its round trip in client CPU.
+ * Never call it from inside a Prisma transaction (on SQLite it would wait forever).
  */
 export async function sqlTransaction<T>(db: Db, fn: (sql: SqlRunner) => Promise<T>): Promise<T> {
   const sqlite = sqliteConnectionOf(db);
