@@ -18,11 +18,11 @@ export async function openDb(url: string, options: { backgroundCheckpoints?: boo
   if (providerOf(url) === "postgresql") {
     const { connectionString, schema } = postgresTarget(url);
     // search_path too, so raw SQL (recursive CTEs) sees the same schema as the client.
-    const options = `-c search_path="${schema.replaceAll('"', '""')}"`;
-    const adapter = new PrismaPg({ connectionString, max: 10, options }, { schema });
+    const searchPath = `-c search_path="${schema.replaceAll('"', '""')}"`;
+    const adapter = new PrismaPg({ connectionString, max: 10, options: searchPath }, { schema });
     const db = new PostgresClient({ adapter }) as unknown as Db;
     // The hand-written hot-path SQL (lib/db/sql.ts) runs on a small pool of its own.
-    registerPostgresPool(db, new pg.Pool({ connectionString, max: 5, options, idleTimeoutMillis: 5_000, allowExitOnIdle: true, types: { getTypeParser: utcTimestamps } }));
+    registerPostgresPool(db, new pg.Pool({ connectionString, max: 5, options: searchPath, idleTimeoutMillis: 5_000, allowExitOnIdle: true, types: { getTypeParser: utcTimestamps } }));
     return db;
   }
   // The server checkpoints the WAL on a worker thread (see sqlite-checkpointer.ts).

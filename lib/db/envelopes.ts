@@ -67,18 +67,13 @@ function mergeJson(sql: SqlRunner) {
 
 /** Puts a claimed envelope back for a later attempt (model error, timeout). */
 export async function retryEnvelopeLater(db: Db, id: number, at: Date, error: string) {
-  const current = await db.envelope.findUnique({ where: { id }, select: { metadata: true } });
-  return db.envelope.update({
-    where: { id },
-    data: {
-      status: "pending",
-      deliverAt: at,
-      lastDeliveryError: error,
-      metadata: { ...((current?.metadata as Record<string, unknown>) ?? {}), lastDeliveryError: error } as never,
-      claimedBy: null,
-      leaseUntil: null,
-    },
-  });
+  await sqlTransaction(db, (sql) =>
+    sql.run(
+      `UPDATE "Envelope" SET "status" = 'pending', "deliverAt" = ?, "lastDeliveryError" = ?, "metadata" = ${mergeJson(sql)},
+         "claimedBy" = NULL, "leaseUntil" = NULL, "updatedAt" = ? WHERE "id" = ?`,
+      at, error, { lastDeliveryError: error }, new Date(), id,
+    ),
+  );
 }
 
 // The in-process agent runs chat turns (agent envelopes carrying a message) and
