@@ -16,6 +16,8 @@ export type ContextInput = {
   /** The message before `current` in the conversation, for the gap note. */
   previous: StoredMessage | null;
   settings: Pick<Settings, "gapThresholdMinutes">;
+  /** Per message id, when the message before it in the chat was sent (lib/db/context.ts loads it). */
+  previousSentAt?: ReadonlyMap<number, Date | null>;
 };
 
 export type BuiltContext = {
@@ -34,10 +36,11 @@ const byTime = (a: StoredMessage, b: StoredMessage) => a.sentAt.getTime() - b.se
  */
 export function buildContext(input: ContextInput): BuiltContext {
   const merged = new Map<number, ContextMessage>();
-  for (const m of input.recent) merged.set(m.id, { ...m, origin: "recent" });
-  merged.set(input.current.id, { ...input.current, origin: "recent" });
+  const withOrigin = (m: StoredMessage, origin: ContextMessage["origin"]): ContextMessage => ({ ...m, origin, previousSentAt: input.previousSentAt?.get(m.id) ?? null });
+  for (const m of input.recent) merged.set(m.id, withOrigin(m, "recent"));
+  merged.set(input.current.id, withOrigin(input.current, "recent"));
   const replyContext = input.target ? [input.target, ...input.targetNeighbours, ...input.chain] : [];
-  for (const m of replyContext) if (!merged.has(m.id)) merged.set(m.id, { ...m, origin: "reply-context" });
+  for (const m of replyContext) if (!merged.has(m.id)) merged.set(m.id, withOrigin(m, "reply-context"));
   // Time order, except that the message being answered always comes last: a reply
   // target can carry a later timestamp than the reply (platform clocks, same second).
   const current = merged.get(input.current.id)!;

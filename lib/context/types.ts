@@ -13,8 +13,14 @@ export type StoredMessage = {
   replyToSenderIsBot: boolean | null;
   quoteText: string | null;
   forkId: number | null;
+  /** Set when the user edited the message after sending it. */
+  editedAt?: Date | null;
 };
 
 /** Where a context message came from: the recency window or the reply's context. */
 export type ContextOrigin = "recent" | "reply-context";
-export type ContextMessage = StoredMessage & { origin: ContextOrigin };
+export type ContextMessage = StoredMessage & {
+  origin: ContextOrigin;
+  /** When the message before this one in the chat was sent (any session), for the header's elapsed field; null if none or unknown. */
+  previousSentAt: Date | null;
+};

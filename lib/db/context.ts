@@ -1,4 +1,5 @@
 import type { StoredMessage } from "../context/types";
+import { Prisma } from "./generated/sqlite/client";
 import type { Settings } from "../settings/schema";
 import type { Db } from "./client";
 import { forkLineage, mainSessionSince } from "./forks";
@@ -17,6 +18,7 @@ export const storedMessageSelect = {
   replyToSenderIsBot: true,
   quoteText: true,
   forkId: true,
+  editedAt: true,
 } as const;
 
 export type ContextQueryInput = {
@@ -96,7 +98,31 @@ export async function loadContextInput(db: Db, { current, settings }: ContextQue
       parentId = parent.replyToMessageId;
     }
   }
-  return { recent, previous, target, targetNeighbours, chain, pendingUpdates };
+  const previousSentAt = await previousSentAtOf(db, [current, ...recent, ...(target ? [target] : []), ...targetNeighbours, ...chain]);
+  return { recent, previous, target, targetNeighbours, chain, pendingUpdates, previousSentAt };
+}
+
+type PreviousRow = { id: number | bigint; previousAt: Date | string | null };
+
+/**
+ * For each message, when the message before it in the chat was sent — in the
+ * whole conversation (every session), not in the prompt — so the header's
+ * elapsed field counts real time. One statement: per message, a same-second
+ * predecessor (elapsed 0) or the latest earlier time, both on the
+ * (conversationId, sentAt, id) index.
+ */
+export async function previousSentAtOf(db: Db, messages: Pick<StoredMessage, "id">[]): Promise<Map<number, Date | null>> {
+  const ids = [...new Set(messages.map((m) => m.id))];
+  if (ids.length === 0) return new Map();
+  const rows = await db.$queryRaw<PreviousRow[]>`
+    SELECT m.id AS id,
+      CASE WHEN EXISTS (SELECT 1 FROM "Message" t WHERE t."conversationId" = m."conversationId" AND t."sentAt" = m."sentAt" AND t.id < m.id)
+        THEN m."sentAt"
+        ELSE (SELECT MAX(p."sentAt") FROM "Message" p WHERE p."conversationId" = m."conversationId" AND p."sentAt" < m."sentAt")
+      END AS "previousAt"
+    FROM "Message" m WHERE m.id IN (${Prisma.join(ids)})`;
+  // SQLite hands back Prisma's ISO text, PostgreSQL a Date.
+  return new Map(rows.map((r) => [Number(r.id), r.previousAt === null ? null : new Date(r.previousAt)]));
 }
 
 export function findStoredMessage(db: Db, id: number) {

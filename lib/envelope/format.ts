@@ -1,58 +1,69 @@
 import { shortDuration } from "../context/duration";
 import type { ContextMessage, StoredMessage } from "../context/types";
-import { sanitizeBody, sanitizeInline, sanitizeName } from "./sanitize";
+import { sanitizeBody, sanitizeInline, userLabel } from "./sanitize";
 
 export type ReplyTarget = Pick<StoredMessage, "text" | "senderKind" | "senderName">;
 
 export type FormatOptions = {
   channel: string;
-  /** Time of the message before this one, for the elapsed part of the header. */
+  /** Time of the message before this one in the chat (not in the prompt), for the elapsed field; null for the first. */
   previousAt: Date | null;
   /** The stored replied-to message, when we have it (database first). */
   target: ReplyTarget | null;
   quoteMaxChars: number;
 };
 
+/** The header's field separator. Names never contain it (sanitizeName), bodies never start a line with a header. */
+export const FIELD_SEPARATOR = " · ";
+
 /** "2026-11-22 14:03 UTC" */
 export function formatTime(date: Date): string {
   return date.toISOString().slice(0, 16).replace("T", " ") + " UTC";
 }
 
-/** Who wrote the replied-to message: `agent` for the bot itself, else a name, else `unknown`. */
+/**
+ * Who wrote the replied-to message: `agent` for the bot itself (our records, or
+ * the platform saying it was this bot), else the user's label (`unknown` without
+ * a name, `user "…"` for a name that reads as a reserved label).
+ */
 export function replySenderLabel(message: StoredMessage, target: ReplyTarget | null): string {
-  if (target) {
-    if (target.senderKind === "agent" || target.senderKind === "operator") return "agent";
-    return sanitizeName(target.senderName) ?? "unknown";
-  }
-  if (message.replyToSenderIsBot) return "agent";
-  return sanitizeName(message.replyToSenderName) ?? "unknown";
+  if (target) return target.senderKind === "agent" || target.senderKind === "operator" ? "agent" : userLabel(target.senderName);
+  return message.replyToSenderIsBot ? "agent" : userLabel(message.replyToSenderName);
+}
+
+/** Whether a stored message is a reply (to a stored message, or to one the platform described). */
+export function isReply(message: StoredMessage): boolean {
+  return message.replyToMessageId !== null || message.replyToText !== null || message.quoteText !== null || message.replyToSenderName !== null;
 }
 
 /**
  * The one annotation line for a reply: `[↩ reply to <sender>: "<text>"]`. The text
  * is the user's selected quote, else the replied-to text (stored copy first, the
  * platform's copy as fallback), sanitized and cut to `quoteMaxChars` plus "...".
- * Null when the message is not a reply or nothing is known of the target.
+ * Null when the message is not a reply.
  */
 export function replyAnnotation(message: StoredMessage, target: ReplyTarget | null, quoteMaxChars: number): string | null {
-  const isReply = message.replyToMessageId !== null || message.replyToText !== null || message.quoteText !== null || message.replyToSenderName !== null;
-  if (!isReply) return null;
+  if (!isReply(message)) return null;
   const raw = message.quoteText ?? target?.text ?? message.replyToText ?? "";
-  const text = sanitizeInline(raw, quoteMaxChars);
-  return `[↩ reply to ${replySenderLabel(message, target)}: "${text}"]`;
+  return `[↩ reply to ${replySenderLabel(message, target)}: "${sanitizeInline(raw, quoteMaxChars)}"]`;
 }
 
 /**
  * One inbound message as the model sees it: a header (channel, sender, time,
- * elapsed since the previous message), the reply annotation when it is a reply,
- * then the sanitized body. Platform ids never appear.
+ * elapsed since the previous message in the chat, and marks for reply context
+ * and edits), the reply annotation when it is a reply, then the sanitized body.
+ * Platform ids never appear.
+ *
+ *     --- telegram · from Alice · 2026-11-20 10:02 UTC · 5m after the previous message · (edited)
+ *     [↩ reply to agent: "Meeting at 3pm"]
+ *     What about tomorrow?
  */
 export function formatEnvelope(message: ContextMessage, options: FormatOptions): string {
-  const sender = sanitizeName(message.senderName) ?? "unknown";
-  const parts = [`--- ${options.channel}`, `from ${sender}`, formatTime(message.sentAt)];
+  const parts = [`--- ${options.channel}`, `from ${userLabel(message.senderName)}`, formatTime(message.sentAt)];
   if (options.previousAt) parts.push(`${shortDuration(message.sentAt.getTime() - options.previousAt.getTime())} after the previous message`);
   if (message.origin === "reply-context") parts.push("earlier message, shown because the user's reply points here");
-  const lines = [parts.join(" · ")];
+  if (message.editedAt) parts.push("(edited)");
+  const lines = [parts.join(FIELD_SEPARATOR)];
   const annotation = replyAnnotation(message, options.target, options.quoteMaxChars);
   if (annotation) lines.push(annotation);
   lines.push(sanitizeBody(message.text));

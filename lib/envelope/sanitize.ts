@@ -1,44 +1,200 @@
+import confusables from "unhomoglyph/data.json";
+
 /**
- * The prompt sanitizer. User-controlled text (names, quotes, bodies) must not be
- * able to pose as the prompt's own structure: envelope headers, reply
- * annotations, chat-template role markers, or invisible control characters.
+ * The prompt sanitizer. User-controlled text (names, quotes, bodies, titles)
+ * must not be able to pose as the prompt's own structure: envelope headers,
+ * reply annotations, chat-template tokens or role markers. docs/SECURITY.md
+ * states what it guarantees.
+ *
+ * It works by construction rather than by listing attacks: text is first brought
+ * to one canonical form (well-formed UTF-16, one kind of line break, no invisible
+ * code points, NFKC), and every decision is taken on that form — the form the
+ * output is in. Structure is then recognised by character class (any dash,
+ * bracket, math symbol or arrow, plus their Unicode confusables), not by spelling.
  */
 
-// C0/C1 controls except tab and newline, zero-width and bidi-override characters.
-const INVISIBLE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
-// Chat-template tokens such as <|im_start|>, <|system|>, <|endoftext|>.
-const TEMPLATE_TOKEN = /<\|[^|>]{0,40}\|>/g;
-// Lines that would read as our header or annotation, or as a role marker.
-const STRUCTURAL_LINE = /^(\s*)(---|\[↩|\[\s*(system|assistant|user|developer|tool)\b|(system|assistant|developer|tool)\s*:)/i;
+// Every line separator Unicode or a tokenizer may honour (CRLF first).
+const LINE_BREAKS = /\r\n|[\n\v\f\r\x1c-\x1e\x85\u2028\u2029]/g;
+// Code points that show nothing: controls other than tab and newline, format
+// characters (zero-width, bidi controls, tags U+E0000–E007F), default-ignorables
+// (variation selectors, U+034F, Hangul fillers) and noncharacters.
+const INVISIBLE = /(?![\t\n])[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}]/gu;
+// Spaces of every width (U+1680 looks like a dash; U+2800 renders blank).
+const SPACES = /[\p{Zs}\u2800]/gu;
 
-/** For one-line fields (names, quoted text): one line, no brackets or double quotes. */
+// Chat-template tokens of the common model families, as they read after NFKC
+// (DeepSeek's full-width bars become `|`).
+const TEMPLATE_TOKENS = [
+  // ChatML, Llama 3/4, Phi, Command-R, DeepSeek, Granite, gpt-oss harmony, …: <|anything|>
+  /<\|[^<>|\n]{0,80}\|>/g,
+  // Llama 2 system block.
+  /<<\s*\/?\s*SYS\s*>>/gi,
+  // Llama 2 / Mistral / GLM square-bracket controls.
+  /\[\s*\/?\s*(?:INST|SYS|SYSTEM_PROMPT|TOOL_CALLS|AVAILABLE_TOOLS|TOOL_RESULTS|TOOL_CONTENT|THINK|IMG|IMG_BREAK|IMG_END|PREFIX|MIDDLE|SUFFIX|[gs]?MASK|BOS|EOS|SEP|CLS|PAD|UNK|CONTROL_\d+|SYSTEM|USER|ASSISTANT)\s*\]/gi,
+  // Angle-bracket specials: sentence markers, Gemma turns, reasoning and tool tags, XML role tags.
+  /<\s*\/?\s*(?:s|bos|eos|pad|unk|mask|sep|cls|sop|eop|start_of_turn|end_of_turn|start_of_image|end_of_image|think|thinking|tool_calls?|tool_response|tools|function_calls?|system|user|assistant|human|model|developer|im_start|im_end|im_sep|endoftext|reserved_special_token_\d+|reserved_\d+|用户|AI)\s*>/gi,
+];
+
+/** The text in canonical form: well-formed, `\n` line breaks, nothing invisible, NFKC, plain spaces, no template tokens. */
+export function canonicalText(text: string): string {
+  let out = text.toWellFormed().replace(LINE_BREAKS, "\n");
+  // Removing a token or an invisible character can join pieces into a new token,
+  // and NFKC can turn look-alikes into ASCII: repeat until nothing changes. Each
+  // round either changes nothing or makes the text shorter or NFKC-stable, so it ends.
+  for (;;) {
+    let next = out.replace(INVISIBLE, "").normalize("NFKC").replace(INVISIBLE, "").replace(LINE_BREAKS, "\n").replace(SPACES, " ");
+    for (const token of TEMPLATE_TOKENS) next = next.replace(token, " ");
+    // No pipe token survives in any spelling: a lone `<|` or `|>` loses its bar.
+    next = next.replace(/<\|/g, "<").replace(/\|>/g, ">");
+    if (next === out) return out;
+    out = next;
+  }
+}
+
+// Unicode's confusables (UTS #39, via the unhomoglyph package): one code point → the prototype it is read as.
+const CONFUSABLES = confusables as Record<string, string>;
+const prototypeOf = (ch: string) => CONFUSABLES[ch] ?? ch;
+
+/** A confusable skeleton, lower-cased, without accents: how a reader (or a model) may read the text. */
+export function skeleton(text: string): string {
+  const fold = (s: string) => [...s].map(prototypeOf).join("").toLowerCase();
+  return fold(fold(text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase()));
+}
+
+// Structure starts with a dash (header), a bracket (annotation), `<` (tags) or an
+// arrow: by Unicode class — dash punctuation, open/close punctuation, math
+// symbols, arrows, box drawing — and anything whose confusable prototype is one.
+const STRUCTURAL_CLASS = /[\p{Pd}\p{Ps}\p{Pe}\p{Sm}\u2190-\u21FF\u2500-\u257F\u23AF\u27F0-\u27FF\u2900-\u297F\u2B00-\u2BFF\u{1F800}-\u{1F8FF}]/u;
+const STRUCTURAL_PROTOTYPE = /^[-[\](){}<>|ー⎯←↩↪]/;
+const DASH_PROTOTYPE = /^[-ー⎯]/;
+
+const isStructuralChar = (ch: string) => STRUCTURAL_CLASS.test(ch) || STRUCTURAL_PROTOTYPE.test(prototypeOf(ch));
+// A letter that merely looks like a dash (CJK 一, ー) starts many ordinary lines: only a run of two counts.
+const isDashLetter = (ch: string | undefined) => ch !== undefined && /\p{L}/u.test(ch) && DASH_PROTOTYPE.test(prototypeOf(ch));
+/** `·`, the header's field separator, or anything read as it (•, ∙, ⋅, ・, …). */
+const isDot = (ch: string) => ch === "·" || prototypeOf(ch) === "·";
+const isBracket = (ch: string) => /\p{Ps}/u.test(ch) || /^[[(]/.test(prototypeOf(ch));
+const isArrow = (ch: string) => /[\u2190-\u21FF\u27F0-\u27FF\u2900-\u297F\u2B00-\u2BFF]/u.test(ch) || /^[←↩↪]/.test(prototypeOf(ch));
+const isColon = (ch: string) => ch === ":" || prototypeOf(ch) === ":";
+
+// Role markers of chat formats (`Human:`, `### System:`, `**Assistant**:`, a bare
+// `user` line left by a Gemma turn) and this format's labels, compared by skeleton.
+const ROLE_WORDS = ["system", "assistant", "user", "human", "ai", "bot", "model", "developer", "tool", "function", "ipython", "instruction", "instructions", "response", "input", "output", "context", "agent", "operator", "gpt", "chatgpt", "claude", "gemini", "llama", "unknown"];
+const ROLE_LINE = new RegExp(`^(?:${ROLE_WORDS.map(skeleton).join("|")})(?:[^\\p{L}\\p{N}:]{0,12}:|[^\\p{L}\\p{N}]*$)`, "u");
+
+/**
+ * Whether a line of canonical text could be read as this prompt's structure or
+ * as a chat-template role marker: its leading non-alphanumeric run holds a
+ * structural character, it starts with two dash-like letters, it carries a
+ * header's field separator (` · ` or a look-alike) or an annotation's opening
+ * (`[↩` or a look-alike) anywhere, or it opens with a role word and a colon.
+ */
+export function readsAsStructure(line: string): boolean {
+  const lead = /^[^\p{L}\p{N}]*/u.exec(line)![0];
+  if ([...lead].some(isStructuralChar)) return true;
+  const [first, second] = [...line.slice(lead.length)];
+  if (isDashLetter(first) && isDashLetter(second)) return true;
+  const chars = [...line];
+  if (chars.some((ch, i) => isDot(ch) && chars[i - 1] === " " && chars[i + 1] === " ")) return true;
+  // An annotation's opening (`[↩`, or a look-alike) anywhere in the line.
+  const visible = chars.filter((ch) => ch !== " " && ch !== "\t");
+  if (visible.some((ch, i) => isBracket(ch) && isArrow(visible[i + 1] ?? ""))) return true;
+  return ROLE_LINE.test(skeleton(line.slice(lead.length)));
+}
+
+/**
+ * Cuts `text` to at most `max` code points at a grapheme boundary (an emoji, a
+ * flag or a letter with its accents is never split; never a lone surrogate),
+ * adding "..." when something was cut.
+ */
+export function truncate(text: string, max: number): string {
+  if ([...text].length <= max) return text;
+  let out = "";
+  let count = 0;
+  for (const { segment } of new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text)) {
+    const n = [...segment].length;
+    if (count + n > max) {
+      // One grapheme longer than the whole budget (a letter under a pile of marks): its first code points.
+      if (out === "") out = [...segment].slice(0, max).join("");
+      break;
+    }
+    out += segment;
+    count += n;
+  }
+  return out.trimEnd() + "...";
+}
+
+/** One line: line breaks and tabs become spaces, runs of spaces collapse. */
+function oneLine(text: string): string {
+  return text.replace(/[\n\t]+/g, " ").replace(/ {2,}/g, " ").trim();
+}
+
+/**
+ * For text shown inside `"…"` on one of our lines (quotes, titles): canonical,
+ * one line, every double quote (and look-alike: curly, full-width, primes)
+ * becomes `'`, every bracket `(` or `)`, so it can neither close the quote nor
+ * the line's brackets. Cut to `maxChars` code points at a grapheme boundary.
+ */
 export function sanitizeInline(text: string, maxChars?: number): string {
-  let out = text
-    .replace(TEMPLATE_TOKEN, " ")
-    .replace(INVISIBLE, "")
-    .replace(/[\r\n\t\u2028\u2029]+/g, " ")
-    .replace(/"/g, "'")
-    .replace(/\[/g, "(")
-    .replace(/\]/g, ")")
-    .replace(/ {2,}/g, " ")
-    .trim();
-  if (maxChars !== undefined && out.length > maxChars) out = out.slice(0, maxChars) + "...";
-  return out;
+  const chars = [...oneLine(canonicalText(text))].map((ch) => {
+    if (ch === '"' || /[\p{Pi}\p{Pf}]/u.test(ch) || prototypeOf(ch) === "''") return "'";
+    if (/\p{Ps}/u.test(ch)) return "(";
+    if (/\p{Pe}/u.test(ch)) return ")";
+    return ch;
+  });
+  const out = chars.join("").replace(/'{2,}/g, "'");
+  return maxChars === undefined ? out : truncate(out, maxChars);
 }
 
-/** A display name: inline-safe and short. */
+/**
+ * A display name: inline-safe, short, and unable to add a header field or end
+ * the annotation's sender early — look-alikes of `·` become `.`, of `:` a space.
+ * Undefined when nothing visible is left.
+ */
 export function sanitizeName(name: string | null | undefined): string | undefined {
-  const clean = name ? sanitizeInline(name, 64) : "";
-  return clean || undefined;
+  if (!name) return undefined;
+  const clean = [...sanitizeInline(name)]
+    .map((ch) => {
+      if (isDot(ch)) return ".";
+      if (isColon(ch)) return " ";
+      return ch;
+    })
+    .join("");
+  const out = truncate(oneLine(clean), 64);
+  return out || undefined;
 }
 
-/** For message bodies: keeps line breaks, escapes lines that imitate structure. */
+/** The labels this format gives the prompt's own parties; a user's name that reads as one is marked. */
+export const RESERVED_LABELS = ["agent", "unknown", "operator", "system", "assistant", "user", "developer", "human", "tool", "model"] as const;
+const RESERVED_SKELETONS = new Set(RESERVED_LABELS.map(skeleton));
+
+/** Whether a (sanitized) name reads as one of the reserved labels: any of its words, or its letters run together. */
+export function isReservedLookalike(name: string): boolean {
+  const sk = skeleton(name);
+  if (RESERVED_SKELETONS.has(sk.replace(/[^\p{L}\p{N}]/gu, ""))) return true;
+  return sk.split(/[^\p{L}\p{N}]+/u).some((word) => RESERVED_SKELETONS.has(word));
+}
+
+/**
+ * How a user is named in the prompt: their sanitized name; `unknown` without
+ * one; and `user "<name>"` when the name reads as a reserved label (a user
+ * called "agent" is never `agent`). Names never contain `"`, so that form
+ * cannot be typed by anyone.
+ */
+export function userLabel(name: string | null | undefined): string {
+  const clean = sanitizeName(name);
+  if (!clean) return "unknown";
+  return isReservedLookalike(clean) ? `user "${clean}"` : clean;
+}
+
+/**
+ * For message bodies: canonical text, line breaks kept; a line that could be
+ * read as structure (a header, an annotation, a role marker, or a look-alike
+ * of one) gets a leading backslash, which the system prompt explains.
+ */
 export function sanitizeBody(text: string): string {
-  return text
-    .replace(TEMPLATE_TOKEN, " ")
-    .replace(INVISIBLE, "")
-    .replace(/\r\n?/g, "\n")
+  return canonicalText(text)
     .split("\n")
-    .map((line) => (STRUCTURAL_LINE.test(line) ? line.replace(STRUCTURAL_LINE, "$1\\$2") : line))
+    .map((line) => (readsAsStructure(line) ? `\\${line}` : line))
     .join("\n");
 }

@@ -10,8 +10,6 @@ import { finishEnvelope, findEnvelope } from "../db/envelopes";
 import { updateFork } from "../db/forks";
 import { findMessage } from "../db/messages";
 import { saveTurn } from "../db/turns";
-import { formatTime } from "../envelope/format";
-import { sanitizeInline, sanitizeName } from "../envelope/sanitize";
 import { log } from "../log";
 import type { Settings } from "../settings/schema";
 import { getSettings } from "../settings/store";
@@ -108,16 +106,6 @@ export async function executeTurn(
   return { sent };
 }
 
-/** The pending main-session updates an interactive fork's prompt is given. */
-export function pendingUpdatesNote(updates: { senderKind: string; senderName: string | null; text: string; sentAt: Date }[]): string[] {
-  if (updates.length === 0) return [];
-  const lines = updates.map((u) => `- ${formatTime(u.sentAt)} ${u.senderKind === "user" ? (sanitizeName(u.senderName) ?? "unknown") : "agent"}: "${sanitizeInline(u.text, 200)}"`);
-  return [
-    "You are continuing an earlier side thread (a fork of this conversation) because the user replied to it. Pending updates from the main conversation since this thread began, for context:\n" +
-      lines.join("\n"),
-  ];
-}
-
 /**
  * One agent turn for an inbound chat message: build the context (the message's
  * session: main, or an interactive fork with the main session's pending updates)
@@ -156,7 +144,7 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number): Promise<
   }
   const input = await loadContextInput(db, { current: message, settings });
   const context = buildContext({ current: message, ...input, settings });
-  const prompt = buildPrompt({ context, currentId: message.id, conversation: message.conversation, settings, extraSystem: pendingUpdatesNote(input.pendingUpdates) });
+  const prompt = buildPrompt({ context, currentId: message.id, conversation: message.conversation, settings, pendingUpdates: input.pendingUpdates });
   await executeTurn({ ...deps, model: deps.model }, { envelope, conversationId: message.conversationId, forkId: message.forkId, prompt, delivery });
   if (message.forkId) await updateFork(db, message.forkId, { lastActivityAt: new Date() });
 }

@@ -1,4 +1,4 @@
-import type { StoredMessage } from "@/lib/context/types";
+import type { ContextMessage, StoredMessage } from "@/lib/context/types";
 
 const base = Date.parse("2026-11-20T10:00:00Z");
 
@@ -20,4 +20,9 @@ export function msg(id: number, patch: Partial<StoredMessage> = {}): StoredMessa
     forkId: null,
     ...patch,
   };
+}
+
+/** A context message (as buildContext makes it) for pure tests of formatting and prompts. */
+export function cmsg(id: number, patch: Partial<ContextMessage> = {}): ContextMessage {
+  return { ...msg(id), origin: "recent", previousSentAt: null, ...patch };
 }
