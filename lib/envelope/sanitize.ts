@@ -75,12 +75,27 @@ const isDashLetter = (ch: string | undefined) => ch !== undefined && /\p{L}/u.te
 const isDot = (ch: string) => ch === "·" || prototypeOf(ch) === "·";
 const isBracket = (ch: string) => /\p{Ps}/u.test(ch) || /^[[(]/.test(prototypeOf(ch));
 const isArrow = (ch: string) => /[\u2190-\u21FF\u27F0-\u27FF\u2900-\u297F\u2B00-\u2BFF]/u.test(ch) || /^[←↩↪]/.test(prototypeOf(ch));
+// Quotation marks of every shape, some of which Unicode files as brackets (Ps/Pe): „ ‚ 〝 〞 〟.
+const QUOTE_LIKE = /["\p{Pi}\p{Pf}„‚〝〞〟]/u;
 const isColon = (ch: string) => ch === ":" || prototypeOf(ch) === ":";
 
 // Role markers of chat formats (`Human:`, `### System:`, `**Assistant**:`, a bare
 // `user` line left by a Gemma turn) and this format's labels, compared by skeleton.
 const ROLE_WORDS = ["system", "assistant", "user", "human", "ai", "bot", "model", "developer", "tool", "function", "ipython", "instruction", "instructions", "response", "input", "output", "context", "agent", "operator", "gpt", "chatgpt", "claude", "gemini", "llama", "unknown"];
-const ROLE_LINE = new RegExp(`^(?:${ROLE_WORDS.map(skeleton).join("|")})(?:[^\\p{L}\\p{N}:]{0,12}:|[^\\p{L}\\p{N}]*$)`, "u");
+const ROLE_SKELETONS = new Set(ROLE_WORDS.map(skeleton));
+
+/** A role word (by skeleton) followed by a colon (or look-alike) within a few non-letters, or by nothing but non-letters. */
+function isRoleMarker(text: string): boolean {
+  const word = /^[\p{L}\p{M}]+/u.exec(text)?.[0] ?? "";
+  const sk = skeleton(word);
+  const colon = sk.indexOf(":");
+  if (colon >= 0) return ROLE_SKELETONS.has(sk.slice(0, colon)); // a colon-like letter: `System꞉`
+  if (!ROLE_SKELETONS.has(sk)) return false;
+  const after = [...text.slice(word.length)];
+  const firstAlnum = after.findIndex((ch) => /[\p{L}\p{N}]/u.test(ch));
+  const firstColon = after.findIndex(isColon);
+  return firstAlnum < 0 || (firstColon >= 0 && firstColon < firstAlnum && firstColon <= 12);
+}
 
 /**
  * Whether a line of canonical text could be read as this prompt's structure or
@@ -99,7 +114,7 @@ export function readsAsStructure(line: string): boolean {
   // An annotation's opening (`[↩`, or a look-alike) anywhere in the line.
   const visible = chars.filter((ch) => ch !== " " && ch !== "\t");
   if (visible.some((ch, i) => isBracket(ch) && isArrow(visible[i + 1] ?? ""))) return true;
-  return ROLE_LINE.test(skeleton(line.slice(lead.length)));
+  return isRoleMarker(line.slice(lead.length));
 }
 
 /**
@@ -137,7 +152,7 @@ function oneLine(text: string): string {
  */
 export function sanitizeInline(text: string, maxChars?: number): string {
   const chars = [...oneLine(canonicalText(text))].map((ch) => {
-    if (ch === '"' || /[\p{Pi}\p{Pf}]/u.test(ch) || prototypeOf(ch) === "''") return "'";
+    if (QUOTE_LIKE.test(ch) || /^'+$/.test(prototypeOf(ch))) return "'";
     if (/\p{Ps}/u.test(ch)) return "(";
     if (/\p{Pe}/u.test(ch)) return ")";
     return ch;

@@ -16,8 +16,16 @@ describe("humanDuration", () => {
   ])("%d ms → %s", (ms, text) => {
     expect(humanDuration(ms)).toBe(text);
   });
-  it("has a short form for headers", () => {
-    expect(shortDuration((3 * 60 + 20) * min)).toBe("3h 20m");
-    expect(shortDuration(5 * min)).toBe("5m");
+  it.each([
+    [30_000, "<1m"],
+    [0, "<1m"],
+    [-5 * min, "<1m"],
+    [5 * min, "5m"],
+    [60 * min, "1h"],
+    [(3 * 60 + 20) * min, "3h 20m"],
+    [(2 * 24 * 60 + 4 * 60) * min, "2d 4h"],
+    [(2 * 24 * 60 + 5) * min, "2d"],
+  ])("short form for headers: %d ms → %s", (ms, text) => {
+    expect(shortDuration(ms)).toBe(text);
   });
 });

@@ -249,7 +249,7 @@ describe("property: any text, however composed, leaves the prompt's structure in
       fc.property(hostileText, hostileText, hostileText, hostileText, fc.boolean(), (body, name, quote, title, repliedTo) => {
         render({ body, name, quote, title, repliedTo, pending: [{ name, text: body }] });
       }),
-      { numRuns: 400 },
+      { numRuns: 1000 },
     );
   });
 });
