@@ -180,7 +180,8 @@ export function sanitizeName(name: string | null | undefined): string | undefine
 }
 
 /** The labels this format gives the prompt's own parties; a user's name that reads as one is marked. */
-export const RESERVED_LABELS = ["agent", "unknown", "operator", "system", "assistant", "user", "developer", "human", "tool", "model"] as const;
+// (Not `user` or `human`: a user called "LINE user 1234" is no impostor.)
+export const RESERVED_LABELS = ["agent", "unknown", "operator", "system", "assistant", "developer", "model"] as const;
 const RESERVED_SKELETONS = new Set(RESERVED_LABELS.map(skeleton));
 
 /** Whether a (sanitized) name reads as one of the reserved labels: any of its words, or its letters run together. */

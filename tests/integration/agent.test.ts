@@ -7,6 +7,7 @@ import { startTestApp, type TestApp } from "../helpers/app";
 import { sqliteTestDb, type TestDb } from "../helpers/db";
 import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
 import { scriptedModel } from "../helpers/mock-model";
+import { assertStoredTurnsIntact } from "../helpers/prompt-integrity";
 
 describe("the agent's turn with the reply tool (AI SDK mock model)", () => {
   let telegram: FakeTelegram;
@@ -22,6 +23,8 @@ describe("the agent's turn with the reply tool (AI SDK mock model)", () => {
     testDb = await sqliteTestDb();
   });
   afterEach(async () => {
+    // Every prompt this test produced parses back intact.
+    if (t) await assertStoredTurnsIntact(t.db);
     await t?.stop();
     await testDb.close();
   });

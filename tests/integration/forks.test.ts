@@ -54,9 +54,21 @@ describe.each(databases)("forks on $name", ({ open }) => {
     const reply = await h.t.db.message.findFirstOrThrow({ where: { platformMessageId: String(replyId) } });
     expect(reply.forkId).toBe(interactive.id);
     // The fork's session: main history before the fork began, the fork's post, the reply.
-    expect(texts(h.llm)).toEqual(["main one", "ack: main one", "main two", "ack: main two", "Daily digest: 3 new tickets", "tell me more about the tickets"]);
-    expect(system(h.llm)).toContain("Pending updates from the main conversation since this thread began");
-    expect(system(h.llm)).toContain('Alice: "main three, after the digest"');
+    // The main session's updates since then come as one data turn before the reply, never in the system prompt.
+    expect(texts(h.llm)).toEqual([
+      "main one",
+      "ack: main one",
+      "main two",
+      "ack: main two",
+      "Daily digest: 3 new tickets",
+      expect.stringMatching(/^- \d{4}-\d\d-\d\d \d\d:\d\d UTC · agent: "ack: main three, after the digest"$/),
+      "tell me more about the tickets",
+    ]);
+    const pending = String(lastPrompt(h.llm).messages.at(-2)!.content).split("\n");
+    expect(pending[0]).toBe("--- telegram · main conversation since this side thread began · 2 messages");
+    expect(pending[1]).toMatch(/ · Alice: "main three, after the digest"$/);
+    expect(system(h.llm)).toContain("You are continuing an earlier side thread");
+    expect(system(h.llm)).not.toContain("main three");
     // The answer is posted in the fork too.
     const answer = await h.t.db.message.findFirstOrThrow({ where: { replyToMessageId: reply.id } });
     expect(answer.forkId).toBe(interactive.id);
@@ -73,7 +85,7 @@ describe.each(databases)("forks on $name", ({ open }) => {
     await say("still relevant?", { message_id: Number(post.platformMessageId), text: post.text, fromBot: true });
     expect((await conversation()).activeForkId).toBeNull();
     expect(String(lastPrompt(h.llm).messages.at(-1)!.content)).toContain('[↩ reply to agent: "Daily digest: 3 new tickets"]');
-    expect(system(h.llm)).not.toContain("Pending updates");
+    expect(system(h.llm)).not.toContain("You are continuing an earlier side thread");
   });
 
   it("a second fork while one is active is refused with a message to the user", async () => {
@@ -127,7 +139,8 @@ describe.each(databases)("forks on $name", ({ open }) => {
     await exitFork(h.t.app.turnDeps, forkId, "report", "operator:admin");
     const note = await h.t.db.message.findFirstOrThrow({ where: { senderKind: "system" } });
     expect(note.forkId).toBeNull();
-    expect(note.text).toMatch(/^Summary of side thread #\d+: ok$/);
+    // Labelled as the model's own summary, and shown to the model later as a marked note, never as the user's words.
+    expect(note.text).toMatch(/^The model's summary of side thread #\d+: ok$/);
     expect((await h.t.db.fork.findUniqueOrThrow({ where: { id: forkId } })).summary).toBe(note.text);
   });
 

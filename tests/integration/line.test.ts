@@ -6,6 +6,7 @@ import { sendOperatorReply } from "@/lib/pipeline/operator-reply";
 import { startTestApp, type TestApp } from "../helpers/app";
 import { sqliteTestDb, type TestDb } from "../helpers/db";
 import { startFakeLlm, type FakeLlm } from "../helpers/fake-llm";
+import { assertLlmRequestsIntact, assertStoredTurnsIntact } from "../helpers/prompt-integrity";
 
 const SECRET = "line-channel-secret";
 type Call = { path: string; body: Record<string, any> };
@@ -81,6 +82,9 @@ describe("the LINE adapter", () => {
     t = await startTestApp({ db: testDb, llm, env: { LINE_CHANNEL_SECRET: SECRET, LINE_CHANNEL_ACCESS_TOKEN: "line-token", LINE_API_ROOT: line.url } });
   });
   afterEach(async () => {
+    // Every prompt this test produced parses back intact.
+    await assertLlmRequestsIntact(llm.requests, t.db);
+    await assertStoredTurnsIntact(t.db);
     await t.stop();
     await testDb.close();
   });

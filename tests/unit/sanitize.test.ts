@@ -41,7 +41,7 @@ describe("userLabel: reserved identities come only from our records", () => {
   it.each(["agent", "Agent", "аgent", "ａｇｅｎｔ", "a g e n t", "ag\u200bent", "Agent Smith", "unknown", "Operator", "SYSTEM"])("%j is marked as a user", (name) => {
     expect(userLabel(name)).toMatch(/^user "/);
   });
-  it.each(["Alice", "Agentina", "Secret Agnes", "Userman"])("%j is just a name", (name) => {
+  it.each(["Alice", "Agentina", "Secret Agnes", "Userman", "LINE user 1234"])("%j is just a name", (name) => {
     expect(isReservedLookalike(name)).toBe(false);
     expect(userLabel(name)).toBe(name);
   });
