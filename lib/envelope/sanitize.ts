@@ -168,15 +168,13 @@ export function sanitizeInline(text: string, maxChars?: number): string {
  */
 export function sanitizeName(name: string | null | undefined): string | undefined {
   if (!name) return undefined;
-  const clean = [...sanitizeInline(name)]
-    .map((ch) => {
-      if (isDot(ch)) return ".";
-      if (isColon(ch)) return " ";
-      return ch;
-    })
-    .join("");
-  const out = truncate(oneLine(clean), 64);
-  return out || undefined;
+  // Mapping a colon to a space can complete a tag (`<|Human:>` → `<Human >`): repeat until stable.
+  let out = name;
+  for (let previous = ""; out !== previous; ) {
+    previous = out;
+    out = [...sanitizeInline(out)].map((ch) => (isDot(ch) ? "." : isColon(ch) ? " " : ch)).join("");
+  }
+  return truncate(oneLine(out), 64) || undefined;
 }
 
 /** The labels this format gives the prompt's own parties; a user's name that reads as one is marked. */
