@@ -17,6 +17,12 @@ export const storedMessageSelect = {
   replyToSenderIsBot: true,
   quoteText: true,
   forkId: true,
+  editedAt: true,
+  deletedAt: true,
+  senderRole: true,
+  forwardedFrom: true,
+  viaBot: true,
+  replyToChatTitle: true,
 } as const;
 
 export type ContextQueryInput = {
