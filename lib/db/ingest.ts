@@ -52,7 +52,7 @@ export function withoutNul<T>(value: T): T {
   return value;
 }
 
-type ConversationRow = { id: number; agentEnabled: boolean | number; activeForkId: number | null };
+type ConversationRow = { id: number; agentEnabled: boolean | number; activeForkId: number | null; membership: string | null };
 
 /**
  * The conversation a chat (or forum topic) maps to, created on first sight. A topic
@@ -79,10 +79,25 @@ async function upsertConversation(sql: SqlRunner, channel: string, chat: Inbound
        "lastMessageAt" = CASE WHEN ? THEN excluded."lastMessageAt" ELSE "Conversation"."lastMessageAt" END,
        "generation" = "Conversation"."generation" + CASE WHEN ? THEN 1 ELSE 0 END,
        "updatedAt" = CASE WHEN ? THEN excluded."updatedAt" ELSE "Conversation"."updatedAt" END
-     RETURNING "id", "agentEnabled", "activeForkId"`,
+     RETURNING "id", "agentEnabled", "activeForkId", "membership"`,
     channel, chat.id, chat.type, chat.title, chat.topic?.id ?? null, chat.topic?.name ?? null, parentId, touch ? at : null, now, now,
     touch, touch, touch, touch,
   ))!;
+}
+
+/**
+ * A message sent after the bot was blocked or removed proves it is back (a blocked
+ * bot receives nothing from that user; a removed one nothing from that group), so
+ * the chat and its topics may be sent to again. An older message arriving late
+ * changes nothing.
+ */
+async function clearMembership(sql: SqlRunner, channel: string, chat: InboundMessage["chat"], at: Date) {
+  const chatId = chat.topic?.chatId ?? chat.id;
+  await sql.run(
+    `UPDATE "Conversation" SET "membership" = NULL, "membershipChangedAt" = ?
+     WHERE "channel" = ? AND ("platformChatId" = ? OR "platformChatId" LIKE ?) AND "membership" IS NOT NULL AND "membershipChangedAt" < ?`,
+    at, channel, chatId, `${chatId}:topic:%`, at,
+  );
 }
 
 export type StoreEventResult = { status: "duplicate" } | { status: "membership"; membership: string | null } | { status: "deleted"; found: boolean } | { status: "topic" };
@@ -132,6 +147,7 @@ async function store(sql: SqlRunner, msg: InboundMessage, options: StoreInboundO
   await sql.run(`INSERT INTO "InboundUpdate" ("channel", "updateId", "receivedAt") VALUES (?, ?, ?)`, msg.channel, msg.updateId, now);
 
   const conversation = await upsertConversation(sql, msg.channel, msg.chat, msg.message.sentAt, msg.kind === "new");
+  if (conversation.membership && msg.kind === "new") await clearMembership(sql, msg.channel, msg.chat, msg.message.sentAt);
   const conversationId = conversation.id;
 
   if (msg.kind === "edit") {

@@ -118,7 +118,8 @@ export function originName(origin: TgOrigin | undefined): string | undefined {
 /** forward_origin, or the fields older Bot API versions sent instead. */
 function forwardedFrom(message: TgMessage): string | undefined {
   if (message.forward_origin) return originName(message.forward_origin) ?? "unknown";
-  if (message.forward_from) return displayName(message.forward_from) ?? "unknown";
+  // Telegram's own old examples put a channel (with a title) in forward_from.
+  if (message.forward_from) return displayName(message.forward_from) ?? chatName(message.forward_from as unknown as TgChat) ?? "unknown";
   if (message.forward_from_chat) return chatName(message.forward_from_chat) ?? "unknown";
   return message.forward_sender_name;
 }
