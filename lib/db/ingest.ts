@@ -59,7 +59,15 @@ type ConversationRow = { id: number; agentEnabled: boolean | number; activeForkI
  * also makes sure its chat's own conversation exists, which the dashboard groups
  * it under. `touch` bumps activity and the history generation (a new message).
  */
-async function upsertConversation(sql: SqlRunner, channel: string, chat: InboundMessage["chat"], at: Date, touch: boolean): Promise<ConversationRow> {
+async function upsertConversation(
+  sql: SqlRunner,
+  channel: string,
+  chat: InboundMessage["chat"],
+  at: Date,
+  touch: boolean,
+  /** A topic created or renamed: its name wins. Otherwise a name only fills a gap (replies carry the creation-time name). */
+  renamed = false,
+): Promise<ConversationRow> {
   const now = new Date();
   let parentId: number | null = null;
   if (chat.topic) {
@@ -75,13 +83,13 @@ async function upsertConversation(sql: SqlRunner, channel: string, chat: Inbound
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT ("channel", "platformChatId") DO UPDATE SET
        "title" = CASE WHEN ? THEN COALESCE(excluded."title", "Conversation"."title") ELSE "Conversation"."title" END,
-       "topicName" = COALESCE(excluded."topicName", "Conversation"."topicName"),
+       "topicName" = CASE WHEN ? THEN COALESCE(excluded."topicName", "Conversation"."topicName") ELSE COALESCE("Conversation"."topicName", excluded."topicName") END,
        "lastMessageAt" = CASE WHEN ? THEN excluded."lastMessageAt" ELSE "Conversation"."lastMessageAt" END,
        "generation" = "Conversation"."generation" + CASE WHEN ? THEN 1 ELSE 0 END,
        "updatedAt" = CASE WHEN ? THEN excluded."updatedAt" ELSE "Conversation"."updatedAt" END
      RETURNING "id", "agentEnabled", "activeForkId", "membership"`,
     channel, chat.id, chat.type, chat.title, chat.topic?.id ?? null, chat.topic?.name ?? null, parentId, touch ? at : null, now, now,
-    touch, touch, touch, touch,
+    touch, renamed, touch, touch, touch,
   ))!;
 }
 
@@ -130,7 +138,7 @@ export async function storeEvent(db: Db, event: Exclude<InboundEvent, { type: "m
         );
         return { status: "deleted", found: Number(changed) > 0 };
       }
-      await upsertConversation(sql, clean.channel, clean.chat, new Date(), false);
+      await upsertConversation(sql, clean.channel, clean.chat, new Date(), false, true);
       return { status: "topic" };
     });
   } catch (error) {

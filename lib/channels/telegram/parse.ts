@@ -5,8 +5,9 @@ export type BotIdentity = { id: number; username: string };
 
 /** Media kinds stored as a placeholder (with the caption, if any). */
 const MEDIA = [
+  // Order matters: an animation also carries `document`, a venue also `location`.
   "photo", "video", "animation", "audio", "voice", "video_note", "document", "sticker", "story", "paid_media",
-  "location", "venue", "contact", "poll", "dice", "game", "invoice", "giveaway", "giveaway_winners", "checklist",
+  "venue", "location", "contact", "poll", "dice", "game", "invoice", "giveaway", "giveaway_winners", "checklist",
 ] as const;
 
 /**
