@@ -163,7 +163,7 @@ export function ConversationView({ id }: { id: number }) {
                 <div className="text">{m.text}</div>
                 {(m.revisions ?? []).map((r, n) => (
                   <div key={n} className="muted" data-testid="earlier-text">
-                    before {clock(r.replacedAt)}: “{r.text}”
+                    earlier: “{r.text}” (replaced {clock(r.replacedAt)})
                   </div>
                 ))}
                 {m.id > 0 && (
