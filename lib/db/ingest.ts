@@ -30,7 +30,7 @@ export type StoreInboundResult =
  */
 export async function storeInbound(db: Db, msg: InboundMessage, options: StoreInboundOptions): Promise<StoreInboundResult> {
   try {
-    const clean = withoutNul(msg);
+    const clean = storable(msg);
     return await sqlTransaction(db, (sql) => store(sql, clean, options));
   } catch (error) {
     // A concurrent delivery of the same update committed first.
@@ -40,14 +40,16 @@ export async function storeInbound(db: Db, msg: InboundMessage, options: StoreIn
 }
 
 /**
- * PostgreSQL refuses U+0000 in text ("invalid byte sequence"), SQLite stores it and
- * every reader then chokes: it never means anything in a chat, so it is dropped.
+ * Every string made storable on both databases: PostgreSQL refuses U+0000 in text
+ * and lone surrogates in JSON (`\ud800` in jsonb), SQLite stores both and its
+ * readers then choke. Neither means anything in a chat: U+0000 is dropped, a lone
+ * surrogate becomes U+FFFD (what UTF-8 encoding makes of it anyway).
  */
-export function withoutNul<T>(value: T): T {
-  if (typeof value === "string") return value.replaceAll("\u0000", "") as T;
-  if (Array.isArray(value)) return value.map(withoutNul) as T;
+export function storable<T>(value: T): T {
+  if (typeof value === "string") return value.replaceAll("\u0000", "").toWellFormed() as T;
+  if (Array.isArray(value)) return value.map(storable) as T;
   if (value && typeof value === "object" && !(value instanceof Date)) {
-    return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, withoutNul(v)])) as T;
+    return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, storable(v)])) as T;
   }
   return value;
 }
@@ -116,7 +118,7 @@ export type StoreEventResult = { status: "duplicate" } | { status: "membership";
  * deleted), a forum topic's name.
  */
 export async function storeEvent(db: Db, event: Exclude<InboundEvent, { type: "message" | "ignored" }>): Promise<StoreEventResult> {
-  const clean = withoutNul(event);
+  const clean = storable(event);
   try {
     return await sqlTransaction(db, async (sql) => {
       await sql.run(`INSERT INTO "InboundUpdate" ("channel", "updateId", "receivedAt") VALUES (?, ?, ?)`, clean.channel, clean.updateId, new Date());
