@@ -1,11 +1,9 @@
 import { createHmac } from "node:crypto";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { lineCases, telegramCases } from "../fixtures/platform-updates";
-import { startTestApp, type TestApp } from "../helpers/app";
-import { databases, hasPostgres, POSTGRES_SKIP_REASON, type TestDb } from "../helpers/db";
-import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
-import { scriptedModel } from "../helpers/mock-model";
+import { databases, hasPostgres, POSTGRES_SKIP_REASON } from "../helpers/db";
+import { LINE_SECRET, usePlatformApp } from "../helpers/platform-app";
 
 /**
  * Property test: take valid updates from the fixture corpus and damage them the way
@@ -16,7 +14,6 @@ import { scriptedModel } from "../helpers/mock-model";
  * in a LINE batch, the good event next to a damaged one is always stored.
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
-const LINE_SECRET = "fuzz-line-secret";
 
 type Json = unknown;
 type Path = (string | number)[];
@@ -54,25 +51,13 @@ const telegramMessages = telegramCases.filter((c) => c.expect.result !== "reject
 const lineMessages = lineCases.filter((c) => c.event.type === "message").map((c) => c.event);
 
 describe.each(databases)("mutated platform updates on $name", ({ name, open }) => {
-  let telegram: FakeTelegram;
-  let testDb: TestDb;
-  let t: TestApp;
-  beforeAll(async () => {
-    telegram = await startFakeTelegram();
-    testDb = await open();
-    t = await startTestApp({ db: testDb, telegram, model: scriptedModel([]).handle, env: { LINE_CHANNEL_SECRET: LINE_SECRET, LINE_CHANNEL_ACCESS_TOKEN: "t", LINE_API_ROOT: "http://127.0.0.1:9" } });
-  });
-  afterAll(async () => {
-    await t.stop();
-    await testDb.close();
-    await telegram.close();
-  });
+  const h = usePlatformApp(open);
 
   const snapshot = async () => ({
-    updates: await t.db.inboundUpdate.count(),
-    messages: await t.db.message.count({ where: { direction: "inbound" } }),
-    envelopes: await t.db.envelope.count({ where: { from: { startsWith: "channel:" } } }),
-    conversations: await t.db.conversation.count(),
+    updates: await h.t.db.inboundUpdate.count(),
+    messages: await h.t.db.message.count({ where: { direction: "inbound" } }),
+    envelopes: await h.t.db.envelope.count({ where: { from: { startsWith: "channel:" } } }),
+    conversations: await h.t.db.conversation.count(),
   });
 
   let updateId = 10_000_000;
@@ -84,7 +69,7 @@ describe.each(databases)("mutated platform updates on $name", ({ name, open }) =
         const all = paths(fresh).filter((p) => !(keepId && p[0] === "update_id"));
         const body = mutate(fresh, all[pick % all.length], replace);
         const before = await snapshot();
-        const response = await t.post(body);
+        const response = await h.t.post(body);
         const after = await snapshot();
         statuses[response.status] = (statuses[response.status] ?? 0) + 1;
         expect(response.status, JSON.stringify(body).slice(0, 300)).toBeLessThan(500);
@@ -95,7 +80,7 @@ describe.each(databases)("mutated platform updates on $name", ({ name, open }) =
         expect(after.envelopes - before.envelopes).toBe(added);
         // No U+0000 ever reaches a row (PostgreSQL refuses it; SQLite readers choke on it).
         if (added) {
-          const last = await t.db.message.findFirstOrThrow({ where: { direction: "inbound" }, orderBy: { id: "desc" } });
+          const last = await h.t.db.message.findFirstOrThrow({ where: { direction: "inbound" }, orderBy: { id: "desc" } });
           expect(JSON.stringify(last)).not.toContain("\\u0000");
         }
       }),
@@ -115,9 +100,9 @@ describe.each(databases)("mutated platform updates on $name", ({ name, open }) =
         const good = { ...lineMessages[0], webhookEventId: `fuzz-good-${lineSeq}`, message: { id: `fuzz-${lineSeq}`, type: "text", text: `good ${lineSeq}` } };
         const body = JSON.stringify({ destination: "U0", events: [bad, good] });
         const signature = createHmac("sha256", LINE_SECRET).update(body).digest("base64");
-        const response = await t.app.lineWebhook(new Request("http://localhost/api/webhooks/line", { method: "POST", headers: { "content-type": "application/json", "x-line-signature": signature }, body }));
+        const response = await h.t.app.lineWebhook(new Request("http://localhost/api/webhooks/line", { method: "POST", headers: { "content-type": "application/json", "x-line-signature": signature }, body }));
         expect(response.status, body.slice(0, 300)).toBe(200);
-        expect(await t.db.message.count({ where: { platformMessageId: `fuzz-${lineSeq}` } })).toBe(1);
+        expect(await h.t.db.message.count({ where: { platformMessageId: `fuzz-${lineSeq}` } })).toBe(1);
       }),
       { numRuns: RUNS },
     );

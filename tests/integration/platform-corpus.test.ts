@@ -1,13 +1,9 @@
 import { createHmac } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BOT } from "../fixtures/telegram";
 import { lineCases, telegramCases, updateWithoutId, type Expectation } from "../fixtures/platform-updates";
-import { startTestApp, type TestApp } from "../helpers/app";
-import { sqliteTestDb, type TestDb } from "../helpers/db";
-import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
-import { scriptedModel } from "../helpers/mock-model";
+import { LINE_SECRET, usePlatformApp } from "../helpers/platform-app";
 
-const LINE_SECRET = "corpus-line-secret";
 
 /**
  * Every fixture of tests/fixtures/platform-updates.ts through the real webhooks, in
@@ -15,32 +11,19 @@ const LINE_SECRET = "corpus-line-secret";
  * conversation and topic, reply target, text) or that it stored nothing.
  */
 describe("platform corpus", () => {
-  let telegram: FakeTelegram;
-  let testDb: TestDb;
-  let t: TestApp;
-  beforeAll(async () => {
-    telegram = await startFakeTelegram();
-    testDb = await sqliteTestDb();
-    // A model that never calls reply: turns run, nothing is sent, `answer` is decided.
-    t = await startTestApp({ db: testDb, telegram, model: scriptedModel([]).handle, env: { LINE_CHANNEL_SECRET: LINE_SECRET, LINE_CHANNEL_ACCESS_TOKEN: "line-token", LINE_API_ROOT: "http://127.0.0.1:9" } });
-  });
-  afterAll(async () => {
-    await t.stop();
-    await testDb.close();
-    await telegram.close();
-  });
+  const h = usePlatformApp();
 
   const counts = async () => ({
-    messages: await t.db.message.count(),
-    envelopes: await t.db.envelope.count(),
-    updates: await t.db.inboundUpdate.count(),
-    conversations: await t.db.conversation.count(),
+    messages: await h.t.db.message.count(),
+    envelopes: await h.t.db.envelope.count(),
+    updates: await h.t.db.inboundUpdate.count(),
+    conversations: await h.t.db.conversation.count(),
   });
 
   async function postLine(events: unknown[]) {
     const body = JSON.stringify({ destination: "Ubot000", events });
     const signature = createHmac("sha256", LINE_SECRET).update(body).digest("base64");
-    const response = await t.app.lineWebhook(new Request("http://localhost/api/webhooks/line", { method: "POST", headers: { "content-type": "application/json", "x-line-signature": signature }, body }));
+    const response = await h.t.app.lineWebhook(new Request("http://localhost/api/webhooks/line", { method: "POST", headers: { "content-type": "application/json", "x-line-signature": signature }, body }));
     return { status: response.status, body: (await response.json()) as { results: Record<string, unknown>[] } };
   }
 
@@ -54,7 +37,7 @@ describe("platform corpus", () => {
     expect(result?.status).toBe(expected.result);
     switch (expected.result) {
       case "stored": {
-        const message = await t.db.message.findUniqueOrThrow({ where: { id: result!.messageId }, include: { conversation: true, envelopes: true } });
+        const message = await h.t.db.message.findUniqueOrThrow({ where: { id: result!.messageId }, include: { conversation: true, envelopes: true } });
         expect(message.conversation.channel).toBe(channel);
         expect(message.conversation.platformChatId).toBe(expected.conversation);
         if (expected.topicName !== undefined) expect(message.conversation.topicName).toBe(expected.topicName);
@@ -82,7 +65,7 @@ describe("platform corpus", () => {
         break;
       }
       case "edited": {
-        const message = await t.db.message.findUniqueOrThrow({ where: { id: result!.messageId }, include: { conversation: true, revisions: true } });
+        const message = await h.t.db.message.findUniqueOrThrow({ where: { id: result!.messageId }, include: { conversation: true, revisions: true } });
         expect(message.conversation.platformChatId).toBe(expected.conversation);
         expect(message.text).toBe(expected.text);
         expect(message.editedAt).not.toBeNull();
@@ -103,15 +86,15 @@ describe("platform corpus", () => {
         expect(await counts()).toEqual(before);
         break;
       case "membership": {
-        const conversation = await t.db.conversation.findFirstOrThrow({ where: { channel, platformChatId: expected.conversation } });
+        const conversation = await h.t.db.conversation.findFirstOrThrow({ where: { channel, platformChatId: expected.conversation } });
         expect(conversation.membership).toBe(expected.membership);
         expect(result!.membership).toBe(expected.membership);
         break;
       }
       case "topic": {
-        const conversation = await t.db.conversation.findFirstOrThrow({ where: { channel, platformChatId: expected.conversation } });
+        const conversation = await h.t.db.conversation.findFirstOrThrow({ where: { channel, platformChatId: expected.conversation } });
         expect(conversation.topicName).toBe(expected.topicName);
-        expect(await t.db.message.count()).toBe(before.messages);
+        expect(await h.t.db.message.count()).toBe(before.messages);
         break;
       }
       case "deleted":
@@ -135,13 +118,13 @@ describe("platform corpus", () => {
 
   it.each(telegramCases.map((c) => [c.name, c] as const))("Telegram: %s", async (_name, c) => {
     const before = await counts();
-    const response = await t.post(c.update);
+    const response = await h.t.post(c.update);
     await check("telegram", response.status, response.body?.result, c.expect, before);
   });
 
   it("Telegram: an update without update_id is a 400 and stores nothing", async () => {
     const before = await counts();
-    expect((await t.post(updateWithoutId)).status).toBe(400);
+    expect((await h.t.post(updateWithoutId)).status).toBe(400);
     expect(await counts()).toEqual(before);
   });
 
@@ -152,14 +135,14 @@ describe("platform corpus", () => {
   });
 
   it("the dashboard's grouping: topics point to their chat's conversation, which has no messages of theirs", async () => {
-    const chat = await t.db.conversation.findFirstOrThrow({ where: { channel: "telegram", platformChatId: "-1002000000002" } });
-    const topics = await t.db.conversation.findMany({ where: { parentConversationId: chat.id }, orderBy: { topicId: "asc" } });
+    const chat = await h.t.db.conversation.findFirstOrThrow({ where: { channel: "telegram", platformChatId: "-1002000000002" } });
+    const topics = await h.t.db.conversation.findMany({ where: { parentConversationId: chat.id }, orderBy: { topicId: "asc" } });
     expect(topics.map((c) => [c.topicId, c.topicName])).toEqual([
       ["500", "Billing & invoices"],
       ["510", "Announcements"],
     ]);
     // The General topic's message is the chat's own; topic messages are not.
-    expect(await t.db.message.count({ where: { conversationId: chat.id } })).toBe(1);
+    expect(await h.t.db.message.count({ where: { conversationId: chat.id } })).toBe(1);
   });
 
   it("LINE: the message without an id is deduplicated by webhookEventId on redelivery", async () => {
@@ -171,6 +154,6 @@ describe("platform corpus", () => {
   });
 
   it("the bot identity used by the fixtures is the fake Bot API's", async () => {
-    expect(await t.app.telegram.identity()).toEqual({ id: BOT.id, username: BOT.username });
+    expect(await h.t.app.telegram.identity()).toEqual({ id: BOT.id, username: BOT.username });
   });
 });
