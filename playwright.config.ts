@@ -3,6 +3,8 @@ import { defineConfig } from "@playwright/test";
 const PORT = Number(process.env.E2E_PORT ?? 3900);
 const LLM_PORT = Number(process.env.E2E_LLM_PORT ?? 3901);
 export const E2E_ADMIN = { name: "admin", password: "e2e-password-123" };
+/** Lets e2e tests post raw platform updates (forum topics, edits) through the real webhook. */
+export const E2E_WEBHOOK_SECRET = "e2e-webhook-secret-0123456789";
 
 /**
  * e2e runs the production build (the same `npm start` path) on a fresh SQLite
@@ -51,6 +53,7 @@ export default defineConfig({
         LLM_BASE_URL: `http://127.0.0.1:${LLM_PORT}/v1`,
         SWITCHBOARD_API_TOKEN: "e2e-api-token-0123456789",
         TELEGRAM_BOT_TOKEN: "",
+        TELEGRAM_WEBHOOK_SECRET: E2E_WEBHOOK_SECRET,
         NEXT_TELEMETRY_DISABLED: "1",
         LOG_LEVEL: "warn",
       },

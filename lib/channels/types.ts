@@ -5,17 +5,46 @@
  */
 export type ChatType = "private" | "group" | "supergroup" | "channel" | "room";
 
+/**
+ * Who a message sent on behalf of a chat stands for (Telegram sender_chat): an
+ * anonymous group admin, a channel posting in its discussion group, or the linked
+ * channel's post copied into the group automatically. Absent for a person.
+ */
+export type SenderRole = "anonymous_admin" | "channel" | "automatic_forward";
+
+/** A chat as a conversation: a forum topic is a conversation of its own. */
+export type InboundChat = {
+  /** The conversation's key and address: the chat id, or "<chat id>:topic:<thread id>". */
+  id: string;
+  type: ChatType;
+  title?: string;
+  /** Set for a forum topic: the chat it belongs to, the thread id, and its name when known. */
+  topic?: { chatId: string; id: string; name?: string };
+};
+
 export type InboundMessage = {
   channel: string;
   /** The platform's delivery id (Telegram update_id); a repeat is a no-op. */
   updateId: string;
   /** "new" for a message, "edit" for an edited one. */
   kind: "new" | "edit";
-  chat: { id: string; type: ChatType; title?: string };
-  message: { id: string; text: string; sentAt: Date; topicId?: string };
-  sender: { id: string; name: string; username?: string; isBot: boolean };
-  /** The message this one replies to, with the platform's copy of it. */
-  replyTo?: { id?: string; text?: string; senderName?: string; senderIsBot?: boolean; fromSelf: boolean };
+  chat: InboundChat;
+  message: {
+    id: string;
+    text: string;
+    sentAt: Date;
+    topicId?: string;
+    /** A forward's real origin as a name (Telegram forward_origin), e.g. "Daily News (channel)". */
+    forwardedFrom?: string;
+    /** The inline bot the message was sent via (username). */
+    viaBot?: string;
+  };
+  sender: { id: string; name: string; username?: string; isBot: boolean; role?: SenderRole };
+  /**
+   * The message this one replies to, with the platform's copy of it. `chatTitle` is
+   * set for a reply to another chat's message (Telegram external_reply).
+   */
+  replyTo?: { id?: string; text?: string; senderName?: string; senderIsBot?: boolean; fromSelf: boolean; chatTitle?: string };
   /** The fragment of the replied-to message the user selected. */
   quote?: string;
   /** The bot was @mentioned, text-mentioned, or a command was addressed to it. */
@@ -23,6 +52,21 @@ export type InboundMessage = {
   /** Platform details the adapter needs later (e.g. a LINE reply token). Never shown to the model. */
   platform?: Record<string, string | number | boolean>;
 };
+
+/** The bot's standing in a chat; null = member (it may send). */
+export type Membership = null | "blocked" | "removed" | "left";
+
+/**
+ * Everything a webhook delivery can mean, after parsing: a message to store, a
+ * change to the bot's membership, a message taken back, a forum topic renamed, or
+ * something acknowledged and ignored (with the reason, which is logged).
+ */
+export type InboundEvent =
+  | { type: "message"; message: InboundMessage }
+  | { type: "membership"; channel: string; updateId: string; chat: InboundChat; membership: Membership; at: Date }
+  | { type: "deleted"; channel: string; updateId: string; chat: InboundChat; messageId: string; at: Date }
+  | { type: "topic"; channel: string; updateId: string; chat: InboundChat & { topic: { chatId: string; id: string; name: string } } }
+  | { type: "ignored"; reason: string };
 
 export type SendRequest = {
   chatId: string;
@@ -49,6 +93,8 @@ export class DeliveryError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
+    /** The platform said the bot can no longer send to this chat (blocked, removed). */
+    readonly membership: Membership = null,
   ) {
     super(message);
     this.name = "DeliveryError";

@@ -13,8 +13,18 @@ export type StoredMessage = {
   replyToSenderIsBot: boolean | null;
   quoteText: string | null;
   forkId: number | null;
-  /** Set when the user edited the message after sending it. */
-  editedAt?: Date | null;
+  /** Set when the sender edited the message; `text` is the latest version. */
+  editedAt: Date | null;
+  /** Set when the sender took the message back (LINE unsend). */
+  deletedAt: Date | null;
+  /** A chat-sent message's stand-in: "anonymous_admin" | "channel" | "automatic_forward". */
+  senderRole: string | null;
+  /** A forward's real origin, as a name. */
+  forwardedFrom: string | null;
+  /** The inline bot it was sent via (username). */
+  viaBot: string | null;
+  /** For a reply to another chat's message: that chat's title. */
+  replyToChatTitle: string | null;
 };
 
 /** Where a context message came from: the recency window or the reply's context. */

@@ -19,6 +19,11 @@ export const storedMessageSelect = {
   quoteText: true,
   forkId: true,
   editedAt: true,
+  deletedAt: true,
+  senderRole: true,
+  forwardedFrom: true,
+  viaBot: true,
+  replyToChatTitle: true,
 } as const;
 
 export type ContextQueryInput = {

@@ -43,3 +43,30 @@ export function markConversationRead(db: Db, id: number, at: Date) {
 export function setAgentEnabled(db: Db, id: number, agentEnabled: boolean) {
   return db.conversation.update({ where: { id }, data: { agentEnabled } });
 }
+
+/** The bot's membership of a conversation's chat: null = it may send there. */
+export async function readMembership(db: Db, id: number): Promise<string | null> {
+  const row = await db.conversation.findUnique({ where: { id }, select: { membership: true } });
+  return row?.membership ?? null;
+}
+
+/**
+ * Records that the platform refused a send because the bot is no longer in the
+ * chat (a 403), for the conversation and, for a forum, its topics.
+ */
+export async function markMembership(db: Db, id: number, membership: string, at: Date) {
+  const conversation = await db.conversation.findUnique({ where: { id }, select: { channel: true, platformChatId: true, parentConversationId: true } });
+  if (!conversation) return;
+  const chatId = conversation.platformChatId.replace(/:topic:\d+$/, "");
+  await db.conversation.updateMany({
+    where: { channel: conversation.channel, OR: [{ platformChatId: chatId }, { platformChatId: { startsWith: `${chatId}:topic:` } }] },
+    data: { membership, membershipChangedAt: at },
+  });
+}
+
+/** What the operator reads when a send is refused before it leaves. */
+export function membershipError(membership: string): string {
+  if (membership === "blocked") return "not sent: the user blocked the bot (it can send again once they unblock it)";
+  if (membership === "removed") return "not sent: the bot was removed from this chat";
+  return "not sent: the bot left this chat";
+}

@@ -1,4 +1,4 @@
-import type { InboundMessage } from "../channels/types";
+import type { InboundEvent, InboundMessage } from "../channels/types";
 import { channelAddress } from "../envelope/address";
 import type { Db } from "./client";
 import { log } from "../log";
@@ -30,7 +30,8 @@ export type StoreInboundResult =
  */
 export async function storeInbound(db: Db, msg: InboundMessage, options: StoreInboundOptions): Promise<StoreInboundResult> {
   try {
-    return await sqlTransaction(db, (sql) => store(sql, msg, options));
+    const clean = storable(msg);
+    return await sqlTransaction(db, (sql) => store(sql, clean, options));
   } catch (error) {
     // A concurrent delivery of the same update committed first.
     if (isUniqueViolation(error)) return { status: "duplicate" };
@@ -38,7 +39,115 @@ export async function storeInbound(db: Db, msg: InboundMessage, options: StoreIn
   }
 }
 
-type ConversationRow = { id: number; agentEnabled: boolean | number; activeForkId: number | null };
+/**
+ * Every string made storable on both databases: PostgreSQL refuses U+0000 in text
+ * and lone surrogates in JSON (`\ud800` in jsonb), SQLite stores both and its
+ * readers then choke. Neither means anything in a chat: U+0000 is dropped, a lone
+ * surrogate becomes U+FFFD (what UTF-8 encoding makes of it anyway).
+ */
+export function storable<T>(value: T): T {
+  if (typeof value === "string") return value.replaceAll("\u0000", "").toWellFormed() as T;
+  if (Array.isArray(value)) return value.map(storable) as T;
+  if (value && typeof value === "object" && !(value instanceof Date)) {
+    return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, storable(v)])) as T;
+  }
+  return value;
+}
+
+type ConversationRow = { id: number; agentEnabled: boolean | number; activeForkId: number | null; membership: string | null };
+
+/**
+ * The conversation a chat (or forum topic) maps to, created on first sight. A topic
+ * also makes sure its chat's own conversation exists, which the dashboard groups
+ * it under. `touch` bumps activity and the history generation (a new message).
+ */
+async function upsertConversation(
+  sql: SqlRunner,
+  channel: string,
+  chat: InboundMessage["chat"],
+  at: Date,
+  touch: boolean,
+  /** A topic created or renamed: its name wins. Otherwise a name only fills a gap (replies carry the creation-time name). */
+  renamed = false,
+): Promise<ConversationRow> {
+  const now = new Date();
+  let parentId: number | null = null;
+  if (chat.topic) {
+    parentId = (await sql.one<{ id: number }>(
+      `INSERT INTO "Conversation" ("channel", "platformChatId", "type", "title", "createdAt", "updatedAt") VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT ("channel", "platformChatId") DO UPDATE SET "title" = COALESCE(excluded."title", "Conversation"."title")
+       RETURNING "id"`,
+      channel, chat.topic.chatId, chat.type, chat.title, now, now,
+    ))!.id;
+  }
+  return (await sql.one<ConversationRow>(
+    `INSERT INTO "Conversation" ("channel", "platformChatId", "type", "title", "topicId", "topicName", "parentConversationId", "lastMessageAt", "createdAt", "updatedAt")
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT ("channel", "platformChatId") DO UPDATE SET
+       "title" = CASE WHEN ? THEN COALESCE(excluded."title", "Conversation"."title") ELSE "Conversation"."title" END,
+       "topicName" = CASE WHEN ? THEN COALESCE(excluded."topicName", "Conversation"."topicName") ELSE COALESCE("Conversation"."topicName", excluded."topicName") END,
+       "lastMessageAt" = CASE WHEN ? THEN excluded."lastMessageAt" ELSE "Conversation"."lastMessageAt" END,
+       "generation" = "Conversation"."generation" + CASE WHEN ? THEN 1 ELSE 0 END,
+       "updatedAt" = CASE WHEN ? THEN excluded."updatedAt" ELSE "Conversation"."updatedAt" END
+     RETURNING "id", "agentEnabled", "activeForkId", "membership"`,
+    channel, chat.id, chat.type, chat.title, chat.topic?.id ?? null, chat.topic?.name ?? null, parentId, touch ? at : null, now, now,
+    touch, renamed, touch, touch, touch,
+  ))!;
+}
+
+/**
+ * A message sent after the bot was blocked or removed proves it is back (a blocked
+ * bot receives nothing from that user; a removed one nothing from that group), so
+ * the chat and its topics may be sent to again. An older message arriving late
+ * changes nothing.
+ */
+async function clearMembership(sql: SqlRunner, channel: string, chat: InboundMessage["chat"], at: Date) {
+  const chatId = chat.topic?.chatId ?? chat.id;
+  await sql.run(
+    `UPDATE "Conversation" SET "membership" = NULL, "membershipChangedAt" = ?
+     WHERE "channel" = ? AND ("platformChatId" = ? OR "platformChatId" LIKE ?) AND "membership" IS NOT NULL AND "membershipChangedAt" < ?`,
+    at, channel, chatId, `${chatId}:topic:%`, at,
+  );
+}
+
+export type StoreEventResult = { status: "duplicate" } | { status: "membership"; membership: string | null } | { status: "deleted"; found: boolean } | { status: "topic" };
+
+/**
+ * Stores what a delivery that is not a message means, once per update id: the
+ * bot's membership of a chat (and its topics), a message taken back (kept, marked
+ * deleted), a forum topic's name.
+ */
+export async function storeEvent(db: Db, event: Exclude<InboundEvent, { type: "message" | "ignored" }>): Promise<StoreEventResult> {
+  const clean = storable(event);
+  try {
+    return await sqlTransaction(db, async (sql) => {
+      await sql.run(`INSERT INTO "InboundUpdate" ("channel", "updateId", "receivedAt") VALUES (?, ?, ?)`, clean.channel, clean.updateId, new Date());
+      if (clean.type === "membership") {
+        await upsertConversation(sql, clean.channel, clean.chat, clean.at, false);
+        // A later change wins even when Telegram delivers the two out of order.
+        await sql.run(
+          `UPDATE "Conversation" SET "membership" = ?, "membershipChangedAt" = ?, "updatedAt" = ?
+           WHERE "channel" = ? AND ("platformChatId" = ? OR "platformChatId" LIKE ?) AND ("membershipChangedAt" IS NULL OR "membershipChangedAt" <= ?)`,
+          clean.membership, clean.at, new Date(), clean.channel, clean.chat.id, `${clean.chat.id}:topic:%`, clean.at,
+        );
+        return { status: "membership", membership: clean.membership };
+      }
+      if (clean.type === "deleted") {
+        const changed = await sql.run(
+          `UPDATE "Message" SET "deletedAt" = ? WHERE "platformMessageId" = ? AND "conversationId" IN
+             (SELECT "id" FROM "Conversation" WHERE "channel" = ? AND "platformChatId" = ?)`,
+          clean.at, clean.messageId, clean.channel, clean.chat.id,
+        );
+        return { status: "deleted", found: Number(changed) > 0 };
+      }
+      await upsertConversation(sql, clean.channel, clean.chat, new Date(), false, true);
+      return { status: "topic" };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) return { status: "duplicate" };
+    throw error;
+  }
+}
 type TargetRow = { id: number; threadId: number | null; senderKind: string; forkId: number | null };
 
 async function store(sql: SqlRunner, msg: InboundMessage, options: StoreInboundOptions): Promise<StoreInboundResult> {
@@ -47,18 +156,8 @@ async function store(sql: SqlRunner, msg: InboundMessage, options: StoreInboundO
   // and storeInbound answers "duplicate" (no SELECT first: one statement less on the hot path).
   await sql.run(`INSERT INTO "InboundUpdate" ("channel", "updateId", "receivedAt") VALUES (?, ?, ?)`, msg.channel, msg.updateId, now);
 
-  const isNew = msg.kind === "new";
-  const conversation = (await sql.one<ConversationRow>(
-    `INSERT INTO "Conversation" ("channel", "platformChatId", "type", "title", "lastMessageAt", "createdAt", "updatedAt")
-     VALUES (?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT ("channel", "platformChatId") DO UPDATE SET
-       "title" = CASE WHEN ? THEN COALESCE(excluded."title", "Conversation"."title") ELSE "Conversation"."title" END,
-       "lastMessageAt" = CASE WHEN ? THEN excluded."lastMessageAt" ELSE "Conversation"."lastMessageAt" END,
-       "generation" = "Conversation"."generation" + CASE WHEN ? THEN 1 ELSE 0 END,
-       "updatedAt" = CASE WHEN ? THEN excluded."updatedAt" ELSE "Conversation"."updatedAt" END
-     RETURNING "id", "agentEnabled", "activeForkId"`,
-    msg.channel, msg.chat.id, msg.chat.type, msg.chat.title, msg.message.sentAt, now, now, isNew, isNew, isNew, isNew,
-  ))!;
+  const conversation = await upsertConversation(sql, msg.channel, msg.chat, msg.message.sentAt, msg.kind === "new");
+  if (conversation.membership && msg.kind === "new") await clearMembership(sql, msg.channel, msg.chat, msg.message.sentAt);
   const conversationId = conversation.id;
 
   if (msg.kind === "edit") {
@@ -91,12 +190,13 @@ async function store(sql: SqlRunner, msg: InboundMessage, options: StoreInboundO
   const answer = wanted && (options.modelConfigured || forkConflict);
   const message = (await sql.one<{ id: number }>(
     `INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderPlatformId", "senderName", "senderUsername", "senderIsBot",
-       "text", "platformMessageId", "platformTopicId", "replyToMessageId", "replyToPlatformId", "replyToText", "replyToSenderName",
-       "replyToSenderIsBot", "quoteText", "threadId", "forkId", "mentionsBot", "sentAt", "createdAt")
-     VALUES (?, 'inbound', 'user', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
+       "senderRole", "text", "forwardedFrom", "viaBot", "platformMessageId", "platformTopicId", "replyToMessageId", "replyToPlatformId",
+       "replyToText", "replyToSenderName", "replyToSenderIsBot", "replyToChatTitle", "quoteText", "threadId", "forkId", "mentionsBot", "sentAt", "createdAt")
+     VALUES (?, 'inbound', 'user', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
     conversationId, msg.sender.id, msg.sender.name, msg.sender.username, msg.sender.isBot,
-    msg.message.text, msg.message.id, msg.message.topicId, target?.id, msg.replyTo?.id, msg.replyTo?.text, msg.replyTo?.senderName,
-    msg.replyTo ? msg.replyTo.fromSelf : null, msg.quote, threadId, forkId, msg.addressesBot, msg.message.sentAt, now,
+    msg.sender.role, msg.message.text, msg.message.forwardedFrom, msg.message.viaBot, msg.message.id, msg.message.topicId, target?.id, msg.replyTo?.id,
+    msg.replyTo?.text, msg.replyTo?.senderName, msg.replyTo ? msg.replyTo.fromSelf : null, msg.replyTo?.chatTitle, msg.quote, threadId, forkId,
+    msg.addressesBot, msg.message.sentAt, now,
   ))!;
   const metadata = {
     platformMessageId: msg.message.id,

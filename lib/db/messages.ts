@@ -64,7 +64,11 @@ export function listConversationMessages(db: Db, conversationId: number, options
     where: { conversationId, ...(options.beforeId ? { id: { lt: options.beforeId } } : {}) },
     orderBy: [{ id: "desc" }],
     take: options.take,
-    include: { envelopes: { select: { id: true, status: true, lastDeliveryError: true, from: true }, orderBy: { id: "asc" } } },
+    include: {
+      envelopes: { select: { id: true, status: true, lastDeliveryError: true, from: true }, orderBy: { id: "asc" } },
+      // An edited message shows its earlier texts too.
+      revisions: { select: { text: true, replacedAt: true }, orderBy: { id: "asc" } },
+    },
   });
 }
 

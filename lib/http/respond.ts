@@ -36,11 +36,16 @@ export async function readJson<T>(request: Request, schema: z.ZodType<T>, maxByt
   return parsed.data;
 }
 
-/** Reads the raw body, refusing more than `maxBytes` (413) without buffering it all. */
+/** Reads the body as text (UTF-8), refusing more than `maxBytes` (413). */
 export async function readBody(request: Request, maxBytes: number): Promise<string> {
+  return new TextDecoder("utf-8", { fatal: false }).decode(await readRawBody(request, maxBytes));
+}
+
+/** Reads the body's bytes (for signatures computed over them), refusing more than `maxBytes` (413) without buffering it all. */
+export async function readRawBody(request: Request, maxBytes: number): Promise<Buffer> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw new AppError("payload_too_large", `body exceeds ${maxBytes} bytes`);
-  if (!request.body) return "";
+  if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -54,7 +59,7 @@ export async function readBody(request: Request, maxBytes: number): Promise<stri
     }
     chunks.push(value);
   }
-  return new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
 }
 
 /** A positive integer id from a route segment; anything else is a 400 with the zod issue. */

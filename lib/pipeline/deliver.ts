@@ -1,6 +1,7 @@
 import type { ChannelAdapter } from "../channels/types";
 import { DeliveryError } from "../channels/types";
 import type { Db } from "../db/client";
+import { markMembership, membershipError, readMembership } from "../db/conversations";
 import { createEnvelope, createEnvelopeOnce, finishEnvelope } from "../db/envelopes";
 import { GenerationConflict, appendOutboundMessage, readGeneration } from "../db/messages";
 import { channelAddress } from "../envelope/address";
@@ -70,6 +71,14 @@ export async function deliverToChannel(deps: DeliverDeps, input: DeliverInput): 
     return { ok: false, envelopeId, error };
   }
 
+  // Blocked or removed: the platform would answer 403 to every try. Stop here and say why.
+  const membership = await readMembership(db, input.conversation.id);
+  if (membership) {
+    const error = membershipError(membership);
+    await finishEnvelope(db, envelopeId, { status: "failed", error });
+    return { ok: false, envelopeId, error };
+  }
+
   let generation = await readGeneration(db, input.conversation.id);
   let sent;
   try {
@@ -82,6 +91,7 @@ export async function deliverToChannel(deps: DeliverDeps, input: DeliverInput): 
     });
   } catch (error) {
     const message = error instanceof DeliveryError ? error.message : `send failed: ${(error as Error).message}`;
+    if (error instanceof DeliveryError && error.membership) await markMembership(db, input.conversation.id, error.membership, new Date());
     // Terminal: a retry could deliver twice. The operator sees the error and can resend.
     await finishEnvelope(db, envelopeId, { status: "failed", error: message });
     return { ok: false, envelopeId, error: message };

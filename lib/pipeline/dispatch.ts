@@ -30,14 +30,17 @@ export async function deliverChannelEnvelope(deps: { db: Db } & Pick<TurnDeps, "
     await finishEnvelope(deps.db, envelopeId, { status: "failed", error: `no conversation ${envelope.to} is known` });
     return;
   }
-  // Thread natively under the replied-to envelope's message, when it has one.
+  // Thread natively under the replied-to envelope's message, when it has one in this
+  // chat: another chat's message id means nothing here (and its tree is not ours). The
+  // envelope stays threaded under its parent either way.
   const parent = envelope.replyToEnvelopeId ? await findEnvelope(deps.db, envelope.replyToEnvelopeId) : null;
-  const replyTo = parent?.messageId
+  const parentMessage = parent?.messageId
     ? await deps.db.message.findUnique({
         where: { id: parent.messageId },
-        select: { id: true, threadId: true, platformMessageId: true, platformTopicId: true },
+        select: { id: true, conversationId: true, threadId: true, platformMessageId: true, platformTopicId: true },
       })
     : null;
+  const replyTo = parentMessage && parentMessage.conversationId === conversation.id ? parentMessage : null;
   const sender = parseAddress(envelope.from);
   await deliverToChannel(deps, {
     from: envelope.from,

@@ -1,7 +1,8 @@
-import type { InboundMessage } from "../channels/types";
+import type { InboundEvent, InboundMessage } from "../channels/types";
 import type { Db } from "../db/client";
-import { storeInbound, type StoreInboundResult } from "../db/ingest";
+import { storeEvent, storeInbound, type StoreEventResult, type StoreInboundResult } from "../db/ingest";
 import { agentAddress } from "../envelope/address";
+import { log } from "../log";
 import { getSettings } from "../settings/store";
 import { shouldAnswer } from "./should-answer";
 
@@ -17,8 +18,23 @@ export async function ingestInbound(db: Db, message: InboundMessage, options: { 
     modelConfigured: options.modelConfigured,
     answers: ({ repliesToBot }) =>
       shouldAnswer(
-        { chatType: message.chat.type, senderIsBot: message.sender.isBot, addressesBot: message.addressesBot, repliesToBot },
+        { chatType: message.chat.type, senderIsBot: message.sender.isBot, senderRole: message.sender.role, addressesBot: message.addressesBot, repliesToBot },
         settings.groupAnswerMode,
+        settings.answerChatSenders,
       ),
   });
+}
+
+/** Any parsed delivery: messages go through ingestInbound, the rest are recorded once. */
+export async function ingestEvent(
+  db: Db,
+  event: Exclude<InboundEvent, { type: "ignored" }>,
+  options: { modelConfigured: boolean } = { modelConfigured: true },
+): Promise<StoreInboundResult | StoreEventResult> {
+  if (event.type === "message") return ingestInbound(db, event.message, options);
+  const result = await storeEvent(db, event);
+  if (event.type === "membership" && result.status === "membership") {
+    log.info("ingest.membership_changed", { channel: event.channel, chatId: event.chat.id, membership: event.membership });
+  }
+  return result;
 }

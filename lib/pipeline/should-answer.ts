@@ -1,9 +1,11 @@
-import type { ChatType } from "../channels/types";
+import type { ChatType, SenderRole } from "../channels/types";
 import type { Settings } from "../settings/schema";
 
 export type AnswerInput = {
   chatType: ChatType;
   senderIsBot: boolean;
+  /** Set when a chat sent it (anonymous admin, channel, automatic forward). */
+  senderRole?: SenderRole;
   addressesBot: boolean;
   repliesToBot: boolean;
 };
@@ -14,8 +16,16 @@ export type AnswerInput = {
  * of its messages (or per the operator's group mode). Never to other bots, so two
  * bots cannot talk each other into a loop.
  */
-export function shouldAnswer(input: AnswerInput, mode: Settings["groupAnswerMode"]): boolean {
+export function shouldAnswer(
+  input: AnswerInput,
+  mode: Settings["groupAnswerMode"],
+  chatSenders: Settings["answerChatSenders"] = "anonymous_admins",
+): boolean {
   if (input.senderIsBot) return false;
+  if (input.senderRole) {
+    if (chatSenders === "none") return false;
+    if (chatSenders === "anonymous_admins" && input.senderRole !== "anonymous_admin") return false;
+  }
   if (input.chatType === "private") return true;
   if (input.chatType === "channel") return false;
   if (mode === "all") return true;

@@ -5,14 +5,14 @@ import { createTelegramChannel, type TelegramChannel } from "../channels/telegra
 import { createTelegramWebhook } from "../channels/telegram/webhook";
 import { createLineChannel } from "../channels/line/adapter";
 import { createLineWebhook } from "../channels/line/webhook";
-import type { ChannelAdapter, InboundMessage } from "../channels/types";
+import type { ChannelAdapter, InboundEvent } from "../channels/types";
 import { AppError } from "../errors";
 import { errorResponse } from "../http/respond";
 import { getDb, type Db } from "../db/client";
 import { env, type Env } from "../env";
 import { dispatchEnvelope } from "../pipeline/dispatch";
 import { housekeeping } from "../pipeline/housekeeping";
-import { ingestInbound } from "../pipeline/ingest";
+import { ingestEvent } from "../pipeline/ingest";
 import { EnvelopeWorker } from "../pipeline/worker";
 
 /**
@@ -77,10 +77,10 @@ export async function createApp(e: Env, db: Db, overrides: AppOverrides = {}): P
   const telegramWebhook = createTelegramWebhook({
     secret: telegramSecret,
     channel: telegram,
-    ingest: (message) => ingest(message),
+    ingest: (event) => ingest(event),
   });
-  const ingest = async (message: InboundMessage) => {
-    const result = await ingestInbound(db, message, { modelConfigured: model !== null });
+  const ingest = async (event: Exclude<InboundEvent, { type: "ignored" }>) => {
+    const result = await ingestEvent(db, event, { modelConfigured: model !== null });
     // Only a pending envelope gives the worker work; a kick costs two queries.
     if (result.status === "stored" && result.answer) worker.kick();
     return result;

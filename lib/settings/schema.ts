@@ -21,6 +21,12 @@ export const settingsSchema = z.object({
   forkIdleMinutes: z.number().int().min(1).max(24 * 60).default(10),
   /** Groups: answer when addressed (mention, command, reply to the bot), always, or never. */
   groupAnswerMode: z.enum(["addressed", "all", "never"]).default("addressed"),
+  /**
+   * Messages a chat sends (Telegram sender_chat): "anonymous_admins" answers group
+   * admins posting anonymously (people) like anyone else, but not channel posts or
+   * the linked channel's automatic forwards; "all" answers those too; "none" none.
+   */
+  answerChatSenders: z.enum(["anonymous_admins", "all", "none"]).default("anonymous_admins"),
   /** The agent's name, as in its address agent:<name>. */
   agentName: z.string().regex(/^[a-z0-9_-]{1,32}$/, "lowercase letters, digits, _ and - (1–32)").default("main"),
   /** Extra instructions for the agent (persona, tone). */

@@ -18,6 +18,12 @@ export function msg(id: number, patch: Partial<StoredMessage> = {}): StoredMessa
     replyToSenderIsBot: null,
     quoteText: null,
     forkId: null,
+    editedAt: null,
+    deletedAt: null,
+    senderRole: null,
+    forwardedFrom: null,
+    viaBot: null,
+    replyToChatTitle: null,
     ...patch,
   };
 }

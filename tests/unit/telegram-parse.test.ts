@@ -1,10 +1,10 @@
-import type { Update } from "grammy/types";
 import { describe, expect, it } from "vitest";
 import { splitText } from "@/lib/channels/telegram/adapter";
-import { parseUpdate } from "@/lib/channels/telegram/parse";
+import { parseMessageUpdate, parseUpdate } from "@/lib/channels/telegram/parse";
+import { updateSchema } from "@/lib/channels/telegram/schema";
 import { BOT, alice, group, mention, update } from "../fixtures/telegram";
 
-const parse = (u: unknown) => parseUpdate(u as Update, BOT);
+const parse = (u: unknown) => parseMessageUpdate(updateSchema.parse(u), BOT);
 
 describe("parseUpdate", () => {
   it("parses a private text message", () => {
@@ -60,11 +60,12 @@ describe("parseUpdate", () => {
   it("marks edits and ignores updates without a message", () => {
     expect(parse(update({ text: "fixed", edited: true }))!.kind).toBe("edit");
     expect(parse({ update_id: 5, callback_query: { id: "1" } })).toBeNull();
+    expect(parseUpdate(updateSchema.parse({ update_id: 5, callback_query: { id: "1" } }), BOT)).toEqual({ type: "ignored", reason: "the bot sends no inline keyboards" });
   });
 
   it("parses an external reply from another chat with only the platform's copy", () => {
     const m = parse(update({ text: "re", quote: "quoted", extra: { external_reply: { origin: { type: "user", sender_user: { id: 3, is_bot: false, first_name: "Zed" }, date: 1 } } } }))!;
-    expect(m.replyTo).toEqual({ text: "quoted", senderName: "Zed", fromSelf: false });
+    expect(m.replyTo).toEqual({ text: "quoted", senderName: "Zed", fromSelf: false, chatTitle: undefined });
   });
 });
 

@@ -12,6 +12,12 @@ export type ConversationSummary = {
   platformChatId: string;
   type: string;
   title: string | null;
+  /** A forum topic: its thread id, name and the chat's own conversation. */
+  topicId: string | null;
+  topicName: string | null;
+  parentConversationId: number | null;
+  /** null = the bot may send; else "blocked" | "removed" | "left". */
+  membership: string | null;
   lastMessageAt: string | null;
   agentEnabled: boolean;
   unread: number;
@@ -29,6 +35,13 @@ export type TimelineMessage = {
   text: string;
   sentAt: string;
   editedAt: string | null;
+  /** Earlier texts of an edited message, oldest first. */
+  revisions?: { text: string; replacedAt: string }[];
+  deletedAt?: string | null;
+  senderRole?: string | null;
+  forwardedFrom?: string | null;
+  viaBot?: string | null;
+  replyToChatTitle?: string | null;
   replyToMessageId: number | null;
   replyToText: string | null;
   replyToSenderName: string | null;

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { api } from "../_lib/api";
+import { membershipLabel } from "../_lib/membership";
 import type { ConversationSummary, StatusInfo } from "../_lib/types";
 import { timeAgo } from "../_lib/time";
 
@@ -16,7 +17,7 @@ export function ConversationList() {
     queryFn: () => api<{ conversations: ConversationSummary[] }>(`/conversations?search=${encodeURIComponent(search)}`),
     refetchInterval: 3_000,
   });
-  const conversations = list.data?.conversations ?? [];
+  const conversations = groupTopics(list.data?.conversations ?? []);
 
   return (
     <>
@@ -69,7 +70,7 @@ export function ConversationList() {
                 key={c.id}
                 className="row-link"
                 tabIndex={0}
-                data-testid="conversation-row"
+                data-testid={c.topicId ? "topic-row" : "conversation-row"}
                 onClick={() => router.push(`/conversations/${c.id}`)}
                 onKeyDown={(e) => {
                   if (e.key === "Enter") router.push(`/conversations/${c.id}`);
@@ -77,11 +78,30 @@ export function ConversationList() {
                   if (e.key === "ArrowUp") (e.currentTarget.previousElementSibling as HTMLElement | null)?.focus();
                 }}
               >
-                <td>
-                  <strong>{c.title ?? `Chat ${c.platformChatId}`}</strong>
-                  <div className="muted">
-                    {c.channel} · {c.type}
-                  </div>
+                <td style={c.topicId && c.grouped ? { paddingLeft: 28 } : undefined}>
+                  {c.topicId ? (
+                    <>
+                      <strong>
+                        {c.grouped ? "↳ " : `${c.title ?? `Chat ${c.platformChatId}`} › `}
+                        {c.topicName ?? `Topic ${c.topicId}`}
+                      </strong>
+                      <div className="muted">
+                        {c.channel} · topic{c.grouped ? ` of ${c.title ?? "this chat"}` : ""}
+                      </div>
+                    </>
+                  ) : (
+                    <>
+                      <strong>{c.title ?? `Chat ${c.platformChatId}`}</strong>
+                      <div className="muted">
+                        {c.channel} · {c.type}
+                      </div>
+                    </>
+                  )}
+                  {c.membership && (
+                    <span className="badge warn" data-testid="membership-badge">
+                      {membershipLabel(c.membership)}
+                    </span>
+                  )}
                 </td>
                 <td style={{ maxWidth: 380 }}>
                   {c.lastMessage ? (
@@ -104,4 +124,19 @@ export function ConversationList() {
       )}
     </>
   );
+}
+
+/**
+ * Forum topics are conversations of their own; the list shows each under its
+ * chat's row (indented) when that row is on the page, else with the chat's name.
+ */
+function groupTopics(conversations: ConversationSummary[]): (ConversationSummary & { grouped: boolean })[] {
+  const ids = new Set(conversations.map((c) => c.id));
+  const topicsOf = new Map<number, ConversationSummary[]>();
+  for (const c of conversations) {
+    if (c.parentConversationId && ids.has(c.parentConversationId)) topicsOf.set(c.parentConversationId, [...(topicsOf.get(c.parentConversationId) ?? []), c]);
+  }
+  return conversations
+    .filter((c) => !(c.parentConversationId && ids.has(c.parentConversationId)))
+    .flatMap((c) => [{ ...c, grouped: false }, ...(topicsOf.get(c.id) ?? []).map((t) => ({ ...t, grouped: true }))]);
 }

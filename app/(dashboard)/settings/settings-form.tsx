@@ -15,6 +15,7 @@ type Settings = {
   forkReplyTtlDays: number;
   forkIdleMinutes: number;
   groupAnswerMode: "addressed" | "all" | "never";
+  answerChatSenders: "anonymous_admins" | "all" | "none";
   agentName: string;
   agentInstructions: string;
   agentBindings: Record<string, string[]>;
@@ -87,6 +88,12 @@ export function SettingsForm() {
             <option value="addressed">when mentioned, commanded or replied to</option>
             <option value="all">every message</option>
             <option value="never">never (operators only)</option>
+          </select>
+          <label htmlFor="answerChatSenders">Messages a chat sends (Telegram: anonymous admins, channels, automatic forwards)</label>
+          <select id="answerChatSenders" value={draft.answerChatSenders} onChange={(e) => setDraft({ ...draft, answerChatSenders: e.target.value as Settings["answerChatSenders"] })}>
+            <option value="anonymous_admins">answer anonymous admins, not channels</option>
+            <option value="all">answer all of them</option>
+            <option value="none">answer none of them</option>
           </select>
           <label htmlFor="agentInstructions">Agent instructions</label>
           <textarea id="agentInstructions" rows={4} value={draft.agentInstructions} onChange={(e) => setDraft({ ...draft, agentInstructions: e.target.value })} />

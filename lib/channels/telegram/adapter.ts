@@ -3,7 +3,7 @@ import { Bot, GrammyError, HttpError } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import { log } from "../../log";
 import { DeliveryError, type ChannelAdapter, type SendRequest, type SendResult } from "../types";
-import type { BotIdentity } from "./parse";
+import { splitTopicChatId, type BotIdentity } from "./parse";
 
 /** Telegram's limit for one message's text. */
 export const TELEGRAM_TEXT_LIMIT = 4096;
@@ -43,7 +43,9 @@ export function splitText(text: string, limit = TELEGRAM_TEXT_LIMIT): string[] {
 export function toDeliveryError(error: unknown): DeliveryError {
   if (error instanceof GrammyError) {
     const retryable = error.error_code === 429 || error.error_code >= 500;
-    return new DeliveryError(`Telegram ${error.error_code}: ${error.description}`, retryable);
+    // 403 "bot was blocked by the user" / "bot was kicked from the group chat": no send will work.
+    const membership = error.error_code !== 403 ? null : /blocked/i.test(error.description) ? "blocked" : /kicked|not a member|removed/i.test(error.description) ? "removed" : /deactivated/i.test(error.description) ? "blocked" : null;
+    return new DeliveryError(`Telegram ${error.error_code}: ${error.description}`, retryable, membership);
   }
   if (error instanceof HttpError) return new DeliveryError(`Telegram unreachable: ${error.message}`, true);
   return new DeliveryError(`Telegram send failed: ${(error as Error).message}`, false);
@@ -78,15 +80,18 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
     },
     async send(request: SendRequest): Promise<SendResult> {
       const parts = splitText(request.text);
+      // A forum topic's conversation is addressed "<chat>:topic:<thread>".
+      const { chatId, topicId } = splitTopicChatId(request.chatId);
+      const threadId = topicId ?? request.topicId;
       let first: SendResult | undefined;
       try {
         for (const [i, part] of parts.entries()) {
-          const sent = await bot.api.sendMessage(request.chatId, part, {
+          const sent = await bot.api.sendMessage(chatId, part, {
             reply_parameters:
               i === 0 && request.replyToPlatformId
                 ? { message_id: Number(request.replyToPlatformId), allow_sending_without_reply: true }
                 : undefined,
-            message_thread_id: request.topicId ? Number(request.topicId) : undefined,
+            message_thread_id: threadId ? Number(threadId) : undefined,
           });
           first ??= { platformMessageId: String(sent.message_id), sentAt: new Date(sent.date * 1000) };
         }

@@ -1,36 +1,21 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Update } from "grammy/types";
-import { z } from "zod";
 import { AppError } from "../../errors";
 import { errorResponse, json, parseJson, readBody } from "../../http/respond";
 import { log } from "../../log";
-import type { InboundMessage } from "../types";
+import type { InboundEvent } from "../types";
 import type { TelegramChannel } from "./adapter";
 import { parseUpdate } from "./parse";
+import { updateSchema, type TgUpdate } from "./schema";
 
 export const SECRET_HEADER = "x-telegram-bot-api-secret-token";
 export const MAX_UPDATE_BYTES = 1 << 20;
 
-const messageShape = z.looseObject({
-  message_id: z.number().int(),
-  date: z.number().int().nonnegative(),
-  chat: z.looseObject({ id: z.number().int(), type: z.string() }),
-  text: z.string().max(1 << 16).optional(),
-  caption: z.string().max(1 << 16).optional(),
-});
-
-/** Enough of an Update to trust the fields the parser reads; the rest passes through. */
-export const updateShape = z.looseObject({
-  update_id: z.number().int().nonnegative(),
-  message: messageShape.optional(),
-  edited_message: messageShape.optional(),
-});
-
 export type TelegramWebhookDeps = {
   secret: string;
   channel: TelegramChannel;
-  /** Stores the message durably; resolves only after the commit. */
-  ingest: (message: InboundMessage) => Promise<unknown>;
+  /** Stores the event durably; resolves only after the commit. */
+  ingest: (event: Exclude<InboundEvent, { type: "ignored" }>) => Promise<unknown>;
 };
 
 function secretMatches(given: string | null, expected: string): boolean {
@@ -44,14 +29,21 @@ function secretMatches(given: string | null, expected: string): boolean {
  * POST /api/webhooks/telegram. Verifies the secret header in constant time before
  * reading the body, validates the Update, runs it through grammY's handleUpdate
  * (whose middleware stores it) and answers 200 only once it is committed. A
- * failure to store is a 500, so Telegram delivers the update again.
+ * failure to store is a 500, so Telegram delivers the update again. An update
+ * whose fields we read have the wrong shape is a 400 with nothing stored; update
+ * kinds the bot does not handle are acknowledged and the reason logged.
  */
 export function createTelegramWebhook(deps: TelegramWebhookDeps) {
   const { bot } = deps.channel;
   const ingested = new WeakMap<object, unknown>();
-  bot.on(["message", "edited_message"], async (ctx) => {
-    const inbound = parseUpdate(ctx.update, await deps.channel.identity());
-    if (inbound) ingested.set(ctx.update, await deps.ingest(inbound));
+  bot.use(async (ctx) => {
+    const event = parseUpdate(ctx.update as unknown as TgUpdate, await deps.channel.identity());
+    if (event.type === "ignored") {
+      log.info("telegram.update_ignored", { updateId: ctx.update.update_id, reason: event.reason });
+      ingested.set(ctx.update, { status: "ignored", reason: event.reason });
+      return;
+    }
+    ingested.set(ctx.update, await deps.ingest(event));
   });
 
   return async function handle(request: Request): Promise<Response> {
@@ -61,7 +53,7 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
       }
       const type = request.headers.get("content-type") ?? "";
       if (!type.toLowerCase().startsWith("application/json")) throw new AppError("unsupported_media_type", "expected application/json");
-      const parsed = updateShape.safeParse(parseJson(await readBody(request, MAX_UPDATE_BYTES)));
+      const parsed = updateSchema.safeParse(parseJson(await readBody(request, MAX_UPDATE_BYTES)));
       if (!parsed.success) throw new AppError("bad_request", "body is not a Telegram Update", parsed.error.issues.slice(0, 5));
       const update = parsed.data as unknown as Update;
       await deps.channel.identity();

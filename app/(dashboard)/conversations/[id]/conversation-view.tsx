@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
 import { api } from "../../_lib/api";
+import { membershipLabel } from "../../_lib/membership";
 import { clock } from "../../_lib/time";
 import type { ConversationDetail, TimelineMessage } from "../../_lib/types";
 import { useForkActions } from "../../_lib/use-forks";
@@ -100,7 +101,10 @@ export function ConversationView({ id }: { id: number }) {
   return (
     <>
       <div className="row" style={{ justifyContent: "space-between" }}>
-        <h1 data-testid="conversation-title">{conversation.title ?? `Chat ${conversation.platformChatId}`}</h1>
+        <h1 data-testid="conversation-title">
+          {conversation.title ?? `Chat ${conversation.platformChatId}`}
+          {conversation.topicId && ` › ${conversation.topicName ?? `Topic ${conversation.topicId}`}`}
+        </h1>
         <div className="row muted">
           <span className="badge">{conversation.channel}</span>
           <span className="badge">{conversation.type}</span>
@@ -113,6 +117,11 @@ export function ConversationView({ id }: { id: number }) {
           <AgentSwitch conversationId={conversation.id} enabled={conversation.agentEnabled} />
         </div>
       </div>
+      {conversation.membership && (
+        <div className="banner" data-testid="membership-banner">
+          {membershipLabel(conversation.membership)}: messages to this chat are not sent until the bot is back.
+        </div>
+      )}
       {conversation.activeFork && (
         <div className="banner row" data-testid="active-fork-banner">
           New messages continue fork #{conversation.activeFork.id}
@@ -138,15 +147,25 @@ export function ConversationView({ id }: { id: number }) {
                   <span>{m.senderKind}</span>
                   <span>{clock(m.sentAt)}</span>
                   {m.editedAt && <span>(edited)</span>}
+                  {m.deletedAt && <span className="badge warn">unsent</span>}
+                  {m.senderRole && <span className="badge">{m.senderRole.replace("_", " ")}</span>}
+                  {m.viaBot && <span>via @{m.viaBot}</span>}
                   {m.forkId && <span className="badge">fork #{m.forkId}</span>}
                   {statusBadge(m)}
                 </div>
                 {(m.replyToMessageId || quoted) && (
                   <div className="reply-arrow" data-testid="reply-arrow">
-                    ↩ {target ? (target.senderName ?? target.senderKind) : (m.replyToSenderName ?? "message")}: “{(quoted ?? "").slice(0, 140)}”
+                    ↩ {target ? (target.senderName ?? target.senderKind) : (m.replyToSenderName ?? "message")}
+                    {m.replyToChatTitle ? ` in ${m.replyToChatTitle}` : ""}: “{(quoted ?? "").slice(0, 140)}”
                   </div>
                 )}
+                {m.forwardedFrom && <div className="muted">forwarded from {m.forwardedFrom}</div>}
                 <div className="text">{m.text}</div>
+                {(m.revisions ?? []).map((r, n) => (
+                  <div key={n} className="muted" data-testid="earlier-text">
+                    earlier: “{r.text}” (replaced {clock(r.replacedAt)})
+                  </div>
+                ))}
                 {m.id > 0 && (
                   <div className="row" style={{ marginTop: 6 }}>
                     <button type="button" onClick={() => setReplyTo(m)} aria-label={`Reply to message ${m.id}`}>

@@ -29,6 +29,7 @@ export function EnvelopeThreadView({ id }: { id: number }) {
     }
   };
   walk(null, 0);
+  const byId = new Map(tree.map((t) => [t.id, t]));
   const e = envelope.data?.envelope;
   return (
     <>
@@ -53,10 +54,24 @@ export function EnvelopeThreadView({ id }: { id: number }) {
           <div key={row.id} style={{ paddingLeft: Math.min(level, 30) * 18, fontWeight: row.id === id ? 700 : 400 }}>
             <Link href={`/envelopes/${row.id}`}>#{row.id}</Link> <StatusBadge status={row.status} title={row.lastDeliveryError} /> {row.from} → {row.to}:{" "}
             {row.text.slice(0, 100)}
+            {crossChat(row, byId.get(row.replyToEnvelopeId ?? 0)) && (
+              <span className="badge" data-testid="cross-chat" title="The parent is in another chat: threaded here, sent without quoting it">
+                {" "}from another chat, not quoted
+              </span>
+            )}
           </div>
         ))}
         {tree.length > rows.length && <p className="muted">…{tree.length - rows.length} more not drawn</p>}
       </div>
     </>
   );
+}
+
+const chatOf = (e: Envelope) => [e.from, e.to].find((address) => address.startsWith("channel:")) ?? null;
+
+/** A reply into a chat whose parent belongs to another chat (sent without a native quote). */
+function crossChat(e: Envelope, parent: Envelope | undefined): boolean {
+  if (!parent) return false;
+  const [mine, theirs] = [chatOf(e), chatOf(parent)];
+  return mine !== null && theirs !== null && mine !== theirs;
 }
