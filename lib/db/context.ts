@@ -1,8 +1,8 @@
 import type { StoredMessage } from "../context/types";
-import { Prisma } from "./generated/sqlite/client";
 import type { Settings } from "../settings/schema";
 import type { Db } from "./client";
 import { forkLineage, mainSessionSince } from "./forks";
+import { sqlRead } from "./sql";
 
 export const storedMessageSelect = {
   id: true,
@@ -107,25 +107,28 @@ export async function loadContextInput(db: Db, { current, settings }: ContextQue
   return { recent, previous, target, targetNeighbours, chain, pendingUpdates, previousSentAt };
 }
 
-type PreviousRow = { id: number | bigint; previousAt: Date | string | null };
+type PreviousRow = { id: number; previousAt: Date | string | null };
 
 /**
  * For each message, when the message before it in the chat was sent — in the
  * whole conversation (every session), not in the prompt — so the header's
  * elapsed field counts real time. One statement: per message, a same-second
- * predecessor (elapsed 0) or the latest earlier time, both on the
+ * predecessor (elapsed 0) or the latest earlier time, each one seek on the
  * (conversationId, sentAt, id) index.
  */
 export async function previousSentAtOf(db: Db, messages: Pick<StoredMessage, "id">[]): Promise<Map<number, Date | null>> {
   const ids = [...new Set(messages.map((m) => m.id))];
   if (ids.length === 0) return new Map();
-  const rows = await db.$queryRaw<PreviousRow[]>`
-    SELECT m.id AS id,
-      CASE WHEN EXISTS (SELECT 1 FROM "Message" t WHERE t."conversationId" = m."conversationId" AND t."sentAt" = m."sentAt" AND t.id < m.id)
-        THEN m."sentAt"
-        ELSE (SELECT MAX(p."sentAt") FROM "Message" p WHERE p."conversationId" = m."conversationId" AND p."sentAt" < m."sentAt")
-      END AS "previousAt"
-    FROM "Message" m WHERE m.id IN (${Prisma.join(ids)})`;
+  const rows = await sqlRead<PreviousRow>(
+    db,
+    `SELECT m."id" AS "id",
+       CASE WHEN EXISTS (SELECT 1 FROM "Message" t WHERE t."conversationId" = m."conversationId" AND t."sentAt" = m."sentAt" AND t."id" < m."id")
+         THEN m."sentAt"
+         ELSE (SELECT p."sentAt" FROM "Message" p WHERE p."conversationId" = m."conversationId" AND p."sentAt" < m."sentAt" ORDER BY p."sentAt" DESC LIMIT 1)
+       END AS "previousAt"
+     FROM "Message" m WHERE m."id" IN (${ids.map(() => "?").join(", ")})`,
+    ...ids,
+  );
   // SQLite hands back Prisma's ISO text, PostgreSQL a Date.
   return new Map(rows.map((r) => [Number(r.id), r.previousAt === null ? null : new Date(r.previousAt)]));
 }

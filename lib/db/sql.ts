@@ -230,3 +230,17 @@ function postgresRunner(client: pg.PoolClient): SqlRunner {
     run: async (sql, ...params) => (await client.query(numberedPlaceholders(sql), params.map(postgresValue))).rowCount ?? 0,
   };
 }
+
+/**
+ * One read on the hand-written path, outside any transaction: on SQLite a cached
+ * statement on the shared connection (under its lock), on PostgreSQL the small
+ * pool. For the reads of every agent turn, where Prisma's raw query API costs
+ * about 0.1 ms per row returned.
+ */
+export async function sqlRead<T>(db: Db, sql: string, ...params: SqlValue[]): Promise<T[]> {
+  const sqlite = sqliteConnectionOf(db);
+  if (sqlite) return sqlite.exclusive((raw) => sqliteRunner(raw).all<T>(sql, ...params));
+  const pool = postgresPools.get(db);
+  if (!pool) throw new Error("sqlRead needs a client opened by openDb");
+  return (await pool.query(numberedPlaceholders(sql), params.map(postgresValue))).rows as T[];
+}

@@ -19,6 +19,7 @@ const LINE_BREAKS = /\r\n|[\n\v\f\r\x1c-\x1e\x85\u2028\u2029]/g;
 // characters (zero-width, bidi controls, tags U+E0000–E007F), default-ignorables
 // (variation selectors, U+034F, Hangul fillers) and noncharacters.
 const INVISIBLE = /(?![\t\n])[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}]/gu;
+const PRINTABLE_ASCII = /^[\x20-\x7e\t\n]*$/;
 // Spaces of every width (U+1680 looks like a dash; U+2800 renders blank).
 const SPACES = /[\p{Zs}\u2800]/gu;
 
@@ -42,7 +43,8 @@ export function canonicalText(text: string): string {
   // and NFKC can turn look-alikes into ASCII: repeat until nothing changes. Each
   // round either changes nothing or makes the text shorter or NFKC-stable, so it ends.
   for (;;) {
-    let next = out.replace(INVISIBLE, "").normalize("NFKC").replace(INVISIBLE, "").replace(LINE_BREAKS, "\n").replace(SPACES, " ");
+    // Printable ASCII has nothing invisible and is its own NFKC: only tokens to remove.
+    let next = PRINTABLE_ASCII.test(out) ? out : out.replace(INVISIBLE, "").normalize("NFKC").replace(INVISIBLE, "").replace(LINE_BREAKS, "\n").replace(SPACES, " ");
     for (const token of TEMPLATE_TOKENS) next = next.replace(token, " ");
     // No pipe token survives in any spelling: a lone `<|` or `|>` loses its bar.
     next = next.replace(/<\|/g, "<").replace(/\|>/g, ">");
@@ -61,23 +63,30 @@ export function skeleton(text: string): string {
   return fold(fold(text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase()));
 }
 
+/** Every code point whose confusable prototype matches `pattern`, plus `extra`: built once. */
+const lookalikes = (pattern: RegExp, extra = "") => new Set([...Object.keys(CONFUSABLES).filter((ch) => pattern.test(CONFUSABLES[ch])), ...extra]);
+/** A regex character class of a set's members. */
+const classOf = (chars: Iterable<string>) => [...chars].map((ch) => ch.replace(/[\\\]\[^-]/g, "\\$&")).join("");
+
 // Structure starts with a dash (header), a bracket (annotation), `<` (tags) or an
 // arrow: by Unicode class — dash punctuation, open/close punctuation, math
 // symbols, arrows, box drawing — and anything whose confusable prototype is one.
 const STRUCTURAL_CLASS = /[\p{Pd}\p{Ps}\p{Pe}\p{Sm}\u2190-\u21FF\u2500-\u257F\u23AF\u27F0-\u27FF\u2900-\u297F\u2B00-\u2BFF\u{1F800}-\u{1F8FF}]/u;
-const STRUCTURAL_PROTOTYPE = /^[-[\](){}<>|ー⎯←↩↪]/;
-const DASH_PROTOTYPE = /^[-ー⎯]/;
-
-const isStructuralChar = (ch: string) => STRUCTURAL_CLASS.test(ch) || STRUCTURAL_PROTOTYPE.test(prototypeOf(ch));
+const STRUCTURAL_LOOKALIKES = lookalikes(/^[-[\](){}<>|ー⎯←↩↪]/);
+const isStructuralChar = (ch: string) => STRUCTURAL_CLASS.test(ch) || STRUCTURAL_LOOKALIKES.has(ch);
 // A letter that merely looks like a dash (CJK 一, ー) starts many ordinary lines: only a run of two counts.
-const isDashLetter = (ch: string | undefined) => ch !== undefined && /\p{L}/u.test(ch) && DASH_PROTOTYPE.test(prototypeOf(ch));
-/** `·`, the header's field separator, or anything read as it (•, ∙, ⋅, ・, …). */
-const isDot = (ch: string) => ch === "·" || prototypeOf(ch) === "·";
-const isBracket = (ch: string) => /\p{Ps}/u.test(ch) || /^[[(]/.test(prototypeOf(ch));
-const isArrow = (ch: string) => /[\u2190-\u21FF\u27F0-\u27FF\u2900-\u297F\u2B00-\u2BFF]/u.test(ch) || /^[←↩↪]/.test(prototypeOf(ch));
+const DASH_LETTERS = new Set([...lookalikes(/^[-ー⎯]/, "ー一")].filter((ch) => /\p{L}/u.test(ch)));
+/** `·`, the header's field separator, or anything read as it (•, ∙, ⋅, ・, …), between spaces. */
+const FIELD_SEPARATOR_LIKE = new RegExp(` [${classOf(lookalikes(/^·$/, "·"))}] `, "u");
+const DOTS = lookalikes(/^·$/, "·");
+const COLONS = lookalikes(/^:$/, ":");
+/** An annotation's opening, `[↩`, or any bracket followed by any arrow (or look-alikes of either). */
+const ANNOTATION_OPENING_LIKE = new RegExp(
+  `[\\p{Ps}${classOf(lookalikes(/^[[(]/))}][ \\t]*[\\u2190-\\u21FF\\u27F0-\\u27FF\\u2900-\\u297F\\u2B00-\\u2BFF${classOf(lookalikes(/^[←↩↪]/))}]`,
+  "u",
+);
 // Quotation marks of every shape, some of which Unicode files as brackets (Ps/Pe): „ ‚ 〝 〞 〟.
-const QUOTE_LIKE = /["\p{Pi}\p{Pf}„‚〝〞〟]/u;
-const isColon = (ch: string) => ch === ":" || prototypeOf(ch) === ":";
+const QUOTE_LIKE = new RegExp(`["\\p{Pi}\\p{Pf}„‚〝〞〟${classOf(lookalikes(/^'+$/))}]`, "gu");
 
 // Role markers of chat formats (`Human:`, `### System:`, `**Assistant**:`, a bare
 // `user` line left by a Gemma turn) and this format's labels, compared by skeleton.
@@ -93,7 +102,7 @@ function isRoleMarker(text: string): boolean {
   if (!ROLE_SKELETONS.has(sk)) return false;
   const after = [...text.slice(word.length)];
   const firstAlnum = after.findIndex((ch) => /[\p{L}\p{N}]/u.test(ch));
-  const firstColon = after.findIndex(isColon);
+  const firstColon = after.findIndex((ch) => COLONS.has(ch));
   return firstAlnum < 0 || (firstColon >= 0 && firstColon < firstAlnum && firstColon <= 12);
 }
 
@@ -107,13 +116,9 @@ function isRoleMarker(text: string): boolean {
 export function readsAsStructure(line: string): boolean {
   const lead = /^[^\p{L}\p{N}]*/u.exec(line)![0];
   if ([...lead].some(isStructuralChar)) return true;
-  const [first, second] = [...line.slice(lead.length)];
-  if (isDashLetter(first) && isDashLetter(second)) return true;
-  const chars = [...line];
-  if (chars.some((ch, i) => isDot(ch) && chars[i - 1] === " " && chars[i + 1] === " ")) return true;
-  // An annotation's opening (`[↩`, or a look-alike) anywhere in the line.
-  const visible = chars.filter((ch) => ch !== " " && ch !== "\t");
-  if (visible.some((ch, i) => isBracket(ch) && isArrow(visible[i + 1] ?? ""))) return true;
+  const [first, second] = line.slice(lead.length);
+  if (DASH_LETTERS.has(first) && DASH_LETTERS.has(second)) return true;
+  if (FIELD_SEPARATOR_LIKE.test(line) || ANNOTATION_OPENING_LIKE.test(line)) return true;
   return isRoleMarker(line.slice(lead.length));
 }
 
@@ -151,13 +156,11 @@ function oneLine(text: string): string {
  * the line's brackets. Cut to `maxChars` code points at a grapheme boundary.
  */
 export function sanitizeInline(text: string, maxChars?: number): string {
-  const chars = [...oneLine(canonicalText(text))].map((ch) => {
-    if (QUOTE_LIKE.test(ch) || /^'+$/.test(prototypeOf(ch))) return "'";
-    if (/\p{Ps}/u.test(ch)) return "(";
-    if (/\p{Pe}/u.test(ch)) return ")";
-    return ch;
-  });
-  const out = chars.join("").replace(/'{2,}/g, "'");
+  const out = oneLine(canonicalText(text))
+    .replace(QUOTE_LIKE, "'")
+    .replace(/\p{Ps}/gu, "(")
+    .replace(/\p{Pe}/gu, ")")
+    .replace(/'{2,}/g, "'");
   return maxChars === undefined ? out : truncate(out, maxChars);
 }
 
@@ -172,7 +175,7 @@ export function sanitizeName(name: string | null | undefined): string | undefine
   let out = name;
   for (let previous = ""; out !== previous; ) {
     previous = out;
-    out = [...sanitizeInline(out)].map((ch) => (isDot(ch) ? "." : isColon(ch) ? " " : ch)).join("");
+    out = [...sanitizeInline(out)].map((ch) => (DOTS.has(ch) ? "." : COLONS.has(ch) ? " " : ch)).join("");
   }
   return truncate(oneLine(out), 64) || undefined;
 }
@@ -196,10 +199,18 @@ export function isReservedLookalike(name: string): boolean {
  * cannot be typed by anyone.
  */
 export function userLabel(name: string | null | undefined): string {
-  const clean = sanitizeName(name);
-  if (!clean) return "unknown";
-  return isReservedLookalike(clean) ? `user "${clean}"` : clean;
+  if (!name) return "unknown";
+  let label = labels.get(name);
+  if (label === undefined) {
+    const clean = sanitizeName(name);
+    label = !clean ? "unknown" : isReservedLookalike(clean) ? `user "${clean}"` : clean;
+    // The same few names recur in every prompt: remember them (bounded).
+    if (labels.size >= 1000) labels.clear();
+    labels.set(name, label);
+  }
+  return label;
 }
+const labels = new Map<string, string>();
 
 /**
  * For message bodies: canonical text, line breaks kept; a line that could be

@@ -11,6 +11,8 @@
  * a colon) is a violation unless it was escaped with a backslash.
  */
 import type { Db } from "@/lib/db/client";
+import { formatTime } from "@/lib/envelope/format";
+import { userLabel } from "@/lib/envelope/sanitize";
 
 export type PromptLike = { system: string; messages: { role: string; content: unknown }[] };
 
@@ -31,7 +33,7 @@ export type Block =
   | { kind: "task"; time: string; body: string[] }
   | { kind: "consider" };
 
-export type ParsedPrompt = { system: string; turns: { role: string; block: Block | null }[]; messages: MessageBlock[] };
+export type ParsedPrompt = { system: string; turns: { role: string; blocks: Block[] }[]; messages: MessageBlock[] };
 
 export class PromptIntegrityError extends Error {}
 
@@ -101,24 +103,38 @@ function textOf(content: unknown): string {
   return "";
 }
 
-function parseUserTurn(text: string): Block {
+function parseUserTurn(text: string): Block[] {
   if (OTHER_LINE_BREAK.test(text)) fail("a line break other than \\n", text);
   const lines = text.split("\n");
   const [first, ...rest] = lines;
-  const header = HEADER.exec(first);
-  if (header) {
-    const annotation = rest.length > 0 ? ANNOTATION.exec(rest[0]) : null;
-    const body = annotation ? rest.slice(1) : rest;
-    return {
-      kind: "message",
-      channel: header[1],
-      sender: header[2],
-      time: header[3],
-      fields: header[4].split(" · ").filter(Boolean),
-      annotation: annotation ? { sender: annotation[1], text: annotation[2] } : null,
-      body: bodyLines(body, text),
-    };
+  if (HEADER.test(first)) {
+    // One message, or several in one turn (a burst): each starts at a header line
+    // of the exact format; no other line may even look like structure.
+    const blocks: MessageBlock[] = [];
+    for (let i = 0; i < lines.length; i++) {
+      const header = HEADER.exec(lines[i]);
+      if (header) {
+        const annotation = i + 1 < lines.length ? ANNOTATION.exec(lines[i + 1]) : null;
+        if (annotation) i++;
+        blocks.push({
+          kind: "message",
+          channel: header[1],
+          sender: header[2],
+          time: header[3],
+          fields: header[4].split(" · ").filter(Boolean),
+          annotation: annotation ? { sender: annotation[1], text: annotation[2] } : null,
+          body: [],
+        });
+      } else {
+        blocks.at(-1)!.body.push(...bodyLines([lines[i]], text));
+      }
+    }
+    return blocks;
   }
+  return [parseOtherTurn(first, rest, text)];
+}
+
+function parseOtherTurn(first: string, rest: string[], text: string): Block {
   if (CHAT_DETAILS.test(first)) {
     const title = rest.length === 1 ? TITLE.exec(rest[0]) : null;
     if (!title) fail("chat details must be exactly one quoted title line", text);
@@ -143,9 +159,10 @@ function parseUserTurn(text: string): Block {
 
 /**
  * Parses a prompt back into its structure, failing on anything that breaks the
- * format: a user turn is exactly one header (plus, for a message, at most one
- * annotation right under it) and a body in which no line reads as structure;
- * every string is clean (assertCleanText).
+ * format: a user turn starts with one of the format's headers; a message header
+ * has at most one annotation right under it, then a body in which no line reads
+ * as structure (a turn may hold several messages, each under its own header of
+ * the exact format); every string is clean (assertCleanText).
  */
 export function parsePrompt(prompt: PromptLike): ParsedPrompt {
   assertCleanText(prompt.system);
@@ -153,13 +170,13 @@ export function parsePrompt(prompt: PromptLike): ParsedPrompt {
     const text = textOf(m.content);
     if (m.role === "user") {
       assertCleanText(text);
-      return { role: m.role, block: parseUserTurn(text) };
+      return { role: m.role, blocks: parseUserTurn(text) };
     }
     if (m.role === "assistant" && typeof m.content === "string") assertCleanText(text);
     if (m.role === "system") fail("a second system message", text);
-    return { role: m.role, block: null };
+    return { role: m.role, blocks: [] as Block[] };
   });
-  const messages = turns.flatMap((t) => (t.block?.kind === "message" ? [t.block] : []));
+  const messages = turns.flatMap((t) => t.blocks.filter((b): b is MessageBlock => b.kind === "message"));
   return { system: prompt.system, turns, messages };
 }
 
@@ -198,18 +215,43 @@ function assertSystemFreeOf(system: string, texts: (string | null | undefined)[]
   }
 }
 
-type Message = { senderKind: string; senderName: string | null; text: string; replyToText: string | null; quoteText: string | null; replyToSenderName: string | null };
+type Message = { conversationId: number; sentAt: Date; replyToMessageId: number | null; senderKind: string; senderName: string | null; text: string; replyToText: string | null; quoteText: string | null; replyToSenderName: string | null };
 const userTextsOf = (messages: Message[], titles: (string | null)[]) => [
   ...titles,
   ...messages.filter((m) => m.senderKind === "user").flatMap((m) => [m.text, m.senderName, m.replyToText, m.quoteText, m.replyToSenderName]),
 ];
+
+/**
+ * Each message header of a prompt stands for a distinct stored user message of
+ * that conversation (same sender label and minute; never more headers than such
+ * messages), with an annotation only if one of them is a reply: a forged header
+ * that got through would have no message behind it.
+ */
+function assertHeadersMatchStored(parsed: ParsedPrompt, stored: Message[]) {
+  const key = (sender: string, time: string) => `${sender}\u0000${time}`;
+  const byKey = new Map<string, Message[]>();
+  for (const m of stored.filter((m) => m.senderKind === "user")) {
+    const k = key(userLabel(m.senderName), formatTime(m.sentAt));
+    byKey.set(k, [...(byKey.get(k) ?? []), m]);
+  }
+  const used = new Map<string, number>();
+  for (const block of parsed.messages) {
+    const k = key(block.sender, block.time);
+    const candidates = byKey.get(k) ?? [];
+    used.set(k, (used.get(k) ?? 0) + 1);
+    if (used.get(k)! > candidates.length) fail(`a header with no stored message behind it: from ${block.sender} at ${block.time}`, block.body.join("\n"));
+    const reply = (m: Message) => m.replyToMessageId !== null || m.replyToText !== null || m.quoteText !== null || m.replyToSenderName !== null;
+    if (!candidates.some((m) => reply(m) === (block.annotation !== null))) fail(`annotation ${block.annotation ? "on a message that is not a reply" : "missing on a reply"}`, block.body.join("\n"));
+  }
+}
 
 /** Every agent turn stored in the database (what the prompt inspector shows) satisfies the invariant. */
 export async function assertStoredTurnsIntact(db: Db) {
   const [turns, messages, conversations] = await Promise.all([db.turn.findMany(), db.message.findMany(), db.conversation.findMany({ select: { title: true } })]);
   const userTexts = userTextsOf(messages, conversations.map((c) => c.title));
   for (const turn of turns) {
-    assertPromptIntegrity({ system: turn.system, messages: turn.prompt as PromptLike["messages"] }, { userTexts, minTextLength: 6 });
+    const parsed = assertPromptIntegrity({ system: turn.system, messages: turn.prompt as PromptLike["messages"] }, { userTexts, minTextLength: 6 });
+    assertHeadersMatchStored(parsed, messages.filter((m) => m.conversationId === turn.conversationId));
   }
   return turns.length;
 }
