@@ -6,15 +6,14 @@ import { appContext } from "./context";
 export async function startBackground() {
   env();
   const ctx = await appContext();
-  // The bot's identity (getMe) once at start, cached; a failure is logged and retried on first use.
-  const bot = await ctx.telegram.identity().catch((error) => {
-    log.error("telegram.getme_failed", { error });
-    return null;
-  });
+  // The bot's identity (getMe) in the background, never awaited: a Bot API outage
+  // must not hold the console, health or the other webhooks (bounded retries; see the adapter).
+  ctx.telegram.identity().catch(() => {});
+  const bot = ctx.telegram.identityState();
   log.info("server.ready", {
     database: ctx.env.DATABASE_URL.startsWith("file:") ? "sqlite" : "postgresql",
     telegram: ctx.telegram.mode,
-    bot: bot?.username ?? null,
+    bot: bot.state === "ready" ? bot.identity.username : null,
     model: ctx.model ? `${ctx.model.provider}:${ctx.model.modelId}` : null,
   });
 }

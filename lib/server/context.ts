@@ -90,6 +90,8 @@ export async function createApp(e: Env, db: Db, overrides: AppOverrides = {}): P
       ? createLineWebhook({ channelSecret: e.LINE_CHANNEL_SECRET, ingest })
       : async () => errorResponse(new AppError("unavailable", "the LINE adapter is off: set LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN"));
   worker.start();
+  // In the background, bounded: the webhook answers 503 until the bot's identity is known.
+  telegram.identity().catch(() => {});
   return { env: e, db, telegram, channels, model, worker, turnDeps, telegramSecret, telegramWebhook, lineWebhook };
 }
 

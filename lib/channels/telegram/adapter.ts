@@ -8,10 +8,22 @@ import type { BotIdentity } from "./parse";
 /** Telegram's limit for one message's text. */
 export const TELEGRAM_TEXT_LIMIT = 4096;
 
+/** Whether the bot's identity (getMe) is known: webhooks need it to tell mentions and replies to the bot. */
+export type IdentityState =
+  | { state: "ready"; identity: BotIdentity }
+  | { state: "connecting"; attempts: number; error?: string }
+  | { state: "failed"; attempts: number; error: string };
+
 export type TelegramChannel = ChannelAdapter & {
   readonly bot: Bot;
-  /** The bot's id and username: getMe once (cached) when live, configured in the sandbox. */
+  /**
+   * The bot's id and username: getMe in the background with bounded retries when
+   * live (never grammY's `bot.init()`, which retries forever), configured in the
+   * sandbox. Rejects once the retries are spent; the next call starts again.
+   */
   identity(): Promise<BotIdentity>;
+  /** The identity if known, else how fetching it goes; never waits on the network. */
+  identityState(): IdentityState;
 };
 
 export type TelegramChannelOptions = {
@@ -22,6 +34,9 @@ export type TelegramChannelOptions = {
   sandboxUsername: string;
   /** Bot API request timeout (default 30 s). */
   timeoutSeconds?: number;
+  /** getMe attempts before giving up until the next demand (default 5), and the pause before attempt n (ms). */
+  identityAttempts?: number;
+  identityBackoffMs?: (attempt: number) => number;
 };
 
 /** Splits long text at line or word boundaries into Telegram-sized parts. */
@@ -63,19 +78,45 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
   // 429s are retried after retry_after (nothing was sent). 5xx and network errors are
   // not: the message may have gone out, and a user must never get two answers.
   bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60, rethrowInternalServerErrors: true, rethrowHttpErrors: true }));
-  let init: Promise<void> | undefined;
+  const attempts = options.identityAttempts ?? 5;
+  const backoff = options.identityBackoffMs ?? ((n: number) => Math.min(1000 * 2 ** (n - 1), 15_000));
+  // getMe is bounded on its own: the webhook waits for nobody, but a stuck fetch would block the next one.
+  const getMeTimeoutMs = Math.min((options.timeoutSeconds ?? 30) * 1000, 10_000);
+  let state: IdentityState = { state: "connecting", attempts: 0 };
+  let pending: Promise<BotIdentity> | undefined;
+  const fetchIdentity = async (): Promise<BotIdentity> => {
+    for (let n = 1; ; n++) {
+      try {
+        const me = await bot.api.getMe(AbortSignal.timeout(getMeTimeoutMs) as Parameters<typeof bot.api.getMe>[0]);
+        bot.botInfo = me;
+        state = { state: "ready", identity: { id: me.id, username: me.username } };
+        log.info("telegram.identity_ready", { username: me.username, attempts: n });
+        return state.identity;
+      } catch (error) {
+        const reason = toDeliveryError(error).message;
+        if (n >= attempts) {
+          state = { state: "failed", attempts: n, error: reason };
+          log.error("telegram.getme_failed", { attempts: n, error: reason });
+          throw new DeliveryError(`getMe failed after ${n} attempts: ${reason}`, true);
+        }
+        state = { state: "connecting", attempts: n, error: reason };
+        log.warn("telegram.getme_retry", { attempt: n, error: reason });
+        await new Promise((resolve) => setTimeout(resolve, backoff(n)).unref?.());
+      }
+    }
+  };
   return {
     name: "telegram",
     mode: "live",
     bot,
-    async identity() {
-      init ??= bot.init().catch((error) => {
-        init = undefined;
-        throw error;
+    identity() {
+      if (state.state === "ready") return Promise.resolve(state.identity);
+      pending ??= fetchIdentity().finally(() => {
+        pending = undefined;
       });
-      await init;
-      return { id: bot.botInfo.id, username: bot.botInfo.username };
+      return pending;
     },
+    identityState: () => state,
     async send(request: SendRequest): Promise<SendResult> {
       const parts = splitText(request.text);
       let first: SendResult | undefined;
@@ -122,6 +163,7 @@ function sandboxChannel(username: string): TelegramChannel {
     mode: "sandbox",
     bot,
     identity: async () => ({ id: botInfo.id, username }),
+    identityState: () => ({ state: "ready", identity: { id: botInfo.id, username } }),
     async send() {
       // Telegram dates have whole seconds; the sandbox keeps that shape.
       return { platformMessageId: sandboxMessageId(), sentAt: new Date(Math.floor(Date.now() / 1000) * 1000) };
