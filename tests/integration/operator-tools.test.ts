@@ -1,7 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { RateLimiter } from "@/lib/auth/rate-limit";
 import { simulateMessage } from "@/lib/channels/telegram/simulator";
 import { findSimulatorTarget } from "@/lib/db/simulator";
 import { startTestApp } from "../helpers/app";
@@ -77,16 +76,5 @@ describe("the sandbox simulator", () => {
     } finally {
       await sandbox.stop();
     }
-  });
-});
-
-describe("sign-in rate limiting", () => {
-  it("allows the limit within a window, refuses beyond it, and forgets after the window", () => {
-    const limiter = new RateLimiter(3, 60_000);
-    const t0 = 1_000_000;
-    expect([1, 2, 3].map(() => limiter.hit("ip|alice", t0))).toEqual([0, 0, 0]);
-    expect(limiter.hit("ip|alice", t0 + 1_000)).toBe(59);
-    expect(limiter.hit("ip|bob", t0 + 1_000)).toBe(0);
-    expect(limiter.hit("ip|alice", t0 + 61_000)).toBe(0);
   });
 });
