@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { sendEnvelopeSchema } from "../pipeline/envelopes";
+import { receiveMailSchema, sendEnvelopeSchema } from "../pipeline/envelopes";
 import { exitStrategySchema, startTaskSchema } from "../pipeline/forks";
 import { replyBodySchema } from "../pipeline/operator-reply";
 import { settingsUpdateSchema } from "../settings/schema";
@@ -51,10 +51,13 @@ export function openApiDocument() {
       "/envelopes": {
         post: { summary: "Send an envelope (deliverAt: ISO time or +30m/+2h)", requestBody: body(sendEnvelopeSchema), responses: { "201": ok("created"), "403": { description: "Agent not bound to the adapter" }, ...errors } },
         get: {
-          summary: "List envelopes; to=agent:…&status=pending acknowledges that agent's mail",
+          summary: "List envelopes (changes nothing)",
           parameters: ["to", "from", "address", "status", "scheduled", "before", "take"].map((name) => ({ name, in: "query", schema: { type: "string" } })),
           responses: { "200": ok("envelopes"), ...errors },
         },
+      },
+      "/envelopes/receive": {
+        post: { summary: "An agent receives its due pending mail; each envelope is marked done as it is handed over (at most once)", requestBody: body(receiveMailSchema), responses: { "200": ok("envelopes, acknowledged"), ...errors } },
       },
       "/envelopes/{id}": { get: { summary: "One envelope with its metadata", parameters: [id()], responses: { "200": ok("envelope"), ...errors } } },
       "/envelopes/{id}/thread": { get: { summary: "Chain to the root and the tree below it (one query)", parameters: [id()], responses: { "200": ok("thread"), ...errors } } },
