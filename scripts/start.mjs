@@ -91,3 +91,9 @@ async function stop(signal) {
   process.exit(0);
 }
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => void stop(signal));
+// A wrapper that dies without passing the signal on (a shell between npm and this
+// process) leaves us reparented: stop then too, never serve as an orphan.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) void stop("parent exited");
+}, 1_000).unref();

@@ -38,6 +38,16 @@ export async function createEnvelopeOnce(db: Db, input: NewEnvelope & { dedupeKe
   }
 }
 
+export function findEnvelopeByDedupeKey(db: Db, dedupeKey: string) {
+  return db.envelope.findUnique({ where: { dedupeKey } });
+}
+
+/** Takes a refused send back for another attempt (only while it is still failed: one taker wins). */
+export async function reclaimRefusedSend(db: Db, id: number, text: string) {
+  const { count } = await db.envelope.updateMany({ where: { id, status: "failed" }, data: { status: "processing", text, lastDeliveryError: null, doneAt: null } });
+  return count === 1;
+}
+
 export function findEnvelope(db: Db, id: number) {
   return db.envelope.findUnique({ where: { id } });
 }
@@ -202,16 +212,12 @@ export function findEnvelopeWithTurn(db: Db, id: number) {
 /**
  * Sends that started (outbound envelope written, status processing, not held by
  * a worker's claim) but never finished: the process stopped mid-send. Whether the
- * platform got the message is unknown, so they are failed, never retried.
+ * platform got the message is unknown; the caller keeps them as possibly delivered.
  */
-export async function failStaleSends(db: Db, startedBefore: Date) {
-  const stale = await db.envelope.findMany({
+export function findStaleSends(db: Db, startedBefore: Date) {
+  return db.envelope.findMany({
     where: { status: "processing", claimedBy: null, to: { startsWith: "channel:" }, updatedAt: { lt: startedBefore } },
-    select: { id: true },
+    include: { conversation: { select: { id: true, channel: true, platformChatId: true } } },
     take: 100,
   });
-  for (const { id } of stale) {
-    await finishEnvelope(db, id, { status: "failed", error: "delivery outcome unknown: the server stopped during the send; check the chat before sending again" });
-  }
-  return stale.length;
 }

@@ -1,4 +1,6 @@
-import { failStaleSends } from "../db/envelopes";
+import { findStaleSends, finishEnvelope } from "../db/envelopes";
+import { parseAddress } from "../envelope/address";
+import { keepPossiblyDelivered } from "./deliver";
 import { deleteExpiredSessions } from "../db/operators";
 import { sweepForks } from "./forks";
 import type { TurnDeps } from "./respond";
@@ -11,7 +13,7 @@ import type { TurnDeps } from "./respond";
  */
 export async function housekeeping(deps: TurnDeps, leaseMs: number, now = new Date()) {
   await sweepForks(deps, now);
-  await failStaleSends(deps.db, new Date(now.getTime() - leaseMs));
+  await keepStaleSends(deps, new Date(now.getTime() - leaseMs));
   const last = lastPurge.get(deps.db) ?? 0;
   if (now.getTime() - last >= 60_000) {
     lastPurge.set(deps.db, now.getTime());
@@ -20,3 +22,29 @@ export async function housekeeping(deps: TurnDeps, leaseMs: number, now = new Da
 }
 
 const lastPurge = new WeakMap<object, number>();
+
+const STALE_SEND = "delivery outcome unknown: the server stopped during the send";
+
+/** Half-done sends end failed, kept in the history as possibly delivered (the user may well have them). */
+async function keepStaleSends(deps: TurnDeps, startedBefore: Date) {
+  for (const envelope of await findStaleSends(deps.db, startedBefore)) {
+    if (!envelope.conversation) {
+      await finishEnvelope(deps.db, envelope.id, { status: "failed", error: STALE_SEND, metadata: { outcome: "unknown" } });
+      continue;
+    }
+    const inReplyTo = (envelope.metadata as { inReplyToMessageId?: number | null }).inReplyToMessageId;
+    const replyTo = inReplyTo
+      ? await deps.db.message.findUnique({ where: { id: inReplyTo }, select: { id: true, threadId: true, platformMessageId: true, platformTopicId: true } })
+      : null;
+    const sender = parseAddress(envelope.from);
+    await keepPossiblyDelivered(deps.db, envelope.id, {
+      senderKind: sender.kind === "operator" ? "operator" : "agent",
+      senderName: sender.kind === "channel" ? sender.adapter : sender.name,
+      conversation: envelope.conversation,
+      text: envelope.text,
+      replyTo,
+      forkId: envelope.forkId,
+      error: STALE_SEND,
+    });
+  }
+}

@@ -58,10 +58,16 @@ export function splitText(text: string, limit = TELEGRAM_TEXT_LIMIT): string[] {
 export function toDeliveryError(error: unknown): DeliveryError {
   if (error instanceof GrammyError) {
     const retryable = error.error_code === 429 || error.error_code >= 500;
-    return new DeliveryError(`Telegram ${error.error_code}: ${error.description}`, retryable);
+    // A 4xx is a refusal (nothing sent); a 5xx may come after the message went out.
+    return new DeliveryError(`Telegram ${error.error_code}: ${error.description}`, retryable, error.error_code >= 500 ? "unknown" : "not_sent");
   }
-  if (error instanceof HttpError) return new DeliveryError(`Telegram unreachable: ${error.message}`, true);
-  return new DeliveryError(`Telegram send failed: ${(error as Error).message}`, false);
+  if (error instanceof HttpError) {
+    // No connection at all: nothing sent. A timeout or a cut connection: maybe sent.
+    const code = (error.error as { code?: string; cause?: { code?: string } } | undefined)?.code ?? (error.error as { cause?: { code?: string } } | undefined)?.cause?.code;
+    const refused = ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"].includes(code ?? "");
+    return new DeliveryError(`Telegram unreachable: ${error.message}${code ? ` (${code})` : ""}`, true, refused ? "not_sent" : "unknown");
+  }
+  return new DeliveryError(`Telegram send failed: ${(error as Error).message}`, false, "unknown");
 }
 
 let sandboxCounter = 0;
@@ -132,8 +138,10 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
           first ??= { platformMessageId: String(sent.message_id), sentAt: new Date(sent.date * 1000) };
         }
       } catch (error) {
-        const failure = toDeliveryError(error);
-        log.warn("telegram.send_failed", { chatId: request.chatId, error: failure.message, sentParts: first ? 1 : 0 });
+        const cause = toDeliveryError(error);
+        // Part of a long text already went out: the user has something.
+        const failure = first ? new DeliveryError(`${cause.message} (after the first part was sent)`, false, "unknown") : cause;
+        log.warn("telegram.send_failed", { chatId: request.chatId, error: failure.message, outcome: failure.outcome, sentParts: first ? 1 : 0 });
         throw failure;
       }
       return first!;
