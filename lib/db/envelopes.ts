@@ -48,6 +48,20 @@ export async function reclaimRefusedSend(db: Db, id: number, text: string) {
   return count === 1;
 }
 
+/** A failed envelope back to pending, from scratch (an operator's retry); false if it was not failed. */
+export async function requeueFailedEnvelope(db: Db, id: number) {
+  const { count } = await db.envelope.updateMany({
+    where: { id, status: "failed" },
+    data: { status: "pending", attempts: 0, deliverAt: null, doneAt: null, claimedBy: null, leaseUntil: null, lastDeliveryError: null },
+  });
+  return count === 1;
+}
+
+/** Frees a turn's reply key held by failed sends, so a retried turn may answer (the failed envelopes stay as the record). */
+export function releaseReplyKey(db: Db, inboundEnvelopeId: number) {
+  return db.envelope.updateMany({ where: { dedupeKey: `reply:${inboundEnvelopeId}`, status: "failed" }, data: { dedupeKey: null } });
+}
+
 export function findEnvelope(db: Db, id: number) {
   return db.envelope.findUnique({ where: { id } });
 }
@@ -87,7 +101,7 @@ export async function retryEnvelopeLater(db: Db, id: number, at: Date, error: st
 }
 
 // The in-process agent runs chat turns (agent envelopes carrying a message) and
-// channel sends; other agent mail waits for its reader (GET /api/v1/envelopes).
+// channel sends; other agent mail waits for its reader (POST /api/v1/envelopes/receive).
 // Background tasks are agent envelopes that carry a fork.
 const workerMail = {
   AND: [{ OR: [{ to: { startsWith: "channel:" } }, { to: { startsWith: "agent:" }, messageId: { not: null } }, { to: { startsWith: "agent:" }, forkId: { not: null } }] }],

@@ -60,6 +60,12 @@ export function openApiDocument() {
         post: { summary: "An agent receives its due pending mail; each envelope is marked done as it is handed over (at most once)", requestBody: body(receiveMailSchema), responses: { "200": ok("envelopes, acknowledged"), ...errors } },
       },
       "/envelopes/{id}": { get: { summary: "One envelope with its metadata", parameters: [id()], responses: { "200": ok("envelope"), ...errors } } },
+      "/envelopes/{id}/retry": {
+        post: { summary: "Retry a failed envelope: a failed turn runs again, a failed send goes out again", parameters: [id()], responses: { "200": ok("envelope, retried: turn | send"), "409": { description: "Not failed" }, ...errors } },
+      },
+      "/envelopes/{id}/retry": {
+        post: { summary: "Retry a failed envelope: a failed turn runs again, a failed send goes out again", parameters: [id()], responses: { "200": ok("envelope, retried: turn | send"), "409": { description: "Not failed" }, ...errors } },
+      },
       "/envelopes/{id}/thread": { get: { summary: "Chain to the root and the tree below it (one query)", parameters: [id()], responses: { "200": ok("thread"), ...errors } } },
       "/forks": {
         get: { summary: "Forks, newest first (?conversationId=)", parameters: [{ name: "conversationId", in: "query", schema: { type: "integer" } }], responses: { "200": ok("forks"), ...errors } },

@@ -58,7 +58,8 @@ export async function keepPossiblyDelivered(
     senderName: input.senderName,
     text: input.text,
     platformMessageId: null,
-    sentAt: new Date(),
+    // Whole seconds, like platform dates: a user message in the same second still sorts after it.
+    sentAt: new Date(Math.floor(Date.now() / 1000) * 1000),
     replyTo: input.replyTo,
     forkId: input.forkId,
     platformTopicId: input.replyTo?.platformTopicId ?? null,

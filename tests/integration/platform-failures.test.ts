@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { update } from "../fixtures/telegram";
 import { useHarness } from "../helpers/harness";
+import { retryEnvelope } from "@/lib/pipeline/retry";
 
 describe("platform and model failures", () => {
   const h = useHarness();
@@ -36,6 +37,30 @@ describe("platform and model failures", () => {
     expect((await h.t.db.turn.findFirstOrThrow()).error).toBe("reply not delivered: Telegram 403: Forbidden: bot was blocked by the user");
     // Nothing reached the user, so nothing joins the history.
     expect(await h.t.db.message.count({ where: { direction: "outbound" } })).toBe(0);
+
+    // The operator's Retry runs the turn again; this time the send goes out, once.
+    await expect(retryEnvelope(h.t.db, inbound.id)).resolves.toMatchObject({ retried: "turn" });
+    h.t.app.worker.kick();
+    await h.t.settle();
+    expect(h.telegram.sends()).toHaveLength(2);
+    expect((await h.t.db.envelope.findUniqueOrThrow({ where: { id: inbound.id } })).status).toBe("done");
+    expect(await h.t.db.message.count({ where: { direction: "outbound" } })).toBe(1);
+    expect((await h.t.db.turn.findFirstOrThrow()).error).toBeNull();
+    // Only a failed envelope can be retried.
+    await expect(retryEnvelope(h.t.db, inbound.id)).rejects.toMatchObject({ code: "conflict" });
+  });
+
+  it("Retry on a send kept as possibly delivered sends it again", async () => {
+    h.telegram.failNext({ status: 500, body: { ok: false, error_code: 500, description: "Internal Server Error" } });
+    await h.t.post(update({ text: "hi" }));
+    await h.t.settle();
+    const outbound = await h.t.db.envelope.findFirstOrThrow({ where: { from: "agent:main" } });
+    expect(outbound.status).toBe("failed");
+    await retryEnvelope(h.t.db, outbound.id);
+    h.t.app.worker.kick();
+    await h.t.settle();
+    expect(h.telegram.sends()).toHaveLength(2);
+    expect((await h.t.db.envelope.findUniqueOrThrow({ where: { id: outbound.id } })).status).toBe("done");
   });
 
   it("a model 5xx is retried with backoff and then answered once", async () => {
