@@ -63,9 +63,6 @@ export function openApiDocument() {
       "/envelopes/{id}/retry": {
         post: { summary: "Retry a failed envelope: a failed turn runs again, a failed send goes out again", parameters: [id()], responses: { "200": ok("envelope, retried: turn | send"), "409": { description: "Not failed" }, ...errors } },
       },
-      "/envelopes/{id}/retry": {
-        post: { summary: "Retry a failed envelope: a failed turn runs again, a failed send goes out again", parameters: [id()], responses: { "200": ok("envelope, retried: turn | send"), "409": { description: "Not failed" }, ...errors } },
-      },
       "/envelopes/{id}/thread": { get: { summary: "Chain to the root and the tree below it (one query)", parameters: [id()], responses: { "200": ok("thread"), ...errors } } },
       "/forks": {
         get: { summary: "Forks, newest first (?conversationId=)", parameters: [{ name: "conversationId", in: "query", schema: { type: "integer" } }], responses: { "200": ok("forks"), ...errors } },

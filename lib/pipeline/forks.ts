@@ -8,6 +8,7 @@ import { createEnvelope, finishEnvelope, findEnvelope } from "../db/envelopes";
 import {
   createFork,
   expireBackgroundForks,
+  failForksOfFailedTasks,
   findFork,
   forkMessages,
   idleInteractiveForks,
@@ -38,7 +39,9 @@ export const startTaskSchema = z.object({
  * the task, run by the worker now or at deliverAt. What the fork posts is
  * recorded with it, so a user's reply can resume it later.
  */
-export async function startBackgroundTask(db: Db, input: { conversationId: number; task: string; from: string; deliverAt?: Date | null }) {
+export async function startBackgroundTask(db: Db, input: { conversationId: number; task: string; from: string; deliverAt?: Date | null; modelConfigured?: boolean }) {
+  // Refused up front rather than "started" and then silently nothing (an operator's explicit start).
+  if (input.modelConfigured === false) throw new AppError("conflict", "failed: no model configured (set LLM_PROVIDER and LLM_MODEL); background tasks need one");
   const conversation = await findConversation(db, input.conversationId);
   if (!conversation) throw notFound("conversation");
   const { agentName } = await getSettings(db);
@@ -66,7 +69,8 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
     return;
   }
   if (!deps.model) {
-    await updateFork(db, envelope.forkId, { status: "done", endedAt: new Date() });
+    // Honest status: nothing ran, so the fork failed (never "done").
+    await updateFork(db, envelope.forkId, { status: "failed", endedAt: new Date(), summary: "failed: no model configured" });
     await finishEnvelope(db, envelopeId, { status: "failed", error: "no model configured: background tasks need one" });
     return;
   }
@@ -100,7 +104,13 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
       delivery: { from: envelope.to, senderKind: "agent", senderName: settings.agentName, conversation, replyTo: null, replyToEnvelopeId: envelope.id, forkId: envelope.forkId },
     },
   );
-  await updateFork(db, envelope.forkId, { status: "done", lastActivityAt: new Date() });
+  // A task whose reply was refused or malformed ended failed: so does its fork.
+  const ended = await findEnvelope(db, envelopeId);
+  await updateFork(
+    db,
+    envelope.forkId,
+    ended?.status === "failed" ? { status: "failed", endedAt: new Date(), summary: `failed: ${ended.lastDeliveryError ?? "the task failed"}` } : { status: "done", lastActivityAt: new Date() },
+  );
 }
 
 /**
@@ -182,6 +192,7 @@ export async function exitFork(deps: TurnDeps, forkId: number, strategy: ExitStr
  */
 export async function sweepForks(deps: TurnDeps, now = new Date()) {
   const settings = await getSettings(deps.db);
+  await failForksOfFailedTasks(deps.db, now);
   await expireBackgroundForks(deps.db, new Date(now.getTime() - settings.forkReplyTtlDays * 86_400_000), now);
   const idle = await idleInteractiveForks(deps.db, new Date(now.getTime() - settings.forkIdleMinutes * 60_000));
   for (const fork of idle) {

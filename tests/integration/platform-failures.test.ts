@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { update } from "../fixtures/telegram";
 import { useHarness } from "../helpers/harness";
 import { retryEnvelope } from "@/lib/pipeline/retry";
+import { startBackgroundTask } from "@/lib/pipeline/forks";
 
 describe("platform and model failures", () => {
   const h = useHarness();
@@ -83,5 +84,25 @@ describe("platform and model failures", () => {
     expect(turn.toolCalls).toEqual([expect.objectContaining({ outcome: { error: expect.stringMatching(/^malformed call/) } })]);
     const inbound = await h.t.db.envelope.findFirstOrThrow({ where: { to: "agent:main" } });
     expect(inbound).toMatchObject({ status: "failed", lastDeliveryError: turn.error });
+  });
+});
+
+describe("background tasks report honestly", () => {
+  const h = useHarness({ withModel: false });
+
+  it("with no model: refused up front when an operator starts one, and a queued one ends failed (never 'done')", async () => {
+    await h.t.post(update({ text: "hello" }));
+    await h.t.settle();
+    const conversation = await h.t.db.conversation.findFirstOrThrow();
+    await expect(startBackgroundTask(h.t.db, { conversationId: conversation.id, task: "digest", from: "operator:admin", modelConfigured: false })).rejects.toMatchObject({
+      code: "conflict",
+      message: expect.stringMatching(/^failed: no model/),
+    });
+    expect(await h.t.db.fork.count()).toBe(0);
+    // Queued by an agent's mail (no model check at that point): the fork fails with the reason.
+    const { fork } = await startBackgroundTask(h.t.db, { conversationId: conversation.id, task: "digest", from: "agent:planner" });
+    h.t.app.worker.kick();
+    await h.t.settle();
+    expect(await h.t.db.fork.findUniqueOrThrow({ where: { id: fork.id } })).toMatchObject({ status: "failed", summary: "failed: no model configured" });
   });
 });
