@@ -24,7 +24,17 @@ export type TelegramChannel = ChannelAdapter & {
   identity(): Promise<BotIdentity>;
   /** The identity if known, else how fetching it goes; never waits on the network. */
   identityState(): IdentityState;
+  /** Sandbox only: the next send fails like Telegram would (the simulator's "next send" control). */
+  failNextSend?: (kind: SimulatedSendFailure | null) => void;
 };
+
+/** Platform failures the simulator can play, each as the live adapter would report it. */
+export const SIMULATED_SEND_FAILURES = {
+  refused: () => new DeliveryError("Telegram 403: Forbidden: bot was blocked by the user", false, "not_sent"),
+  server_error: () => new DeliveryError("Telegram 500: Internal Server Error", true, "unknown"),
+  timeout: () => new DeliveryError("Telegram unreachable: Network request for 'sendMessage' failed! (timeout)", true, "unknown"),
+} as const;
+export type SimulatedSendFailure = keyof typeof SIMULATED_SEND_FAILURES;
 
 export type TelegramChannelOptions = {
   /** Unset: sandbox mode, outbound messages are recorded but not sent. */
@@ -166,13 +176,22 @@ function sandboxChannel(username: string): TelegramChannel {
     supports_join_request_queries: false,
   } as UserFromGetMe;
   const bot = new Bot("0:sandbox", { botInfo });
+  let nextFailure: SimulatedSendFailure | null = null;
   return {
     name: "telegram",
     mode: "sandbox",
     bot,
     identity: async () => ({ id: botInfo.id, username }),
     identityState: () => ({ state: "ready", identity: { id: botInfo.id, username } }),
+    failNextSend: (kind) => {
+      nextFailure = kind;
+    },
     async send() {
+      if (nextFailure) {
+        const failure = SIMULATED_SEND_FAILURES[nextFailure]();
+        nextFailure = null;
+        throw failure;
+      }
       // Telegram dates have whole seconds; the sandbox keeps that shape.
       return { platformMessageId: sandboxMessageId(), sentAt: new Date(Math.floor(Date.now() / 1000) * 1000) };
     },

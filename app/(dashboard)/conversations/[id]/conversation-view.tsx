@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
 import { api } from "../../_lib/api";
+import { DeliveryFailure } from "../../_lib/delivery-failure";
 import { clock } from "../../_lib/time";
 import type { ConversationDetail, TimelineMessage } from "../../_lib/types";
 import { useForkActions } from "../../_lib/use-forks";
@@ -66,8 +67,8 @@ function gapLabel(ms: number): string {
 
 function statusBadge(m: TimelineMessage) {
   if (m.pending) return <span className="badge">sending…</span>;
-  const failed = m.envelopes.find((e) => e.status === "failed");
-  if (failed) return <span className="badge err" title={failed.lastDeliveryError ?? ""}>failed: {failed.lastDeliveryError}</span>;
+  // Failures are shown in full under the text (DeliveryFailure), with Retry.
+  if (m.envelopes.some((e) => e.status === "failed")) return null;
   const waiting = m.envelopes.find((e) => e.status === "pending" || e.status === "processing");
   if (waiting) return <span className="badge warn">{waiting.status}</span>;
   return null;
@@ -147,6 +148,11 @@ export function ConversationView({ id }: { id: number }) {
                   </div>
                 )}
                 <div className="text">{m.text}</div>
+                {m.envelopes
+                  .filter((e) => e.status === "failed")
+                  .map((e) => (
+                    <DeliveryFailure key={e.id} envelope={e} />
+                  ))}
                 {m.id > 0 && (
                   <div className="row" style={{ marginTop: 6 }}>
                     <button type="button" onClick={() => setReplyTo(m)} aria-label={`Reply to message ${m.id}`}>
