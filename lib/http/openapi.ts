@@ -44,6 +44,7 @@ export function openApiDocument() {
       "/conversations/{id}/messages": {
         get: { summary: "A conversation's timeline, oldest first; page with ?before=<message id>", parameters: [id(), { name: "before", in: "query", schema: { type: "integer" } }], responses: { "200": ok("messages"), ...errors } },
       },
+      "/conversations/{id}/read": { post: { summary: "Mark the conversation read", parameters: [id()], responses: { "200": ok("ok"), ...errors } } },
       "/messages/{id}/thread": { get: { summary: "The reply tree around a message (one query)", parameters: [id()], responses: { "200": ok("thread"), ...errors } } },
       "/messages/{id}/reply": {
         post: { summary: "An operator's threaded reply, sent as a native reply", parameters: [id()], requestBody: body(replyBodySchema), responses: { "201": ok("sent"), "502": { description: "The platform refused; recorded on the envelope" }, ...errors } },

@@ -8,9 +8,20 @@ import { setAgentEnabled } from "@/lib/db/conversations";
 import { conversationStats } from "@/lib/db/stats";
 import { update } from "../fixtures/telegram";
 import { useHarness } from "../helpers/harness";
+import { getConversationTimeline, markRead } from "@/lib/pipeline/timeline";
 
 describe("operator tools", () => {
   const h = useHarness();
+
+  it("reading a timeline changes nothing; marking it read is an explicit POST", async () => {
+    await h.t.post(update({ text: "unread" }));
+    await h.t.settle();
+    const { id } = await h.t.db.conversation.findFirstOrThrow();
+    await getConversationTimeline(h.t.db, id, { take: 50 });
+    expect((await h.t.db.conversation.findUniqueOrThrow({ where: { id } })).lastReadAt).toBeNull();
+    await markRead(h.t.db, id);
+    expect((await h.t.db.conversation.findUniqueOrThrow({ where: { id } })).lastReadAt).not.toBeNull();
+  });
 
   it("pausing the agent in a conversation stores messages but answers none; resuming answers again", async () => {
     await h.t.post(update({ text: "one" }));

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { api } from "../../_lib/api";
 import { DeliveryFailure } from "../../_lib/delivery-failure";
 import { clock } from "../../_lib/time";
@@ -81,6 +81,11 @@ export function ConversationView({ id }: { id: number }) {
   const [text, setText] = useState("");
   const reply = useReply(id);
   const byId = useMemo(() => new Map((query.data?.messages ?? []).map((m) => [m.id, m])), [query.data]);
+  // Seen up to the newest message: marked read with a POST whenever a new one shows.
+  const newest = query.data?.messages.at(-1)?.id;
+  useEffect(() => {
+    if (newest) void api(`/conversations/${id}/read`, { method: "POST" }).catch(() => {});
+  }, [id, newest]);
 
   if (query.isLoading) return <p className="muted">Loading…</p>;
   if (query.isError) return <p className="error" role="alert">Could not load the conversation: {query.error.message}</p>;
