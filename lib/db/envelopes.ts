@@ -228,6 +228,15 @@ export function findEnvelopeWithTurn(db: Db, id: number) {
  * a worker's claim) but never finished: the process stopped mid-send. Whether the
  * platform got the message is unknown; the caller keeps them as possibly delivered.
  */
+/** Takes a stale send for ending it (processing → failed); false when another tick took it first. */
+export async function claimStaleSend(db: Db, id: number, error: string) {
+  const { count } = await db.envelope.updateMany({
+    where: { id, status: "processing", claimedBy: null },
+    data: { status: "failed", lastDeliveryError: error, doneAt: new Date() },
+  });
+  return count === 1;
+}
+
 export function findStaleSends(db: Db, startedBefore: Date) {
   return db.envelope.findMany({
     where: { status: "processing", claimedBy: null, to: { startsWith: "channel:" }, updatedAt: { lt: startedBefore } },

@@ -1,4 +1,4 @@
-import { findStaleSends, finishEnvelope } from "../db/envelopes";
+import { claimStaleSend, findStaleSends, finishEnvelope } from "../db/envelopes";
 import { parseAddress } from "../envelope/address";
 import { keepPossiblyDelivered } from "./deliver";
 import { deleteExpiredSessions } from "../db/operators";
@@ -28,6 +28,8 @@ const STALE_SEND = "delivery outcome unknown: the server stopped during the send
 /** Half-done sends end failed, kept in the history as possibly delivered (the user may well have them). */
 async function keepStaleSends(deps: TurnDeps, startedBefore: Date) {
   for (const envelope of await findStaleSends(deps.db, startedBefore)) {
+    // Ticks can overlap (and instances share the table): one of them keeps each send.
+    if (!(await claimStaleSend(deps.db, envelope.id, STALE_SEND))) continue;
     if (!envelope.conversation) {
       await finishEnvelope(deps.db, envelope.id, { status: "failed", error: STALE_SEND, metadata: { outcome: "unknown" } });
       continue;
