@@ -7,10 +7,11 @@ const scryptRaw = promisify(scryptCb) as (password: string, salt: Buffer, keylen
 
 /**
  * scrypt runs on libuv's small thread pool (4 threads), which file and DNS work
- * share: unbounded sign-in floods would slow every webhook. At most
- * MAX_RUNNING hashes run at once and MAX_WAITING wait; beyond that, "busy" (429).
+ * share, and each hash is ~50 ms of a core: unbounded sign-in floods slow every
+ * webhook. At most MAX_RUNNING hashes run at once (SIGN_IN_HASH_CONCURRENCY, default
+ * 1: a real operator signs in rarely) and MAX_WAITING wait; beyond that, "busy" (429).
  */
-const MAX_RUNNING = 2;
+const MAX_RUNNING = Math.max(1, Number(process.env.SIGN_IN_HASH_CONCURRENCY) || 1);
 const MAX_WAITING = 32;
 const work = { running: 0, peak: 0, waiting: [] as (() => void)[] };
 
