@@ -2,9 +2,7 @@ import { expect, test } from "./fixtures";
 
 test("a refused send shows on the conversation with its reason, and Retry delivers it", async ({ page, dashboard }) => {
   await dashboard.signIn();
-  await page.goto("/simulator");
-  await page.getByLabel("The bot's next send").selectOption("refused");
-  await expect(page.getByLabel("The bot's next send")).toHaveValue("refused");
+  await dashboard.nextSendFails("refused");
   await dashboard.simulate("please answer", { firstName: "Fay", userId: 9494 });
   await page.getByRole("link", { name: "Open in dashboard" }).click();
 
@@ -18,9 +16,7 @@ test("a refused send shows on the conversation with its reason, and Retry delive
 
 test("a send with an unknown outcome stays in the timeline marked possibly delivered, also in the thread view", async ({ page, dashboard }) => {
   await dashboard.signIn();
-  await page.goto("/simulator");
-  await page.getByLabel("The bot's next send").selectOption("timeout");
-  await expect(page.getByLabel("The bot's next send")).toHaveValue("timeout");
+  await dashboard.nextSendFails("timeout");
   await dashboard.simulate("are you there", { firstName: "Gil", userId: 9595 });
   await page.getByRole("link", { name: "Open in dashboard" }).click();
 
