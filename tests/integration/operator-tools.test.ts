@@ -9,6 +9,8 @@ import { conversationStats } from "@/lib/db/stats";
 import { update } from "../fixtures/telegram";
 import { useHarness } from "../helpers/harness";
 import { getConversationTimeline, markRead } from "@/lib/pipeline/timeline";
+import { housekeeping } from "@/lib/pipeline/housekeeping";
+import { checkDatabase } from "@/lib/db/health";
 
 describe("operator tools", () => {
   const h = useHarness();
@@ -87,5 +89,24 @@ describe("the sandbox simulator", () => {
     } finally {
       await sandbox.stop();
     }
+  });
+});
+
+describe("housekeeping and health", () => {
+  const h = useHarness();
+
+  it("expired operator sessions are purged by the worker's housekeeping", async () => {
+    const operator = await h.t.db.operator.create({ data: { name: "ops", passwordHash: "scrypt$x$y" } });
+    const now = new Date();
+    await h.t.db.operatorSession.create({ data: { operatorId: operator.id, tokenHash: "old", csrfToken: "c", expiresAt: new Date(now.getTime() - 1000) } });
+    await h.t.db.operatorSession.create({ data: { operatorId: operator.id, tokenHash: "live", csrfToken: "c", expiresAt: new Date(now.getTime() + 86_400_000) } });
+    await housekeeping(h.t.app.turnDeps, 10_000, new Date(now.getTime() + 120_000));
+    expect((await h.t.db.operatorSession.findMany()).map((s) => s.tokenHash)).toEqual(["live"]);
+  });
+
+  it("health never shows a raw database error", async () => {
+    const broken = { $queryRawUnsafe: async () => Promise.reject(new Error('connect ECONNREFUSED 10.0.0.5:5432 user "app" password …')) };
+    const result = await checkDatabase(broken as never, "postgres://app@10.0.0.5/db");
+    expect(result).toEqual({ ok: false, provider: "postgresql", error: "unreachable (see the server log)" });
   });
 });
