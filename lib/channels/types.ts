@@ -54,7 +54,8 @@ export class DeliveryError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
-    readonly outcome: "not_sent" | "unknown" = "not_sent",
+    // Adapters that do not say: a transient failure (5xx, 429, network) may have gone out.
+    readonly outcome: "not_sent" | "unknown" = retryable ? "unknown" : "not_sent",
   ) {
     super(message);
     this.name = "DeliveryError";
