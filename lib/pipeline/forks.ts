@@ -8,7 +8,6 @@ import { createEnvelope, finishEnvelope, findEnvelope } from "../db/envelopes";
 import {
   createFork,
   expireBackgroundForks,
-  failForksOfFailedTasks,
   findFork,
   forkMessages,
   idleInteractiveForks,
@@ -192,7 +191,6 @@ export async function exitFork(deps: TurnDeps, forkId: number, strategy: ExitStr
  */
 export async function sweepForks(deps: TurnDeps, now = new Date()) {
   const settings = await getSettings(deps.db);
-  await failForksOfFailedTasks(deps.db, now);
   await expireBackgroundForks(deps.db, new Date(now.getTime() - settings.forkReplyTtlDays * 86_400_000), now);
   const idle = await idleInteractiveForks(deps.db, new Date(now.getTime() - settings.forkIdleMinutes * 60_000));
   for (const fork of idle) {

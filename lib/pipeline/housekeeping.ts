@@ -1,6 +1,7 @@
 import { claimStaleSend, findStaleSends, finishEnvelope } from "../db/envelopes";
 import { parseAddress } from "../envelope/address";
 import { keepPossiblyDelivered } from "./deliver";
+import { failForksOfFailedTasks } from "../db/forks";
 import { deleteExpiredSessions } from "../db/operators";
 import { sweepForks } from "./forks";
 import type { TurnDeps } from "./respond";
@@ -9,7 +10,8 @@ import type { TurnDeps } from "./respond";
  * What the scheduler does on each timer tick besides delivering due envelopes:
  * fork idle timeouts and expiry, and failing sends a crashed process left
  * half-done (older than one lease), so nothing stays "processing" forever, and
- * purging expired operator sessions (at most once a minute).
+ * at most once a minute: purging expired operator sessions and ending the forks
+ * of background tasks the worker gave up on ("failed", with the reason).
  */
 export async function housekeeping(deps: TurnDeps, leaseMs: number, now = new Date()) {
   await sweepForks(deps, now);
@@ -18,6 +20,7 @@ export async function housekeeping(deps: TurnDeps, leaseMs: number, now = new Da
   if (now.getTime() - last >= 60_000) {
     lastPurge.set(deps.db, now.getTime());
     await deleteExpiredSessions(deps.db, now);
+    await failForksOfFailedTasks(deps.db, now);
   }
 }
 
