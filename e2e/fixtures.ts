@@ -28,6 +28,13 @@ export class Dashboard {
     await expect(this.page.getByRole("status")).toContainText("Delivered: stored");
   }
 
+  /** The sandbox plays a platform failure on the bot's next send (the simulator's control). */
+  async nextSendFails(kind: "refused" | "server_error" | "timeout") {
+    await this.page.goto("/simulator");
+    await this.page.getByLabel("The bot's next send").selectOption(kind);
+    await expect(this.page.getByLabel("The bot's next send")).toHaveValue(kind);
+  }
+
   async screenshot(name: string) {
     await this.page.screenshot({ path: test.info().outputPath(`${name}.png`), fullPage: true });
   }

@@ -37,6 +37,13 @@ export const envSchema = z.object({
   SWITCHBOARD_API_TOKEN: optional.pipe(z.string().min(16, "must be at least 16 characters").optional()),
   ADMIN_USERNAME: z.string().default("admin"),
   ADMIN_PASSWORD: optional,
+  /** The first-run setup code; unset → a random one per process, printed to the server log. */
+  SETUP_CODE: optional.pipe(z.string().min(8, "must be at least 8 characters").optional()),
+  /**
+   * How many reverse proxies in front of the app append to X-Forwarded-For (0: none,
+   * the client is the socket's peer). Read by scripts/start.mjs; here so a bad value fails at start.
+   */
+  TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });
 

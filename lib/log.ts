@@ -11,9 +11,15 @@ function threshold(): number {
   return order[level] ?? order.info;
 }
 
+/** Secrets that appear inside text: Bot API URLs carry the token (`/bot123:ABC…/getMe`). */
+export function scrub(text: string): string {
+  return text.replace(/bot\d+:[A-Za-z0-9_-]+/g, "bot[redacted]");
+}
+
 export function redact(value: unknown, depth = 0): unknown {
+  if (typeof value === "string") return scrub(value);
   if (depth > 4 || value === null || typeof value !== "object") return value;
-  if (value instanceof Error) return { name: value.name, message: value.message };
+  if (value instanceof Error) return { name: value.name, message: scrub(value.message) };
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   return Object.fromEntries(
     Object.entries(value).map(([k, v]) => [k, SECRET_KEY.test(k) ? "[redacted]" : redact(v, depth + 1)]),

@@ -1,10 +1,12 @@
 // A small CLI over /api/v1/envelopes for agents and scripts.
 //   npm run envelope -- send --from agent:main --to channel:telegram:42 --text "hi" [--reply-to 12] [--deliver-at +2h]
-//   npm run envelope -- list --to agent:helper --status pending     (acknowledges the agent's mail)
+//   npm run envelope -- receive --to agent:helper                   (the agent's due mail, acknowledged: at most once)
+//   npm run envelope -- list --to agent:helper --status pending     (lists, changes nothing)
 //   npm run envelope -- show --envelope-id 12
 //   npm run envelope -- thread --envelope-id 12
 // SWITCHBOARD_URL (default http://localhost:3000) and SWITCHBOARD_API_TOKEN.
 import { parseArgs } from "node:util";
+import { describeError } from "./lib/cli.mjs";
 
 const [command, ...rest] = process.argv.slice(2);
 const { values } = parseArgs({
@@ -33,7 +35,8 @@ async function call(method, path, body) {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
     body: body ? JSON.stringify(body) : undefined,
-  });
+    signal: AbortSignal.timeout(30_000),
+  }).catch((error) => fail(`cannot reach ${base}: ${describeError(error)}`));
   const payload = await response.json().catch(() => ({}));
   if (!response.ok) fail(`${response.status} ${payload?.error?.message ?? response.statusText}${payload?.error?.details ? "\n" + JSON.stringify(payload.error.details, null, 2) : ""}`);
   return payload;
@@ -57,6 +60,10 @@ switch (command) {
     result = await call("GET", `/envelopes?${query}`);
     break;
   }
+  case "receive":
+    if (!values.to) fail("receive needs --to agent:<name>");
+    result = await call("POST", "/envelopes/receive", { to: values.to });
+    break;
   case "show":
     result = await call("GET", `/envelopes/${id()}`);
     break;
@@ -64,6 +71,6 @@ switch (command) {
     result = await call("GET", `/envelopes/${id()}/thread`);
     break;
   default:
-    fail("usage: npm run envelope -- send|list|show|thread [options]  (see scripts/envelope.mjs)");
+    fail("usage: npm run envelope -- send|receive|list|show|thread [options]  (see scripts/envelope.mjs)");
 }
 console.log(JSON.stringify(result, null, 2));

@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 
 /** Sign-in and first-run setup share one form: name, password, submit. */
-export function AuthForm({ endpoint, submitLabel, then }: { endpoint: string; submitLabel: string; then: string }) {
+export function AuthForm({ endpoint, submitLabel, then, askSetupCode = false }: { endpoint: string; submitLabel: string; then: string; askSetupCode?: boolean }) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -17,7 +17,7 @@ export function AuthForm({ endpoint, submitLabel, then }: { endpoint: string; su
     const response = await fetch(endpoint, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: form.get("name"), password: form.get("password") }),
+      body: JSON.stringify({ name: form.get("name"), password: form.get("password"), ...(askSetupCode ? { code: form.get("code") } : {}) }),
     }).catch(() => null);
     setBusy(false);
     if (!response) return setError("The server did not answer.");
@@ -32,8 +32,14 @@ export function AuthForm({ endpoint, submitLabel, then }: { endpoint: string; su
 
   return (
     <form onSubmit={onSubmit} className="panel">
+      {askSetupCode && (
+        <>
+          <label htmlFor="code">Setup code (from the server log)</label>
+          <input id="code" name="code" autoComplete="off" spellCheck={false} required autoFocus />
+        </>
+      )}
       <label htmlFor="name">User name</label>
-      <input id="name" name="name" autoComplete="username" required autoFocus />
+      <input id="name" name="name" autoComplete="username" required autoFocus={!askSetupCode} />
       <label htmlFor="password">Password</label>
       <input id="password" name="password" type="password" autoComplete="current-password" required />
       {error && (

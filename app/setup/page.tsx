@@ -12,8 +12,11 @@ export default async function SetupPage() {
   return (
     <div className="auth">
       <h1>Welcome to Switchboard</h1>
-      <p className="muted">Create the first operator account. Set ADMIN_PASSWORD to skip this step on servers.</p>
-      <AuthForm endpoint="/api/auth/setup" submitLabel="Create account" then="/login" />
+      <p className="muted">
+        Create the first operator account. The setup code is printed in the server&apos;s log (the output of <code>npm start</code>) when it
+        starts. Set ADMIN_PASSWORD to skip this step on servers.
+      </p>
+      <AuthForm endpoint="/api/auth/setup" submitLabel="Create account" then="/login" askSetupCode />
     </div>
   );
 }

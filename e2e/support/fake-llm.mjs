@@ -1,6 +1,8 @@
 // An OpenAI-compatible model for the e2e server: answers every user turn by
 // calling `reply` with "Echo: <last line of the user's message>". e2e never calls a
 // real model. Started by playwright.config.ts as a web server on E2E_LLM_PORT.
+// A message containing "[malformed]" gets a `reply` call with invalid arguments, as
+// models sometimes produce.
 import { createServer } from "node:http";
 
 const port = Number(process.env.E2E_LLM_PORT ?? 3901);
@@ -17,6 +19,7 @@ createServer(async (req, res) => {
     return res.end(JSON.stringify({ ...base, choices: [{ index: 0, message: { role: "assistant", content: "" }, finish_reason: "stop" }] }));
   }
   const text = String(typeof last.content === "string" ? last.content : JSON.stringify(last.content)).split("\n").pop();
-  const call = { id: `call_${calls}`, type: "function", function: { name: "reply", arguments: JSON.stringify({ message: `Echo: ${text}` }) } };
+  const args = text.includes("[malformed]") ? { msg: 42 } : { message: `Echo: ${text}` };
+  const call = { id: `call_${calls}`, type: "function", function: { name: "reply", arguments: JSON.stringify(args) } };
   res.end(JSON.stringify({ ...base, choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [call] }, finish_reason: "tool_calls" }] }));
 }).listen(port, "127.0.0.1", () => console.log(`fake LLM on ${port}`));

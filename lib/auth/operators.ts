@@ -2,8 +2,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import {
-  countOperators,
-  createOperator,
+  createFirstOperator,
   createSession,
   deleteSession,
   findLiveSession,
@@ -11,7 +10,7 @@ import {
 } from "../db/operators";
 import { AppError } from "../errors";
 import { hashPassword, verifyPassword } from "./password";
-import { RateLimiter } from "./rate-limit";
+import { SignInThrottle } from "./throttle";
 
 export const SESSION_COOKIE = "sb_session";
 export const CSRF_COOKIE = "sb_csrf";
@@ -25,39 +24,60 @@ export const credentialsSchema = z.object({
 export const setupSchema = z.object({
   name: z.string().trim().min(1).max(64).regex(/^[a-zA-Z0-9_.-]+$/, "letters, digits, _ . - only"),
   password: z.string().min(10, "use at least 10 characters").max(256),
+  /** The one-time setup code from the server log. */
+  code: z.string().trim().min(1, "enter the setup code from the server log").max(64),
 });
 
-const loginLimiter = new RateLimiter(10, 15 * 60 * 1000);
+const throttle = new SignInThrottle();
 
 export type Operator = { id: number; name: string };
 export type Caller = { operator: Operator; via: "session" | "token"; csrfToken?: string };
 
-/** Creates the first operator from ADMIN_PASSWORD when there is none yet. */
+/** Creates the first operator from ADMIN_PASSWORD when there is none yet (another instance may win: fine). */
 export async function ensureBootstrapOperator(db: Db, name: string, password: string | undefined) {
-  if (!password || (await countOperators(db)) > 0) return;
-  await createOperator(db, { name, passwordHash: await hashPassword(password) }).catch(() => {
-    // Another instance created it first: fine.
-  });
+  if (!password || (await findOperatorByName(db, name))) return;
+  await createFirstOperator(db, { name, passwordHash: await hashPassword(password) });
 }
 
-/** First-run setup: allowed only while no operator exists. */
-export async function setupFirstOperator(db: Db, input: z.infer<typeof setupSchema>) {
-  if ((await countOperators(db)) > 0) throw new AppError("forbidden", "setup is already done; sign in instead");
-  await createOperator(db, { name: input.name, passwordHash: await hashPassword(input.password) });
+/** A fresh first-run setup code: 15 characters from an unambiguous alphabet (75 bits), grouped for reading. */
+export function newSetupCode(): string {
+  const alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+  const raw = [...randomBytes(15)].map((b) => alphabet[b % alphabet.length]).join("");
+  return raw.match(/.{5}/g)!.join("-");
 }
 
-/** Verifies credentials (rate-limited per client and name) and opens a session. */
+const canonicalCode = (code: string) => code.toUpperCase().replace(/[^A-Z0-9]/g, "");
+
+/**
+ * First-run setup: needs the one-time code from the server log (whoever reaches a
+ * fresh server first must also read its log), and creates the operator only while
+ * none exists, atomically (one operator whatever the concurrency).
+ */
+export async function setupFirstOperator(db: Db, input: z.infer<typeof setupSchema>, setupCode: string) {
+  if (!safeEqual(canonicalCode(input.code), canonicalCode(setupCode))) {
+    throw new AppError("forbidden", "wrong setup code; it is printed in the server log at start");
+  }
+  const created = await createFirstOperator(db, { name: input.name, passwordHash: await hashPassword(input.password) });
+  if (!created) throw new AppError("forbidden", "setup is already done; sign in instead");
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Verifies credentials (throttled per client, per client and name, and per account) and opens a session. */
 export async function signIn(db: Db, input: z.infer<typeof credentialsSchema>, clientKey: string, now = new Date()) {
-  const key = `${clientKey}|${input.name.toLowerCase()}`;
-  const wait = loginLimiter.hit(key, now.getTime());
-  if (wait > 0) throw new AppError("rate_limited", `too many attempts; try again in ${wait} s`);
+  const decision = throttle.check(clientKey, input.name, now.getTime());
+  if (!decision.ok) throw new AppError("rate_limited", `too many attempts; try again in ${decision.retryAfterSeconds} s`);
+  if (decision.delayMs) await sleep(decision.delayMs);
   const operator = await findOperatorByName(db, input.name);
   // Hash even for unknown names so response time does not reveal which names exist.
   const ok = operator
     ? await verifyPassword(input.password, operator.passwordHash)
     : (await verifyPassword(input.password, "scrypt$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="), false);
-  if (!operator || !ok) throw new AppError("unauthorized", "wrong user name or password");
-  loginLimiter.reset(key);
+  if (!operator || !ok) {
+    throttle.failure(clientKey, input.name, now.getTime());
+    throw new AppError("unauthorized", "wrong user name or password");
+  }
+  throttle.success(clientKey, input.name);
   const token = randomBytes(32).toString("base64url");
   const csrfToken = randomBytes(24).toString("base64url");
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
@@ -75,11 +95,28 @@ function safeEqual(a: string, b: string) {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/**
+ * True when the request's Origin, if sent, names this host. `Origin: null` (sandboxed
+ * frames, privacy-sensitive redirects) and anything unparsable are cross-origin.
+ */
+export function originMatchesHost(request: Request): boolean {
+  const origin = request.headers.get("origin");
+  if (!origin) return true;
+  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host");
+  if (!URL.canParse(origin)) return false;
+  return new URL(origin).host === host;
+}
+
 export function readCookie(header: string | null, name: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(";")) {
     const [k, ...v] = part.trim().split("=");
-    if (k === name) return decodeURIComponent(v.join("="));
+    if (k !== name) continue;
+    try {
+      return decodeURIComponent(v.join("="));
+    } catch {
+      return undefined; // not valid percent-encoding: no such cookie, so 401, never a 500
+    }
   }
   return undefined;
 }
@@ -106,9 +143,7 @@ export async function authenticate(
   if (!["GET", "HEAD", "OPTIONS"].includes(request.method)) {
     const header = request.headers.get(CSRF_HEADER) ?? "";
     if (!safeEqual(header, session.csrfToken)) throw new AppError("forbidden", "missing or invalid CSRF token");
-    const origin = request.headers.get("origin");
-    const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host");
-    if (origin && host && new URL(origin).host !== host) throw new AppError("forbidden", "cross-origin request refused");
+    if (!originMatchesHost(request)) throw new AppError("forbidden", "cross-origin request refused");
   }
   return { operator: session.operator, via: "session", csrfToken: session.csrfToken };
 }

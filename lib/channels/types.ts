@@ -88,11 +88,18 @@ export interface ChannelAdapter {
   send(request: SendRequest): Promise<SendResult>;
 }
 
-/** A send failure the operator should see, with whether retrying could help. */
+/**
+ * A send failure the operator should see, with whether retrying could help and
+ * whether the platform may have delivered it anyway ("unknown": a timeout, a 5xx,
+ * a cut connection, a long text cut after its first part) — such sends are kept in
+ * the history as possibly delivered and never resent automatically.
+ */
 export class DeliveryError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
+    // Adapters that do not say: a transient failure (5xx, 429, network) may have gone out.
+    readonly outcome: "not_sent" | "unknown" = retryable ? "unknown" : "not_sent",
     /** The platform said the bot can no longer send to this chat (blocked, removed). */
     readonly membership: Membership = null,
   ) {

@@ -38,6 +38,30 @@ export async function createEnvelopeOnce(db: Db, input: NewEnvelope & { dedupeKe
   }
 }
 
+export function findEnvelopeByDedupeKey(db: Db, dedupeKey: string) {
+  return db.envelope.findUnique({ where: { dedupeKey } });
+}
+
+/** Takes a refused send back for another attempt (only while it is still failed: one taker wins). */
+export async function reclaimRefusedSend(db: Db, id: number, text: string) {
+  const { count } = await db.envelope.updateMany({ where: { id, status: "failed" }, data: { status: "processing", text, lastDeliveryError: null, doneAt: null } });
+  return count === 1;
+}
+
+/** A failed envelope back to pending, from scratch (an operator's retry); false if it was not failed. */
+export async function requeueFailedEnvelope(db: Db, id: number) {
+  const { count } = await db.envelope.updateMany({
+    where: { id, status: "failed" },
+    data: { status: "pending", attempts: 0, deliverAt: null, doneAt: null, claimedBy: null, leaseUntil: null, lastDeliveryError: null },
+  });
+  return count === 1;
+}
+
+/** Frees a turn's reply key held by failed sends, so a retried turn may answer (the failed envelopes stay as the record). */
+export function releaseReplyKey(db: Db, inboundEnvelopeId: number) {
+  return db.envelope.updateMany({ where: { dedupeKey: `reply:${inboundEnvelopeId}`, status: "failed" }, data: { dedupeKey: null } });
+}
+
 export function findEnvelope(db: Db, id: number) {
   return db.envelope.findUnique({ where: { id } });
 }
@@ -77,7 +101,7 @@ export async function retryEnvelopeLater(db: Db, id: number, at: Date, error: st
 }
 
 // The in-process agent runs chat turns (agent envelopes carrying a message) and
-// channel sends; other agent mail waits for its reader (GET /api/v1/envelopes).
+// channel sends; other agent mail waits for its reader (POST /api/v1/envelopes/receive).
 // Background tasks are agent envelopes that carry a fork.
 const workerMail = {
   AND: [{ OR: [{ to: { startsWith: "channel:" } }, { to: { startsWith: "agent:" }, messageId: { not: null } }, { to: { startsWith: "agent:" }, forkId: { not: null } }] }],
@@ -202,16 +226,21 @@ export function findEnvelopeWithTurn(db: Db, id: number) {
 /**
  * Sends that started (outbound envelope written, status processing, not held by
  * a worker's claim) but never finished: the process stopped mid-send. Whether the
- * platform got the message is unknown, so they are failed, never retried.
+ * platform got the message is unknown; the caller keeps them as possibly delivered.
  */
-export async function failStaleSends(db: Db, startedBefore: Date) {
-  const stale = await db.envelope.findMany({
+/** Takes a stale send for ending it (processing → failed); false when another tick took it first. */
+export async function claimStaleSend(db: Db, id: number, error: string) {
+  const { count } = await db.envelope.updateMany({
+    where: { id, status: "processing", claimedBy: null },
+    data: { status: "failed", lastDeliveryError: error, doneAt: new Date() },
+  });
+  return count === 1;
+}
+
+export function findStaleSends(db: Db, startedBefore: Date) {
+  return db.envelope.findMany({
     where: { status: "processing", claimedBy: null, to: { startsWith: "channel:" }, updatedAt: { lt: startedBefore } },
-    select: { id: true },
+    include: { conversation: { select: { id: true, channel: true, platformChatId: true } } },
     take: 100,
   });
-  for (const { id } of stale) {
-    await finishEnvelope(db, id, { status: "failed", error: "delivery outcome unknown: the server stopped during the send; check the chat before sending again" });
-  }
-  return stale.length;
 }

@@ -2,7 +2,23 @@ import type { Db } from "./client";
 
 export type ForkKind = "background" | "interactive";
 /** background: running → done → expired; interactive: active → exited (resume reactivates). */
-export type ForkStatus = "running" | "done" | "active" | "exited" | "expired";
+export type ForkStatus = "running" | "done" | "failed" | "active" | "exited" | "expired";
+
+/**
+ * Background forks still "running" whose task envelope has failed (the worker gave
+ * up, a send was refused): they end "failed" with the reason as their summary.
+ */
+export async function failForksOfFailedTasks(db: Db, now: Date) {
+  const stuck = await db.fork.findMany({
+    where: { kind: "background", status: "running", envelopes: { some: { status: "failed", to: { startsWith: "agent:" } } } },
+    select: { id: true, envelopes: { where: { status: "failed", to: { startsWith: "agent:" } }, select: { lastDeliveryError: true }, take: 1 } },
+    take: 100,
+  });
+  for (const fork of stuck) {
+    await db.fork.updateMany({ where: { id: fork.id, status: "running" }, data: { status: "failed", endedAt: now, summary: `failed: ${fork.envelopes[0]?.lastDeliveryError ?? "the task failed"}` } });
+  }
+  return stuck.length;
+}
 
 export function findFork(db: Db, id: number) {
   return db.fork.findUnique({ where: { id } });

@@ -1,4 +1,5 @@
 import type { Db } from "./client";
+import { log } from "../log";
 import { providerOf } from "./migrations.mjs";
 
 /** One round trip to the database; reports the provider and how long it took. */
@@ -9,6 +10,8 @@ export async function checkDatabase(db: Db, url: string) {
     await db.$queryRawUnsafe("SELECT 1");
     return { ok: true, provider, latencyMs: Math.round((performance.now() - started) * 10) / 10 };
   } catch (error) {
-    return { ok: false, provider, error: (error as Error).message };
+    // The raw message can name hosts, users and paths: it goes to the log, not to anonymous callers.
+    log.error("health.database_failed", { error });
+    return { ok: false, provider, error: "unreachable (see the server log)" };
   }
 }

@@ -13,7 +13,8 @@ export type OutboundMessageInput = {
   senderKind: "agent" | "operator";
   senderName: string;
   text: string;
-  platformMessageId: string;
+  /** null: a send whose outcome is unknown, kept in the history as possibly delivered. */
+  platformMessageId: string | null;
   sentAt: Date;
   /** The stored message this answers (its thread is joined). */
   replyTo: { id: number; threadId: number | null; platformMessageId: string | null } | null;

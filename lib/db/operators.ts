@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Db } from "./client";
+import { isUniqueViolation } from "./errors";
 
 export const sha256 = (value: string) => createHash("sha256").update(value).digest("hex");
 
@@ -11,8 +12,25 @@ export function findOperatorByName(db: Db, name: string) {
   return db.operator.findUnique({ where: { name } });
 }
 
-export function createOperator(db: Db, input: { name: string; passwordHash: string }) {
-  return db.operator.create({ data: input });
+/** The setting row that claims first-run setup: its primary key lets exactly one creator win. */
+const FIRST_OPERATOR_CLAIM = "_setup.firstOperator";
+
+/**
+ * Creates the first operator, atomically: counts and claims in one transaction, and
+ * the claim's primary key makes every concurrent loser fail, on SQLite and PostgreSQL.
+ * Returns null when an operator exists or another request won.
+ */
+export async function createFirstOperator(db: Db, input: { name: string; passwordHash: string }) {
+  try {
+    return await db.$transaction(async (tx) => {
+      if ((await tx.operator.count()) > 0) return null;
+      await tx.setting.create({ data: { key: FIRST_OPERATOR_CLAIM, value: input.name, updatedBy: "setup" } });
+      return tx.operator.create({ data: input });
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) return null;
+    throw error;
+  }
 }
 
 /** Stores only the hash of the cookie token, so a leaked database opens no session. */

@@ -1,4 +1,5 @@
-import { CSRF_COOKIE, SESSION_COOKIE } from "../auth/operators";
+import { CSRF_COOKIE, SESSION_COOKIE, originMatchesHost } from "../auth/operators";
+import { clientKeyFor, PEER_HEADER_ENV } from "./client-address.mjs";
 
 /** Set-Cookie values for a new session: the token httpOnly, the CSRF token readable by the page. */
 export function sessionCookies(session: { token: string; csrfToken: string; expiresAt: Date }, secure: boolean): string[] {
@@ -17,13 +18,16 @@ export function isSecure(request: Request): boolean {
 }
 
 /** Refuses cross-site form posts to the sign-in routes (login CSRF). */
-export function sameOrigin(request: Request): boolean {
-  const origin = request.headers.get("origin");
-  if (!origin) return true;
-  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host");
-  return new URL(origin).host === host;
-}
+export const sameOrigin = originMatchesHost;
 
+/**
+ * The throttling key of the caller: the address scripts/start.mjs read from the
+ * socket (or from a trusted proxy's X-Forwarded-For, TRUST_PROXY) and put in a
+ * header whose name is random per process. Client-sent forwarding headers are never
+ * read here. Without that server (`next dev`, tests) every caller shares one key.
+ */
 export function clientKey(request: Request): string {
-  return request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() ?? request.headers.get("x-real-ip") ?? "local";
+  const header = process.env[PEER_HEADER_ENV];
+  const address = header ? request.headers.get(header) : null;
+  return address ? clientKeyFor(address) : "unknown";
 }

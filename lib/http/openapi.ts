@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { sendEnvelopeSchema } from "../pipeline/envelopes";
+import { receiveMailSchema, sendEnvelopeSchema } from "../pipeline/envelopes";
 import { exitStrategySchema, startTaskSchema } from "../pipeline/forks";
 import { replyBodySchema } from "../pipeline/operator-reply";
 import { settingsUpdateSchema } from "../settings/schema";
@@ -44,6 +44,7 @@ export function openApiDocument() {
       "/conversations/{id}/messages": {
         get: { summary: "A conversation's timeline, oldest first; page with ?before=<message id>", parameters: [id(), { name: "before", in: "query", schema: { type: "integer" } }], responses: { "200": ok("messages"), ...errors } },
       },
+      "/conversations/{id}/read": { post: { summary: "Mark the conversation read", parameters: [id()], responses: { "200": ok("ok"), ...errors } } },
       "/messages/{id}/thread": { get: { summary: "The reply tree around a message (one query)", parameters: [id()], responses: { "200": ok("thread"), ...errors } } },
       "/messages/{id}/reply": {
         post: { summary: "An operator's threaded reply, sent as a native reply", parameters: [id()], requestBody: body(replyBodySchema), responses: { "201": ok("sent"), "502": { description: "The platform refused; recorded on the envelope" }, ...errors } },
@@ -51,12 +52,18 @@ export function openApiDocument() {
       "/envelopes": {
         post: { summary: "Send an envelope (deliverAt: ISO time or +30m/+2h)", requestBody: body(sendEnvelopeSchema), responses: { "201": ok("created"), "403": { description: "Agent not bound to the adapter" }, ...errors } },
         get: {
-          summary: "List envelopes; to=agent:…&status=pending acknowledges that agent's mail",
+          summary: "List envelopes (changes nothing)",
           parameters: ["to", "from", "address", "status", "scheduled", "before", "take"].map((name) => ({ name, in: "query", schema: { type: "string" } })),
           responses: { "200": ok("envelopes"), ...errors },
         },
       },
+      "/envelopes/receive": {
+        post: { summary: "An agent receives its due pending mail; each envelope is marked done as it is handed over (at most once)", requestBody: body(receiveMailSchema), responses: { "200": ok("envelopes, acknowledged"), ...errors } },
+      },
       "/envelopes/{id}": { get: { summary: "One envelope with its metadata", parameters: [id()], responses: { "200": ok("envelope"), ...errors } } },
+      "/envelopes/{id}/retry": {
+        post: { summary: "Retry a failed envelope: a failed turn runs again, a failed send goes out again", parameters: [id()], responses: { "200": ok("envelope, retried: turn | send"), "409": { description: "Not failed" }, ...errors } },
+      },
       "/envelopes/{id}/thread": { get: { summary: "Chain to the root and the tree below it (one query)", parameters: [id()], responses: { "200": ok("thread"), ...errors } } },
       "/forks": {
         get: { summary: "Forks, newest first (?conversationId=)", parameters: [{ name: "conversationId", in: "query", schema: { type: "integer" } }], responses: { "200": ok("forks"), ...errors } },

@@ -28,8 +28,19 @@ export function parseJson(text: string): unknown {
   }
 }
 
-/** Reads a JSON body and validates it; malformed JSON and invalid shapes are 400. */
+/** True for application/json and its +json relatives, with or without parameters. */
+export function isJsonType(header: string | null): boolean {
+  const type = (header ?? "").split(";")[0]!.trim().toLowerCase();
+  return type === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(type);
+}
+
+/**
+ * Reads a JSON body and validates it: another content type is 415 (a text/plain
+ * body is what a cross-site form can send without a preflight), malformed JSON and
+ * invalid shapes are 400.
+ */
 export async function readJson<T>(request: Request, schema: z.ZodType<T>, maxBytes = 1 << 20): Promise<T> {
+  if (!isJsonType(request.headers.get("content-type"))) throw new AppError("unsupported_media_type", "send the body as application/json");
   const value = parseJson(await readBody(request, maxBytes));
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new AppError("bad_request", "invalid request body", parsed.error.issues);

@@ -2,7 +2,7 @@ import type { ChannelAdapter } from "../channels/types";
 import { DeliveryError } from "../channels/types";
 import type { Db } from "../db/client";
 import { markMembership, membershipError, readMembership } from "../db/conversations";
-import { createEnvelope, createEnvelopeOnce, finishEnvelope } from "../db/envelopes";
+import { createEnvelope, createEnvelopeOnce, findEnvelopeByDedupeKey, finishEnvelope, reclaimRefusedSend } from "../db/envelopes";
 import { GenerationConflict, appendOutboundMessage, readGeneration } from "../db/messages";
 import { channelAddress } from "../envelope/address";
 import { log } from "../log";
@@ -29,9 +29,53 @@ export type DeliverInput = {
 
 export type DeliverResult =
   | { ok: true; envelopeId: number; messageId: number | null }
-  | { ok: false; envelopeId: number | null; error: string; duplicate?: boolean };
+  | {
+      ok: false;
+      envelopeId: number | null;
+      error: string;
+      /** "not_sent": the platform refused; "unknown": maybe delivered (kept in the history as such). */
+      outcome?: "not_sent" | "unknown";
+      /** The dedupe key was used before: delivered, still in flight, or with an unknown outcome. */
+      duplicate?: "delivered" | "unknown";
+    };
 
 const MAX_SAVE_ATTEMPTS = 5;
+
+export const POSSIBLY_DELIVERED = "outcome unknown, possibly delivered";
+
+/**
+ * A send whose outcome is unknown (timeout, 5xx, crash mid-send) stays in the
+ * conversation's history, so the model does not repeat itself and the operator
+ * sees it; its envelope ends failed, marked possibly delivered, never resent by itself.
+ */
+export async function keepPossiblyDelivered(
+  db: Db,
+  envelopeId: number,
+  input: Pick<DeliverInput, "senderKind" | "senderName" | "conversation" | "text" | "replyTo" | "forkId"> & { error: string },
+) {
+  const message = await appendOutboundMessage(db, {
+    conversationId: input.conversation.id,
+    senderKind: input.senderKind,
+    senderName: input.senderName,
+    text: input.text,
+    platformMessageId: null,
+    // Whole seconds, like platform dates: a user message in the same second still sorts after it.
+    sentAt: new Date(Math.floor(Date.now() / 1000) * 1000),
+    replyTo: input.replyTo,
+    forkId: input.forkId,
+    platformTopicId: input.replyTo?.platformTopicId ?? null,
+    expectedGeneration: null,
+  }).catch((error) => {
+    log.error("deliver.keep_possibly_delivered_failed", { envelopeId, error });
+    return null;
+  });
+  await finishEnvelope(db, envelopeId, {
+    status: "failed",
+    error: `${input.error} (${POSSIBLY_DELIVERED}: check the chat before retrying)`,
+    ...(message ? { messageId: message.id } : {}),
+    metadata: { outcome: "unknown" },
+  });
+}
 
 /**
  * Sends one message to a chat and records it, at most once:
@@ -60,8 +104,18 @@ export async function deliverToChannel(deps: DeliverDeps, input: DeliverInput): 
     const envelope = input.dedupeKey
       ? await createEnvelopeOnce(db, { ...envelopeData, dedupeKey: input.dedupeKey })
       : await createEnvelope(db, envelopeData);
-    if (!envelope) return { ok: false, envelopeId: null, error: "already replied to this message", duplicate: true };
-    envelopeId = envelope.id;
+    if (envelope) envelopeId = envelope.id;
+    else {
+      // The key was used before. A send the platform refused outright can go again
+      // (the user got nothing); one that went out, or may have, never does.
+      const earlier = await findEnvelopeByDedupeKey(db, input.dedupeKey!);
+      const refused = earlier?.status === "failed" && (earlier.metadata as { outcome?: string }).outcome === "not_sent";
+      if (!earlier || !refused || !(await reclaimRefusedSend(db, earlier.id, input.text))) {
+        const duplicate = earlier?.status === "done" ? "delivered" : "unknown";
+        return { ok: false, envelopeId: earlier?.id ?? null, error: duplicate === "delivered" ? "already replied to this message" : "an earlier send of this reply may or may not have been delivered", duplicate };
+      }
+      envelopeId = earlier.id;
+    }
   }
 
   const channel = deps.channels[input.conversation.channel];
@@ -75,8 +129,8 @@ export async function deliverToChannel(deps: DeliverDeps, input: DeliverInput): 
   const membership = await readMembership(db, input.conversation.id);
   if (membership) {
     const error = membershipError(membership);
-    await finishEnvelope(db, envelopeId, { status: "failed", error });
-    return { ok: false, envelopeId, error };
+    await finishEnvelope(db, envelopeId, { status: "failed", error, metadata: { outcome: "not_sent" } });
+    return { ok: false, envelopeId, error, outcome: "not_sent" };
   }
 
   let generation = await readGeneration(db, input.conversation.id);
@@ -92,9 +146,14 @@ export async function deliverToChannel(deps: DeliverDeps, input: DeliverInput): 
   } catch (error) {
     const message = error instanceof DeliveryError ? error.message : `send failed: ${(error as Error).message}`;
     if (error instanceof DeliveryError && error.membership) await markMembership(db, input.conversation.id, error.membership, new Date());
+    const outcome = error instanceof DeliveryError ? error.outcome : "unknown";
     // Terminal: a retry could deliver twice. The operator sees the error and can resend.
-    await finishEnvelope(db, envelopeId, { status: "failed", error: message });
-    return { ok: false, envelopeId, error: message };
+    if (outcome === "unknown") {
+      await keepPossiblyDelivered(db, envelopeId, { ...input, error: message });
+    } else {
+      await finishEnvelope(db, envelopeId, { status: "failed", error: message, metadata: { outcome } });
+    }
+    return { ok: false, envelopeId, error: message, outcome };
   }
 
   for (let attempt = 1; ; attempt++) {

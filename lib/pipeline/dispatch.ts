@@ -2,7 +2,7 @@ import type { Db } from "../db/client";
 import { findConversationByChat } from "../db/conversations";
 import { findEnvelope, finishEnvelope } from "../db/envelopes";
 import { parseAddress } from "../envelope/address";
-import { deliverToChannel } from "./deliver";
+import { deliverToChannel, keepPossiblyDelivered } from "./deliver";
 import { runBackgroundTask } from "./forks";
 import { runAgentTurn, type TurnDeps } from "./respond";
 
@@ -20,11 +20,6 @@ export async function deliverChannelEnvelope(deps: { db: Db } & Pick<TurnDeps, "
   if (!envelope || envelope.status === "done" || envelope.status === "failed") return;
   const address = parseAddress(envelope.to);
   if (address.kind !== "channel") return;
-  if (envelope.attempts > 1) {
-    // An earlier claim ran out without finishing: it may have sent already. At most once.
-    await finishEnvelope(deps.db, envelopeId, { status: "failed", error: "delivery outcome unknown: an earlier attempt stopped mid-send; check the chat before sending again" });
-    return;
-  }
   const conversation = await findConversationByChat(deps.db, address.adapter, address.chatId);
   if (!conversation) {
     await finishEnvelope(deps.db, envelopeId, { status: "failed", error: `no conversation ${envelope.to} is known` });
@@ -42,15 +37,19 @@ export async function deliverChannelEnvelope(deps: { db: Db } & Pick<TurnDeps, "
     : null;
   const replyTo = parentMessage && parentMessage.conversationId === conversation.id ? parentMessage : null;
   const sender = parseAddress(envelope.from);
-  await deliverToChannel(deps, {
-    from: envelope.from,
-    senderKind: sender.kind === "operator" ? "operator" : "agent",
+  const message = {
+    senderKind: sender.kind === "operator" ? ("operator" as const) : ("agent" as const),
     senderName: sender.kind === "channel" ? sender.adapter : sender.name,
     conversation,
     text: envelope.text,
     replyTo,
-    replyToEnvelopeId: envelope.replyToEnvelopeId,
     forkId: envelope.forkId,
-    envelopeId,
-  });
+  };
+  if (envelope.attempts > 1) {
+    // An earlier claim ran out without finishing: it may have sent already. At most once;
+    // kept in the history as possibly delivered.
+    await keepPossiblyDelivered(deps.db, envelopeId, { ...message, error: "delivery outcome unknown: an earlier attempt stopped mid-send" });
+    return;
+  }
+  await deliverToChannel(deps, { ...message, from: envelope.from, replyToEnvelopeId: envelope.replyToEnvelopeId, envelopeId });
 }

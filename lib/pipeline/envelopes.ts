@@ -74,14 +74,26 @@ export async function sendEnvelope(db: Db, input: SendEnvelopeInput, caller: Cal
   });
 }
 
-/**
- * Lists envelopes. Listing an agent's incoming pending mail (to=agent:…,
- * status=pending) is how that agent receives it: those envelopes are marked done.
- */
+/** Lists envelopes; never changes them (GET must not: a cross-site link would consume an agent's mail). */
 export async function queryEnvelopes(db: Db, query: z.infer<typeof listEnvelopesSchema>, now = new Date()) {
-  if (query.to && query.status === "pending" && parseAddress(query.to).kind === "agent") {
-    return { envelopes: await takeAgentMail(db, query.to, now, query.take), acknowledged: true };
-  }
-  const envelopes = await listEnvelopes(db, { ...query, status: query.status as EnvelopeStatus | undefined, beforeId: query.before }, now);
-  return { envelopes, acknowledged: false };
+  return { envelopes: await listEnvelopes(db, { ...query, status: query.status as EnvelopeStatus | undefined, beforeId: query.before }, now) };
+}
+
+export const receiveMailSchema = z.object({
+  to: z.string().max(200).refine((v) => {
+    try {
+      return parseAddress(v).kind === "agent";
+    } catch {
+      return false;
+    }
+  }, "an agent address (agent:<name>)"),
+  take: z.number().int().min(1).max(500).default(100),
+});
+
+/**
+ * How an agent receives its mail (POST /envelopes/receive): its due pending
+ * envelopes, each marked done as it is handed over, so each is received at most once.
+ */
+export async function receiveAgentMail(db: Db, input: z.infer<typeof receiveMailSchema>, now = new Date()) {
+  return { envelopes: await takeAgentMail(db, input.to, now, input.take), acknowledged: true as const };
 }

@@ -40,7 +40,9 @@ export const startTaskSchema = z.object({
  * the task, run by the worker now or at deliverAt. What the fork posts is
  * recorded with it, so a user's reply can resume it later.
  */
-export async function startBackgroundTask(db: Db, input: { conversationId: number; task: string; from: string; deliverAt?: Date | null }) {
+export async function startBackgroundTask(db: Db, input: { conversationId: number; task: string; from: string; deliverAt?: Date | null; modelConfigured?: boolean }) {
+  // Refused up front rather than "started" and then silently nothing (an operator's explicit start).
+  if (input.modelConfigured === false) throw new AppError("conflict", "failed: no model configured (set LLM_PROVIDER and LLM_MODEL); background tasks need one");
   const conversation = await findConversation(db, input.conversationId);
   if (!conversation) throw notFound("conversation");
   const { agentName } = await getSettings(db);
@@ -68,7 +70,8 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
     return;
   }
   if (!deps.model) {
-    await updateFork(db, envelope.forkId, { status: "done", endedAt: new Date() });
+    // Honest status: nothing ran, so the fork failed (never "done").
+    await updateFork(db, envelope.forkId, { status: "failed", endedAt: new Date(), summary: "failed: no model configured" });
     await finishEnvelope(db, envelopeId, { status: "failed", error: "no model configured: background tasks need one" });
     return;
   }
@@ -103,7 +106,13 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
       delivery: { from: envelope.to, senderKind: "agent", senderName: settings.agentName, conversation, replyTo: null, replyToEnvelopeId: envelope.id, forkId: envelope.forkId },
     },
   );
-  await updateFork(db, envelope.forkId, { status: "done", lastActivityAt: new Date() });
+  // A task whose reply was refused or malformed ended failed: so does its fork.
+  const ended = await findEnvelope(db, envelopeId);
+  await updateFork(
+    db,
+    envelope.forkId,
+    ended?.status === "failed" ? { status: "failed", endedAt: new Date(), summary: `failed: ${ended.lastDeliveryError ?? "the task failed"}` } : { status: "done", lastActivityAt: new Date() },
+  );
 }
 
 /**

@@ -1,13 +1,55 @@
-import { failStaleSends } from "../db/envelopes";
+import { claimStaleSend, findStaleSends, finishEnvelope } from "../db/envelopes";
+import { parseAddress } from "../envelope/address";
+import { keepPossiblyDelivered } from "./deliver";
+import { failForksOfFailedTasks } from "../db/forks";
+import { deleteExpiredSessions } from "../db/operators";
 import { sweepForks } from "./forks";
 import type { TurnDeps } from "./respond";
 
 /**
  * What the scheduler does on each timer tick besides delivering due envelopes:
  * fork idle timeouts and expiry, and failing sends a crashed process left
- * half-done (older than one lease), so nothing stays "processing" forever.
+ * half-done (older than one lease), so nothing stays "processing" forever, and
+ * at most once a minute: purging expired operator sessions and ending the forks
+ * of background tasks the worker gave up on ("failed", with the reason).
  */
 export async function housekeeping(deps: TurnDeps, leaseMs: number, now = new Date()) {
   await sweepForks(deps, now);
-  await failStaleSends(deps.db, new Date(now.getTime() - leaseMs));
+  await keepStaleSends(deps, new Date(now.getTime() - leaseMs));
+  const last = lastPurge.get(deps.db) ?? 0;
+  if (now.getTime() - last >= 60_000) {
+    lastPurge.set(deps.db, now.getTime());
+    await deleteExpiredSessions(deps.db, now);
+    await failForksOfFailedTasks(deps.db, now);
+  }
+}
+
+const lastPurge = new WeakMap<object, number>();
+
+const STALE_SEND = "delivery outcome unknown: the server stopped during the send";
+
+/** Half-done sends end failed, kept in the history as possibly delivered (the user may well have them). */
+async function keepStaleSends(deps: TurnDeps, startedBefore: Date) {
+  for (const envelope of await findStaleSends(deps.db, startedBefore)) {
+    // Ticks can overlap (and instances share the table): one of them keeps each send.
+    if (!(await claimStaleSend(deps.db, envelope.id, STALE_SEND))) continue;
+    if (!envelope.conversation) {
+      await finishEnvelope(deps.db, envelope.id, { status: "failed", error: STALE_SEND, metadata: { outcome: "unknown" } });
+      continue;
+    }
+    const inReplyTo = (envelope.metadata as { inReplyToMessageId?: number | null }).inReplyToMessageId;
+    const replyTo = inReplyTo
+      ? await deps.db.message.findUnique({ where: { id: inReplyTo }, select: { id: true, threadId: true, platformMessageId: true, platformTopicId: true } })
+      : null;
+    const sender = parseAddress(envelope.from);
+    await keepPossiblyDelivered(deps.db, envelope.id, {
+      senderKind: sender.kind === "operator" ? "operator" : "agent",
+      senderName: sender.kind === "channel" ? sender.adapter : sender.name,
+      conversation: envelope.conversation,
+      text: envelope.text,
+      replyTo,
+      forkId: envelope.forkId,
+      error: STALE_SEND,
+    });
+  }
 }

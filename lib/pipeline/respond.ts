@@ -50,6 +50,9 @@ export async function executeTurn(
   const { envelope } = input;
   const toolCalls: { message: string; outcome: ReplyOutcome }[] = [];
   let sent = false;
+  // Why no reply reached the user, when one was attempted (shown on the turn and the envelope).
+  let deliveryFailure: string | null = null;
+  let outcomeUnknown = false;
   const reply = createReplyTool({
     sendReply: async (text) => {
       const result = await deliverToChannel(deps, { ...input.delivery, text, dedupeKey: `reply:${envelope.id}` });
@@ -57,12 +60,17 @@ export async function executeTurn(
       if (result.ok) {
         sent = true;
         outcome = { status: "sent" };
-      } else if (result.duplicate) {
+      } else if (result.duplicate === "delivered") {
         sent = true;
         outcome = { error: "you already answered this message" };
       } else {
         log.warn("agent.reply_failed", { envelopeId: envelope.id, error: result.error });
-        outcome = { error: result.error === "failed to save message" ? "failed to save message" : "failed to send reply" };
+        outcomeUnknown = result.duplicate === "unknown" || result.outcome === "unknown";
+        deliveryFailure = result.error;
+        // Never "you already answered" unless it was: the model (and the operator) must not be told the user got it.
+        outcome = {
+          error: result.error === "failed to save message" ? "failed to save message" : outcomeUnknown ? "the reply may not have reached the user (the platform did not confirm it); it was not sent again" : "failed to send reply",
+        };
       }
       toolCalls.push({ message: text, outcome });
       return outcome;
@@ -72,6 +80,7 @@ export async function executeTurn(
   const started = performance.now();
   let usage: Record<string, unknown> = {};
   let error: string | null = null;
+  let malformed: string | null = null;
   try {
     const result = await generateText({
       model: deps.model.model,
@@ -85,9 +94,17 @@ export async function executeTurn(
       abortSignal: AbortSignal.timeout(deps.timeoutMs),
     });
     usage = { ...result.totalUsage };
+    // Tool calls the SDK could not run (bad arguments, unknown tool): recorded, never silent.
+    for (const part of result.steps.flatMap((step) => step.content)) {
+      if (part.type !== "tool-error") continue;
+      const reason = part.error instanceof Error ? part.error.message : String(part.error);
+      malformed ??= `malformed tool call (${part.toolName}): ${reason.slice(0, 300)}`;
+      toolCalls.push({ message: JSON.stringify(part.input ?? null).slice(0, 2000), outcome: { error: `malformed call: ${reason.slice(0, 300)}` } });
+    }
   } catch (e) {
     error = (e as Error).message || String(e);
   }
+  const turnError = error ?? (!sent && deliveryFailure ? `reply not delivered: ${deliveryFailure}` : null) ?? (!sent ? malformed : null);
   await saveTurn(deps.db, {
     envelopeId: envelope.id,
     conversationId: input.conversationId,
@@ -98,11 +115,17 @@ export async function executeTurn(
     toolCalls,
     usage,
     latencyMs: Math.round(performance.now() - started),
-    error,
+    error: turnError,
   });
   // A failure after the reply went out ends the turn: the user has the answer.
   if (error && !sent) throw new TurnError(`model call failed: ${error}`);
-  await finishEnvelope(deps.db, envelope.id, { status: "done", metadata: { replied: sent, ...(error ? { modelError: error } : {}) } });
+  if (!sent && (deliveryFailure || malformed) && !outcomeUnknown) {
+    // Nothing reached the user: the envelope fails with the reason, so the operator sees it (and can retry).
+    await finishEnvelope(deps.db, envelope.id, { status: "failed", error: turnError!, metadata: { replied: false } });
+    return { sent };
+  }
+  // An unknown outcome is shown on the reply itself (kept in the history as possibly delivered).
+  await finishEnvelope(deps.db, envelope.id, { status: "done", metadata: { replied: outcomeUnknown ? "unknown" : sent, ...(error ? { modelError: error } : {}), ...(turnError ? { turnError } : {}) } });
   return { sent };
 }
 

@@ -3,7 +3,7 @@ import { findConversation, markConversationRead } from "../db/conversations";
 import { listConversationMessages } from "../db/messages";
 import { notFound } from "../errors";
 
-/** A page of a conversation's timeline, oldest first; opening it marks it read. */
+/** A page of a conversation's timeline, oldest first. Reading changes nothing (marking read is POST …/read). */
 export async function getConversationTimeline(db: Db, id: number, options: { beforeId?: number; take: number }) {
   const conversation = await db.conversation.findUnique({
     where: { id },
@@ -13,8 +13,13 @@ export async function getConversationTimeline(db: Db, id: number, options: { bef
   const page = await listConversationMessages(db, id, { beforeId: options.beforeId, take: options.take + 1 });
   const hasMore = page.length > options.take;
   const messages = page.slice(0, options.take).reverse();
-  if (!options.beforeId) await markConversationRead(db, id, new Date());
   return { conversation, messages, nextBefore: hasMore ? messages[0].id : null };
 }
 
 export { findConversation };
+
+/** The operator has seen the conversation up to now (its unread count drops to 0). */
+export async function markRead(db: Db, id: number, now = new Date()) {
+  if (!(await findConversation(db, id))) throw notFound("conversation");
+  await markConversationRead(db, id, now);
+}

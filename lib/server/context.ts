@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { modelFromEnv, type ModelHandle } from "../agent/model";
-import { ensureBootstrapOperator } from "../auth/operators";
+import { ensureBootstrapOperator, newSetupCode } from "../auth/operators";
 import { createTelegramChannel, type TelegramChannel } from "../channels/telegram/adapter";
 import { createTelegramWebhook } from "../channels/telegram/webhook";
 import { createLineChannel } from "../channels/line/adapter";
@@ -34,6 +34,8 @@ export type AppContext = {
   telegramWebhook: (request: Request) => Promise<Response>;
   /** LINE's webhook handler (503 while the adapter is off). */
   lineWebhook: (request: Request) => Promise<Response>;
+  /** First-run setup needs it: SETUP_CODE, else random per process and printed to the server log at start. */
+  setupCode: string;
 };
 
 const holder = globalThis as unknown as { __switchboardContext?: Promise<AppContext> };
@@ -90,7 +92,10 @@ export async function createApp(e: Env, db: Db, overrides: AppOverrides = {}): P
       ? createLineWebhook({ channelSecret: e.LINE_CHANNEL_SECRET, ingest })
       : async () => errorResponse(new AppError("unavailable", "the LINE adapter is off: set LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN"));
   worker.start();
-  return { env: e, db, telegram, channels, model, worker, turnDeps, telegramSecret, telegramWebhook, lineWebhook };
+  // In the background, bounded: the webhook answers 503 until the bot's identity is known.
+  telegram.identity().catch(() => {});
+  const setupCode = e.SETUP_CODE ?? newSetupCode();
+  return { env: e, db, telegram, channels, model, worker, turnDeps, telegramSecret, telegramWebhook, lineWebhook, setupCode };
 }
 
 async function build(): Promise<AppContext> {

@@ -2,13 +2,9 @@ import type { AppContext } from "./context";
 
 /** The configuration an operator may see: never keys, tokens or secrets. */
 export async function describeStatus(ctx: AppContext) {
-  let username: string | null = null;
-  let error: string | undefined;
-  try {
-    username = (await ctx.telegram.identity()).username;
-  } catch (e) {
-    error = `getMe failed: ${(e as Error).message}`;
-  }
+  const identity = ctx.telegram.identityState();
+  const username = identity.state === "ready" ? identity.identity.username : null;
+  let error = identity.state === "ready" ? undefined : `getMe ${identity.state}${identity.error ? `: ${identity.error}` : ""}`;
   let webhook: { url: string; pendingUpdates: number; lastError?: string } | undefined;
   if (ctx.telegram.mode === "live" && !error) {
     try {

@@ -10,6 +10,7 @@ import { createApp } from "../../lib/server/context";
 const env = parseEnv(process.env);
 // The server's connection settings: WAL checkpoints on a worker thread.
 const app = await createApp(env, await openDb(env.DATABASE_URL, { backgroundCheckpoints: true }), { leaseMs: Number(process.env.TEST_LEASE_MS ?? 2000), backoffMs: () => 50, pollMs: 300 });
+await app.telegram.identity();
 const server = createServer(async (req, res) => {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);

@@ -37,6 +37,8 @@ export async function startTestApp(options: TestAppOptions) {
     leaseMs: options.leaseMs ?? 10_000,
     backoffMs: () => 20,
   });
+  // The server fetches the bot's identity in the background; tests start once it is known.
+  if (options.telegram) await app.telegram.identity();
 
   async function post(update: unknown, init: { secret?: string | null; contentType?: string; rawBody?: string } = {}) {
     const headers: Record<string, string> = { "content-type": init.contentType ?? "application/json" };

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ChannelAdapter } from "@/lib/channels/types";
+import { DeliveryError, type ChannelAdapter } from "@/lib/channels/types";
 import { appendOutboundMessage, readGeneration } from "@/lib/db/messages";
 import { deliverToChannel } from "@/lib/pipeline/deliver";
 import { update } from "../fixtures/telegram";
@@ -142,7 +142,42 @@ describe("saving the assistant message with the expected generation", () => {
     const first = await deliverToChannel({ db, channels: { telegram: channel } }, input);
     const second = await deliverToChannel({ db, channels: { telegram: channel } }, input);
     expect(first.ok).toBe(true);
-    expect(second).toMatchObject({ ok: false, duplicate: true });
+    expect(second).toMatchObject({ ok: false, duplicate: "delivered" });
     expect(sends).toBe(1);
+  });
+
+  it("after a refused send the same key may send again; after an unknown outcome it never does, and says so", async () => {
+    const { db } = testDb;
+    const conversation = await db.conversation.create({ data: { channel: "telegram", platformChatId: "1", type: "private" } });
+    const failures: DeliveryError[] = [new DeliveryError("Telegram 403: Forbidden: bot was blocked by the user", false, "not_sent")];
+    let sends = 0;
+    const channel: ChannelAdapter = {
+      name: "telegram",
+      mode: "live",
+      send: async () => {
+        sends++;
+        const failure = failures.shift();
+        if (failure) throw failure;
+        return { platformMessageId: String(sends), sentAt: new Date() };
+      },
+    };
+    const deps = { db, channels: { telegram: channel } };
+    const input = { from: "agent:main", senderKind: "agent" as const, senderName: "main", conversation, text: "hello", replyTo: null, replyToEnvelopeId: null, forkId: null, dedupeKey: "reply:7" };
+    expect(await deliverToChannel(deps, input)).toMatchObject({ ok: false, outcome: "not_sent" });
+    expect(await db.message.count({ where: { direction: "outbound" } })).toBe(0);
+    // The user got nothing: the retry sends (and reuses the envelope).
+    expect(await deliverToChannel(deps, input)).toMatchObject({ ok: true });
+    expect(await db.envelope.count({ where: { dedupeKey: "reply:7" } })).toBe(1);
+
+    // A hang (timeout): maybe delivered. Kept in the history, marked; a retry sends nothing and does not claim it was answered.
+    failures.push(new DeliveryError("Telegram unreachable: Request timed out", true, "unknown"));
+    const hung = { ...input, text: "after the hang", dedupeKey: "reply:8" };
+    expect(await deliverToChannel(deps, hung)).toMatchObject({ ok: false, outcome: "unknown" });
+    const kept = await db.message.findFirstOrThrow({ where: { text: "after the hang" }, include: { envelopes: true } });
+    expect(kept.platformMessageId).toBeNull();
+    expect(kept.envelopes[0]).toMatchObject({ status: "failed", lastDeliveryError: expect.stringMatching(/possibly delivered/) });
+    const sendsBefore = sends;
+    expect(await deliverToChannel(deps, hung)).toMatchObject({ ok: false, duplicate: "unknown" });
+    expect(sends).toBe(sendsBefore);
   });
 });

@@ -79,5 +79,8 @@ describe("a crash in the middle of a turn (SIGKILL, then restart)", () => {
     await until(async () => (await testDb.db.envelope.findFirstOrThrow({ where: { from: "agent:main" } })).status === "failed", 20_000);
     const outbound = await testDb.db.envelope.findFirstOrThrow({ where: { from: "agent:main" } });
     expect(outbound.lastDeliveryError).toMatch(/outcome unknown/);
+    // The user probably has it: it stays in the history the model and the operator see, marked by its envelope.
+    const kept = await testDb.db.message.findFirstOrThrow({ where: { direction: "outbound" } });
+    expect(outbound.messageId).toBe(kept.id);
   }, 60_000);
 });

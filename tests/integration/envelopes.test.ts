@@ -3,7 +3,7 @@ import type { Caller } from "@/lib/auth/operators";
 import { envelopeChainByPointers, envelopeThread } from "@/lib/db/envelope-threads";
 import { createEnvelope } from "@/lib/db/envelopes";
 import { AppError } from "@/lib/errors";
-import { queryEnvelopes, sendEnvelope } from "@/lib/pipeline/envelopes";
+import { queryEnvelopes, receiveAgentMail, receiveMailSchema, sendEnvelope } from "@/lib/pipeline/envelopes";
 import { updateSettings } from "@/lib/settings/store";
 import { update } from "../fixtures/telegram";
 import { startTestApp, type TestApp } from "../helpers/app";
@@ -109,18 +109,19 @@ describe.each(databases)("envelopes on $name", ({ open }) => {
     expect(ok.from).toBe("operator:alice");
   });
 
-  it("agent mail is acknowledged by listing it: at most once", async () => {
+  it("listing agent mail changes nothing; receiving it (POST) acknowledges it at most once", async () => {
     const a = await sendEnvelope(t.db, { from: "agent:main", to: "agent:helper", text: "task 1" }, api);
     await sendEnvelope(t.db, { from: "agent:main", to: "agent:helper", text: "task 2", deliverAt: "+1h" }, api);
-    const first = await queryEnvelopes(t.db, { to: "agent:helper", status: "pending", take: 50, scheduled: false });
-    expect(first.acknowledged).toBe(true);
+    // A GET (what a cross-site link can trigger) leaves the mail pending.
+    const listed = await queryEnvelopes(t.db, { to: "agent:helper", status: "pending", take: 50, scheduled: false });
+    expect(listed.envelopes.map((e) => e.text).sort()).toEqual(["task 1", "task 2"]);
+    expect((await t.db.envelope.findUniqueOrThrow({ where: { id: a.id } })).status).toBe("pending");
+    const first = await receiveAgentMail(t.db, receiveMailSchema.parse({ to: "agent:helper" }));
     expect(first.envelopes.map((e) => e.text)).toEqual(["task 1"]);
     expect((await t.db.envelope.findUniqueOrThrow({ where: { id: a.id } })).status).toBe("done");
-    const second = await queryEnvelopes(t.db, { to: "agent:helper", status: "pending", take: 50, scheduled: false });
-    expect(second.envelopes).toEqual([]);
-    // Plain listing changes nothing.
+    expect((await receiveAgentMail(t.db, receiveMailSchema.parse({ to: "agent:helper" }))).envelopes).toEqual([]);
+    expect(receiveMailSchema.safeParse({ to: "channel:telegram:1" }).success).toBe(false);
     const all = await queryEnvelopes(t.db, { to: "agent:helper", take: 50, scheduled: false });
-    expect(all.acknowledged).toBe(false);
     expect(all.envelopes.map((e) => e.status).sort()).toEqual(["done", "pending"]);
   });
 

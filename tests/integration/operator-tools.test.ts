@@ -1,7 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { RateLimiter } from "@/lib/auth/rate-limit";
 import { simulateMessage } from "@/lib/channels/telegram/simulator";
 import { findSimulatorTarget } from "@/lib/db/simulator";
 import { startTestApp } from "../helpers/app";
@@ -9,9 +8,22 @@ import { setAgentEnabled } from "@/lib/db/conversations";
 import { conversationStats } from "@/lib/db/stats";
 import { update } from "../fixtures/telegram";
 import { useHarness } from "../helpers/harness";
+import { getConversationTimeline, markRead } from "@/lib/pipeline/timeline";
+import { housekeeping } from "@/lib/pipeline/housekeeping";
+import { checkDatabase } from "@/lib/db/health";
 
 describe("operator tools", () => {
   const h = useHarness();
+
+  it("reading a timeline changes nothing; marking it read is an explicit POST", async () => {
+    await h.t.post(update({ text: "unread" }));
+    await h.t.settle();
+    const { id } = await h.t.db.conversation.findFirstOrThrow();
+    await getConversationTimeline(h.t.db, id, { take: 50 });
+    expect((await h.t.db.conversation.findUniqueOrThrow({ where: { id } })).lastReadAt).toBeNull();
+    await markRead(h.t.db, id);
+    expect((await h.t.db.conversation.findUniqueOrThrow({ where: { id } })).lastReadAt).not.toBeNull();
+  });
 
   it("pausing the agent in a conversation stores messages but answers none; resuming answers again", async () => {
     await h.t.post(update({ text: "one" }));
@@ -80,13 +92,21 @@ describe("the sandbox simulator", () => {
   });
 });
 
-describe("sign-in rate limiting", () => {
-  it("allows the limit within a window, refuses beyond it, and forgets after the window", () => {
-    const limiter = new RateLimiter(3, 60_000);
-    const t0 = 1_000_000;
-    expect([1, 2, 3].map(() => limiter.hit("ip|alice", t0))).toEqual([0, 0, 0]);
-    expect(limiter.hit("ip|alice", t0 + 1_000)).toBe(59);
-    expect(limiter.hit("ip|bob", t0 + 1_000)).toBe(0);
-    expect(limiter.hit("ip|alice", t0 + 61_000)).toBe(0);
+describe("housekeeping and health", () => {
+  const h = useHarness();
+
+  it("expired operator sessions are purged by the worker's housekeeping", async () => {
+    const operator = await h.t.db.operator.create({ data: { name: "ops", passwordHash: "scrypt$x$y" } });
+    const now = new Date();
+    await h.t.db.operatorSession.create({ data: { operatorId: operator.id, tokenHash: "old", csrfToken: "c", expiresAt: new Date(now.getTime() - 1000) } });
+    await h.t.db.operatorSession.create({ data: { operatorId: operator.id, tokenHash: "live", csrfToken: "c", expiresAt: new Date(now.getTime() + 86_400_000) } });
+    await housekeeping(h.t.app.turnDeps, 10_000, new Date(now.getTime() + 120_000));
+    expect((await h.t.db.operatorSession.findMany()).map((s) => s.tokenHash)).toEqual(["live"]);
+  });
+
+  it("health never shows a raw database error", async () => {
+    const broken = { $queryRawUnsafe: async () => Promise.reject(new Error('connect ECONNREFUSED 10.0.0.5:5432 user "app" password …')) };
+    const result = await checkDatabase(broken as never, "postgres://app@10.0.0.5/db");
+    expect(result).toEqual({ ok: false, provider: "postgresql", error: "unreachable (see the server log)" });
   });
 });

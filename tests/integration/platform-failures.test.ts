@@ -1,18 +1,67 @@
 import { describe, expect, it } from "vitest";
 import { update } from "../fixtures/telegram";
 import { useHarness } from "../helpers/harness";
+import { retryEnvelope } from "@/lib/pipeline/retry";
+import { startBackgroundTask } from "@/lib/pipeline/forks";
 
 describe("platform and model failures", () => {
   const h = useHarness();
 
-  it("a Bot API 5xx is recorded and not retried (the message may have gone out)", async () => {
+  it("a Bot API 5xx is not retried (the message may have gone out) and stays in the history as possibly delivered", async () => {
     h.telegram.failNext({ status: 502, body: { ok: false, error_code: 502, description: "Bad Gateway" } });
     await h.t.post(update({ text: "hi" }));
     await h.t.settle();
     expect(h.telegram.sends()).toHaveLength(1);
     const outbound = await h.t.db.envelope.findFirstOrThrow({ where: { from: "agent:main" } });
-    expect(outbound).toMatchObject({ status: "failed", lastDeliveryError: "Telegram 502: Bad Gateway" });
-    expect((await h.t.db.envelope.findFirstOrThrow({ where: { to: "agent:main" } })).status).toBe("done");
+    expect(outbound.status).toBe("failed");
+    expect(outbound.lastDeliveryError).toMatch(/^Telegram 502: Bad Gateway \(outcome unknown, possibly delivered/);
+    // In the history the model and the operator see, attached to its failed envelope.
+    const kept = await h.t.db.message.findFirstOrThrow({ where: { direction: "outbound" } });
+    expect(kept).toMatchObject({ text: "Hello from the fake model", platformMessageId: null });
+    expect(outbound.messageId).toBe(kept.id);
+    const inbound = await h.t.db.envelope.findFirstOrThrow({ where: { to: "agent:main" } });
+    expect(inbound.status).toBe("done");
+    expect((await h.t.db.turn.findFirstOrThrow()).error).toMatch(/reply not delivered: Telegram 502/);
+    // The next turn's prompt carries it.
+    h.llm.requests.length = 0;
+    await h.t.post(update({ messageId: 2, text: "did you answer?" }));
+    await h.t.settle();
+    expect(JSON.stringify(h.llm.requests[0].messages)).toContain("Hello from the fake model");
+  });
+
+  it("a Bot API 403 fails the turn where the operator looks: the envelope and the turn carry the reason", async () => {
+    h.telegram.failNext({ status: 403, body: { ok: false, error_code: 403, description: "Forbidden: bot was blocked by the user" } });
+    await h.t.post(update({ text: "hi" }));
+    await h.t.settle();
+    const inbound = await h.t.db.envelope.findFirstOrThrow({ where: { to: "agent:main" } });
+    expect(inbound).toMatchObject({ status: "failed", lastDeliveryError: "reply not delivered: Telegram 403: Forbidden: bot was blocked by the user" });
+    expect((await h.t.db.turn.findFirstOrThrow()).error).toBe("reply not delivered: Telegram 403: Forbidden: bot was blocked by the user");
+    // Nothing reached the user, so nothing joins the history.
+    expect(await h.t.db.message.count({ where: { direction: "outbound" } })).toBe(0);
+
+    // The operator's Retry runs the turn again; this time the send goes out, once.
+    await expect(retryEnvelope(h.t.db, inbound.id)).resolves.toMatchObject({ retried: "turn" });
+    h.t.app.worker.kick();
+    await h.t.settle();
+    expect(h.telegram.sends()).toHaveLength(2);
+    expect((await h.t.db.envelope.findUniqueOrThrow({ where: { id: inbound.id } })).status).toBe("done");
+    expect(await h.t.db.message.count({ where: { direction: "outbound" } })).toBe(1);
+    expect((await h.t.db.turn.findFirstOrThrow()).error).toBeNull();
+    // Only a failed envelope can be retried.
+    await expect(retryEnvelope(h.t.db, inbound.id)).rejects.toMatchObject({ code: "conflict" });
+  });
+
+  it("Retry on a send kept as possibly delivered sends it again", async () => {
+    h.telegram.failNext({ status: 500, body: { ok: false, error_code: 500, description: "Internal Server Error" } });
+    await h.t.post(update({ text: "hi" }));
+    await h.t.settle();
+    const outbound = await h.t.db.envelope.findFirstOrThrow({ where: { from: "agent:main" } });
+    expect(outbound.status).toBe("failed");
+    await retryEnvelope(h.t.db, outbound.id);
+    h.t.app.worker.kick();
+    await h.t.settle();
+    expect(h.telegram.sends()).toHaveLength(2);
+    expect((await h.t.db.envelope.findUniqueOrThrow({ where: { id: outbound.id } })).status).toBe("done");
   });
 
   it("a model 5xx is retried with backoff and then answered once", async () => {
@@ -24,14 +73,36 @@ describe("platform and model failures", () => {
     expect((await h.t.db.envelope.findFirstOrThrow({ where: { to: "agent:main" } })).attempts).toBe(2);
   });
 
-  it("a malformed tool call (bad arguments) sends nothing and ends the turn cleanly", async () => {
+  it("a malformed tool call (bad arguments) sends nothing and is recorded as the turn's error", async () => {
     const server = h.llm;
     server.setScript(() => ({ reply: "x".repeat(6000) })); // over the tool's 5000-character limit
     await h.t.post(update({ text: "write me an essay" }));
     await h.t.settle();
     expect(h.telegram.sends()).toHaveLength(0);
     const turn = await h.t.db.turn.findFirstOrThrow();
-    expect(turn.toolCalls).toEqual([]);
-    expect((await h.t.db.envelope.findFirstOrThrow({ where: { to: "agent:main" } })).status).toBe("done");
+    expect(turn.error).toMatch(/^malformed tool call \(reply\): /);
+    expect(turn.toolCalls).toEqual([expect.objectContaining({ outcome: { error: expect.stringMatching(/^malformed call/) } })]);
+    const inbound = await h.t.db.envelope.findFirstOrThrow({ where: { to: "agent:main" } });
+    expect(inbound).toMatchObject({ status: "failed", lastDeliveryError: turn.error });
+  });
+});
+
+describe("background tasks report honestly", () => {
+  const h = useHarness({ withModel: false });
+
+  it("with no model: refused up front when an operator starts one, and a queued one ends failed (never 'done')", async () => {
+    await h.t.post(update({ text: "hello" }));
+    await h.t.settle();
+    const conversation = await h.t.db.conversation.findFirstOrThrow();
+    await expect(startBackgroundTask(h.t.db, { conversationId: conversation.id, task: "digest", from: "operator:admin", modelConfigured: false })).rejects.toMatchObject({
+      code: "conflict",
+      message: expect.stringMatching(/^failed: no model/),
+    });
+    expect(await h.t.db.fork.count()).toBe(0);
+    // Queued by an agent's mail (no model check at that point): the fork fails with the reason.
+    const { fork } = await startBackgroundTask(h.t.db, { conversationId: conversation.id, task: "digest", from: "agent:planner" });
+    h.t.app.worker.kick();
+    await h.t.settle();
+    expect(await h.t.db.fork.findUniqueOrThrow({ where: { id: fork.id } })).toMatchObject({ status: "failed", summary: "failed: no model configured" });
   });
 });

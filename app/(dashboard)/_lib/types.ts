@@ -110,7 +110,7 @@ export type Fork = {
   id: number;
   conversationId: number;
   kind: "background" | "interactive";
-  status: "running" | "done" | "active" | "exited" | "expired";
+  status: "running" | "done" | "failed" | "active" | "exited" | "expired";
   parentForkId: number | null;
   startedBy: string | null;
   title: string | null;

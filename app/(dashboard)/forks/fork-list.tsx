@@ -9,7 +9,7 @@ import { clock } from "../_lib/time";
 import type { Fork } from "../_lib/types";
 import { ForkControls } from "./fork-controls";
 
-const KIND: Record<string, string> = { active: "ok", running: "warn", done: "", exited: "", expired: "err" };
+const KIND: Record<string, string> = { active: "ok", running: "warn", done: "", failed: "err", exited: "", expired: "err" };
 
 function Forks() {
   const conversationId = useSearchParams().get("conversationId");

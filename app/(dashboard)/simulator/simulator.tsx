@@ -31,6 +31,12 @@ export function Simulator() {
     enabled: Boolean(conversation),
     refetchInterval: 1_500,
   });
+  // The sandbox plays one platform failure on the bot's next send (then sends normally again).
+  const [nextSend, setNextSend] = useState("");
+  const playFailure = useMutation({
+    mutationFn: (next: string) => api("/simulator/failures", { method: "POST", body: { next: next || null } }),
+    onSuccess: (_, next) => setNextSend(next),
+  });
   const send = useMutation({
     mutationFn: () =>
       api<{ ok: boolean; result: { status: string } }>("/simulator/updates", {
@@ -45,6 +51,7 @@ export function Simulator() {
         },
       }),
     onSuccess: () => {
+      setNextSend("");
       setText("");
       setReplyTo(null);
       setQuote("");
@@ -118,6 +125,13 @@ export function Simulator() {
           )}
           <label htmlFor="sim-minutes-ago">Sent minutes ago (to try gap notes)</label>
           <input id="sim-minutes-ago" type="number" min={0} value={minutesAgo} onChange={(e) => setMinutesAgo(Math.max(0, Number(e.target.value) || 0))} />
+          <label htmlFor="sim-next-send">The bot&apos;s next send</label>
+          <select id="sim-next-send" value={nextSend} onChange={(e) => playFailure.mutate(e.target.value)}>
+            <option value="">is delivered</option>
+            <option value="refused">is refused (403: bot blocked)</option>
+            <option value="server_error">fails with a 500 (outcome unknown)</option>
+            <option value="timeout">times out (outcome unknown)</option>
+          </select>
           <label htmlFor="sim-text">Message</label>
           <textarea id="sim-text" rows={3} value={text} onChange={(e) => setText(e.target.value)} />
           {send.isError && <p className="error" role="alert">{send.error.message}</p>}

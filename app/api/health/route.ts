@@ -1,16 +1,18 @@
-import { checkDatabase } from "@/lib/db/health";
+import { describeHealth } from "@/lib/server/health";
 import { json } from "@/lib/http/respond";
+import { log } from "@/lib/log";
 import { appContext } from "@/lib/server/context";
 
 export const dynamic = "force-dynamic";
 
-/** Liveness and database reachability, for load balancers and `npm start` checks. */
+/** Liveness, database reachability and channel readiness, for load balancers and `npm start` checks. */
 export async function GET() {
   try {
-    const { db, env } = await appContext();
-    const database = await checkDatabase(db, env.DATABASE_URL);
-    return json({ status: database.ok ? "ok" : "degraded", database }, database.ok ? 200 : 503);
+    const health = await describeHealth(await appContext());
+    return json(health, health.database.ok ? 200 : 503);
   } catch (error) {
-    return json({ status: "down", database: { ok: false, error: (error as Error).message } }, 503);
+    // Anonymous callers never see raw errors (they can name hosts, users, paths).
+    log.error("health.failed", { error });
+    return json({ status: "down", database: { ok: false, error: "unavailable (see the server log)" } }, 503);
   }
 }

@@ -8,11 +8,33 @@ import { splitTopicChatId, type BotIdentity } from "./parse";
 /** Telegram's limit for one message's text. */
 export const TELEGRAM_TEXT_LIMIT = 4096;
 
+/** Whether the bot's identity (getMe) is known: webhooks need it to tell mentions and replies to the bot. */
+export type IdentityState =
+  | { state: "ready"; identity: BotIdentity }
+  | { state: "connecting"; attempts: number; error?: string }
+  | { state: "failed"; attempts: number; error: string };
+
 export type TelegramChannel = ChannelAdapter & {
   readonly bot: Bot;
-  /** The bot's id and username: getMe once (cached) when live, configured in the sandbox. */
+  /**
+   * The bot's id and username: getMe in the background with bounded retries when
+   * live (never grammY's `bot.init()`, which retries forever), configured in the
+   * sandbox. Rejects once the retries are spent; the next call starts again.
+   */
   identity(): Promise<BotIdentity>;
+  /** The identity if known, else how fetching it goes; never waits on the network. */
+  identityState(): IdentityState;
+  /** Sandbox only: the next send fails like Telegram would (the simulator's "next send" control). */
+  failNextSend?: (kind: SimulatedSendFailure | null) => void;
 };
+
+/** Platform failures the simulator can play, each as the live adapter would report it. */
+export const SIMULATED_SEND_FAILURES = {
+  refused: () => new DeliveryError("Telegram 403: Forbidden: bot was blocked by the user", false, "not_sent", "blocked"),
+  server_error: () => new DeliveryError("Telegram 500: Internal Server Error", true, "unknown"),
+  timeout: () => new DeliveryError("Telegram unreachable: Network request for 'sendMessage' failed! (timeout)", true, "unknown"),
+} as const;
+export type SimulatedSendFailure = keyof typeof SIMULATED_SEND_FAILURES;
 
 export type TelegramChannelOptions = {
   /** Unset: sandbox mode, outbound messages are recorded but not sent. */
@@ -22,6 +44,9 @@ export type TelegramChannelOptions = {
   sandboxUsername: string;
   /** Bot API request timeout (default 30 s). */
   timeoutSeconds?: number;
+  /** getMe attempts before giving up until the next demand (default 5), and the pause before attempt n (ms). */
+  identityAttempts?: number;
+  identityBackoffMs?: (attempt: number) => number;
 };
 
 /** Splits long text at line or word boundaries into Telegram-sized parts. */
@@ -45,10 +70,16 @@ export function toDeliveryError(error: unknown): DeliveryError {
     const retryable = error.error_code === 429 || error.error_code >= 500;
     // 403 "bot was blocked by the user" / "bot was kicked from the group chat": no send will work.
     const membership = error.error_code !== 403 ? null : /blocked/i.test(error.description) ? "blocked" : /kicked|not a member|removed/i.test(error.description) ? "removed" : /deactivated/i.test(error.description) ? "blocked" : null;
-    return new DeliveryError(`Telegram ${error.error_code}: ${error.description}`, retryable, membership);
+    // A 4xx is a refusal (nothing sent); a 5xx may come after the message went out.
+    return new DeliveryError(`Telegram ${error.error_code}: ${error.description}`, retryable, error.error_code >= 500 ? "unknown" : "not_sent", membership);
   }
-  if (error instanceof HttpError) return new DeliveryError(`Telegram unreachable: ${error.message}`, true);
-  return new DeliveryError(`Telegram send failed: ${(error as Error).message}`, false);
+  if (error instanceof HttpError) {
+    // No connection at all: nothing sent. A timeout or a cut connection: maybe sent.
+    const code = (error.error as { code?: string; cause?: { code?: string } } | undefined)?.code ?? (error.error as { cause?: { code?: string } } | undefined)?.cause?.code;
+    const refused = ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"].includes(code ?? "");
+    return new DeliveryError(`Telegram unreachable: ${error.message}${code ? ` (${code})` : ""}`, true, refused ? "not_sent" : "unknown");
+  }
+  return new DeliveryError(`Telegram send failed: ${(error as Error).message}`, false, "unknown");
 }
 
 let sandboxCounter = 0;
@@ -65,19 +96,45 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
   // 429s are retried after retry_after (nothing was sent). 5xx and network errors are
   // not: the message may have gone out, and a user must never get two answers.
   bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60, rethrowInternalServerErrors: true, rethrowHttpErrors: true }));
-  let init: Promise<void> | undefined;
+  const attempts = options.identityAttempts ?? 5;
+  const backoff = options.identityBackoffMs ?? ((n: number) => Math.min(1000 * 2 ** (n - 1), 15_000));
+  // getMe is bounded on its own: the webhook waits for nobody, but a stuck fetch would block the next one.
+  const getMeTimeoutMs = Math.min((options.timeoutSeconds ?? 30) * 1000, 10_000);
+  let state: IdentityState = { state: "connecting", attempts: 0 };
+  let pending: Promise<BotIdentity> | undefined;
+  const fetchIdentity = async (): Promise<BotIdentity> => {
+    for (let n = 1; ; n++) {
+      try {
+        const me = await bot.api.getMe(AbortSignal.timeout(getMeTimeoutMs) as Parameters<typeof bot.api.getMe>[0]);
+        bot.botInfo = me;
+        state = { state: "ready", identity: { id: me.id, username: me.username } };
+        log.info("telegram.identity_ready", { username: me.username, attempts: n });
+        return state.identity;
+      } catch (error) {
+        const reason = toDeliveryError(error).message;
+        if (n >= attempts) {
+          state = { state: "failed", attempts: n, error: reason };
+          log.error("telegram.getme_failed", { attempts: n, error: reason });
+          throw new DeliveryError(`getMe failed after ${n} attempts: ${reason}`, true);
+        }
+        state = { state: "connecting", attempts: n, error: reason };
+        log.warn("telegram.getme_retry", { attempt: n, error: reason });
+        await new Promise((resolve) => setTimeout(resolve, backoff(n)).unref?.());
+      }
+    }
+  };
   return {
     name: "telegram",
     mode: "live",
     bot,
-    async identity() {
-      init ??= bot.init().catch((error) => {
-        init = undefined;
-        throw error;
+    identity() {
+      if (state.state === "ready") return Promise.resolve(state.identity);
+      pending ??= fetchIdentity().finally(() => {
+        pending = undefined;
       });
-      await init;
-      return { id: bot.botInfo.id, username: bot.botInfo.username };
+      return pending;
     },
+    identityState: () => state,
     async send(request: SendRequest): Promise<SendResult> {
       const parts = splitText(request.text);
       // A forum topic's conversation is addressed "<chat>:topic:<thread>".
@@ -96,8 +153,10 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
           first ??= { platformMessageId: String(sent.message_id), sentAt: new Date(sent.date * 1000) };
         }
       } catch (error) {
-        const failure = toDeliveryError(error);
-        log.warn("telegram.send_failed", { chatId: request.chatId, error: failure.message, sentParts: first ? 1 : 0 });
+        const cause = toDeliveryError(error);
+        // Part of a long text already went out: the user has something.
+        const failure = first ? new DeliveryError(`${cause.message} (after the first part was sent)`, false, "unknown") : cause;
+        log.warn("telegram.send_failed", { chatId: request.chatId, error: failure.message, outcome: failure.outcome, sentParts: first ? 1 : 0 });
         throw failure;
       }
       return first!;
@@ -122,12 +181,22 @@ function sandboxChannel(username: string): TelegramChannel {
     supports_join_request_queries: false,
   } as UserFromGetMe;
   const bot = new Bot("0:sandbox", { botInfo });
+  let nextFailure: SimulatedSendFailure | null = null;
   return {
     name: "telegram",
     mode: "sandbox",
     bot,
     identity: async () => ({ id: botInfo.id, username }),
+    identityState: () => ({ state: "ready", identity: { id: botInfo.id, username } }),
+    failNextSend: (kind) => {
+      nextFailure = kind;
+    },
     async send() {
+      if (nextFailure) {
+        const failure = SIMULATED_SEND_FAILURES[nextFailure]();
+        nextFailure = null;
+        throw failure;
+      }
       // Telegram dates have whole seconds; the sandbox keeps that shape.
       return { platformMessageId: sandboxMessageId(), sentAt: new Date(Math.floor(Date.now() / 1000) * 1000) };
     },

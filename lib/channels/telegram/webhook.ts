@@ -56,7 +56,11 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
       const parsed = updateSchema.safeParse(parseJson(await readBody(request, MAX_UPDATE_BYTES)));
       if (!parsed.success) throw new AppError("bad_request", "body is not a Telegram Update", parsed.error.issues.slice(0, 5));
       const update = parsed.data as unknown as Update;
-      await deps.channel.identity();
+      if (deps.channel.identityState().state !== "ready") {
+        // Never wait on the Bot API here: Telegram re-delivers after a 503, by then getMe has answered.
+        deps.channel.identity().catch(() => {});
+        throw new AppError("unavailable", "the bot's identity is not known yet (Bot API unreachable); deliver again later");
+      }
       await bot.handleUpdate(update);
       return json({ ok: true, result: ingested.get(update) ?? { status: "ignored" } });
     } catch (error) {

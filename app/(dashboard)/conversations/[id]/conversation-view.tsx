@@ -2,9 +2,10 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { api } from "../../_lib/api";
 import { membershipLabel } from "../../_lib/membership";
+import { DeliveryFailure } from "../../_lib/delivery-failure";
 import { clock } from "../../_lib/time";
 import type { ConversationDetail, TimelineMessage } from "../../_lib/types";
 import { useForkActions } from "../../_lib/use-forks";
@@ -67,8 +68,8 @@ function gapLabel(ms: number): string {
 
 function statusBadge(m: TimelineMessage) {
   if (m.pending) return <span className="badge">sending…</span>;
-  const failed = m.envelopes.find((e) => e.status === "failed");
-  if (failed) return <span className="badge err" title={failed.lastDeliveryError ?? ""}>failed: {failed.lastDeliveryError}</span>;
+  // Failures are shown in full under the text (DeliveryFailure), with Retry.
+  if (m.envelopes.some((e) => e.status === "failed")) return null;
   const waiting = m.envelopes.find((e) => e.status === "pending" || e.status === "processing");
   if (waiting) return <span className="badge warn">{waiting.status}</span>;
   return null;
@@ -81,6 +82,11 @@ export function ConversationView({ id }: { id: number }) {
   const [text, setText] = useState("");
   const reply = useReply(id);
   const byId = useMemo(() => new Map((query.data?.messages ?? []).map((m) => [m.id, m])), [query.data]);
+  // Seen up to the newest message: marked read with a POST whenever a new one shows.
+  const newest = query.data?.messages.at(-1)?.id;
+  useEffect(() => {
+    if (newest) void api(`/conversations/${id}/read`, { method: "POST" }).catch(() => {});
+  }, [id, newest]);
 
   if (query.isLoading) return <p className="muted">Loading…</p>;
   if (query.isError) return <p className="error" role="alert">Could not load the conversation: {query.error.message}</p>;
@@ -166,6 +172,11 @@ export function ConversationView({ id }: { id: number }) {
                     earlier: “{r.text}” (replaced {clock(r.replacedAt)})
                   </div>
                 ))}
+                {m.envelopes
+                  .filter((e) => e.status === "failed")
+                  .map((e) => (
+                    <DeliveryFailure key={e.id} envelope={e} />
+                  ))}
                 {m.id > 0 && (
                   <div className="row" style={{ marginTop: 6 }}>
                     <button type="button" onClick={() => setReplyTo(m)} aria-label={`Reply to message ${m.id}`}>

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { api } from "../../_lib/api";
+import { DeliveryFailure } from "../../_lib/delivery-failure";
 import { clock } from "../../_lib/time";
 import type { ThreadMember, ThreadResponse } from "../../_lib/types";
 import { useForkActions } from "../../_lib/use-forks";
@@ -138,8 +139,8 @@ function MessageDetails({ member, conversationId }: { member: ThreadMember | nul
       <p style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }}>{member.text}</p>
       <p className="muted">
         Envelopes: {member.envelopes.map((e) => `#${e.id} ${e.status}`).join(", ") || "none"}
-        {failed && <span className="error"> — {failed.lastDeliveryError}</span>}
       </p>
+      {failed && <DeliveryFailure envelope={failed} />}
       {turn && (
         <p>
           <Link href={`/turns/${turn.id}`}>Prompt inspector</Link>

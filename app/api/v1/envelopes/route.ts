@@ -11,7 +11,7 @@ export const POST = withOperator(async ({ request, ctx, caller }) => {
   return json({ envelope }, 201);
 });
 
-/** List envelopes; an agent's pending mail (to=agent:…&status=pending) is acknowledged by listing. */
+/** List envelopes (changes nothing; an agent receives its mail with POST /envelopes/receive). */
 export const GET = withOperator(async ({ request, ctx }) => {
   const query = listEnvelopesSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
   return json(await queryEnvelopes(ctx.db, query));

@@ -22,6 +22,7 @@ export const POST = withOperator(async ({ request, ctx, caller }) => {
     task: input.task,
     from: `operator:${caller.operator.name}`,
     deliverAt: parseDeliverAt(input.deliverAt, new Date()),
+    modelConfigured: ctx.model !== null,
   });
   ctx.worker.kick();
   return json(started, 201);

@@ -1,0 +1,8 @@
+import { withOperator } from "@/lib/http/api";
+import { json, readJson } from "@/lib/http/respond";
+import { receiveAgentMail, receiveMailSchema } from "@/lib/pipeline/envelopes";
+
+export const dynamic = "force-dynamic";
+
+/** An agent receives its due pending mail: each envelope is marked done as it is handed over (at most once). */
+export const POST = withOperator(async ({ request, ctx }) => json(await receiveAgentMail(ctx.db, await readJson(request, receiveMailSchema))));

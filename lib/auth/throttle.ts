@@ -1,0 +1,90 @@
+/**
+ * Sign-in throttling, in memory per instance, counting failures only:
+ *
+ * - per client (its socket address, see lib/http/client-address.mjs): at most
+ *   `clientLimit` failures per window, whatever the names tried, so guessing many
+ *   user names (existing or not) from one place is capped;
+ * - per client and name: at most `pairLimit` failures per window;
+ * - per account, from everywhere: after `accountFreeFailures` failures each attempt
+ *   on that name waits a growing delay (capped) before it is checked. A delay, not a
+ *   refusal: a stranger can slow the real operator down by seconds but never lock
+ *   them out, and a correct password from a client that has not failed gets in.
+ *
+ * Refused attempts cost no password hashing. With several instances the budget is
+ * per instance (docs/DEPLOYMENT.md).
+ */
+export type ThrottleOptions = {
+  windowMs: number;
+  clientLimit: number;
+  pairLimit: number;
+  accountFreeFailures: number;
+  accountBaseDelayMs: number;
+  accountMaxDelayMs: number;
+};
+
+export const defaultThrottleOptions: ThrottleOptions = {
+  windowMs: 15 * 60_000,
+  clientLimit: 20,
+  pairLimit: 5,
+  accountFreeFailures: 5,
+  accountBaseDelayMs: 250,
+  accountMaxDelayMs: 5_000,
+};
+
+type Counter = { count: number; resetAt: number };
+
+export type ThrottleDecision = { ok: true; delayMs: number } | { ok: false; retryAfterSeconds: number };
+
+export class SignInThrottle {
+  private readonly clients = new Map<string, Counter>();
+  private readonly pairs = new Map<string, Counter>();
+  private readonly accounts = new Map<string, Counter>();
+
+  constructor(private readonly options: ThrottleOptions = defaultThrottleOptions) {}
+
+  /** Before checking a password: refuse (client or pair over budget) or wait `delayMs` first. */
+  check(client: string, name: string, now = Date.now()): ThrottleDecision {
+    const key = name.toLowerCase();
+    for (const [counter, limit] of [
+      [this.live(this.clients, client, now), this.options.clientLimit],
+      [this.live(this.pairs, `${client}|${key}`, now), this.options.pairLimit],
+    ] as const) {
+      if (counter && counter.count >= limit) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((counter.resetAt - now) / 1000)) };
+    }
+    const account = this.live(this.accounts, key, now);
+    const over = (account?.count ?? 0) - this.options.accountFreeFailures;
+    const delayMs = over <= 0 ? 0 : Math.min(this.options.accountBaseDelayMs * 2 ** (over - 1), this.options.accountMaxDelayMs);
+    return { ok: true, delayMs };
+  }
+
+  failure(client: string, name: string, now = Date.now()) {
+    const key = name.toLowerCase();
+    this.bump(this.clients, client, now);
+    this.bump(this.pairs, `${client}|${key}`, now);
+    this.bump(this.accounts, key, now);
+  }
+
+  /** A correct password clears that client's and that account's record. */
+  success(client: string, name: string) {
+    const key = name.toLowerCase();
+    this.pairs.delete(`${client}|${key}`);
+    this.accounts.delete(key);
+    this.clients.delete(client);
+  }
+
+  private live(map: Map<string, Counter>, key: string, now: number): Counter | undefined {
+    const entry = map.get(key);
+    if (entry && entry.resetAt <= now) {
+      map.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  private bump(map: Map<string, Counter>, key: string, now: number) {
+    const entry = this.live(map, key, now);
+    if (entry) entry.count += 1;
+    else map.set(key, { count: 1, resetAt: now + this.options.windowMs });
+    if (map.size > 50_000) for (const [k, v] of map) if (v.resetAt <= now || map.size > 50_000) map.delete(k);
+  }
+}

@@ -1,0 +1,25 @@
+import { log } from "../log";
+import type { AppContext } from "./context";
+
+const holder = globalThis as unknown as { __switchboardShutdown?: (deadlineMs: number) => Promise<void> };
+
+/**
+ * Stops the worker once its in-flight turns end (bounded by `deadlineMs`: a turn
+ * cut short is taken over after its lease, see docs/RELIABILITY.md), then closes the
+ * database. Registered on globalThis so scripts/start.mjs, outside Next's bundles,
+ * can call it on SIGTERM.
+ */
+export async function shutdownApp(ctx: Pick<AppContext, "worker" | "db">, deadlineMs: number) {
+  const started = Date.now();
+  const stopped = await Promise.race([
+    ctx.worker.stop().then(() => true),
+    new Promise<false>((resolve) => setTimeout(() => resolve(false), deadlineMs).unref()),
+  ]);
+  if (!stopped) log.warn("server.shutdown_turns_cut", { afterMs: deadlineMs });
+  await ctx.db.$disconnect().catch((error) => log.error("server.shutdown_db_failed", { error }));
+  log.info("server.stopped", { ms: Date.now() - started, turnsFinished: stopped });
+}
+
+export function registerShutdown(ctx: Pick<AppContext, "worker" | "db">) {
+  holder.__switchboardShutdown = (deadlineMs) => shutdownApp(ctx, deadlineMs);
+}
