@@ -145,6 +145,35 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     expect(revisions.map((r) => r.text)).toEqual(["meet at 5"]);
   });
 
+  it("an edit that arrives before its message is stored as the message, and the late original does not overwrite it", async () => {
+    // Telegram delivers webhooks concurrently: the edit can overtake the original.
+    const sentAt = ++clock;
+    const edit = await post({ edited_message: { ...msg(1010, privateChat, { text: "meet at 6" }), date: sentAt, edit_date: sentAt + 30 } });
+    expect(edit.body.result).toMatchObject({ status: "stored", answer: true });
+    const late = await post({ message: { ...msg(1010, privateChat, { text: "meet at 5" }), date: sentAt } });
+    expect(late.body.result).toEqual({ status: "duplicate" });
+    const stored = await t.db.message.findMany({ where: { platformMessageId: "1010" } });
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ text: "meet at 6", editedAt: new Date((sentAt + 30) * 1000) });
+  });
+
+  it("a message edited to mention the bot, which it never saw (privacy mode), is answered", async () => {
+    const edit = await post({ edited_message: { ...msg(1020, opsRoom, { text: `${mention} now?`, entities: mentionEntity }), edit_date: clock + 5 } });
+    expect(edit.body.result).toMatchObject({ status: "stored", answer: true });
+  });
+
+  it("edits delivered out of order: the latest edit_date wins, the older text is kept as a revision", async () => {
+    const sentAt = ++clock;
+    await post({ message: { ...msg(1030, privateChat, { text: "v1" }), date: sentAt } });
+    await post({ edited_message: { ...msg(1030, privateChat, { text: "v3" }), date: sentAt, edit_date: sentAt + 20 } });
+    const stale = await post({ edited_message: { ...msg(1030, privateChat, { text: "v2" }), date: sentAt, edit_date: sentAt + 10 } });
+    expect(stale.status).toBe(200);
+    const message = await t.db.message.findFirstOrThrow({ where: { platformMessageId: "1030" } });
+    expect(message).toMatchObject({ text: "v3", editedAt: new Date((sentAt + 20) * 1000) });
+    const revisions = await t.db.messageRevision.findMany({ where: { messageId: message.id }, orderBy: { id: "asc" } });
+    expect(revisions.map((r) => r.text)).toEqual(["v1", "v2"]);
+  });
+
   it("answerChatSenders decides about anonymous admins, channel posts and automatic forwards", async () => {
     const asAdmin = () => msg(0, opsRoom, { text: `${mention} hi`, entities: mentionEntity, sender_chat: opsRoom }, { id: 1_087_968_824, is_bot: true, first_name: "Group", username: "GroupAnonymousBot" });
     const asChannel = () => msg(0, opsRoom, { text: `${mention} hi`, entities: mentionEntity, sender_chat: releaseChannel }, { id: 136_817_688, is_bot: true, first_name: "Channel", username: "Channel_Bot" });

@@ -119,7 +119,7 @@ export function parseLineEvent(event: LineEvent, receivedAt: number): InboundEve
       kind: event.type === "messageEdited" ? "edit" : "new",
       chat,
       // No message id (seen in odd payloads): webhookEventId stands in, unique per event.
-      message: { id: message.id ?? `event:${event.webhookEventId}`, text: messageText(message), sentAt: at },
+      message: { id: message.id ?? `event:${event.webhookEventId}`, text: messageText(message), sentAt: at, ...(event.type === "messageEdited" ? { editedAt: at } : {}) },
       // LINE sends no display name with events; the profile API would cost a call per message.
       sender: { id: userId, name: `LINE user ${userId.slice(-4)}`, isBot: false },
       replyTo: message.quotedMessageId ? { id: message.quotedMessageId, fromSelf: false } : undefined,
