@@ -2,7 +2,7 @@ import { shortDuration } from "../context/duration";
 import type { ContextMessage, StoredMessage } from "../context/types";
 import { sanitizeBody, sanitizeInline, sanitizeName } from "./sanitize";
 
-export type ReplyTarget = Pick<StoredMessage, "text" | "senderKind" | "senderName">;
+export type ReplyTarget = Pick<StoredMessage, "text" | "senderKind" | "senderName"> & Partial<Pick<StoredMessage, "deletedAt">>;
 
 export type FormatOptions = {
   channel: string;
@@ -37,9 +37,12 @@ export function replySenderLabel(message: StoredMessage, target: ReplyTarget | n
 export function replyAnnotation(message: StoredMessage, target: ReplyTarget | null, quoteMaxChars: number): string | null {
   const isReply = message.replyToMessageId !== null || message.replyToText !== null || message.quoteText !== null || message.replyToSenderName !== null;
   if (!isReply) return null;
-  const raw = message.quoteText ?? target?.text ?? message.replyToText ?? "";
+  // A target its sender took back is not quoted (the platform's copy neither).
+  const raw = target?.deletedAt ? "(message deleted)" : (message.quoteText ?? target?.text ?? message.replyToText ?? "");
   const text = sanitizeInline(raw, quoteMaxChars);
-  return `[↩ reply to ${replySenderLabel(message, target)}: "${text}"]`;
+  // A reply to another chat's message (Telegram external_reply) says which chat.
+  const chat = target ? undefined : sanitizeName(message.replyToChatTitle);
+  return `[↩ reply to ${replySenderLabel(message, target)}${chat ? ` in ${chat}` : ""}: "${text}"]`;
 }
 
 /**
@@ -52,9 +55,16 @@ export function formatEnvelope(message: ContextMessage, options: FormatOptions):
   const parts = [`--- ${options.channel}`, `from ${sender}`, formatTime(message.sentAt)];
   if (options.previousAt) parts.push(`${shortDuration(message.sentAt.getTime() - options.previousAt.getTime())} after the previous message`);
   if (message.origin === "reply-context") parts.push("earlier message, shown because the user's reply points here");
+  const forwardedFrom = sanitizeName(message.forwardedFrom);
+  if (forwardedFrom) parts.push(`forwarded from ${forwardedFrom}`);
+  const viaBot = sanitizeName(message.viaBot);
+  if (viaBot) parts.push(`via @${viaBot}`);
+  // The sender took it back (LINE unsend): its text is theirs to withdraw, never shown again.
+  if (message.deletedAt) parts.push("(deleted by the sender)");
+  else if (message.editedAt) parts.push("(edited)");
   const lines = [parts.join(" · ")];
   const annotation = replyAnnotation(message, options.target, options.quoteMaxChars);
   if (annotation) lines.push(annotation);
-  lines.push(sanitizeBody(message.text));
+  lines.push(message.deletedAt ? "(message deleted)" : sanitizeBody(message.text));
   return lines.join("\n");
 }
