@@ -157,6 +157,19 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     expect(stored[0]).toMatchObject({ text: "meet at 6", editedAt: new Date((sentAt + 30) * 1000) });
   });
 
+  it("an edit racing its original keeps the edited text, whichever commits first", async () => {
+    for (let id = 1040; id < 1050; id++) {
+      const sentAt = ++clock;
+      const results = await Promise.all([
+        post({ edited_message: { ...msg(id, privateChat, { text: `edited ${id}` }), date: sentAt, edit_date: sentAt + 30 } }),
+        post({ message: { ...msg(id, privateChat, { text: `original ${id}` }), date: sentAt } }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual([200, 200]);
+      const stored = await t.db.message.findMany({ where: { platformMessageId: String(id) } });
+      expect(stored.map((m) => m.text)).toEqual([`edited ${id}`]);
+    }
+  });
+
   it("a message edited to mention the bot, which it never saw (privacy mode), is answered", async () => {
     const edit = await post({ edited_message: { ...msg(1020, opsRoom, { text: `${mention} now?`, entities: mentionEntity }), edit_date: clock + 5 } });
     expect(edit.body.result).toMatchObject({ status: "stored", answer: true });
