@@ -27,9 +27,10 @@ export function humanDuration(ms: number): string {
 
 /** Short form for envelope headers: "5m", "3h 20m", "2d 4h". */
 export function shortDuration(ms: number): string {
+  // "less than a minute" first: the unit rules below would turn it into "less than am".
   return humanDuration(ms)
+    .replace("less than a minute", "<1m")
     .replace(/ days?/g, "d")
     .replace(/ hours?/g, "h")
-    .replace(/ minutes?/g, "m")
-    .replace("less than a minute", "<1m");
+    .replace(/ minutes?/g, "m");
 }

@@ -19,5 +19,6 @@ describe("humanDuration", () => {
   it("has a short form for headers", () => {
     expect(shortDuration((3 * 60 + 20) * min)).toBe("3h 20m");
     expect(shortDuration(5 * min)).toBe("5m");
+    expect(shortDuration(20_000)).toBe("<1m");
   });
 });
