@@ -54,6 +54,10 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     const prompt = JSON.stringify(model.calls[0]);
     expect(prompt).toContain("invoice 42 is wrong");
     expect(prompt).not.toContain("general chatter about lunch");
+    // The model knows it is in a topic, and which one.
+    expect(prompt).toContain('called \\"Support Forum\\", in its forum topic \\"Billing\\"');
+    // and how to read the header's marks.
+    expect(prompt).toContain("(edited)");
     // Not a reply to the (empty) topic-creation message.
     expect(prompt).not.toMatch(/\[↩ reply to Dana Kim/);
     const answer = await t.db.message.findFirstOrThrow({ where: { direction: "outbound" }, include: { conversation: true } });
