@@ -137,7 +137,17 @@ export async function storeEvent(db: Db, event: Exclude<InboundEvent, { type: "m
              (SELECT "id" FROM "Conversation" WHERE "channel" = ? AND "platformChatId" = ?)`,
           clean.at, clean.messageId, clean.channel, clean.chat.id,
         );
-        return { status: "deleted", found: Number(changed) > 0 };
+        if (Number(changed) > 0) return { status: "deleted", found: true };
+        // Unknown: it may still come (a redelivery after our failure overtaken by the
+        // unsend). A taken-back placeholder holds its id, so the late message is a
+        // duplicate and its text is neither stored nor answered.
+        const conversation = await upsertConversation(sql, clean.channel, clean.chat, clean.at, false);
+        await sql.run(
+          `INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderIsBot", "text", "platformMessageId", "mentionsBot", "sentAt", "deletedAt", "createdAt")
+           VALUES (?, 'inbound', 'user', ?, '', ?, ?, ?, ?, ?)`,
+          conversation.id, false, clean.messageId, false, clean.at, clean.at, new Date(),
+        );
+        return { status: "deleted", found: false };
       }
       await upsertConversation(sql, clean.channel, clean.chat, new Date(), false, true);
       return { status: "topic" };
