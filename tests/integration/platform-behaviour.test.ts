@@ -159,6 +159,7 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     const stored = await t.db.message.findMany({ where: { platformMessageId: "1010" } });
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatchObject({ text: "meet at 6", editedAt: new Date((sentAt + 30) * 1000) });
+    await t.settle();
   });
 
   it("an edit racing its original keeps the edited text, whichever commits first", async () => {
@@ -172,11 +173,13 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
       const stored = await t.db.message.findMany({ where: { platformMessageId: String(id) } });
       expect(stored.map((m) => m.text)).toEqual([`edited ${id}`]);
     }
+    await t.settle();
   });
 
   it("a message edited to mention the bot, which it never saw (privacy mode), is answered", async () => {
     const edit = await post({ edited_message: { ...msg(1020, opsRoom, { text: `${mention} now?`, entities: mentionEntity }), edit_date: clock + 5 } });
     expect(edit.body.result).toMatchObject({ status: "stored", answer: true });
+    await t.settle();
   });
 
   it("edits delivered out of order: the latest edit_date wins, the older text is kept as a revision", async () => {
@@ -189,6 +192,7 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     expect(message).toMatchObject({ text: "v3", editedAt: new Date((sentAt + 20) * 1000) });
     const revisions = await t.db.messageRevision.findMany({ where: { messageId: message.id }, orderBy: { id: "asc" } });
     expect(revisions.map((r) => r.text)).toEqual(["v1", "v2"]);
+    await t.settle();
   });
 
   it("answerChatSenders decides about anonymous admins, channel posts and automatic forwards", async () => {
