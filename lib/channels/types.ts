@@ -33,6 +33,8 @@ export type InboundMessage = {
     id: string;
     text: string;
     sentAt: Date;
+    /** For an edit: when the platform says it was edited (Telegram edit_date). */
+    editedAt?: Date;
     topicId?: string;
     /** A forward's real origin as a name (Telegram forward_origin), e.g. "Daily News (channel)". */
     forwardedFrom?: string;

@@ -19,7 +19,6 @@ export type StoreInboundOptions = {
 export type StoreInboundResult =
   | { status: "duplicate" }
   | { status: "edited"; conversationId: number; messageId: number }
-  | { status: "ignored_edit" }
   | { status: "stored"; conversationId: number; messageId: number; envelopeId: number; answer: boolean };
 
 /**
@@ -138,7 +137,17 @@ export async function storeEvent(db: Db, event: Exclude<InboundEvent, { type: "m
              (SELECT "id" FROM "Conversation" WHERE "channel" = ? AND "platformChatId" = ?)`,
           clean.at, clean.messageId, clean.channel, clean.chat.id,
         );
-        return { status: "deleted", found: Number(changed) > 0 };
+        if (Number(changed) > 0) return { status: "deleted", found: true };
+        // Unknown: it may still come (a redelivery after our failure overtaken by the
+        // unsend). A taken-back placeholder holds its id, so the late message is a
+        // duplicate and its text is neither stored nor answered.
+        const conversation = await upsertConversation(sql, clean.channel, clean.chat, clean.at, false);
+        await sql.run(
+          `INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderIsBot", "text", "platformMessageId", "mentionsBot", "sentAt", "deletedAt", "createdAt")
+           VALUES (?, 'inbound', 'user', ?, '', ?, ?, ?, ?, ?)`,
+          conversation.id, false, clean.messageId, false, clean.at, clean.at, new Date(),
+        );
+        return { status: "deleted", found: false };
       }
       await upsertConversation(sql, clean.channel, clean.chat, new Date(), false, true);
       return { status: "topic" };
@@ -156,20 +165,32 @@ async function store(sql: SqlRunner, msg: InboundMessage, options: StoreInboundO
   // and storeInbound answers "duplicate" (no SELECT first: one statement less on the hot path).
   await sql.run(`INSERT INTO "InboundUpdate" ("channel", "updateId", "receivedAt") VALUES (?, ?, ?)`, msg.channel, msg.updateId, now);
 
-  const conversation = await upsertConversation(sql, msg.channel, msg.chat, msg.message.sentAt, msg.kind === "new");
+  let conversation = await upsertConversation(sql, msg.channel, msg.chat, msg.message.sentAt, msg.kind === "new");
   if (conversation.membership && msg.kind === "new") await clearMembership(sql, msg.channel, msg.chat, msg.message.sentAt);
-  const conversationId = conversation.id;
+  let conversationId = conversation.id;
 
+  // Platform time orders edits: Telegram delivers concurrently, so an older edit can arrive last.
+  const editedAt = msg.kind === "edit" ? (msg.message.editedAt ?? now) : null;
   if (msg.kind === "edit") {
-    const original = await sql.one<{ id: number; text: string }>(
-      `SELECT "id", "text" FROM "Message" WHERE "conversationId" = ? AND "platformMessageId" = ?`, conversationId, msg.message.id,
+    const original = await sql.one<{ id: number; text: string; editedAt: string | Date | null }>(
+      `SELECT "id", "text", "editedAt" FROM "Message" WHERE "conversationId" = ? AND "platformMessageId" = ?`, conversationId, msg.message.id,
     );
-    if (!original) return { status: "ignored_edit" };
-    if (original.text !== msg.message.text) {
-      await sql.run(`INSERT INTO "MessageRevision" ("messageId", "text", "replacedAt") VALUES (?, ?, ?)`, original.id, original.text, now);
-      await sql.run(`UPDATE "Message" SET "text" = ?, "editedAt" = ? WHERE "id" = ?`, msg.message.text, now, original.id);
+    if (original) {
+      const current = original.editedAt === null ? null : new Date(original.editedAt);
+      if (current && editedAt! < current) {
+        // Already superseded: kept as an earlier text, the current one stays.
+        await sql.run(`INSERT INTO "MessageRevision" ("messageId", "text", "replacedAt") VALUES (?, ?, ?)`, original.id, msg.message.text, current);
+      } else if (original.text !== msg.message.text) {
+        await sql.run(`INSERT INTO "MessageRevision" ("messageId", "text", "replacedAt") VALUES (?, ?, ?)`, original.id, original.text, editedAt);
+        await sql.run(`UPDATE "Message" SET "text" = ?, "editedAt" = ? WHERE "id" = ?`, msg.message.text, editedAt, original.id);
+      }
+      return { status: "edited", conversationId, messageId: original.id };
     }
-    return { status: "edited", conversationId, messageId: original.id };
+    // A message we never saw: the edit overtook it, or it was edited to address the bot
+    // (privacy mode delivers only that). The edit carries the whole message: store it as
+    // one, answered as it would be; the late original is then a duplicate.
+    conversation = await upsertConversation(sql, msg.channel, msg.chat, msg.message.sentAt, true);
+    conversationId = conversation.id;
   }
 
   const target = msg.replyTo?.id
@@ -191,12 +212,12 @@ async function store(sql: SqlRunner, msg: InboundMessage, options: StoreInboundO
   const message = (await sql.one<{ id: number }>(
     `INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderPlatformId", "senderName", "senderUsername", "senderIsBot",
        "senderRole", "text", "forwardedFrom", "viaBot", "platformMessageId", "platformTopicId", "replyToMessageId", "replyToPlatformId",
-       "replyToText", "replyToSenderName", "replyToSenderIsBot", "replyToChatTitle", "quoteText", "threadId", "forkId", "mentionsBot", "sentAt", "createdAt")
-     VALUES (?, 'inbound', 'user', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
+       "replyToText", "replyToSenderName", "replyToSenderIsBot", "replyToChatTitle", "quoteText", "threadId", "forkId", "mentionsBot", "sentAt", "editedAt", "createdAt")
+     VALUES (?, 'inbound', 'user', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
     conversationId, msg.sender.id, msg.sender.name, msg.sender.username, msg.sender.isBot,
     msg.sender.role, msg.message.text, msg.message.forwardedFrom, msg.message.viaBot, msg.message.id, msg.message.topicId, target?.id, msg.replyTo?.id,
     msg.replyTo?.text, msg.replyTo?.senderName, msg.replyTo ? msg.replyTo.fromSelf : null, msg.replyTo?.chatTitle, msg.quote, threadId, forkId,
-    msg.addressesBot, msg.message.sentAt, now,
+    msg.addressesBot, msg.message.sentAt, editedAt, now,
   ))!;
   const metadata = {
     platformMessageId: msg.message.id,

@@ -1,8 +1,8 @@
 import { shortDuration } from "../context/duration";
 import type { ContextMessage, StoredMessage } from "../context/types";
-import { sanitizeBody, sanitizeInline, userLabel } from "./sanitize";
+import { sanitizeBody, sanitizeInline, sanitizeName, userLabel } from "./sanitize";
 
-export type ReplyTarget = Pick<StoredMessage, "text" | "senderKind" | "senderName">;
+export type ReplyTarget = Pick<StoredMessage, "text" | "senderKind" | "senderName"> & Partial<Pick<StoredMessage, "deletedAt">>;
 
 export type FormatOptions = {
   channel: string;
@@ -44,8 +44,11 @@ export function isReply(message: StoredMessage): boolean {
  */
 export function replyAnnotation(message: StoredMessage, target: ReplyTarget | null, quoteMaxChars: number): string | null {
   if (!isReply(message)) return null;
-  const raw = message.quoteText ?? target?.text ?? message.replyToText ?? "";
-  return `[↩ reply to ${replySenderLabel(message, target)}: "${sanitizeInline(raw, quoteMaxChars)}"]`;
+  // A target its sender took back is not quoted (the platform's copy neither).
+  const raw = target?.deletedAt ? "(message deleted)" : (message.quoteText ?? target?.text ?? message.replyToText ?? "");
+  // A reply to another chat's message (Telegram external_reply) says which chat.
+  const chat = target ? undefined : sanitizeName(message.replyToChatTitle);
+  return `[↩ reply to ${replySenderLabel(message, target)}${chat ? ` in ${chat}` : ""}: "${sanitizeInline(raw, quoteMaxChars)}"]`;
 }
 
 /**
@@ -62,10 +65,16 @@ export function formatEnvelope(message: ContextMessage, options: FormatOptions):
   const parts = [`--- ${options.channel}`, `from ${userLabel(message.senderName)}`, formatTime(message.sentAt)];
   if (options.previousAt) parts.push(`${shortDuration(message.sentAt.getTime() - options.previousAt.getTime())} after the previous message`);
   if (message.origin === "reply-context") parts.push("earlier message, shown because the user's reply points here");
-  if (message.editedAt) parts.push("(edited)");
+  // A forward's origin is a name someone else chose: labelled like a sender.
+  if (message.forwardedFrom) parts.push(`forwarded from ${userLabel(message.forwardedFrom)}`);
+  const viaBot = sanitizeName(message.viaBot);
+  if (viaBot) parts.push(`via @${viaBot}`);
+  // The sender took it back (LINE unsend): its text is theirs to withdraw, never shown again.
+  if (message.deletedAt) parts.push("(deleted by the sender)");
+  else if (message.editedAt) parts.push("(edited)");
   const lines = [parts.join(FIELD_SEPARATOR)];
   const annotation = replyAnnotation(message, options.target, options.quoteMaxChars);
   if (annotation) lines.push(annotation);
-  lines.push(sanitizeBody(message.text));
+  lines.push(message.deletedAt ? "(message deleted)" : sanitizeBody(message.text));
   return lines.join("\n");
 }

@@ -41,11 +41,12 @@ const TIME = String.raw`\d{4}-\d\d-\d\d \d\d:\d\d UTC`;
 // A user's label: `unknown`, `user "<name>"`, or a plain name with no quote, colon, bracket or field separator.
 const USER_LABEL = String.raw`unknown|user "[^"\n]+"|[^"\n:·\[\]]+`;
 const HEADER = new RegExp(
-  String.raw`^--- ([a-z][a-z0-9_-]*) · from (${USER_LABEL}) · (${TIME})((?: · (?:<1m|\d+[dhm](?: \d+[hm])?) after the previous message)?(?: · earlier message, shown because the user's reply points here)?(?: · \(edited\))?)$`,
+  String.raw`^--- ([a-z][a-z0-9_-]*) · from (${USER_LABEL}) · (${TIME})((?: · (?:<1m|\d+[dhm](?: \d+[hm])?) after the previous message)?(?: · earlier message, shown because the user's reply points here)?(?: · forwarded from (?:${USER_LABEL}))?(?: · via @[^"\n:·\[\]]+)?(?: · \((?:edited|deleted by the sender)\))?)$`,
 );
 const ANNOTATION = new RegExp(String.raw`^\[↩ reply to (agent|${USER_LABEL}): "([^"\n]*)"\]$`);
 const CHAT_DETAILS = /^--- [a-z][a-z0-9_-]* · chat details, set by the chat's members$/;
 const TITLE = /^title: "([^"\n]*)"$/;
+const TOPIC = /^forum topic: "([^"\n]*)"$/;
 const PENDING = /^--- [a-z][a-z0-9_-]* · main conversation since this side thread began · \d+ messages?$/;
 const PENDING_LINE = new RegExp(String.raw`^- (${TIME}) · (agent|note|${USER_LABEL}): "([^"\n]*)"$`);
 const NOTE = new RegExp(String.raw`^--- note · (${TIME}) · note from the conversation record, written by the assistant \(may quote users\)$`);
@@ -136,9 +137,12 @@ function parseUserTurn(text: string): Block[] {
 
 function parseOtherTurn(first: string, rest: string[], text: string): Block {
   if (CHAT_DETAILS.test(first)) {
-    const title = rest.length === 1 ? TITLE.exec(rest[0]) : null;
-    if (!title) fail("chat details must be exactly one quoted title line", text);
-    return { kind: "chat-details", title: title[1] };
+    // A quoted title line, a quoted forum topic line, or both in that order: nothing else.
+    const title = rest.length >= 1 ? TITLE.exec(rest[0]) : null;
+    const topic = rest.length >= 1 ? TOPIC.exec(rest[rest.length - 1]) : null;
+    const lines = (title ? 1 : 0) + (topic ? 1 : 0);
+    if (lines === 0 || lines !== rest.length || (title && topic && rest.length !== 2)) fail("chat details must be a quoted title line and/or a quoted forum topic line", text);
+    return { kind: "chat-details", title: title?.[1] ?? "" };
   }
   if (PENDING.test(first)) {
     return {

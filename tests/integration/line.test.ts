@@ -114,6 +114,19 @@ describe("the LINE adapter", () => {
     expect(await t.db.message.count({ where: { direction: "outbound", platformMessageId: { not: null } } })).toBe(1);
   });
 
+  it("an unsend that overtakes its message (a redelivery after our failure) keeps the message taken back: not stored as text, not answered", async () => {
+    const unsend = { type: "unsend", mode: "active", timestamp: Date.now(), webhookEventId: `evt-${++eventSeq}`, source: { type: "user", userId: "Uabcdef1234" }, unsend: { messageId: "m-late" } };
+    expect(await post([unsend])).toBe(200);
+    expect(await post([{ ...messageEvent({ text: "my card number is 4111", id: "m-late" }), deliveryContext: { isRedelivery: true } }])).toBe(200);
+    await t.settle();
+    const messages = await t.db.message.findMany({ where: { platformMessageId: "m-late" } });
+    expect(messages).toHaveLength(1);
+    expect(messages[0].deletedAt).not.toBeNull();
+    expect(messages[0].text).not.toContain("4111");
+    expect(line.calls).toHaveLength(0);
+    expect(llm.requests).toHaveLength(0);
+  });
+
   it("a redelivered event is stored and answered once", async () => {
     const event = messageEvent({ text: "once", id: "m2" });
     await post([event]);

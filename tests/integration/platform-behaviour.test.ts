@@ -54,6 +54,10 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     const prompt = JSON.stringify(model.calls[0]);
     expect(prompt).toContain("invoice 42 is wrong");
     expect(prompt).not.toContain("general chatter about lunch");
+    // The model knows it is in a topic, and which one.
+    expect(prompt).toContain('called \\"Support Forum\\", in its forum topic \\"Billing\\"');
+    // and how to read the header's marks.
+    expect(prompt).toContain("(edited)");
     // Not a reply to the (empty) topic-creation message.
     expect(prompt).not.toMatch(/\[↩ reply to Dana Kim/);
     const answer = await t.db.message.findFirstOrThrow({ where: { direction: "outbound" }, include: { conversation: true } });
@@ -143,6 +147,52 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     expect(context.recent.find((m) => m.id === message!.id)?.editedAt).toBeInstanceOf(Date);
     const revisions = await t.db.messageRevision.findMany({ where: { messageId: message!.id } });
     expect(revisions.map((r) => r.text)).toEqual(["meet at 5"]);
+  });
+
+  it("an edit that arrives before its message is stored as the message, and the late original does not overwrite it", async () => {
+    // Telegram delivers webhooks concurrently: the edit can overtake the original.
+    const sentAt = ++clock;
+    const edit = await post({ edited_message: { ...msg(1010, privateChat, { text: "meet at 6" }), date: sentAt, edit_date: sentAt + 30 } });
+    expect(edit.body.result).toMatchObject({ status: "stored", answer: true });
+    const late = await post({ message: { ...msg(1010, privateChat, { text: "meet at 5" }), date: sentAt } });
+    expect(late.body.result).toEqual({ status: "duplicate" });
+    const stored = await t.db.message.findMany({ where: { platformMessageId: "1010" } });
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ text: "meet at 6", editedAt: new Date((sentAt + 30) * 1000) });
+    await t.settle();
+  });
+
+  it("an edit racing its original keeps the edited text, whichever commits first", async () => {
+    for (let id = 1040; id < 1050; id++) {
+      const sentAt = ++clock;
+      const results = await Promise.all([
+        post({ edited_message: { ...msg(id, privateChat, { text: `edited ${id}` }), date: sentAt, edit_date: sentAt + 30 } }),
+        post({ message: { ...msg(id, privateChat, { text: `original ${id}` }), date: sentAt } }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual([200, 200]);
+      const stored = await t.db.message.findMany({ where: { platformMessageId: String(id) } });
+      expect(stored.map((m) => m.text)).toEqual([`edited ${id}`]);
+    }
+    await t.settle();
+  });
+
+  it("a message edited to mention the bot, which it never saw (privacy mode), is answered", async () => {
+    const edit = await post({ edited_message: { ...msg(1020, opsRoom, { text: `${mention} now?`, entities: mentionEntity }), edit_date: clock + 5 } });
+    expect(edit.body.result).toMatchObject({ status: "stored", answer: true });
+    await t.settle();
+  });
+
+  it("edits delivered out of order: the latest edit_date wins, the older text is kept as a revision", async () => {
+    const sentAt = ++clock;
+    await post({ message: { ...msg(1030, privateChat, { text: "v1" }), date: sentAt } });
+    await post({ edited_message: { ...msg(1030, privateChat, { text: "v3" }), date: sentAt, edit_date: sentAt + 20 } });
+    const stale = await post({ edited_message: { ...msg(1030, privateChat, { text: "v2" }), date: sentAt, edit_date: sentAt + 10 } });
+    expect(stale.status).toBe(200);
+    const message = await t.db.message.findFirstOrThrow({ where: { platformMessageId: "1030" } });
+    expect(message).toMatchObject({ text: "v3", editedAt: new Date((sentAt + 20) * 1000) });
+    const revisions = await t.db.messageRevision.findMany({ where: { messageId: message.id }, orderBy: { id: "asc" } });
+    expect(revisions.map((r) => r.text)).toEqual(["v1", "v2"]);
+    await t.settle();
   });
 
   it("answerChatSenders decides about anonymous admins, channel posts and automatic forwards", async () => {

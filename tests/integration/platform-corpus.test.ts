@@ -76,12 +76,6 @@ describe("platform corpus", () => {
         expect(result!.reason).toMatch(expected.reason);
         expect(await counts()).toEqual(before);
         break;
-      case "ignored_edit": {
-        // The update id is recorded (a retry is a no-op); no message, no envelope.
-        const after = await counts();
-        expect([after.messages, after.envelopes]).toEqual([before.messages, before.envelopes]);
-        break;
-      }
       case "duplicate":
         expect(await counts()).toEqual(before);
         break;

@@ -110,7 +110,9 @@ export function parseLineEvent(event: LineEvent, receivedAt: number): InboundEve
   if (!message) return { type: "ignored", reason: `${event.type} event without a message` };
   // Standby: another channel (a module) owns the chat; the bot must not answer.
   if (event.mode === "standby") return { type: "ignored", reason: "standby mode: the chat is handled by another channel" };
+  // Groups and rooms omit userId for users who have not consented to share it.
   const userId = event.source.userId ?? "unknown";
+  const name = event.source.userId ? `LINE user ${userId.slice(-4)}` : "unknown LINE user";
   const mentionees = message.mention?.mentionees ?? [];
   return {
     type: "message",
@@ -119,9 +121,9 @@ export function parseLineEvent(event: LineEvent, receivedAt: number): InboundEve
       kind: event.type === "messageEdited" ? "edit" : "new",
       chat,
       // No message id (seen in odd payloads): webhookEventId stands in, unique per event.
-      message: { id: message.id ?? `event:${event.webhookEventId}`, text: messageText(message), sentAt: at },
+      message: { id: message.id ?? `event:${event.webhookEventId}`, text: messageText(message), sentAt: at, ...(event.type === "messageEdited" ? { editedAt: at } : {}) },
       // LINE sends no display name with events; the profile API would cost a call per message.
-      sender: { id: userId, name: `LINE user ${userId.slice(-4)}`, isBot: false },
+      sender: { id: userId, name, isBot: false },
       replyTo: message.quotedMessageId ? { id: message.quotedMessageId, fromSelf: false } : undefined,
       addressesBot: mentionees.some((m) => m.isSelf === true),
       platform: {

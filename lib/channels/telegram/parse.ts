@@ -224,6 +224,7 @@ function parseMessage(update: TgUpdate, message: TgMessage, kind: "new" | "edit"
         id: String(message.message_id),
         text,
         sentAt: new Date(message.date * 1000),
+        ...(kind === "edit" && message.edit_date ? { editedAt: new Date(message.edit_date * 1000) } : {}),
         topicId: chat.topic?.id,
         forwardedFrom: forwardedFrom(message),
         viaBot: message.via_bot ? (message.via_bot.username ?? displayName(message.via_bot)) : undefined,
