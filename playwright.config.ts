@@ -53,6 +53,8 @@ export default defineConfig({
         TELEGRAM_BOT_TOKEN: "",
         NEXT_TELEMETRY_DISABLED: "1",
         LOG_LEVEL: "warn",
+        // A short burst window keeps the simulated chats quick; the queue panel still shows it.
+        BURST_DEBOUNCE_MS: "300",
       },
     },
   ],
