@@ -10,8 +10,7 @@
 //   a burst of 5 messages within 1 s in one chat (one model call, one answer).
 // The worker limits are set to the load (WORKER_CONCURRENCY, LLM_CONCURRENCY): they are the operator's knobs.
 import { readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { body, listen } from "./loopback.ts";
 import { benchPostgres, POSTGRES_SKIPPED } from "./postgres.ts";
 import { startServer } from "./server.mts";
 import { report, round, summarize } from "./stats.ts";
@@ -26,20 +25,6 @@ const SECRET = "bench-secret";
 const TARGET_MS = 1.5 * L + D;
 const target = `p99 ≤ 1.5 × L + D = ${TARGET_MS} ms`;
 
-async function body(req: IncomingMessage) {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
-}
-function listen(handler: (req: IncomingMessage, res: ServerResponse) => void) {
-  return new Promise<{ url: string; close: () => void }>((resolve) => {
-    const server = createServer(handler);
-    server.maxConnections = 10_000;
-    server.listen(0, "127.0.0.1", 4096, () =>
-      resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => (server.closeAllConnections(), server.close()) }),
-    );
-  });
-}
 
 /** Every model call, by the chat it came from (the sender's name is `C<chat id>`), with its prompt text. */
 let calls: { chat: number; prompt: string; at: number }[] = [];

@@ -3,8 +3,7 @@
 // API server on loopback. Reported minus the time the model server spent, next to
 // the bare loopback round trips a turn needs (same run). SQLite, then PostgreSQL
 // when BENCH_DATABASE_URL or TEST_DATABASE_URL is set.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { body, listen } from "./loopback.ts";
 import { benchPostgres, POSTGRES_SKIPPED } from "./postgres.ts";
 import { startServer } from "./server.mts";
 import { report, summarize } from "./stats.ts";
@@ -13,17 +12,6 @@ const PORT = Number(process.env.BENCH_PORT ?? 3951);
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
 const SECRET = "bench-secret";
 
-async function body(req: IncomingMessage) {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
-}
-function listen(handler: (req: IncomingMessage, res: ServerResponse) => void) {
-  return new Promise<{ url: string; close: () => void }>((resolve) => {
-    const server = createServer(handler);
-    server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() }));
-  });
-}
 
 let modelMs = 0;
 let modelCalls = 0;

