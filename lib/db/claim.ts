@@ -209,6 +209,11 @@ export async function deferEnvelopes(db: Db, ids: number[], until: Date, reason:
   );
 }
 
+/** Extends the leases a live worker holds, so a long turn (a slow model, a queue for model slots) is never taken over. */
+export async function renewLeases(db: Db, worker: string, until: Date) {
+  await sqlTransaction(db, (sql) => sql.run(`UPDATE "Envelope" SET "leaseUntil" = ? WHERE "claimedBy" = ? AND "status" = 'processing'`, until, worker));
+}
+
 /** Whether any worker mail is due by `horizon` (tests and shutdown wait for an idle queue). */
 export async function hasDueWork(db: Db, horizon: Date): Promise<boolean> {
   const row = await sqlTransaction(db, (sql) => sql.one(`SELECT "id" FROM "Envelope" WHERE ${DUE_SQL} AND ${WORKER_MAIL_SQL} LIMIT 1`, horizon, horizon));

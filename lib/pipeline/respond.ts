@@ -144,7 +144,7 @@ export function pendingUpdatesNote(updates: { senderKind: string; senderName: st
  * model decide whether to call `reply`, deliver at most once as a native reply to
  * the latest, and end every envelope of the burst.
  */
-export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: { id: number; messageId: number | null }[] = []): Promise<void> {
+export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: { id: number; messageId: number | null; attempts?: number }[] = []): Promise<void> {
   const { db } = deps;
   const envelope = await findEnvelope(db, envelopeId);
   if (!envelope || envelope.status === "done" || envelope.status === "failed") return;
@@ -153,7 +153,7 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: 
     await finishEnvelope(db, [...earlier.map((e) => e.id), envelopeId], { status: "failed", error: "the envelope's message is missing" });
     return;
   }
-  if (earlier.length && envelope.attempts > 1) {
+  if (earlier.length && earlier.some((e) => (e.attempts ?? 1) > 1)) {
     // A crashed turn may have answered part of this burst already: those stay answered (at most once).
     const replied = await repliedEnvelopeIds(db, earlier.map((e) => e.id));
     const upTo = Math.max(0, ...replied);

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { RateLimitedError } from "../agent/call-limits";
 import type { Db } from "../db/client";
-import { claimTurns, deferEnvelopes, hasDueWork, type ClaimedTurn } from "../db/claim";
+import { claimTurns, deferEnvelopes, hasDueWork, renewLeases, type ClaimedTurn } from "../db/claim";
 import { finishEnvelope, retryEnvelopeLater } from "../db/envelopes";
 import { log } from "../log";
 import { planTurn } from "./turn-plan";
@@ -60,6 +60,7 @@ export class EnvelopeWorker {
   private limits: WorkerLimits = { turns: 1, debounceMs: 0 };
   private housekeptAt = 0;
   private housekeeping: Promise<void> | undefined;
+  private renewal: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: WorkerDeps) {}
 
@@ -75,6 +76,8 @@ export class EnvelopeWorker {
   async stop() {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearInterval(this.renewal);
+    this.renewal = undefined;
     this.timerAt = Infinity;
     await Promise.allSettled([...this.running, this.draining, this.housekeeping]);
   }
@@ -159,9 +162,20 @@ export class EnvelopeWorker {
           this.served.push({ conversationId, at: this.now() });
         }
         this.running.delete(task);
+        if (this.running.size === 0) {
+          clearInterval(this.renewal);
+          this.renewal = undefined;
+        }
         this.kick();
       });
       this.running.add(task);
+    }
+    if (this.running.size > 0 && !this.renewal) {
+      // While turns run, their leases are renewed: only a dead worker's claims run out.
+      this.renewal = setInterval(() => {
+        renewLeases(this.deps.db, this.id, new Date(this.now().getTime() + this.deps.leaseMs)).catch((error) => log.error("worker.renew_failed", { error }));
+      }, Math.max(1_000, this.deps.leaseMs / 3));
+      this.renewal.unref?.();
     }
     const wake = [result.wakeAt?.getTime(), paused?.getTime()].filter((t): t is number => t !== undefined);
     this.wakeAt(wake.length ? Math.min(...wake) : Infinity, true);
