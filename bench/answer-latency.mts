@@ -10,7 +10,7 @@
 //   a burst of 5 messages within 1 s in one chat (one model call, one answer).
 // The worker limits are set to the load (WORKER_CONCURRENCY, LLM_CONCURRENCY): they are the operator's knobs.
 import { readFileSync } from "node:fs";
-import { body, listen } from "./loopback.ts";
+import { body, fakeBotApi, listen } from "./loopback.ts";
 import { benchPostgres, POSTGRES_SKIPPED } from "./postgres.ts";
 import { startServer } from "./server.mts";
 import { report, round, summarize } from "./stats.ts";
@@ -50,16 +50,10 @@ const llm = await listen(async (req, res) => {
 /** sendMessage times by chat. */
 let sends = new Map<number, number[]>();
 let nextId = 900_000;
-const telegram = await listen(async (req, res) => {
-  const method = req.url!.split("/").pop();
-  const payload = await body(req);
-  res.setHeader("content-type", "application/json");
-  if (method === "getMe") {
-    return res.end(JSON.stringify({ ok: true, result: { id: 1, is_bot: true, first_name: "B", username: "bench_bot", can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false } }));
-  }
+const telegram = await fakeBotApi((payload) => {
   const chat = Number(payload.chat_id);
   sends.set(chat, [...(sends.get(chat) ?? []), performance.now()]);
-  res.end(JSON.stringify({ ok: true, result: { message_id: nextId++, date: Math.floor(Date.now() / 1000), chat: { id: chat, type: "private" }, text: payload.text } }));
+  return { message_id: nextId++, date: Math.floor(Date.now() / 1000), chat: { id: chat, type: "private" }, text: payload.text };
 });
 
 let updateId = 1;

@@ -17,3 +17,19 @@ export function listen(handler: (req: IncomingMessage, res: ServerResponse) => v
     );
   });
 }
+
+/**
+ * A Bot API server on loopback: answers getMe for the bot, passes every other
+ * method's JSON body to `onSend` and answers with the message it returns.
+ */
+export function fakeBotApi(onSend: (payload: Record<string, any>) => Record<string, unknown>) {
+  return listen(async (req, res) => {
+    const method = req.url!.split("/").pop();
+    const payload = await body(req);
+    res.setHeader("content-type", "application/json");
+    if (method === "getMe") {
+      return res.end(JSON.stringify({ ok: true, result: { id: 1, is_bot: true, first_name: "B", username: "bench_bot", can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false } }));
+    }
+    res.end(JSON.stringify({ ok: true, result: onSend(payload) }));
+  });
+}

@@ -3,7 +3,7 @@
 // API server on loopback. Reported minus the time the model server spent, next to
 // the bare loopback round trips a turn needs (same run). SQLite, then PostgreSQL
 // when BENCH_DATABASE_URL or TEST_DATABASE_URL is set.
-import { body, listen } from "./loopback.ts";
+import { body, fakeBotApi, listen } from "./loopback.ts";
 import { benchPostgres, POSTGRES_SKIPPED } from "./postgres.ts";
 import { startServer } from "./server.mts";
 import { report, summarize } from "./stats.ts";
@@ -32,16 +32,9 @@ const llm = await listen(async (req, res) => {
 
 const waiting = new Map<number, (at: number) => void>();
 let nextId = 70_000;
-const telegram = await listen(async (req, res) => {
-  const method = req.url!.split("/").pop();
-  const payload = await body(req);
-  res.setHeader("content-type", "application/json");
-  if (method === "getMe") {
-    return res.end(JSON.stringify({ ok: true, result: { id: 1, is_bot: true, first_name: "B", username: "bench_bot", can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false } }));
-  }
-  const at = performance.now();
-  res.end(JSON.stringify({ ok: true, result: { message_id: nextId++, date: Math.floor(Date.now() / 1000), chat: { id: payload.chat_id, type: "private" }, text: payload.text } }));
-  waiting.get(payload.reply_parameters?.message_id)?.(at);
+const telegram = await fakeBotApi((payload) => {
+  waiting.get(payload.reply_parameters?.message_id)?.(performance.now());
+  return { message_id: nextId++, date: Math.floor(Date.now() / 1000), chat: { id: payload.chat_id, type: "private" }, text: payload.text };
 });
 
 /**
