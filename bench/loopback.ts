@@ -12,6 +12,11 @@ export async function body(req: IncomingMessage) {
 export function listen(handler: (req: IncomingMessage, res: ServerResponse) => void) {
   return new Promise<{ url: string; close: () => void }>((resolve) => {
     const server = createServer(handler);
+    // Keep idle connections open longer than any client pool would: Node's 5 s default
+    // races the client's reuse of a connection under load ("other side closed"), a
+    // loopback artifact that would show as failed model calls and sends.
+    server.keepAliveTimeout = 120_000;
+    server.headersTimeout = 125_000;
     server.listen(0, "127.0.0.1", 4096, () =>
       resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => (server.closeAllConnections(), server.close()) }),
     );
