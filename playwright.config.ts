@@ -56,6 +56,8 @@ export default defineConfig({
         TELEGRAM_WEBHOOK_SECRET: E2E_WEBHOOK_SECRET,
         NEXT_TELEMETRY_DISABLED: "1",
         LOG_LEVEL: "warn",
+        // A short burst window keeps the simulated chats quick; the queue panel still shows it.
+        BURST_DEBOUNCE_MS: "300",
       },
     },
   ],

@@ -31,6 +31,8 @@ export async function startServer(port: number, env: Record<string, string> = {}
   }
   return {
     base,
+    /** The spawned process (the start script; the server is its child). */
+    pid: child.pid!,
     databaseUrl,
     dir,
     stop: async () => {

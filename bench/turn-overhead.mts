@@ -3,8 +3,7 @@
 // API server on loopback. Reported minus the time the model server spent, next to
 // the bare loopback round trips a turn needs (same run). SQLite, then PostgreSQL
 // when BENCH_DATABASE_URL or TEST_DATABASE_URL is set.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { body, fakeBotApi, listen } from "./loopback.ts";
 import { benchPostgres, POSTGRES_SKIPPED } from "./postgres.ts";
 import { startServer } from "./server.mts";
 import { report, summarize } from "./stats.ts";
@@ -13,17 +12,6 @@ const PORT = Number(process.env.BENCH_PORT ?? 3951);
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
 const SECRET = "bench-secret";
 
-async function body(req: IncomingMessage) {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
-}
-function listen(handler: (req: IncomingMessage, res: ServerResponse) => void) {
-  return new Promise<{ url: string; close: () => void }>((resolve) => {
-    const server = createServer(handler);
-    server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() }));
-  });
-}
 
 let modelMs = 0;
 let modelCalls = 0;
@@ -44,16 +32,9 @@ const llm = await listen(async (req, res) => {
 
 const waiting = new Map<number, (at: number) => void>();
 let nextId = 70_000;
-const telegram = await listen(async (req, res) => {
-  const method = req.url!.split("/").pop();
-  const payload = await body(req);
-  res.setHeader("content-type", "application/json");
-  if (method === "getMe") {
-    return res.end(JSON.stringify({ ok: true, result: { id: 1, is_bot: true, first_name: "B", username: "bench_bot", can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false } }));
-  }
-  const at = performance.now();
-  res.end(JSON.stringify({ ok: true, result: { message_id: nextId++, date: Math.floor(Date.now() / 1000), chat: { id: payload.chat_id, type: "private" }, text: payload.text } }));
-  waiting.get(payload.reply_parameters?.message_id)?.(at);
+const telegram = await fakeBotApi((payload) => {
+  waiting.get(payload.reply_parameters?.message_id)?.(performance.now());
+  return { message_id: nextId++, date: Math.floor(Date.now() / 1000), chat: { id: payload.chat_id, type: "private" }, text: payload.text };
 });
 
 /**

@@ -74,6 +74,11 @@ test("the envelopes page lists the traffic with links to threads", async ({ page
   await dashboard.simulate("envelope check", { firstName: "Eli", userId: 8181 });
   await expect(page.getByTestId("sim-timeline")).toContainText("Echo: envelope check");
   await page.getByRole("link", { name: "Envelopes" }).click();
+  // The queue panel: nothing waiting now, and the answer just given shows in the time-to-answer plot.
+  const queue = page.getByTestId("queue-panel");
+  await expect(queue.getByTestId("queue-waiting")).toContainText("0 (0 envelopes)");
+  await expect(queue.getByTestId("queue-latency")).toContainText(/last minute with answers: p50 \d/);
+  await expect(queue).toContainText("Burst debounce");
   await page.getByLabel("Address").fill("channel:telegram:8181");
   const rows = page.getByTestId("envelope-row");
   await expect(rows).toHaveCount(2);

@@ -34,6 +34,12 @@ export const envSchema = z.object({
   LLM_API_KEY: optional,
   /** Seconds a model call may take before it counts as failed. */
   LLM_TIMEOUT_SECONDS: z.coerce.number().positive().default(60),
+  /** Conversations the worker runs at once (each still strictly in order); the settings page can override it. */
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(50),
+  /** Model calls in flight at once per provider; the settings page can override it. */
+  LLM_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(50),
+  /** Quiet time after a user's last message before the turn starts (a burst becomes one turn); 0 = none. */
+  BURST_DEBOUNCE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   SWITCHBOARD_API_TOKEN: optional.pipe(z.string().min(16, "must be at least 16 characters").optional()),
   ADMIN_USERNAME: z.string().default("admin"),
   ADMIN_PASSWORD: optional,

@@ -3,13 +3,15 @@
 // the date. Every figure is paired with a baseline measured in the same run.
 //   npm run bench                 all of them
 //   npm run bench -- context      only those whose file name contains "context"
+//   npm run bench -- answer --write   only those, and replace their rows in docs/BENCHMARKS.md
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { projectRoot } from "../lib/db/migrations.mjs";
 
-const filter = process.argv[2];
+const filter = process.argv.slice(2).find((a) => !a.startsWith("--"));
+const writeFiltered = process.argv.includes("--write");
 const files = readdirSync(join(projectRoot, "bench"))
   .filter((f) => f.endsWith(".mts") && !["server.mts"].includes(f) && (!filter || f.includes(filter)))
   .sort();
@@ -26,12 +28,14 @@ for (const file of files) {
   console.log(`  (${Math.round((Date.now() - started) / 1000)} s)`);
 }
 
+if (filter && writeFiltered) mergeIntoDoc(rows);
+
 if (!filter) {
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   const table = [
     "| benchmark | case | metric | value | baseline (same run) | ratio | target | met |",
     "| --- | --- | --- | --- | --- | --- | --- | --- |",
-    ...rows.map((r) => `| ${r.bench} | ${r.case} | ${r.metric} | ${r.value} ${r.unit} | ${r.baseline ?? "—"} | ${r.ratio ?? "—"} | ${r.target ?? "—"} | ${r.met === undefined ? "—" : r.met ? "yes" : "**no**"} |`),
+    ...rows.map(tableRow),
   ].join("\n");
   const notes = rows.filter((r) => r.note).map((r) => `- ${r.bench}, ${r.case}: ${r.note}`).join("\n");
   const postgres = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
@@ -54,6 +58,29 @@ ${readNotes()}
 `;
   writeFileSync(join(projectRoot, "docs/BENCHMARKS.md"), doc);
   console.log("\nwrote docs/BENCHMARKS.md");
+}
+
+function tableRow(r) {
+  return `| ${r.bench} | ${r.case} | ${r.metric} | ${r.value} ${r.unit} | ${r.baseline ?? "—"} | ${r.ratio ?? "—"} | ${r.target ?? "—"} | ${r.met === undefined ? "—" : r.met ? "yes" : "**no**"} |`;
+}
+
+/**
+ * A filtered run with --write: the rows (and notes) of the benchmarks that ran
+ * replace their earlier ones in docs/BENCHMARKS.md; every other row stays as it was.
+ */
+function mergeIntoDoc(rows) {
+  const path = join(projectRoot, "docs/BENCHMARKS.md");
+  const names = new Set(rows.map((r) => r.bench));
+  const lines = readFileSync(path, "utf8").split("\n");
+  const mine = (line) => [...names].some((n) => line.startsWith(`| ${n} |`) || line.startsWith(`- ${n}, `));
+  const kept = lines.filter((line) => !mine(line));
+  const lastRow = kept.findLastIndex((l) => l.startsWith("| ") && !l.startsWith("| ---"));
+  kept.splice(lastRow + 1, 0, ...rows.map(tableRow));
+  const notesAt = kept.indexOf("Notes:");
+  const lastNote = kept.findIndex((l, i) => i > notesAt && !l.startsWith("- ")) ;
+  kept.splice(lastNote, 0, ...rows.filter((r) => r.note).map((r) => `- ${r.bench}, ${r.case}: ${r.note}`));
+  writeFileSync(path, kept.join("\n"));
+  console.log(`\nupdated ${[...names].join(", ")} in docs/BENCHMARKS.md`);
 }
 
 /** Hand-written analysis kept beside the generated table (bench/NOTES.md). */

@@ -136,3 +136,9 @@ export async function previousSentAtOf(db: Db, messages: Pick<StoredMessage, "id
 export function findStoredMessage(db: Db, id: number) {
   return db.message.findUnique({ where: { id }, select: storedMessageSelect });
 }
+
+/** Several stored messages by id, oldest first (a burst's earlier messages). */
+export function findStoredMessages(db: Db, ids: number[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.message.findMany({ where: { id: { in: ids } }, orderBy: [{ sentAt: "asc" }, { id: "asc" }], select: storedMessageSelect });
+}

@@ -1,6 +1,6 @@
 import type { Db } from "./client";
 import { isUniqueViolation } from "./errors";
-import { sqlTransaction, type SqlRunner } from "./sql";
+import { inJsonList, jsonList, sqlTransaction, type SqlRunner } from "./sql";
 
 export type EnvelopeStatus = "pending" | "processing" | "done" | "failed";
 
@@ -62,14 +62,20 @@ export function releaseReplyKey(db: Db, inboundEnvelopeId: number) {
   return db.envelope.updateMany({ where: { dedupeKey: `reply:${inboundEnvelopeId}`, status: "failed" }, data: { dedupeKey: null } });
 }
 
+/** Which of these inbound envelopes the agent already answered (their `reply:<id>` send exists). */
+export async function repliedEnvelopeIds(db: Db, ids: number[]): Promise<number[]> {
+  const rows = await db.envelope.findMany({ where: { dedupeKey: { in: ids.map((id) => `reply:${id}`) } }, select: { dedupeKey: true } });
+  return rows.map((r) => Number(r.dedupeKey!.slice("reply:".length)));
+}
+
 export function findEnvelope(db: Db, id: number) {
   return db.envelope.findUnique({ where: { id } });
 }
 
-/** Ends an envelope: done, or failed with the error the operator will see. */
+/** Ends an envelope (or all envelopes of a burst, answered by one turn): done, or failed with the error the operator will see. */
 export async function finishEnvelope(
   db: Db,
-  id: number,
+  id: number | number[],
   outcome: { status: "done" | "failed"; error?: string; messageId?: number; metadata?: Record<string, unknown> },
 ) {
   const patch = { ...(outcome.metadata ?? {}), ...(outcome.error ? { lastDeliveryError: outcome.error } : {}) };
@@ -78,8 +84,8 @@ export async function finishEnvelope(
   await sqlTransaction(db, (sql) =>
     sql.run(
       `UPDATE "Envelope" SET "status" = ?, "lastDeliveryError" = COALESCE(?, "lastDeliveryError"), "messageId" = COALESCE(?, "messageId"),
-         "metadata" = ${mergeJson(sql)}, "doneAt" = ?, "claimedBy" = NULL, "leaseUntil" = NULL, "updatedAt" = ? WHERE "id" = ?`,
-      outcome.status, outcome.error ?? null, outcome.messageId ?? null, patch, now, now, id,
+         "metadata" = ${mergeJson(sql)}, "doneAt" = ?, "claimedBy" = NULL, "leaseUntil" = NULL, "updatedAt" = ? WHERE ${inJsonList(sql, `"id"`)}`,
+      outcome.status, outcome.error ?? null, outcome.messageId ?? null, patch, now, now, jsonList(Array.isArray(id) ? id : [id]),
     ),
   );
 }
@@ -98,79 +104,6 @@ export async function retryEnvelopeLater(db: Db, id: number, at: Date, error: st
       at, error, { lastDeliveryError: error }, new Date(), id,
     ),
   );
-}
-
-// The in-process agent runs chat turns (agent envelopes carrying a message) and
-// channel sends; other agent mail waits for its reader (POST /api/v1/envelopes/receive).
-// Background tasks are agent envelopes that carry a fork.
-const workerMail = {
-  AND: [{ OR: [{ to: { startsWith: "channel:" } }, { to: { startsWith: "agent:" }, messageId: { not: null } }, { to: { startsWith: "agent:" }, forkId: { not: null } }] }],
-};
-
-// workerMail in SQL, for the claim on every turn's path. LIKE matches Prisma's startsWith.
-const WORKER_MAIL_SQL = `("to" LIKE 'channel:%' OR ("to" LIKE 'agent:%' AND ("messageId" IS NOT NULL OR "forkId" IS NOT NULL)))`;
-
-/** Envelopes a worker may run now: due pending ones, and ones whose lease ran out. */
-export function findClaimable(db: Db, now: Date, take: number) {
-  return db.envelope.findMany({
-    where: {
-      OR: [
-        { status: "pending", OR: [{ deliverAt: null }, { deliverAt: { lte: now } }] },
-        { status: "processing", leaseUntil: { lt: now } },
-      ],
-      ...workerMail,
-    },
-    orderBy: { id: "asc" },
-    take,
-    select: { id: true, conversationId: true, to: true, status: true, attempts: true, messageId: true },
-  });
-}
-
-/**
- * Claims one envelope for this worker, or answers false. One transaction checks
- * and claims: nobody else runs an envelope of the same conversation (live lease),
- * no older envelope of it is still waiting (order is kept), and the conditional
- * update wins. On PostgreSQL a transaction-scoped advisory lock on the
- * conversation makes the check-then-claim atomic across instances; SQLite has one
- * writer, so its transactions are serial already.
- */
-export async function claimEnvelope(
-  db: Db,
-  candidate: { id: number; conversationId: number | null },
-  worker: string,
-  now: Date,
-  leaseMs: number,
-  options: { advisoryLock: boolean },
-) {
-  return sqlTransaction(db, async (sql) => {
-    const { conversationId } = candidate;
-    if (conversationId !== null) {
-      if (options.advisoryLock) await sql.all(`SELECT 1 AS locked FROM pg_advisory_xact_lock(7301, CAST(? AS int))`, conversationId);
-      const blocking = await sql.one(
-        `SELECT "id" FROM "Envelope" WHERE "conversationId" = ? AND "id" <> ? AND ${WORKER_MAIL_SQL}
-           AND (("status" = 'processing' AND "leaseUntil" >= ?) OR ("id" < ? AND "status" = 'pending' AND ("deliverAt" IS NULL OR "deliverAt" <= ?)))
-         LIMIT 1`,
-        conversationId, candidate.id, now, candidate.id, now,
-      );
-      if (blocking) return false;
-    }
-    const claimed = await sql.run(
-      `UPDATE "Envelope" SET "status" = 'processing', "claimedBy" = ?, "leaseUntil" = ?, "attempts" = "attempts" + 1, "updatedAt" = ?
-       WHERE "id" = ? AND (("status" = 'pending' AND ("deliverAt" IS NULL OR "deliverAt" <= ?)) OR ("status" = 'processing' AND "leaseUntil" < ?))`,
-      worker, new Date(now.getTime() + leaseMs), now, candidate.id, now, now,
-    );
-    return claimed === 1;
-  });
-}
-
-/** The soonest future deliverAt among pending envelopes, for the scheduler's timer. */
-export async function nextDueAt(db: Db, now: Date): Promise<Date | null> {
-  const [pending, lease] = await Promise.all([
-    db.envelope.findFirst({ where: { status: "pending", deliverAt: { gt: now }, ...workerMail }, orderBy: { deliverAt: "asc" }, select: { deliverAt: true } }),
-    db.envelope.findFirst({ where: { status: "processing", leaseUntil: { gt: now } }, orderBy: { leaseUntil: "asc" }, select: { leaseUntil: true } }),
-  ]);
-  const times = [pending?.deliverAt, lease?.leaseUntil].filter((t): t is Date => t instanceof Date);
-  return times.length ? new Date(Math.min(...times.map((t) => t.getTime()))) : null;
 }
 
 export type EnvelopeFilter = {

@@ -1,19 +1,28 @@
 import type { Db } from "./client";
+import { Prisma } from "./generated/sqlite/client";
 
 export function readSettingRows(db: Db) {
   return db.setting.findMany({ select: { key: true, value: true } });
 }
 
-/** Writes the changed keys and their change-log rows in one transaction. */
+// A JSON column cannot take a bare null: Prisma wants its JsonNull marker (one runtime for both clients).
+const json = (value: unknown) => (value === null || value === undefined ? Prisma.JsonNull : value) as never;
+
+/**
+ * Writes the changed keys and their change-log rows in one transaction. A key set
+ * back to null (settings whose null means "the server's environment") loses its row.
+ */
 export function writeSettings(db: Db, changes: { key: string; oldValue: unknown; newValue: unknown }[], changedBy: string) {
   return db.$transaction(
     changes.flatMap(({ key, oldValue, newValue }) => [
-      db.setting.upsert({
-        where: { key },
-        create: { key, value: newValue as never, updatedBy: changedBy },
-        update: { value: newValue as never, updatedBy: changedBy },
-      }),
-      db.settingChange.create({ data: { key, oldValue: (oldValue ?? null) as never, newValue: newValue as never, changedBy } }),
+      newValue === null
+        ? db.setting.deleteMany({ where: { key } })
+        : db.setting.upsert({
+            where: { key },
+            create: { key, value: newValue as never, updatedBy: changedBy },
+            update: { value: newValue as never, updatedBy: changedBy },
+          }),
+      db.settingChange.create({ data: { key, oldValue: json(oldValue), newValue: json(newValue), changedBy } }),
     ]),
   );
 }

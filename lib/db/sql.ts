@@ -244,3 +244,12 @@ export async function sqlRead<T>(db: Db, sql: string, ...params: SqlValue[]): Pr
   if (!pool) throw new Error("sqlRead needs a client opened by openDb");
   return (await pool.query(numberedPlaceholders(sql), params.map(postgresValue))).rows as T[];
 }
+/** `column IN (…)` for a list bound as one JSON array parameter (`jsonList`): one statement whatever the length, on both databases. */
+export function inJsonList(sql: SqlRunner, column: string) {
+  return sql.dialect === "sqlite"
+    ? `${column} IN (SELECT "value" FROM json_each(?))`
+    : `${column} IN (SELECT CAST(jsonb_array_elements_text(CAST(? AS jsonb)) AS int))`;
+}
+
+/** A list of ids as the JSON parameter `inJsonList` expects. */
+export const jsonList = (ids: number[]) => ids as unknown as Record<string, unknown>;

@@ -72,6 +72,12 @@ export function openApiDocument() {
       "/forks/{id}/resume": { post: { summary: "Make the fork the conversation's active interactive fork", parameters: [id()], responses: { "200": ok("fork"), "409": { description: "Another fork is active" }, ...errors } } },
       "/forks/{id}/exit": { post: { summary: "Leave an interactive fork", parameters: [id()], requestBody: body(exitStrategySchema), responses: { "200": ok("fork"), "409": { description: "Not an active interactive fork" }, ...errors } } },
       "/turns/{id}": { get: { summary: "Prompt inspector: the system prompt, messages, tool calls of one agent turn", parameters: [id()], responses: { "200": ok("turn"), ...errors } } },
+      "/queue": {
+        get: {
+          summary: "The worker's queue: turns waiting and running, oldest wait, limits in force, this instance's model calls, time to answer per minute (p50/p99, last hour)",
+          responses: { "200": ok("queue"), ...errors },
+        },
+      },
       "/settings": {
         get: { summary: "Settings and their change log", responses: { "200": ok("settings"), ...errors } },
         patch: { summary: "Update some settings (effective on the next message)", requestBody: body(settingsUpdateSchema), responses: { "200": ok("settings"), ...errors } },

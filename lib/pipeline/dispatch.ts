@@ -1,3 +1,4 @@
+import type { ClaimedTurn } from "../db/claim";
 import type { Db } from "../db/client";
 import { findConversationByChat } from "../db/conversations";
 import { findEnvelope, finishEnvelope } from "../db/envelopes";
@@ -6,11 +7,15 @@ import { deliverToChannel, keepPossiblyDelivered } from "./deliver";
 import { runBackgroundTask } from "./forks";
 import { runAgentTurn, type TurnDeps } from "./respond";
 
-/** Routes a claimed envelope: chat turns to the agent, channel mail to its adapter. */
-export async function dispatchEnvelope(deps: TurnDeps, envelope: { id: number; to: string; messageId: number | null }) {
+/**
+ * Routes a claimed turn: chat turns to the agent (a burst of a user's messages is
+ * answered once, as a reply to the latest), channel mail to its adapter.
+ */
+export async function dispatchEnvelope(deps: TurnDeps, turn: ClaimedTurn) {
+  const envelope = turn.envelopes.at(-1)!;
   const address = parseAddress(envelope.to);
   // A chat turn carries the message it answers; agent mail without one is a background task.
-  if (address.kind === "agent") return envelope.messageId ? runAgentTurn(deps, envelope.id) : runBackgroundTask(deps, envelope.id);
+  if (address.kind === "agent") return envelope.messageId ? runAgentTurn(deps, envelope.id, turn.envelopes.slice(0, -1)) : runBackgroundTask(deps, envelope.id);
   if (address.kind === "channel") return deliverChannelEnvelope(deps, envelope.id);
 }
 

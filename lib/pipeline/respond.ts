@@ -1,12 +1,13 @@
 import { generateText, stepCountIs } from "ai";
+import { RateLimitedError } from "../agent/call-limits";
 import type { ModelHandle } from "../agent/model";
 import { buildPrompt, type Prompt } from "../agent/prompt";
 import { createReplyTool, type ReplyOutcome } from "../agent/reply-tool";
 import type { ChannelAdapter } from "../channels/types";
 import { buildContext } from "../context/build";
 import type { Db } from "../db/client";
-import { loadContextInput } from "../db/context";
-import { finishEnvelope, findEnvelope } from "../db/envelopes";
+import { findStoredMessages, loadContextInput } from "../db/context";
+import { finishEnvelope, findEnvelope, repliedEnvelopeIds } from "../db/envelopes";
 import { updateFork } from "../db/forks";
 import { findMessage } from "../db/messages";
 import { saveTurn } from "../db/turns";
@@ -41,11 +42,20 @@ type Envelope = NonNullable<Awaited<ReturnType<typeof findEnvelope>>>;
  * Runs the model once with the `reply` tool bound to one delivery: at most one
  * message goes out (per-turn guard, and a dedupe key across retries), the turn is
  * recorded for the prompt inspector. Throws TurnError when the model failed
- * before anything was sent, so the worker retries with backoff.
+ * before anything was sent, so the worker retries with backoff (RateLimitedError
+ * when the provider asked us to wait). A burst's earlier envelopes (`coalesced`)
+ * end with the latest one, all recording the one answer.
  */
 export async function executeTurn(
   deps: TurnDeps & { model: ModelHandle },
-  input: { envelope: Envelope; conversationId: number; forkId: number | null; prompt: Prompt; delivery: Omit<DeliverInput, "text" | "dedupeKey"> },
+  input: {
+    envelope: Envelope;
+    conversationId: number;
+    forkId: number | null;
+    prompt: Prompt;
+    delivery: Omit<DeliverInput, "text" | "dedupeKey">;
+    coalesced?: number[];
+  },
 ): Promise<{ sent: boolean }> {
   const { envelope } = input;
   const toolCalls: { message: string; outcome: ReplyOutcome }[] = [];
@@ -53,12 +63,14 @@ export async function executeTurn(
   // Why no reply reached the user, when one was attempted (shown on the turn and the envelope).
   let deliveryFailure: string | null = null;
   let outcomeUnknown = false;
+  let answerEnvelopeId: number | null = null;
   const reply = createReplyTool({
     sendReply: async (text) => {
       const result = await deliverToChannel(deps, { ...input.delivery, text, dedupeKey: `reply:${envelope.id}` });
       let outcome: ReplyOutcome;
       if (result.ok) {
         sent = true;
+        answerEnvelopeId = result.envelopeId;
         outcome = { status: "sent" };
       } else if (result.duplicate === "delivered") {
         sent = true;
@@ -81,6 +93,7 @@ export async function executeTurn(
   let usage: Record<string, unknown> = {};
   let error: string | null = null;
   let malformed: string | null = null;
+  let failure: unknown;
   try {
     const result = await generateText({
       model: deps.model.model,
@@ -102,6 +115,7 @@ export async function executeTurn(
       toolCalls.push({ message: JSON.stringify(part.input ?? null).slice(0, 2000), outcome: { error: `malformed call: ${reason.slice(0, 300)}` } });
     }
   } catch (e) {
+    failure = e;
     error = (e as Error).message || String(e);
   }
   const turnError = error ?? (!sent && deliveryFailure ? `reply not delivered: ${deliveryFailure}` : null) ?? (!sent ? malformed : null);
@@ -118,31 +132,54 @@ export async function executeTurn(
     error: turnError,
   });
   // A failure after the reply went out ends the turn: the user has the answer.
-  if (error && !sent) throw new TurnError(`model call failed: ${error}`);
+  if (error && !sent) throw failure instanceof RateLimitedError ? failure : new TurnError(`model call failed: ${error}`);
+  const coalesced = input.coalesced ?? [];
+  const burst = coalesced.length ? { burst: [...coalesced, envelope.id], turnEnvelopeId: envelope.id } : {};
   if (!sent && (deliveryFailure || malformed) && !outcomeUnknown) {
-    // Nothing reached the user: the envelope fails with the reason, so the operator sees it (and can retry).
-    await finishEnvelope(deps.db, envelope.id, { status: "failed", error: turnError!, metadata: { replied: false } });
+    // Nothing reached the user: the turn's envelope (the burst's latest) fails with the
+    // reason, so the operator sees it and has one Retry; the burst's earlier ones point at it.
+    if (coalesced.length) await finishEnvelope(deps.db, coalesced, { status: "done", metadata: { replied: false, ...burst } });
+    await finishEnvelope(deps.db, envelope.id, { status: "failed", error: turnError!, metadata: { replied: false, ...burst } });
     return { sent };
   }
   // An unknown outcome is shown on the reply itself (kept in the history as possibly delivered).
-  await finishEnvelope(deps.db, envelope.id, { status: "done", metadata: { replied: outcomeUnknown ? "unknown" : sent, ...(error ? { modelError: error } : {}), ...(turnError ? { turnError } : {}) } });
+  await finishEnvelope(deps.db, [...coalesced, envelope.id], {
+    status: "done",
+    metadata: {
+      replied: outcomeUnknown ? "unknown" : sent,
+      ...(answerEnvelopeId ? { answerEnvelopeId } : {}),
+      ...burst,
+      ...(error ? { modelError: error } : {}),
+      ...(turnError ? { turnError } : {}),
+    },
+  });
   return { sent };
 }
 
 /**
- * One agent turn for an inbound chat message: build the context (the message's
- * session: main, or an interactive fork with the main session's pending updates)
- * and prompt, let the model decide whether to call `reply`, deliver at most once
- * as a native reply, and end the envelope.
+ * One agent turn for a user's inbound message, or a burst of them (`earlier`:
+ * the same session's messages that arrived before it and are still unanswered):
+ * build the context (the message's session: main, or an interactive fork with the
+ * main session's pending updates) with every message of the burst in it, let the
+ * model decide whether to call `reply`, deliver at most once as a native reply to
+ * the latest, and end every envelope of the burst.
  */
-export async function runAgentTurn(deps: TurnDeps, envelopeId: number): Promise<void> {
+export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: { id: number; messageId: number | null; attempts?: number }[] = []): Promise<void> {
   const { db } = deps;
   const envelope = await findEnvelope(db, envelopeId);
   if (!envelope || envelope.status === "done" || envelope.status === "failed") return;
   const message = envelope.messageId ? await findMessage(db, envelope.messageId) : null;
   if (!message) {
-    await finishEnvelope(db, envelopeId, { status: "failed", error: "the envelope's message is missing" });
+    await finishEnvelope(db, [...earlier.map((e) => e.id), envelopeId], { status: "failed", error: "the envelope's message is missing" });
     return;
+  }
+  if (earlier.length && earlier.some((e) => (e.attempts ?? 1) > 1)) {
+    // A crashed turn may have answered part of this burst already: those stay answered (at most once).
+    const replied = await repliedEnvelopeIds(db, earlier.map((e) => e.id));
+    const upTo = Math.max(0, ...replied);
+    const answered = earlier.filter((e) => e.id <= upTo);
+    if (answered.length) await finishEnvelope(db, answered.map((e) => e.id), { status: "done", metadata: { replied: true, recovered: true } });
+    earlier = earlier.filter((e) => e.id > upTo);
   }
   const settings = await getSettings(db);
   const delivery = {
@@ -161,15 +198,34 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number): Promise<
     await finishEnvelope(db, envelopeId, { status: "done", metadata: { replied: true, notice: "fork conflict" } });
     return;
   }
+  const coalesced = earlier.map((e) => e.id);
   if (!deps.model) {
-    await finishEnvelope(db, envelopeId, { status: "done", metadata: { skipped: "no model configured" } });
+    await finishEnvelope(db, [...coalesced, envelopeId], { status: "done", metadata: { skipped: "no model configured" } });
     return;
   }
   const input = await loadContextInput(db, { current: message, settings });
-  const context = buildContext({ current: message, ...input, settings });
-  const prompt = buildPrompt({ context, currentId: message.id, conversation: message.conversation, settings, pendingUpdates: input.pendingUpdates });
-  await executeTurn({ ...deps, model: deps.model }, { envelope, conversationId: message.conversationId, forkId: message.forkId, prompt, delivery });
+  // Every message of the burst is in the prompt, even beyond the recency window, and
+  // the gap note measures the silence before the burst began.
+  const burst = await findStoredMessages(db, earlier.flatMap((e) => (e.messageId === null ? [] : [e.messageId])));
+  const first = burst[0] ?? message;
+  const previous = burst.length ? (input.recent.find((m) => m.id !== first.id && !burst.some((b) => b.id === m.id) && m.sentAt <= first.sentAt) ?? null) : input.previous;
+  const context = buildContext({ current: message, ...input, recent: [...input.recent, ...burst], previous, settings });
+  const prompt = buildPrompt({
+    context,
+    currentId: message.id,
+    conversation: message.conversation,
+    settings,
+    pendingUpdates: input.pendingUpdates,
+    extraSystem: burstNote(burst.length + 1),
+  });
+  await executeTurn({ ...deps, model: deps.model }, { envelope, conversationId: message.conversationId, forkId: message.forkId, prompt, delivery, coalesced });
   if (message.forkId) await updateFork(db, message.forkId, { lastActivityAt: new Date() });
+}
+
+/** Several messages arrived together: the model answers them once. */
+export function burstNote(count: number): string[] {
+  if (count < 2) return [];
+  return [`The user sent the last ${count} messages in a row before you answered. Answer them together, in one reply.`];
 }
 
 export type { Settings };

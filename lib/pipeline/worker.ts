@@ -1,45 +1,66 @@
 import { randomUUID } from "node:crypto";
+import { RateLimitedError } from "../agent/call-limits";
 import type { Db } from "../db/client";
-import { claimEnvelope, findClaimable, finishEnvelope, nextDueAt, retryEnvelopeLater } from "../db/envelopes";
+import { claimTurns, deferEnvelopes, hasDueWork, renewLeases, type ClaimedTurn } from "../db/claim";
+import { finishEnvelope, retryEnvelopeLater } from "../db/envelopes";
 import { log } from "../log";
+import { planTurn } from "./turn-plan";
+
+export type { ClaimedTurn };
+
+/** What the worker reads before every drain: an operator's change applies at once, no restart. */
+export type WorkerLimits = {
+  /** Conversations run at once (each one strictly in order). */
+  turns: number;
+  /** Quiet time after a user's last message before the turn starts. */
+  debounceMs: number;
+};
 
 export type WorkerDeps = {
   db: Db;
-  /** Runs one claimed envelope; throws to ask for a retry. */
-  run: (envelope: { id: number; to: string; messageId: number | null }) => Promise<void>;
+  /** Runs one claimed turn (one envelope, or a burst of one conversation's messages); throws to ask for a retry. */
+  run: (turn: ClaimedTurn) => Promise<void>;
   /** How long a claim holds before another worker may take the envelope over. */
   leaseMs: number;
   maxAttempts: number;
   /** Delay before attempt n+1 after n failed attempts. */
   backoffMs: (attempts: number) => number;
+  limits: () => Promise<WorkerLimits>;
+  /** When the model's provider is paused by a rate limit (its turns wait; channel mail goes on). */
+  modelPausedUntil?: () => Date | null;
   /** Housekeeping on every timer tick (fork idle timeouts and expiry). */
   onTick?: () => Promise<void>;
-  /** PostgreSQL: serialize claims per conversation across instances with an advisory lock. */
-  advisoryLock?: boolean;
   /** The longest sleep between ticks when nothing is due (default 30 s). */
   pollMs?: number;
-  /** Conversations processed at once (each one strictly in order). */
-  concurrency?: number;
   now?: () => Date;
 };
 
 const SAFETY_POLL_MS = 30_000;
+const HOUSEKEEPING_MS = 10_000;
 
 /**
- * Drains due envelopes after each webhook (kick) and at the next due time (a
- * timer, not busy polling). Each conversation's envelopes run one at a time, in
- * order; different conversations run in parallel. Claims are conditional updates
- * with a lease, so several instances can share one database and a crashed
- * worker's envelope is taken over once its lease runs out.
+ * Runs the envelope queue: many conversations at once (up to the `turns` limit),
+ * each strictly in order, claimed fairly (lib/db/claim.ts: oldest wait first,
+ * round-robin), with a user's burst of messages taken into one turn once it has
+ * been quiet for the debounce (lib/pipeline/turn-plan.ts). It drains after each
+ * finished turn and kick, and otherwise sleeps until the next due time (a timer,
+ * not busy polling). Claims are leases, so several instances can share one
+ * database and a crashed worker's envelopes are taken over once the lease runs out.
  */
 export class EnvelopeWorker {
   readonly id = `worker-${randomUUID().slice(0, 8)}`;
-  private readonly busy = new Set<number | null>();
+  private readonly busy = new Set<number>();
+  private readonly running = new Set<Promise<void>>();
+  private served: { conversationId: number; at: Date }[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
   private draining: Promise<void> | undefined;
   private again = false;
   private stopped = false;
-  private readonly running = new Set<Promise<void>>();
+  private limits: WorkerLimits = { turns: 1, debounceMs: 0 };
+  private housekeptAt = 0;
+  private housekeeping: Promise<void> | undefined;
+  private renewal: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: WorkerDeps) {}
 
@@ -55,10 +76,18 @@ export class EnvelopeWorker {
   async stop() {
     this.stopped = true;
     clearTimeout(this.timer);
-    await Promise.allSettled([...this.running]);
+    clearInterval(this.renewal);
+    this.renewal = undefined;
+    this.timerAt = Infinity;
+    await Promise.allSettled([...this.running, this.draining, this.housekeeping]);
   }
 
-  /** Something new may be due: drain soon (coalesced). */
+  /** Turns running here and the limits in force, for the dashboard. */
+  load() {
+    return { running: this.running.size, ...this.limits };
+  }
+
+  /** Something may be due now: drain soon (coalesced). */
   kick() {
     if (this.stopped) return;
     if (this.draining) {
@@ -72,73 +101,134 @@ export class EnvelopeWorker {
         if (this.again) {
           this.again = false;
           this.kick();
-        } else void this.schedule();
+        }
       });
   }
 
   /**
+   * A user's message was stored: its turn is due once the debounce has passed
+   * (a burst's next message moves that on), so wake then instead of draining now.
+   */
+  messageArrived() {
+    if (this.limits.debounceMs <= 0) this.kick();
+    else this.wakeAt(this.now().getTime() + this.limits.debounceMs);
+  }
+
+  /**
    * Resolves when nothing is running and nothing is due within `horizonMs`
-   * (retries back off briefly): for tests and graceful shutdown.
+   * (debounce and short retries included): for tests and graceful shutdown.
    */
   async idle(horizonMs = 1_000): Promise<void> {
     for (;;) {
       await this.draining;
       await Promise.allSettled([...this.running]);
       if (this.draining || this.running.size > 0) continue;
-      const soon = await findClaimable(this.deps.db, new Date(this.now().getTime() + horizonMs), 1);
-      if (soon.length === 0) return;
+      if (!(await hasDueWork(this.deps.db, new Date(this.now().getTime() + horizonMs)))) return;
       this.kick();
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
 
   private async drain() {
-    const limit = this.deps.concurrency ?? 4;
+    this.limits = await this.deps.limits();
     const now = this.now();
-    // A few candidates per free slot: enough to skip busy conversations, without
-    // a query per pending envelope on every kick.
-    const candidates = await findClaimable(this.deps.db, now, (limit - this.running.size) * 4);
-    for (const c of candidates) {
-      if (this.stopped || this.running.size >= limit) break;
-      if (this.busy.has(c.conversationId)) continue;
-      if (!(await claimEnvelope(this.deps.db, c, this.id, now, this.deps.leaseMs, { advisoryLock: this.deps.advisoryLock ?? false }))) continue;
-      this.busy.add(c.conversationId);
-      const task = this.execute({ id: c.id, to: c.to, messageId: c.messageId, attempts: c.attempts + 1 }).finally(() => {
-        this.busy.delete(c.conversationId);
+    this.housekeep(now.getTime());
+    const served = this.served.splice(0);
+    const paused = this.deps.modelPausedUntil?.() ?? null;
+    let result;
+    try {
+      result = await claimTurns(this.deps.db, {
+        worker: this.id,
+        now,
+        leaseMs: this.deps.leaseMs,
+        take: this.limits.turns - this.running.size,
+        busy: this.busy,
+        served,
+        channelMailOnly: paused !== null,
+        plan: (queue) => planTurn(queue, { now, debounceMs: this.limits.debounceMs, modelPausedUntil: paused }),
+      });
+    } catch (error) {
+      this.served.unshift(...served);
+      this.wakeAt(now.getTime() + 1_000);
+      throw error;
+    }
+    for (const turn of result.turns) {
+      if (this.stopped) break;
+      const conversationId = turn.conversationId;
+      if (conversationId !== null) this.busy.add(conversationId);
+      const task = this.execute(turn).finally(() => {
+        if (conversationId !== null) {
+          this.busy.delete(conversationId);
+          this.served.push({ conversationId, at: this.now() });
+        }
         this.running.delete(task);
+        if (this.running.size === 0) {
+          clearInterval(this.renewal);
+          this.renewal = undefined;
+        }
         this.kick();
       });
       this.running.add(task);
     }
+    if (this.running.size > 0 && !this.renewal) {
+      // While turns run, their leases are renewed: only a dead worker's claims run out.
+      this.renewal = setInterval(() => {
+        renewLeases(this.deps.db, this.id, new Date(this.now().getTime() + this.deps.leaseMs)).catch((error) => log.error("worker.renew_failed", { error }));
+      }, Math.max(1_000, this.deps.leaseMs / 3));
+      this.renewal.unref?.();
+    }
+    const wake = [result.wakeAt?.getTime(), paused?.getTime()].filter((t): t is number => t !== undefined);
+    this.wakeAt(wake.length ? Math.min(...wake) : Infinity, true);
   }
 
-  private async execute(envelope: { id: number; to: string; messageId: number | null; attempts: number }) {
+  private async execute(turn: ClaimedTurn) {
+    const ids = turn.envelopes.map((e) => e.id);
     try {
-      await this.deps.run(envelope);
+      await this.deps.run(turn);
     } catch (error) {
       const message = (error as Error).message ?? String(error);
-      if (envelope.attempts < this.deps.maxAttempts) {
-        const at = new Date(this.now().getTime() + this.deps.backoffMs(envelope.attempts));
-        log.warn("worker.retry", { envelopeId: envelope.id, attempts: envelope.attempts, error: message });
-        await retryEnvelopeLater(this.deps.db, envelope.id, at, message);
+      if (error instanceof RateLimitedError) {
+        // The provider's limit, not the envelopes' fault: back at the pause's end, no attempt counted.
+        log.warn("worker.rate_limited", { envelopeIds: ids, until: error.until.toISOString() });
+        await deferEnvelopes(this.deps.db, ids, error.until, error.message);
+        return;
+      }
+      const attempts = Math.max(...turn.envelopes.map((e) => e.attempts));
+      if (attempts < this.deps.maxAttempts) {
+        const at = new Date(this.now().getTime() + this.deps.backoffMs(attempts));
+        log.warn("worker.retry", { envelopeIds: ids, attempts, error: message });
+        for (const id of ids) await retryEnvelopeLater(this.deps.db, id, at, message);
       } else {
-        log.error("worker.failed", { envelopeId: envelope.id, attempts: envelope.attempts, error: message });
-        await finishEnvelope(this.deps.db, envelope.id, { status: "failed", error: `gave up after ${envelope.attempts} attempts: ${message}` });
+        log.error("worker.failed", { envelopeIds: ids, attempts, error: message });
+        for (const id of ids) await finishEnvelope(this.deps.db, id, { status: "failed", error: `gave up after ${attempts} attempts: ${message}` });
       }
     }
   }
 
-  private async schedule() {
+  /**
+   * Sets the timer to `at` if that is sooner than the one set (or, after a drain,
+   * replaces it: the drain saw everything that is due later). Never sleeps longer
+   * than the safety poll, which also runs housekeeping.
+   */
+  private wakeAt(at: number, replace = false) {
     if (this.stopped) return;
-    clearTimeout(this.timer);
-    const now = this.now();
-    const next = await nextDueAt(this.deps.db, now).catch(() => null);
+    const now = this.now().getTime();
     const poll = this.deps.pollMs ?? SAFETY_POLL_MS;
-    const wait = next ? Math.min(Math.max(next.getTime() - now.getTime(), 10), poll) : poll;
+    const target = Math.min(Math.max(at, now + 10), now + poll);
+    if (!replace && target >= this.timerAt) return;
+    clearTimeout(this.timer);
+    this.timerAt = target;
     this.timer = setTimeout(() => {
-      this.deps.onTick?.().catch((error) => log.error("worker.tick_failed", { error }));
+      this.timerAt = Infinity;
       this.kick();
-    }, wait);
+    }, target - now);
     this.timer.unref?.();
+  }
+
+  /** Housekeeping (fork timeouts, stale sends) at most every few seconds, however busy the queue is. */
+  private housekeep(now: number) {
+    if (!this.deps.onTick || now - this.housekeptAt < Math.min(this.deps.pollMs ?? SAFETY_POLL_MS, HOUSEKEEPING_MS)) return;
+    this.housekeptAt = now;
+    this.housekeeping = this.deps.onTick().catch((error) => log.error("worker.tick_failed", { error }));
   }
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { limitModel, ProviderGate } from "../agent/call-limits";
 import { modelFromEnv, type ModelHandle } from "../agent/model";
 import { ensureBootstrapOperator, newSetupCode } from "../auth/operators";
 import { createTelegramChannel, type TelegramChannel } from "../channels/telegram/adapter";
@@ -14,6 +15,8 @@ import { dispatchEnvelope } from "../pipeline/dispatch";
 import { housekeeping } from "../pipeline/housekeeping";
 import { ingestEvent } from "../pipeline/ingest";
 import { EnvelopeWorker } from "../pipeline/worker";
+import { getSettings } from "../settings/store";
+import { throughput } from "../settings/throughput";
 
 /**
  * Everything a request handler needs, built once per process and kept on
@@ -26,6 +29,8 @@ export type AppContext = {
   telegram: TelegramChannel;
   channels: Record<string, ChannelAdapter>;
   model: ModelHandle | null;
+  /** The model provider's call limits (concurrency, rate-limit pause); null without a model. */
+  gate: ProviderGate | null;
   worker: EnvelopeWorker;
   /** What pipeline steps need: database, channels, model, model timeout. */
   turnDeps: { db: Db; channels: Record<string, ChannelAdapter>; model: ModelHandle | null; timeoutMs: number };
@@ -60,7 +65,9 @@ export async function createApp(e: Env, db: Db, overrides: AppOverrides = {}): P
   const channels: Record<string, ChannelAdapter> = { telegram };
   // LINE is on only with its access token (and secret); else its webhook answers 503.
   if (e.LINE_CHANNEL_ACCESS_TOKEN) channels.line = createLineChannel({ accessToken: e.LINE_CHANNEL_ACCESS_TOKEN, apiRoot: e.LINE_API_ROOT });
-  const model = overrides.model !== undefined ? overrides.model : modelFromEnv(e);
+  const configured = overrides.model !== undefined ? overrides.model : modelFromEnv(e);
+  const gate = configured ? new ProviderGate(configured.provider, e.LLM_CONCURRENCY) : null;
+  const model = configured && gate ? limitModel(configured, gate) : null;
   const timeoutMs = e.LLM_TIMEOUT_SECONDS * 1000;
   const turnDeps = { db, channels, model, timeoutMs };
   // Longer than a whole turn (three model steps), so a live turn is never taken over.
@@ -69,7 +76,13 @@ export async function createApp(e: Env, db: Db, overrides: AppOverrides = {}): P
     db,
     run: (envelope) => dispatchEnvelope(turnDeps, envelope),
     onTick: () => housekeeping(turnDeps, leaseMs),
-    advisoryLock: e.DATABASE_URL.startsWith("postgres"),
+    // Read before every drain (settings are cached for a second): a change applies without a restart.
+    limits: async () => {
+      const limits = throughput(await getSettings(db), e);
+      gate?.setLimit(limits.modelConcurrency);
+      return { turns: limits.turnConcurrency, debounceMs: limits.burstDebounceMs };
+    },
+    modelPausedUntil: () => gate?.pausedUntil() ?? null,
     pollMs: overrides.pollMs,
     leaseMs,
     maxAttempts: 4,
@@ -83,8 +96,8 @@ export async function createApp(e: Env, db: Db, overrides: AppOverrides = {}): P
   });
   const ingest = async (event: Exclude<InboundEvent, { type: "ignored" }>) => {
     const result = await ingestEvent(db, event, { modelConfigured: model !== null });
-    // Only a pending envelope gives the worker work; a kick costs two queries.
-    if (result.status === "stored" && result.answer) worker.kick();
+    // Only a pending envelope gives the worker work; its turn is due after the burst debounce.
+    if (result.status === "stored" && result.answer) worker.messageArrived();
     return result;
   };
   const lineWebhook =
@@ -95,7 +108,7 @@ export async function createApp(e: Env, db: Db, overrides: AppOverrides = {}): P
   // In the background, bounded: the webhook answers 503 until the bot's identity is known.
   telegram.identity().catch(() => {});
   const setupCode = e.SETUP_CODE ?? newSetupCode();
-  return { env: e, db, telegram, channels, model, worker, turnDeps, telegramSecret, telegramWebhook, lineWebhook, setupCode };
+  return { env: e, db, telegram, channels, model, gate, worker, turnDeps, telegramSecret, telegramWebhook, lineWebhook, setupCode };
 }
 
 async function build(): Promise<AppContext> {

@@ -3,7 +3,9 @@ import type { AddressInfo } from "node:net";
 
 export type ChatRequest = { model: string; messages: { role: string; content: unknown; tool_calls?: unknown }[]; tools?: unknown[] };
 /** What the fake model does for a request that is not a tool result: reply with text, or stay silent. */
-export type Script = (request: ChatRequest) => ({ reply: string } | { silent: true } | { status: number }) & { delayMs?: number };
+export type Script = (
+  request: ChatRequest,
+) => ({ reply: string } | { silent: true } | { status: number; headers?: Record<string, string> }) & { delayMs?: number; until?: Promise<unknown> };
 
 async function readJson(req: IncomingMessage) {
   const chunks: Buffer[] = [];
@@ -40,7 +42,11 @@ export async function startFakeLlm(script: Script = () => ({ reply: "Hello from 
     if (last?.role === "tool") return send(200, completion({ content: "" }, "stop"));
     const action = current(body);
     if (action.delayMs) await new Promise((resolve) => setTimeout(resolve, action.delayMs));
-    if ("status" in action) return send(action.status, { error: { message: "fake model failure", type: "server_error" } });
+    if (action.until) await action.until;
+    if ("status" in action) {
+      res.writeHead(action.status, { "content-type": "application/json", ...action.headers });
+      return res.end(JSON.stringify({ error: { message: "fake model failure", type: action.status === 429 ? "rate_limit_error" : "server_error" } }));
+    }
     if ("silent" in action) return send(200, completion({ content: "(no reply needed)" }, "stop"));
     // Without tools (summaries), answer in plain text.
     if (!body.tools?.length) return send(200, completion({ content: action.reply }, "stop"));

@@ -6,6 +6,7 @@ import { useState } from "react";
 import { api } from "../_lib/api";
 import { clock } from "../_lib/time";
 import type { Envelope } from "../_lib/types";
+import { QueuePanel } from "./queue-panel";
 import { StatusBadge } from "./status-badge";
 
 /** Every envelope, newest first, filtered by status, address and due time. */
@@ -22,6 +23,7 @@ export function EnvelopeList() {
   return (
     <>
       <h1>Envelopes</h1>
+      <QueuePanel />
       <div className="row" style={{ marginBottom: 12 }}>
         <select aria-label="Status" value={status} onChange={(e) => setStatus(e.target.value)} style={{ maxWidth: 160 }}>
           <option value="">any status</option>

@@ -19,7 +19,11 @@ type Settings = {
   agentName: string;
   agentInstructions: string;
   agentBindings: Record<string, string[]>;
+  turnConcurrency: number | null;
+  modelConcurrency: number | null;
+  burstDebounceMs: number | null;
 };
+type Limits = { turnConcurrency: number; modelConcurrency: number; burstDebounceMs: number };
 type Change = { id: number; key: string; oldValue: unknown; newValue: unknown; changedBy: string; createdAt: string };
 
 const NUMBERS: { key: keyof Settings; label: string; help: string }[] = [
@@ -32,10 +36,17 @@ const NUMBERS: { key: keyof Settings; label: string; help: string }[] = [
   { key: "forkIdleMinutes", label: "Fork idle timeout (minutes)", help: "Idle interactive forks are warned, then closed." },
 ];
 
+const THROUGHPUT: { key: keyof Limits; label: string; help: string }[] = [
+  { key: "turnConcurrency", label: "Conversations answered at once", help: "Per instance; each conversation stays in order." },
+  { key: "modelConcurrency", label: "Model calls at once", help: "Per provider and instance; a 429 pauses it for Retry-After." },
+  { key: "burstDebounceMs", label: "Burst debounce (ms)", help: "Quiet time after a user's last message, so a burst gets one answer. 0 = none." },
+];
+
 export function SettingsForm() {
   const client = useQueryClient();
   const query = useQuery({ queryKey: ["settings"], queryFn: () => api<{ settings: Settings; changes: Change[] }>("/settings") });
   const status = useQuery({ queryKey: ["status"], queryFn: () => api<StatusInfo>("/status") });
+  const queue = useQuery({ queryKey: ["queue-limits"], queryFn: () => api<{ limits: Limits }>("/queue") });
   const [draft, setDraft] = useState<Settings | null>(null);
   useEffect(() => {
     if (query.data && !draft) setDraft(query.data.settings);
@@ -45,6 +56,7 @@ export function SettingsForm() {
     onSuccess: (data) => {
       setDraft(data.settings);
       void client.invalidateQueries({ queryKey: ["settings"] });
+      void client.invalidateQueries({ queryKey: ["queue-limits"] });
     },
   });
 
@@ -78,6 +90,25 @@ export function SettingsForm() {
               />
               <div id={`${key}-help`} className="muted">
                 {help}
+              </div>
+              {fieldError(key) && <div className="error" role="alert">{fieldError(key)}</div>}
+            </div>
+          ))}
+          <h2>Throughput</h2>
+          {THROUGHPUT.map(({ key, label, help }) => (
+            <div key={key}>
+              <label htmlFor={key}>{label}</label>
+              <input
+                id={key}
+                type="number"
+                min={key === "burstDebounceMs" ? 0 : 1}
+                placeholder={queue.data ? `server default: ${queue.data.limits[key]}` : "server default"}
+                value={draft[key] === null ? "" : String(draft[key])}
+                onChange={(e) => setDraft({ ...draft, [key]: e.target.value === "" ? null : Number(e.target.value) })}
+                aria-describedby={`${key}-help`}
+              />
+              <div id={`${key}-help`} className="muted">
+                {help} Empty: the server's environment. In force now: {queue.data?.limits[key] ?? "…"}.
               </div>
               {fieldError(key) && <div className="error" role="alert">{fieldError(key)}</div>}
             </div>

@@ -10,8 +10,10 @@ export const GET = withOperator(async ({ ctx }) => {
   return json({ settings, changes });
 });
 
-/** Partial update; takes effect on the next message, on every instance. */
+/** Partial update; takes effect on the next message, on every instance (this one's worker looks again now: limits may have grown). */
 export const PATCH = withOperator(async ({ request, ctx, caller }) => {
   const update = await readJson(request, settingsUpdateSchema, 64 * 1024);
-  return json({ settings: await updateSettings(ctx.db, update, caller.operator.name) });
+  const settings = await updateSettings(ctx.db, update, caller.operator.name);
+  ctx.worker.kick();
+  return json({ settings });
 });

@@ -1,0 +1,225 @@
+// Time to answer at the speed of the model, on a production build: N private
+// chats each send one message at once; a loopback OpenAI-compatible model answers
+// every call after a fixed latency L with a `reply` tool call; a loopback Bot API
+// records each sendMessage. Per chat: the time from the webhook's 200 to the bot's
+// sendMessage, reported as p50/p99 and as a ratio to L. D is the configured burst
+// debounce, which every first answer waits by design. Cases:
+//   1,000 chats on SQLite (plus the server's peak RSS);
+//   the same on PostgreSQL with two instances sharing the database (BENCH_DATABASE_URL or TEST_DATABASE_URL);
+//   one chat with 200 queued messages plus 100 fresh chats (fairness);
+//   a burst of 5 messages within 1 s in one chat (one model call, one answer).
+// The worker limits are set to the load (WORKER_CONCURRENCY, LLM_CONCURRENCY): they are the operator's knobs.
+import { readFileSync } from "node:fs";
+import { body, fakeBotApi, listen } from "./loopback.ts";
+import { benchPostgres, POSTGRES_SKIPPED } from "./postgres.ts";
+import { startServer } from "./server.mts";
+import { report, round, summarize } from "./stats.ts";
+
+const PORTS = [Number(process.env.BENCH_PORT ?? 3950), Number(process.env.BENCH_PORT_2 ?? 3951)];
+const CHATS = Number(process.env.BENCH_CHATS ?? 1000);
+const L = Number(process.env.BENCH_MODEL_LATENCY_MS ?? 2000);
+const D = Number(process.env.BENCH_DEBOUNCE_MS ?? 1000);
+/** Webhook requests in flight at once, as a platform delivers them (Telegram allows up to 100 connections). */
+const IN_FLIGHT = 100;
+const SECRET = "bench-secret";
+const TARGET_MS = 1.5 * L + D;
+const target = `p99 ≤ 1.5 × L + D = ${TARGET_MS} ms`;
+
+
+/** Every model call, by the chat it came from (the sender's name is `C<chat id>`), with its prompt text. */
+let calls: { chat: number; prompt: string; at: number }[] = [];
+let inFlight = 0;
+let maxInFlight = 0;
+const llm = await listen(async (req, res) => {
+  const payload = await body(req);
+  const last = payload.messages.at(-1);
+  const base = { id: "x", object: "chat.completion", created: 0, model: "slow", usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } };
+  res.setHeader("content-type", "application/json");
+  if (last.role === "tool") return res.end(JSON.stringify({ ...base, choices: [{ index: 0, message: { role: "assistant", content: "" }, finish_reason: "stop" }] }));
+  const prompt = payload.messages.map((m: { content: unknown }) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n");
+  const chat = Number(/from C(\d+)/.exec(String(last.content))?.[1] ?? 0);
+  calls.push({ chat, prompt, at: performance.now() });
+  inFlight += 1;
+  maxInFlight = Math.max(maxInFlight, inFlight);
+  await new Promise((r) => setTimeout(r, L));
+  inFlight -= 1;
+  const message = { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "reply", arguments: '{"message":"ok"}' } }] };
+  res.end(JSON.stringify({ ...base, choices: [{ index: 0, message, finish_reason: "tool_calls" }] }));
+});
+
+/** sendMessage times by chat. */
+let sends = new Map<number, number[]>();
+let nextId = 900_000;
+const telegram = await fakeBotApi((payload) => {
+  const chat = Number(payload.chat_id);
+  sends.set(chat, [...(sends.get(chat) ?? []), performance.now()]);
+  return { message_id: nextId++, date: Math.floor(Date.now() / 1000), chat: { id: chat, type: "private" }, text: payload.text };
+});
+
+let updateId = 1;
+const update = (chat: number, text: string) => {
+  const id = updateId++;
+  return JSON.stringify({ update_id: id, message: { message_id: id, date: Math.floor(Date.now() / 1000), chat: { id: chat, type: "private", first_name: `C${chat}` }, from: { id: chat, is_bot: false, first_name: `C${chat}` }, text } });
+};
+
+/** Posts the updates with IN_FLIGHT requests at a time, round-robin over the servers; resolves with each chat's 200 time. */
+async function post(bases: string[], updates: { chat: number; text: string }[]) {
+  const acked = new Map<number, number>();
+  let next = 0;
+  const worker = async () => {
+    while (next < updates.length) {
+      const i = next++;
+      const { chat, text } = updates[i];
+      const response = await fetch(`${bases[i % bases.length]}/api/webhooks/telegram`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET },
+        body: update(chat, text),
+      });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`webhook answered ${response.status}`);
+      acked.set(chat, performance.now());
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, updates.length) }, worker));
+  return acked;
+}
+
+async function waitForAnswers(chats: number[], timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (chats.some((c) => !sends.has(c)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, L + 500)); // anything answered twice would show by now
+}
+
+/** Peak resident memory of the server process tree below `pid` (start script → next start), in MiB. */
+function peakRssMiB(pid: number): number {
+  const children = (p: number): number[] => {
+    try {
+      return readFileSync(`/proc/${p}/task/${p}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number).flatMap((c) => [c, ...children(c)]);
+    } catch {
+      return [];
+    }
+  };
+  const peaks = children(pid).map((p) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? 0));
+  return Math.round(Math.max(0, ...peaks) / 1024);
+}
+
+function env(databaseUrl?: string) {
+  return {
+    TELEGRAM_WEBHOOK_SECRET: SECRET,
+    TELEGRAM_BOT_TOKEN: "1:bench",
+    TELEGRAM_API_ROOT: telegram.url,
+    LLM_PROVIDER: "openai-compatible",
+    LLM_MODEL: "slow",
+    LLM_BASE_URL: `${llm.url}/v1`,
+    WORKER_CONCURRENCY: String(CHATS + 100),
+    LLM_CONCURRENCY: String(CHATS + 100),
+    BURST_DEBOUNCE_MS: String(D),
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  };
+}
+
+function reset() {
+  calls = [];
+  sends = new Map();
+  maxInFlight = 0;
+}
+
+/** Latency per chat from its 200 to its (first) sendMessage; every chat answered exactly once. */
+function latencies(chats: number[], acked: Map<number, number>) {
+  const samples = chats.filter((c) => sends.has(c)).map((c) => sends.get(c)![0] - acked.get(c)!);
+  const once = chats.filter((c) => sends.get(c)?.length === 1).length;
+  return { s: summarize(samples), once, unanswered: chats.filter((c) => !sends.has(c)).length, twice: chats.filter((c) => (sends.get(c)?.length ?? 0) > 1).length };
+}
+
+function reportLatency(label: string, chats: number[], acked: Map<number, number>, extra: string) {
+  const { s, once, unanswered, twice } = latencies(chats, acked);
+  // Where the time goes: 200 → the model call starts (debounce, claim, context), and the call's end → sendMessage.
+  const firstCall = new Map<number, number>();
+  for (const c of calls) if (!firstCall.has(c.chat)) firstCall.set(c.chat, c.at);
+  const before = summarize(chats.filter((c) => firstCall.has(c)).map((c) => firstCall.get(c)! - acked.get(c)!));
+  const after = summarize(chats.filter((c) => firstCall.has(c) && sends.has(c)).map((c) => sends.get(c)![0] - firstCall.get(c)! - L));
+  extra += `; 200 → model call p50 ${before.p50} ms, p99 ${before.p99} ms; model answer → sendMessage p50 ${after.p50} ms, p99 ${after.p99} ms`;
+  const ratio = (v: number) => round(v / L, 2);
+  const allOnce = once === chats.length;
+  const note = `L = ${L} ms, D = ${D} ms; p50 ${s.p50} ms (${ratio(s.p50)} × L), p99 ${s.p99} ms (${ratio(s.p99)} × L), max ${s.max} ms; answered exactly once: ${once}/${chats.length} (unanswered ${unanswered}, twice ${twice}); model calls in flight at most ${maxInFlight}; ${extra}`;
+  report({ bench: "answer latency", case: label, metric: "p50 time to answer", value: s.p50, unit: "ms", baseline: L, ratio: ratio(s.p50), note });
+  report({ bench: "answer latency", case: label, metric: "p99 time to answer", value: s.p99, unit: "ms", baseline: L, ratio: ratio(s.p99), target: `${target}, each chat answered once`, met: s.p99 <= TARGET_MS && allOnce });
+}
+
+const chatsFrom = (first: number, n: number) => Array.from({ length: n }, (_, i) => first + i);
+
+async function manyChats(label: string, bases: string[], pids: number[], first: number) {
+  reset();
+  const chats = chatsFrom(first, CHATS);
+  const acked = await post(bases, chats.map((chat) => ({ chat, text: `hello from ${chat}` })));
+  await waitForAnswers(chats, 120_000);
+  const rss = pids.map(peakRssMiB);
+  reportLatency(label, chats, acked, `peak server RSS ${rss.map((r) => `${r} MiB`).join(" + ")}; ${calls.length} model calls`);
+  report({ bench: "answer latency", case: label, metric: "server peak RSS", value: Math.max(...rss), unit: "MiB", note: `${pids.length} instance(s): ${rss.join(", ")} MiB` });
+}
+
+async function fairness(bases: string[], first: number) {
+  reset();
+  const busy = first;
+  // 200 messages queued in one chat (sent before anything else) …
+  await post(bases, Array.from({ length: 200 }, (_, i) => ({ chat: busy, text: `queued ${i}` })));
+  // … then 100 fresh chats, one message each.
+  const fresh = chatsFrom(first + 1, 100);
+  const acked = await post(bases, fresh.map((chat) => ({ chat, text: `fresh ${chat}` })));
+  await waitForAnswers([...fresh, busy], 120_000);
+  reportLatency("1 chat with 200 queued + 100 fresh chats: the fresh chats", fresh, acked, `the busy chat got ${sends.get(busy)?.length ?? 0} answers from ${calls.filter((c) => c.chat === busy).length} model calls for its 200 messages`);
+}
+
+async function burst(base: string, chat: number) {
+  reset();
+  const texts = Array.from({ length: 5 }, (_, i) => `burst part ${i + 1} of 5`);
+  const started = performance.now();
+  for (const text of texts) {
+    await post([base], [{ chat, text }]);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const spread = Math.round(performance.now() - started - 200);
+  await waitForAnswers([chat], 30_000);
+  const mine = calls.filter((c) => c.chat === chat);
+  const holdsAll = mine.length === 1 && texts.every((t) => mine[0].prompt.includes(t));
+  const answers = sends.get(chat)?.length ?? 0;
+  report({
+    bench: "answer latency",
+    case: `burst of 5 messages within ${spread} ms, one chat`,
+    metric: "model calls / answers",
+    value: mine.length,
+    unit: "call(s)",
+    target: "1 call holding all 5 messages, 1 answer",
+    met: holdsAll && answers === 1,
+    note: `${mine.length} model call(s), ${answers} answer(s); the call's prompt ${holdsAll ? "holds" : "does not hold"} all 5 messages`,
+  });
+}
+
+try {
+  const sqlite = await startServer(PORTS[0], env());
+  try {
+    await burst(sqlite.base, 1);
+    await manyChats(`${CHATS} chats at once, SQLite`, [sqlite.base], [sqlite.pid], 10_000);
+    await fairness([sqlite.base], 20_000);
+  } finally {
+    await sqlite.stop();
+  }
+  const postgres = await benchPostgres();
+  if (!postgres) console.error(POSTGRES_SKIPPED);
+  else {
+    try {
+      const a = await startServer(PORTS[0], env(postgres.url));
+      const b = await startServer(PORTS[1], env(postgres.url));
+      try {
+        await manyChats(`${CHATS} chats at once, PostgreSQL, two instances`, [a.base, b.base], [a.pid, b.pid], 30_000);
+      } finally {
+        await Promise.all([a.stop(), b.stop()]);
+      }
+    } finally {
+      await postgres.drop();
+    }
+  }
+} finally {
+  llm.close();
+  telegram.close();
+}

@@ -1,0 +1,221 @@
+import type { Db } from "./client";
+import { inJsonList, jsonList as list, sqlTransaction, type SqlRunner } from "./sql";
+
+/**
+ * The worker's queue queries, all here: which conversations wait longest, the
+ * claim of their next turns, putting turns back, and when to look again.
+ * What forms a turn (bursts, debounce) is decided by the caller's `plan`.
+ */
+
+/** One waiting envelope of a conversation's queue, oldest first. */
+export type QueuedEnvelope = {
+  id: number;
+  to: string;
+  messageId: number | null;
+  forkId: number | null;
+  createdAt: Date;
+  deliverAt: Date | null;
+  /** Fork conflicts are answered with a notice, alone. */
+  forkConflict: boolean;
+};
+
+/** Take these envelopes as one turn now, or look again at a time (debounce, backoff, rate limit). */
+export type QueuePlan = { take: QueuedEnvelope[] } | { waitUntil: Date } | null;
+
+/** A claimed turn: one or more envelopes of one conversation (a burst), oldest first. */
+export type ClaimedTurn = {
+  conversationId: number | null;
+  envelopes: { id: number; to: string; messageId: number | null; forkId: number | null; attempts: number }[];
+};
+
+export type ClaimOptions = {
+  /** Recorded in claimedBy. */
+  worker: string;
+  now: Date;
+  leaseMs: number;
+  /** Free slots: at most this many turns. */
+  take: number;
+  /** Conversations this worker runs right now (never two turns of one conversation). */
+  busy: ReadonlySet<number>;
+  /** Conversations whose turn just ended here: their wait starts again now (round-robin). */
+  served: { conversationId: number; at: Date }[];
+  /** Only channel mail (the model is paused by a rate limit: its turns wait). */
+  channelMailOnly: boolean;
+  plan: (queue: QueuedEnvelope[]) => QueuePlan;
+};
+
+export type ClaimResult = {
+  turns: ClaimedTurn[];
+  /** The earliest time a turn seen here becomes due (debounce, backoff), or scheduled mail or a lease falls due. */
+  wakeAt: Date | null;
+};
+
+// The in-process agent runs chat turns (agent envelopes carrying a message) and
+// channel sends; other agent mail waits for its reader (POST /api/v1/envelopes/receive).
+// Background tasks are agent envelopes that carry a fork. LIKE matches Prisma's startsWith.
+export const WORKER_MAIL_SQL = `("to" LIKE 'channel:%' OR ("to" LIKE 'agent:%' AND ("messageId" IS NOT NULL OR "forkId" IS NOT NULL)))`;
+const CHAT_TURN_SQL = `("to" LIKE 'agent:%' AND "messageId" IS NOT NULL)`;
+/** Claimable: pending and due, or claimed by a worker whose lease ran out (it crashed). */
+const DUE_SQL = `(("status" = 'pending' AND ("deliverAt" IS NULL OR "deliverAt" <= ?)) OR ("status" = 'processing' AND "leaseUntil" < ?))`;
+
+const toDate = (v: string | Date | null): Date | null => (v === null ? null : v instanceof Date ? v : new Date(v));
+
+type CandidateRow = { key: number; conversationId: number | null };
+type QueueRow = {
+  id: number;
+  conversationId: number;
+  to: string;
+  status: string;
+  messageId: number | null;
+  forkId: number | null;
+  createdAt: string | Date;
+  deliverAt: string | Date | null;
+  leaseUntil: string | Date | null;
+  forkConflict: number | boolean | null;
+};
+
+/**
+ * Claims the next turns, in one transaction, fairly: conversations are taken
+ * oldest wait first, where a conversation's wait counts from the later of its
+ * oldest waiting envelope and the end of its last turn (`servedAt`), so one with
+ * hundreds queued, or a busy group, takes turns with quiet chats instead of going
+ * first every time. One turn per conversation: none is claimed while any worker
+ * holds a live lease in it. On PostgreSQL each conversation is taken under a
+ * transaction-scoped advisory lock tried without waiting, so two instances claim
+ * disjoint conversations (the other's are skipped, like SKIP LOCKED); SQLite
+ * has one writer, so its transactions are serial already.
+ */
+export async function claimTurns(db: Db, o: ClaimOptions): Promise<ClaimResult> {
+  return sqlTransaction(db, async (sql) => {
+    const { now } = o;
+    for (const { conversationId, at } of o.served) {
+      await sql.run(`UPDATE "Conversation" SET "servedAt" = ? WHERE "id" = ?`, at, conversationId);
+    }
+    const result: ClaimResult = { turns: [], wakeAt: await nextWake(sql, now, o.channelMailOnly) };
+    const wake = (at: Date) => {
+      if (!result.wakeAt || at < result.wakeAt) result.wakeAt = at;
+    };
+    if (o.take <= 0) return result;
+
+    // Conversations (or single envelopes without one) with something due, oldest wait first.
+    // Those where any worker holds a live lease are left out: each runs one turn at a time.
+    const limit = o.take + o.busy.size + 32;
+    const candidates = await sql.all<CandidateRow>(
+      `SELECT q."key", q."conversationId" FROM (
+         SELECT COALESCE("conversationId", -"id") AS "key", MAX("conversationId") AS "conversationId", MIN("id") AS "head", MIN("createdAt") AS "arrived"
+         FROM "Envelope"
+         WHERE ${DUE_SQL} AND ${o.channelMailOnly ? `"to" LIKE 'channel:%'` : WORKER_MAIL_SQL}
+           AND ("conversationId" IS NULL OR "conversationId" NOT IN (
+             SELECT "conversationId" FROM "Envelope" WHERE "status" = 'processing' AND "leaseUntil" >= ? AND "conversationId" IS NOT NULL))
+         GROUP BY COALESCE("conversationId", -"id")
+       ) q LEFT JOIN "Conversation" c ON c."id" = q."conversationId"
+       ORDER BY CASE WHEN c."servedAt" > q."arrived" THEN c."servedAt" ELSE q."arrived" END, q."head"
+       LIMIT ?`,
+      now, now, now, limit,
+    );
+    let conversations = candidates.flatMap((c) => (c.conversationId !== null && !o.busy.has(c.conversationId) ? [c.conversationId] : []));
+    if (sql.dialect === "postgresql" && conversations.length > 0) {
+      // Skip conversations another instance is claiming right now; the lock ends with this transaction.
+      const locked = await sql.all<{ id: number }>(
+        `SELECT t."id" FROM (SELECT CAST(jsonb_array_elements_text(CAST(? AS jsonb)) AS int) AS "id") t WHERE pg_try_advisory_xact_lock(7301, t."id")`,
+        list(conversations),
+      );
+      const got = new Set(locked.map((r) => r.id));
+      conversations = conversations.filter((id) => got.has(id));
+    }
+
+    // Each candidate conversation's queue (live leases included, to re-check under the lock).
+    const rows = conversations.length
+      ? await sql.all<QueueRow>(
+          `SELECT "id", "conversationId", "to", "status", "messageId", "forkId", "createdAt", "deliverAt", "leaseUntil", "forkConflict" FROM (
+             SELECT "id", "conversationId", "to", "status", "messageId", "forkId", "createdAt", "deliverAt", "leaseUntil",
+               ${sql.dialect === "sqlite" ? `json_extract("metadata", '$.forkConflict')` : `CAST("metadata"->>'forkConflict' = 'true' AS int)`} AS "forkConflict",
+               ROW_NUMBER() OVER (PARTITION BY "conversationId" ORDER BY "id") AS "n"
+             FROM "Envelope"
+             WHERE ${inJsonList(sql, `"conversationId"`)} AND ${WORKER_MAIL_SQL}
+               AND (("status" = 'pending' AND ("deliverAt" IS NULL OR "deliverAt" <= ? OR ${CHAT_TURN_SQL})) OR ("status" = 'processing' AND "leaseUntil" IS NOT NULL))
+           ) q WHERE "n" <= ? ORDER BY "conversationId", "id"`,
+          list(conversations), now, 64,
+        )
+      : [];
+    const queues = new Map<number, QueueRow[]>();
+    for (const row of rows) queues.set(row.conversationId, [...(queues.get(row.conversationId) ?? []), row]);
+
+    const claim: { conversationId: number | null; ids: number[] }[] = [];
+    for (const c of candidates) {
+      if (claim.length >= o.take) break;
+      if (c.conversationId === null) {
+        claim.push({ conversationId: null, ids: [-c.key] });
+        continue;
+      }
+      const queue = queues.get(c.conversationId);
+      if (!queue || queue.some((r) => r.status === "processing" && toDate(r.leaseUntil)! >= now)) continue;
+      const plan = o.plan(
+        queue.map((r) => ({
+          id: r.id,
+          to: r.to,
+          messageId: r.messageId,
+          forkId: r.forkId,
+          createdAt: toDate(r.createdAt)!,
+          deliverAt: toDate(r.deliverAt),
+          forkConflict: Boolean(r.forkConflict),
+        })),
+      );
+      if (!plan) continue;
+      if ("waitUntil" in plan) wake(plan.waitUntil);
+      else claim.push({ conversationId: c.conversationId, ids: plan.take.map((e) => e.id) });
+    }
+    if (claim.length === 0) return result;
+
+    const claimed = await sql.all<{ id: number; to: string; messageId: number | null; forkId: number | null; attempts: number }>(
+      `UPDATE "Envelope" SET "status" = 'processing', "claimedBy" = ?, "leaseUntil" = ?, "attempts" = "attempts" + 1, "updatedAt" = ?
+       WHERE ${inJsonList(sql, `"id"`)} AND ${DUE_SQL}
+       RETURNING "id", "to", "messageId", "forkId", "attempts"`,
+      o.worker, new Date(now.getTime() + o.leaseMs), now, list(claim.flatMap((c) => c.ids)), now, now,
+    );
+    const byId = new Map(claimed.map((e) => [e.id, e]));
+    for (const c of claim) {
+      const envelopes = c.ids.map((id) => byId.get(id)).filter((e) => e !== undefined);
+      if (envelopes.length) result.turns.push({ conversationId: c.conversationId, envelopes });
+    }
+    return result;
+  });
+}
+
+/** The soonest future deliverAt of worker mail, or lease expiry, for the worker's timer. */
+async function nextWake(sql: SqlRunner, now: Date, channelMailOnly: boolean): Promise<Date | null> {
+  const row = await sql.one<{ at: string | Date | null }>(
+    `SELECT MIN("at") AS "at" FROM (
+       SELECT MIN("deliverAt") AS "at" FROM "Envelope" WHERE "status" = 'pending' AND "deliverAt" > ? AND ${channelMailOnly ? `"to" LIKE 'channel:%'` : WORKER_MAIL_SQL}
+       UNION ALL SELECT MIN("leaseUntil") AS "at" FROM "Envelope" WHERE "status" = 'processing' AND "leaseUntil" > ?
+     ) t`,
+    now, now,
+  );
+  return toDate(row?.at ?? null);
+}
+
+/**
+ * Puts a claimed turn back for later without counting the attempt (the provider
+ * rate-limited us: not the envelopes' fault).
+ */
+export async function deferEnvelopes(db: Db, ids: number[], until: Date, reason: string) {
+  await sqlTransaction(db, (sql) =>
+    sql.run(
+      `UPDATE "Envelope" SET "status" = 'pending', "deliverAt" = ?, "attempts" = CASE WHEN "attempts" > 0 THEN "attempts" - 1 ELSE 0 END,
+         "lastDeliveryError" = ?, "claimedBy" = NULL, "leaseUntil" = NULL, "updatedAt" = ?
+       WHERE ${inJsonList(sql, `"id"`)} AND "status" = 'processing'`,
+      until, reason, new Date(), list(ids),
+    ),
+  );
+}
+
+/** Extends the leases a live worker holds, so a long turn (a slow model, a queue for model slots) is never taken over. */
+export async function renewLeases(db: Db, worker: string, until: Date) {
+  await sqlTransaction(db, (sql) => sql.run(`UPDATE "Envelope" SET "leaseUntil" = ? WHERE "claimedBy" = ? AND "status" = 'processing'`, until, worker));
+}
+
+/** Whether any worker mail is due by `horizon` (tests and shutdown wait for an idle queue). */
+export async function hasDueWork(db: Db, horizon: Date): Promise<boolean> {
+  const row = await sqlTransaction(db, (sql) => sql.one(`SELECT "id" FROM "Envelope" WHERE ${DUE_SQL} AND ${WORKER_MAIL_SQL} LIMIT 1`, horizon, horizon));
+  return row !== undefined;
+}

@@ -1,0 +1,20 @@
+import type { Env } from "../env";
+import type { Settings } from "./schema";
+
+export type Throughput = {
+  /** Conversations answered at once. */
+  turnConcurrency: number;
+  /** Model calls in flight at once per provider. */
+  modelConcurrency: number;
+  /** Quiet time after a user's last message before the turn starts. */
+  burstDebounceMs: number;
+};
+
+/** The limits in force: the settings page's value where an operator set one, else the server's environment. */
+export function throughput(settings: Pick<Settings, keyof Throughput>, env: Pick<Env, "WORKER_CONCURRENCY" | "LLM_CONCURRENCY" | "BURST_DEBOUNCE_MS">): Throughput {
+  return {
+    turnConcurrency: settings.turnConcurrency ?? env.WORKER_CONCURRENCY,
+    modelConcurrency: settings.modelConcurrency ?? env.LLM_CONCURRENCY,
+    burstDebounceMs: settings.burstDebounceMs ?? env.BURST_DEBOUNCE_MS,
+  };
+}
