@@ -6,7 +6,7 @@ import { createReplyTool, type ReplyOutcome } from "../agent/reply-tool";
 import type { ChannelAdapter } from "../channels/types";
 import { buildContext } from "../context/build";
 import type { Db } from "../db/client";
-import { findStoredMessages, loadContextInput } from "../db/context";
+import { findStoredMessages, loadContextInput, previousSentAtOf } from "../db/context";
 import { finishEnvelope, findEnvelope, repliedEnvelopeIds } from "../db/envelopes";
 import { updateFork } from "../db/forks";
 import { findMessage } from "../db/messages";
@@ -209,7 +209,9 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: 
   const burst = await findStoredMessages(db, earlier.flatMap((e) => (e.messageId === null ? [] : [e.messageId])));
   const first = burst[0] ?? message;
   const previous = burst.length ? (input.recent.find((m) => m.id !== first.id && !burst.some((b) => b.id === m.id) && m.sentAt <= first.sentAt) ?? null) : input.previous;
-  const context = buildContext({ current: message, ...input, recent: [...input.recent, ...burst], previous, settings });
+  // The burst's messages are beyond what the loader timed: their headers count real time too.
+  const previousSentAt = burst.length ? new Map([...input.previousSentAt, ...(await previousSentAtOf(db, burst))]) : input.previousSentAt;
+  const context = buildContext({ current: message, ...input, recent: [...input.recent, ...burst], previous, previousSentAt, settings });
   const prompt = buildPrompt({
     context,
     currentId: message.id,

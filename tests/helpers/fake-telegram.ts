@@ -44,6 +44,10 @@ export async function startFakeTelegram() {
     }
     return send(200, { ok: true, result: true });
   });
+  // Node's 5 s keep-alive default races the client's reuse of an idle connection on a
+  // loaded machine (ECONNRESET): a loopback artifact, not a platform's behaviour.
+  server.keepAliveTimeout = 120_000;
+  server.headersTimeout = 125_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {

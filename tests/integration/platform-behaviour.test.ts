@@ -55,7 +55,9 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     expect(prompt).toContain("invoice 42 is wrong");
     expect(prompt).not.toContain("general chatter about lunch");
     // The model knows it is in a topic, and which one.
-    expect(prompt).toContain('called \\"Support Forum\\", in its forum topic \\"Billing\\"');
+    // (the system prompt says "a forum topic"; its names are chat-details data, never system text)
+    expect((model.calls[0] as { role: string; content: unknown }[]).find((m) => m.role === "system")?.content).toContain("one forum topic of a telegram supergroup");
+    expect(prompt).toContain('title: \\"Support Forum\\"\\nforum topic: \\"Billing\\"');
     // and how to read the header's marks.
     expect(prompt).toContain("(edited)");
     // Not a reply to the (empty) topic-creation message.

@@ -29,13 +29,14 @@ describe("platform and model failures", () => {
     expect(JSON.stringify(h.llm.requests[0].messages)).toContain("Hello from the fake model");
   });
 
-  it("a Bot API 403 fails the turn where the operator looks: the envelope and the turn carry the reason", async () => {
-    h.telegram.failNext({ status: 403, body: { ok: false, error_code: 403, description: "Forbidden: bot was blocked by the user" } });
+  it("a refused send fails the turn where the operator looks: the envelope and the turn carry the reason", async () => {
+    h.telegram.failNext({ status: 400, body: { ok: false, error_code: 400, description: "Bad Request: not enough rights to send text messages to the chat" } });
     await h.t.post(update({ text: "hi" }));
     await h.t.settle();
     const inbound = await h.t.db.envelope.findFirstOrThrow({ where: { to: "agent:main" } });
-    expect(inbound).toMatchObject({ status: "failed", lastDeliveryError: "reply not delivered: Telegram 403: Forbidden: bot was blocked by the user" });
-    expect((await h.t.db.turn.findFirstOrThrow()).error).toBe("reply not delivered: Telegram 403: Forbidden: bot was blocked by the user");
+    const reason = "reply not delivered: Telegram 400: Bad Request: not enough rights to send text messages to the chat";
+    expect(inbound).toMatchObject({ status: "failed", lastDeliveryError: reason });
+    expect((await h.t.db.turn.findFirstOrThrow()).error).toBe(reason);
     // Nothing reached the user, so nothing joins the history.
     expect(await h.t.db.message.count({ where: { direction: "outbound" } })).toBe(0);
 
@@ -49,6 +50,23 @@ describe("platform and model failures", () => {
     expect((await h.t.db.turn.findFirstOrThrow()).error).toBeNull();
     // Only a failed envelope can be retried.
     await expect(retryEnvelope(h.t.db, inbound.id)).rejects.toMatchObject({ code: "conflict" });
+  });
+
+  it("a 403 'blocked by the user' fails the turn and marks the chat: a Retry is refused with the reason, not sent into a 403", async () => {
+    h.telegram.failNext({ status: 403, body: { ok: false, error_code: 403, description: "Forbidden: bot was blocked by the user" } });
+    await h.t.post(update({ text: "hi" }));
+    await h.t.settle();
+    const inbound = await h.t.db.envelope.findFirstOrThrow({ where: { to: "agent:main" } });
+    expect(inbound).toMatchObject({ status: "failed", lastDeliveryError: "reply not delivered: Telegram 403: Forbidden: bot was blocked by the user" });
+    expect((await h.t.db.conversation.findFirstOrThrow()).membership).toBe("blocked");
+    await retryEnvelope(h.t.db, inbound.id);
+    h.t.app.worker.kick();
+    await h.t.settle();
+    // Nothing more went to Telegram; the operator reads why.
+    expect(h.telegram.sends()).toHaveLength(1);
+    const again = await h.t.db.envelope.findUniqueOrThrow({ where: { id: inbound.id } });
+    expect(again.status).toBe("failed");
+    expect(again.lastDeliveryError).toMatch(/blocked the bot/);
   });
 
   it("Retry on a send kept as possibly delivered sends it again", async () => {

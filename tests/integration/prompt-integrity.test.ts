@@ -62,10 +62,16 @@ describe.each(databases)("a hostile chat's prompt, end to end, on $name", ({ ope
 
   it("the header counts from the previous message in the chat, not in the prompt, and marks edits", async () => {
     await updateSettings(h.t.db, { recencyWindow: 2, replyContextWindow: 0, replyChainDepth: 1 }, "test");
-    await h.t.post(update({ messageId: 1, text: "m1", date: T0 }));
-    await h.t.post(update({ messageId: 2, text: "m2", date: T0 + 5 * 60 }));
-    await h.t.post(update({ messageId: 3, text: "m3", date: T0 + 65 * 60 }));
-    await h.t.post(update({ messageId: 3, text: "m3, fixed", date: T0 + 65 * 60, edited: true }));
+    // Each answered on its own (settled in between), so no turn takes the others as a burst.
+    for (const u of [
+      update({ messageId: 1, text: "m1", date: T0 }),
+      update({ messageId: 2, text: "m2", date: T0 + 5 * 60 }),
+      update({ messageId: 3, text: "m3", date: T0 + 65 * 60 }),
+      update({ messageId: 3, text: "m3, fixed", date: T0 + 65 * 60, edited: true }),
+    ]) {
+      await h.t.post(u);
+      await h.t.settle();
+    }
     await h.t.post(update({ messageId: 4, text: "back to m1", date: T0 + 180 * 60, replyTo: { message_id: 1, text: "m1", from: alice } }));
     await h.t.settle();
     // m1 is shown for the reply (the first message: no elapsed); m3 follows m2 (not shown) by 1h;
