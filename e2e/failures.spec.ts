@@ -7,7 +7,7 @@ test("a refused send shows on the conversation with its reason, and Retry delive
   await page.getByRole("link", { name: "Open in dashboard" }).click();
 
   const failure = page.getByTestId("message").filter({ hasText: "please answer" }).getByTestId("delivery-failure");
-  await expect(failure).toContainText("reply not delivered: Telegram 403: Forbidden: bot was blocked by the user");
+  await expect(failure).toContainText("reply not delivered: Telegram 400: Bad Request: not enough rights to send text messages to the chat");
   await dashboard.screenshot("failed-send");
   await failure.getByRole("button", { name: "Retry" }).click();
   await expect(page.getByTestId("timeline")).toContainText("Echo: please answer");

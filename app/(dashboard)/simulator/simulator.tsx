@@ -128,7 +128,7 @@ export function Simulator() {
           <label htmlFor="sim-next-send">The bot&apos;s next send</label>
           <select id="sim-next-send" value={nextSend} onChange={(e) => playFailure.mutate(e.target.value)}>
             <option value="">is delivered</option>
-            <option value="refused">is refused (403: bot blocked)</option>
+            <option value="refused">is refused (400: not enough rights)</option>
             <option value="server_error">fails with a 500 (outcome unknown)</option>
             <option value="timeout">times out (outcome unknown)</option>
           </select>

@@ -30,7 +30,7 @@ export type TelegramChannel = ChannelAdapter & {
 
 /** Platform failures the simulator can play, each as the live adapter would report it. */
 export const SIMULATED_SEND_FAILURES = {
-  refused: () => new DeliveryError("Telegram 403: Forbidden: bot was blocked by the user", false, "not_sent", "blocked"),
+  refused: () => new DeliveryError("Telegram 400: Bad Request: not enough rights to send text messages to the chat", false, "not_sent"),
   server_error: () => new DeliveryError("Telegram 500: Internal Server Error", true, "unknown"),
   timeout: () => new DeliveryError("Telegram unreachable: Network request for 'sendMessage' failed! (timeout)", true, "unknown"),
 } as const;
