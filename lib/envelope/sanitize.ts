@@ -60,7 +60,8 @@ const prototypeOf = (ch: string) => CONFUSABLES[ch] ?? ch;
 /** A confusable skeleton, lower-cased, without accents: how a reader (or a model) may read the text. */
 export function skeleton(text: string): string {
   const fold = (s: string) => [...s].map(prototypeOf).join("").toLowerCase();
-  return fold(fold(text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase()));
+  // Fold before lower-casing too: a capital's prototype can differ from its small letter's (Greek Ν → N, ν → v).
+  return fold(fold(fold(text.normalize("NFKD").replace(/\p{M}/gu, ""))));
 }
 
 /** Every code point whose confusable prototype matches `pattern`, plus `extra`: built once. */
@@ -76,8 +77,8 @@ const STRUCTURAL_LOOKALIKES = lookalikes(/^[-[\](){}<>|ー⎯←↩↪]/);
 const isStructuralChar = (ch: string) => STRUCTURAL_CLASS.test(ch) || STRUCTURAL_LOOKALIKES.has(ch);
 // A letter that merely looks like a dash (CJK 一, ー) starts many ordinary lines: only a run of two counts.
 const DASH_LETTERS = new Set([...lookalikes(/^[-ー⎯]/, "ー一")].filter((ch) => /\p{L}/u.test(ch)));
-/** `·`, the header's field separator, or anything read as it (•, ∙, ⋅, ・, …), between spaces. */
-const FIELD_SEPARATOR_LIKE = new RegExp(` [${classOf(lookalikes(/^·$/, "·"))}] `, "u");
+/** `·`, the header's field separator, or anything read as it (•, ∙, ⋅, ・, …), between spaces or tabs. */
+const FIELD_SEPARATOR_LIKE = new RegExp(`[ \t][${classOf(lookalikes(/^·$/, "·"))}][ \t]`, "u");
 const DOTS = lookalikes(/^·$/, "·");
 const COLONS = lookalikes(/^:$/, ":");
 /** An annotation's opening, `[↩`, or any bracket followed by any arrow (or look-alikes of either). */

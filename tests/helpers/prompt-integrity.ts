@@ -10,6 +10,7 @@
  * (a dash, bracket, math sign or arrow first, a ` · ` separator, a role word and
  * a colon) is a violation unless it was escaped with a backslash.
  */
+import unhomoglyph from "unhomoglyph";
 import type { Db } from "@/lib/db/client";
 import { formatTime } from "@/lib/envelope/format";
 import { userLabel } from "@/lib/envelope/sanitize";
@@ -62,7 +63,10 @@ const TOKENS = [
   /<\|/, /\|>/, /<<\s*\/?\s*sys\s*>>/i, /\[\s*\/?\s*(inst|sys|system_prompt|tool_calls|available_tools|tool_results|system|user|assistant)\s*\]/i,
   /<\s*\/?\s*(s|bos|eos|start_of_turn|end_of_turn|think|tool_call|system|user|assistant|human|im_start|im_end|endoftext)\s*>/i,
 ];
-const ROLE_WORD = String.raw`system|assistant|user|human|ai|bot|model|developer|tool|function|instructions?|response|agent|operator`;
+const ROLE_WORDS = ["system", "assistant", "user", "human", "ai", "bot", "model", "developer", "tool", "function", "instruction", "instructions", "response", "agent", "operator"];
+/** Text as a reader may take it: look-alike letters (Greek, Cyrillic, either case) as the Latin they resemble (unhomoglyph). */
+const readAs = (s: string) => unhomoglyph(unhomoglyph(s).toLowerCase()).toLowerCase();
+const ROLE_WORD_READ = ROLE_WORDS.map(readAs).join("|");
 
 /** How this reader sees a string: NFKC, without anything invisible. */
 const normalize = (s: string) => s.replace(new RegExp(INVISIBLE.source, "gu"), "").normalize("NFKC").replace(new RegExp(INVISIBLE.source, "gu"), "");
@@ -86,10 +90,11 @@ export function looksLikeStructure(rawLine: string): boolean {
   if (line.startsWith("\\")) return false;
   if (/^[\p{Pd}\p{Ps}\p{Sm}\u2190-\u21FF\u2500-\u257F\u23AF\u30FC]/u.test(line)) return true;
   if (/^[一ー]{2}/u.test(line)) return true;
-  if (/ [·•∙⋅・･᛫⸱ꞏ] /u.test(line)) return true;
+  if (/[ \t][·•∙⋅・･᛫⸱ꞏ][ \t]/u.test(line)) return true;
   if (/[\p{Ps}]\s*[\u2190-\u21FF\u2900-\u297F]/u.test(line)) return true;
-  const words = line.toLowerCase().replace(/^[^\p{L}\p{N}]+/u, "");
-  return new RegExp(String.raw`^(${ROLE_WORD})[^\p{L}\p{N}:]{0,12}:|^(${ROLE_WORD})[^\p{L}\p{N}]*$`, "u").test(words);
+  // Read as a model may: look-alike letters (Greek, Cyrillic, either case) as the Latin they resemble.
+  const words = readAs(line).replace(/^[^\p{L}\p{N}]+/u, "");
+  return new RegExp(String.raw`^(${ROLE_WORD_READ})[^\p{L}\p{N}:]{0,12}:|^(${ROLE_WORD_READ})[^\p{L}\p{N}]*$`, "u").test(words);
 }
 
 function bodyLines(lines: string[], where: string): string[] {
