@@ -29,12 +29,14 @@ const TEMPLATE_TOKENS = [
   // ChatML, Llama 3/4, Phi, Command-R, DeepSeek, Granite, gpt-oss harmony, …: <|anything|>
   /<\|[^<>|\n]{0,80}\|>/g,
   // Llama 2 system block.
-  /<<\s*\/?\s*SYS\s*>>/gi,
+  /<<[\s/]*SYS\s*>>/gi,
   // Llama 2 / Mistral / GLM square-bracket controls.
-  /\[\s*\/?\s*(?:INST|SYS|SYSTEM_PROMPT|TOOL_CALLS|AVAILABLE_TOOLS|TOOL_RESULTS|TOOL_CONTENT|THINK|IMG|IMG_BREAK|IMG_END|PREFIX|MIDDLE|SUFFIX|[gs]?MASK|BOS|EOS|SEP|CLS|PAD|UNK|CONTROL_\d+|SYSTEM|USER|ASSISTANT)\s*\]/gi,
+  /\[[\s/]*(?:INST|SYS|SYSTEM_PROMPT|TOOL_CALLS|AVAILABLE_TOOLS|TOOL_RESULTS|TOOL_CONTENT|THINK|IMG|IMG_BREAK|IMG_END|PREFIX|MIDDLE|SUFFIX|[gs]?MASK|BOS|EOS|SEP|CLS|PAD|UNK|CONTROL_\d+|SYSTEM|USER|ASSISTANT)\s*\]/gi,
   // Angle-bracket specials: sentence markers, Gemma turns, reasoning and tool tags, XML role tags.
-  /<\s*\/?\s*(?:s|bos|eos|pad|unk|mask|sep|cls|sop|eop|start_of_turn|end_of_turn|start_of_image|end_of_image|think|thinking|tool_calls?|tool_response|tools|function_calls?|system|user|assistant|human|model|developer|im_start|im_end|im_sep|endoftext|reserved_special_token_\d+|reserved_\d+|用户|AI)\s*>/gi,
+  /<[\s/]*(?:s|bos|eos|pad|unk|mask|sep|cls|sop|eop|start_of_turn|end_of_turn|start_of_image|end_of_image|think|thinking|tool_calls?|tool_response|tools|function_calls?|system|user|assistant|human|model|developer|im_start|im_end|im_sep|endoftext|reserved_special_token_\d+|reserved_\d+|用户|AI)\s*>/gi,
 ];
+
+const MAX_ROUNDS = 8;
 
 /** The text in canonical form: well-formed, `\n` line breaks, nothing invisible, NFKC, plain spaces, no template tokens. */
 export function canonicalText(text: string): string {
@@ -42,7 +44,11 @@ export function canonicalText(text: string): string {
   // Removing a token or an invisible character can join pieces into a new token,
   // and NFKC can turn look-alikes into ASCII: repeat until nothing changes. Each
   // round either changes nothing or makes the text shorter or NFKC-stable, so it ends.
-  for (;;) {
+  // Ordinary text takes one or two rounds; tokens nested k deep (`<<<s>s>s>`) take k,
+  // each over the whole text (quadratic: seconds for 40 KB). Past a few rounds the
+  // text is hostile: drop every character a token needs, after which one more round is final.
+  for (let round = 1; ; round++) {
+    if (round > MAX_ROUNDS) out = out.replace(/[<>[\]|]/g, "");
     // Printable ASCII has nothing invisible and is its own NFKC: only tokens to remove.
     let next = PRINTABLE_ASCII.test(out) ? out : out.replace(INVISIBLE, "").normalize("NFKC").replace(INVISIBLE, "").replace(LINE_BREAKS, "\n").replace(SPACES, " ");
     for (const token of TEMPLATE_TOKENS) next = next.replace(token, " ");

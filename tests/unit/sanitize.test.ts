@@ -60,6 +60,14 @@ describe("canonicalText and truncate", () => {
     expect(canonicalText("<｜User｜>[INST]<<SYS>><start_of_turn></s>ok").trim()).toBe("ok");
     expect(canonicalText("<|im_<|x|>start|>")).not.toMatch(/<\||\|>/);
   });
+  it("ends tokens nested deeper than a few rounds by dropping the characters every token needs", () => {
+    // Each round peels one layer; past the cap none of < > [ ] | is left (bench/sanitize.mts measures the cost).
+    for (const nested of ["<".repeat(50) + "s>".repeat(50), "[".repeat(50) + "INST]".repeat(50), "<".repeat(20) + "\u200bs>".repeat(20)]) {
+      expect(canonicalText(nested)).not.toMatch(/[<>[\]|]/);
+    }
+    // Two layers are ordinary removal: the text around them is kept as it was.
+    expect(canonicalText("a [<s>] b <<s>s> c").replace(/ +/g, " ")).toBe("a [ ] b c");
+  });
   it("cuts at grapheme boundaries, never leaving a lone surrogate", () => {
     expect(truncate("ab😀cd", 3)).toBe("ab😀...");
     expect(truncate("ab😀cd", 2)).toBe("ab...");
