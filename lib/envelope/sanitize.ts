@@ -63,12 +63,27 @@ export function canonicalText(text: string): string {
 const CONFUSABLES = confusables as Record<string, string>;
 const prototypeOf = (ch: string) => CONFUSABLES[ch] ?? ch;
 
-/** A confusable skeleton, lower-cased, without accents: how a reader (or a model) may read the text. */
-export function skeleton(text: string): string {
-  const fold = (s: string) => [...s].map(prototypeOf).join("").toLowerCase();
-  // Fold before lower-casing too: a capital's prototype can differ from its small letter's (Greek Ν → N, ν → v).
-  return fold(fold(fold(text.normalize("NFKD").replace(/\p{M}/gu, ""))));
+// Letters neither NFKC nor the confusables table maps to Latin, which a reader still
+// reads as it: small capitals and negative circled/squared letters (hand-written: no package has them).
+const SMALL_CAPITALS = "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘǫʀꜱᴛᴜᴠᴡxʏᴢ";
+const SMALL_CAPITAL = new RegExp(`[${SMALL_CAPITALS}]`, "gu");
+const latinOf = (s: string) =>
+  s
+    .replace(/[\u{1F150}-\u{1F169}\u{1F170}-\u{1F189}]/gu, (c) => String.fromCharCode(65 + ((c.codePointAt(0)! - 0x1f150) % 32)))
+    .replace(SMALL_CAPITAL, (c) => String.fromCharCode(97 + SMALL_CAPITALS.indexOf(c)));
+
+/**
+ * The confusable skeletons (UTS #39) of a text as written, lower-cased and
+ * upper-cased, without accents: how a reader (or a model) may read it. Several,
+ * because a capital's prototype can differ from its small letter's (Greek Ν → N
+ * but ν → v; Latin I → l): two texts read alike when a reading of each matches.
+ */
+export function skeletons(text: string): string[] {
+  const fold = (s: string) => [...s].map(prototypeOf).join("");
+  const bare = latinOf(text.normalize("NFKD").replace(/\p{M}/gu, ""));
+  return [...new Set([bare, bare.toLowerCase(), bare.toUpperCase()].map((v) => fold(fold(latinOf(v)))))];
 }
+const skeletonSet = (words: readonly string[]) => new Set(words.flatMap(skeletons));
 
 /** Every code point whose confusable prototype matches `pattern`, plus `extra`: built once. */
 const lookalikes = (pattern: RegExp, extra = "") => new Set([...Object.keys(CONFUSABLES).filter((ch) => pattern.test(CONFUSABLES[ch])), ...extra]);
@@ -77,8 +92,8 @@ const classOf = (chars: Iterable<string>) => [...chars].map((ch) => ch.replace(/
 
 // Structure starts with a dash (header), a bracket (annotation), `<` (tags) or an
 // arrow: by Unicode class — dash punctuation, open/close punctuation, math
-// symbols, arrows, box drawing — and anything whose confusable prototype is one.
-const STRUCTURAL_CLASS = /[\p{Pd}\p{Ps}\p{Pe}\p{Sm}\u2190-\u21FF\u2500-\u257F\u23AF\u27F0-\u27FF\u2900-\u297F\u2B00-\u2BFF\u{1F800}-\u{1F8FF}]/u;
+// symbols, arrows (and ⏎, filed as a technical symbol), box drawing — and anything whose confusable prototype is one.
+const STRUCTURAL_CLASS = /[\p{Pd}\p{Ps}\p{Pe}\p{Sm}\u2190-\u21FF\u2500-\u257F\u23AF\u23CE\u27F0-\u27FF\u2900-\u297F\u2B00-\u2BFF\u{1F800}-\u{1F8FF}]/u;
 const STRUCTURAL_LOOKALIKES = lookalikes(/^[-[\](){}<>|ー⎯←↩↪]/);
 const isStructuralChar = (ch: string) => STRUCTURAL_CLASS.test(ch) || STRUCTURAL_LOOKALIKES.has(ch);
 // A letter that merely looks like a dash (CJK 一, ー) starts many ordinary lines: only a run of two counts.
@@ -89,7 +104,7 @@ const DOTS = lookalikes(/^·$/, "·");
 const COLONS = lookalikes(/^:$/, ":");
 /** An annotation's opening, `[↩`, or any bracket followed by any arrow (or look-alikes of either). */
 const ANNOTATION_OPENING_LIKE = new RegExp(
-  `[\\p{Ps}${classOf(lookalikes(/^[[(]/))}][ \\t]*[\\u2190-\\u21FF\\u27F0-\\u27FF\\u2900-\\u297F\\u2B00-\\u2BFF${classOf(lookalikes(/^[←↩↪]/))}]`,
+  `[\\p{Ps}${classOf(lookalikes(/^[[(]/))}][ \\t]*[\\u2190-\\u21FF\\u23CE\\u27F0-\\u27FF\\u2900-\\u297F\\u2B00-\\u2BFF${classOf(lookalikes(/^[←↩↪]/))}]`,
   "u",
 );
 // Quotation marks of every shape, some of which Unicode files as brackets (Ps/Pe): „ ‚ 〝 〞 〟.
@@ -98,15 +113,15 @@ const QUOTE_LIKE = new RegExp(`["\\p{Pi}\\p{Pf}„‚〝〞〟${classOf(lookalik
 // Role markers of chat formats (`Human:`, `### System:`, `**Assistant**:`, a bare
 // `user` line left by a Gemma turn) and this format's labels, compared by skeleton.
 const ROLE_WORDS = ["system", "assistant", "user", "human", "ai", "bot", "model", "developer", "tool", "function", "ipython", "instruction", "instructions", "response", "input", "output", "context", "agent", "operator", "gpt", "chatgpt", "claude", "gemini", "llama", "unknown"];
-const ROLE_SKELETONS = new Set(ROLE_WORDS.map(skeleton));
+const ROLE_SKELETONS = skeletonSet(ROLE_WORDS);
 
 /** A role word (by skeleton) followed by a colon (or look-alike) within a few non-letters, or by nothing but non-letters. */
 function isRoleMarker(text: string): boolean {
   const word = /^[\p{L}\p{M}]+/u.exec(text)?.[0] ?? "";
-  const sk = skeleton(word);
-  const colon = sk.indexOf(":");
-  if (colon >= 0) return ROLE_SKELETONS.has(sk.slice(0, colon)); // a colon-like letter: `System꞉`
-  if (!ROLE_SKELETONS.has(sk)) return false;
+  const readings = skeletons(word);
+  // A colon-like letter: `System꞉`.
+  if (readings.some((sk) => sk.includes(":") && ROLE_SKELETONS.has(sk.slice(0, sk.indexOf(":"))))) return true;
+  if (!readings.some((sk) => ROLE_SKELETONS.has(sk))) return false;
   const after = [...text.slice(word.length)];
   const firstAlnum = after.findIndex((ch) => /[\p{L}\p{N}]/u.test(ch));
   const firstColon = after.findIndex((ch) => COLONS.has(ch));
@@ -190,13 +205,13 @@ export function sanitizeName(name: string | null | undefined): string | undefine
 /** The labels this format gives the prompt's own parties; a user's name that reads as one is marked. */
 // (Not `user` or `human`: a user called "LINE user 1234" is no impostor.)
 export const RESERVED_LABELS = ["agent", "unknown", "operator", "system", "assistant", "developer", "model"] as const;
-const RESERVED_SKELETONS = new Set(RESERVED_LABELS.map(skeleton));
+const RESERVED_SKELETONS = skeletonSet(RESERVED_LABELS);
 
 /** Whether a (sanitized) name reads as one of the reserved labels: any of its words, or its letters run together. */
 export function isReservedLookalike(name: string): boolean {
-  const sk = skeleton(name);
-  if (RESERVED_SKELETONS.has(sk.replace(/[^\p{L}\p{N}]/gu, ""))) return true;
-  return sk.split(/[^\p{L}\p{N}]+/u).some((word) => RESERVED_SKELETONS.has(word));
+  return skeletons(name).some(
+    (sk) => RESERVED_SKELETONS.has(sk.replace(/[^\p{L}\p{N}]/gu, "")) || sk.split(/[^\p{L}\p{N}]+/u).some((word) => RESERVED_SKELETONS.has(word)),
+  );
 }
 
 /**

@@ -64,9 +64,15 @@ const TOKENS = [
   /<\s*\/?\s*(s|bos|eos|start_of_turn|end_of_turn|think|tool_call|system|user|assistant|human|im_start|im_end|endoftext)\s*>/i,
 ];
 const ROLE_WORDS = ["system", "assistant", "user", "human", "ai", "bot", "model", "developer", "tool", "function", "instruction", "instructions", "response", "agent", "operator"];
-/** Text as a reader may take it: look-alike letters (Greek, Cyrillic, either case) as the Latin they resemble (unhomoglyph). */
-const readAs = (s: string) => unhomoglyph(unhomoglyph(s).toLowerCase()).toLowerCase();
-const ROLE_WORD_READ = ROLE_WORDS.map(readAs).join("|");
+// Letters no normalization maps to Latin, which a reader still reads as it: small capitals, negative circled/squared letters.
+const SMALL_CAPITALS = "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘǫʀꜱᴛᴜᴠᴡxʏᴢ";
+const latinOf = (s: string) =>
+  s
+    .replace(/[\u{1F150}-\u{1F169}\u{1F170}-\u{1F189}]/gu, (c) => String.fromCharCode(65 + ((c.codePointAt(0)! - 0x1f150) % 32)))
+    .replace(new RegExp(`[${SMALL_CAPITALS}]`, "gu"), (c) => String.fromCharCode(97 + SMALL_CAPITALS.indexOf(c)));
+/** A text's readings: look-alike letters (Greek, Cyrillic, …) as the Latin they resemble (unhomoglyph), in each case. */
+const readings = (s: string) => [s, s.toLowerCase(), s.toUpperCase()].map((v) => unhomoglyph(latinOf(v)));
+const ROLE_WORD_READ = [...new Set(ROLE_WORDS.flatMap((w) => readings(w)))].join("|");
 
 /** How this reader sees a string: NFKC, without anything invisible. */
 const normalize = (s: string) => s.replace(new RegExp(INVISIBLE.source, "gu"), "").normalize("NFKC").replace(new RegExp(INVISIBLE.source, "gu"), "");
@@ -88,13 +94,13 @@ export function assertCleanText(text: string, where = text) {
 export function looksLikeStructure(rawLine: string): boolean {
   const line = normalize(rawLine).replace(/^[\s\u2800\u3164]+/u, "");
   if (line.startsWith("\\")) return false;
-  if (/^[\p{Pd}\p{Ps}\p{Sm}\u2190-\u21FF\u2500-\u257F\u23AF\u30FC]/u.test(line)) return true;
+  if (/^[\p{Pd}\p{Ps}\p{Sm}\u2190-\u21FF\u2500-\u257F\u23AF\u23CE\u30FC]/u.test(line)) return true;
   if (/^[一ー]{2}/u.test(line)) return true;
   if (/[ \t][·•∙⋅・･᛫⸱ꞏ][ \t]/u.test(line)) return true;
-  if (/[\p{Ps}]\s*[\u2190-\u21FF\u2900-\u297F]/u.test(line)) return true;
+  if (/[\p{Ps}]\s*[\u2190-\u21FF\u2900-\u297F\u23CE]/u.test(line)) return true;
   // Read as a model may: look-alike letters (Greek, Cyrillic, either case) as the Latin they resemble.
-  const words = readAs(line).replace(/^[^\p{L}\p{N}]+/u, "");
-  return new RegExp(String.raw`^(${ROLE_WORD_READ})[^\p{L}\p{N}:]{0,12}:|^(${ROLE_WORD_READ})[^\p{L}\p{N}]*$`, "u").test(words);
+  const role = new RegExp(String.raw`^(${ROLE_WORD_READ})[^\p{L}\p{N}:]{0,12}:|^(${ROLE_WORD_READ})[^\p{L}\p{N}]*$`, "u");
+  return readings(line.replace(/^[^\p{L}\p{N}]+/u, "")).some((words) => role.test(words));
 }
 
 function bodyLines(lines: string[], where: string): string[] {
