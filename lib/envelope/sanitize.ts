@@ -128,6 +128,8 @@ function isRoleMarker(text: string): boolean {
   return firstAlnum < 0 || (firstColon >= 0 && firstColon < firstAlnum && firstColon <= 12);
 }
 
+const LIST_MARK = /^[ \t]*[-+>] ?$/;
+
 /**
  * Whether a line of canonical text could be read as this prompt's structure or
  * as a chat-template role marker: its leading non-alphanumeric run holds a
@@ -137,7 +139,11 @@ function isRoleMarker(text: string): boolean {
  */
 export function readsAsStructure(line: string): boolean {
   const lead = /^[^\p{L}\p{N}]*/u.exec(line)![0];
-  if ([...lead].some(isStructuralChar)) return true;
+  // A list item, `+1` or a `>` quote — one ASCII -, + or > and at most one space
+  // before a letter or digit — is not a header (`---`), an annotation or a tag:
+  // escaping it would mangle ordinary messages. The other checks still apply.
+  const listItem = LIST_MARK.test(lead) && line.length > lead.length;
+  if (!listItem && [...lead].some(isStructuralChar)) return true;
   const [first, second] = line.slice(lead.length);
   if (DASH_LETTERS.has(first) && DASH_LETTERS.has(second)) return true;
   if (FIELD_SEPARATOR_LIKE.test(line) || ANNOTATION_OPENING_LIKE.test(line)) return true;
