@@ -210,7 +210,8 @@ export function sanitizeName(name: string | null | undefined): string | undefine
 
 /** The labels this format gives the prompt's own parties; a user's name that reads as one is marked. */
 // (Not `user` or `human`: a user called "LINE user 1234" is no impostor.)
-export const RESERVED_LABELS = ["agent", "unknown", "operator", "system", "assistant", "developer", "model"] as const;
+// `note` labels a record note in pending updates and fork summaries.
+export const RESERVED_LABELS = ["agent", "unknown", "operator", "system", "assistant", "developer", "model", "note"] as const;
 const RESERVED_SKELETONS = skeletonSet(RESERVED_LABELS);
 
 /** Whether a (sanitized) name reads as one of the reserved labels: any of its words, or its letters run together. */
