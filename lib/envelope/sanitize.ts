@@ -181,14 +181,16 @@ function oneLine(text: string): string {
  * For text shown inside `"…"` on one of our lines (quotes, titles): canonical,
  * one line, every double quote (and look-alike: curly, full-width, primes)
  * becomes `'`, every bracket `(` or `)`, so it can neither close the quote nor
- * the line's brackets. Cut to `maxChars` code points at a grapheme boundary.
+ * the line's brackets, and no trailing backslash. Cut to `maxChars` code points at a grapheme boundary.
  */
 export function sanitizeInline(text: string, maxChars?: number): string {
   const out = oneLine(canonicalText(text))
     .replace(QUOTE_LIKE, "'")
     .replace(/\p{Ps}/gu, "(")
     .replace(/\p{Pe}/gu, ")")
-    .replace(/'{2,}/g, "'");
+    .replace(/'{2,}/g, "'")
+    // A backslash before our closing quote would read as escaping it.
+    .replace(/[ \\]*\\$/, "");
   return maxChars === undefined ? out : truncate(out, maxChars);
 }
 

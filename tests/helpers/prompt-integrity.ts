@@ -40,11 +40,12 @@ export class PromptIntegrityError extends Error {}
 
 const TIME = String.raw`\d{4}-\d\d-\d\d \d\d:\d\d UTC`;
 // A user's label: `unknown`, `user "<name>"`, or a plain name with no quote, colon, bracket or field separator.
-const USER_LABEL = String.raw`unknown|user "[^"\n]+"|[^"\n:·\[\]]+`;
+const USER_LABEL = String.raw`unknown|user "[^"\n]*[^"\n\\]"|[^"\n:·\[\]]+`;
 const HEADER = new RegExp(
   String.raw`^--- ([a-z][a-z0-9_-]*) · from (${USER_LABEL}) · (${TIME})((?: · (?:<1m|\d+[dhm](?: \d+[hm])?) after the previous message)?(?: · earlier message, shown because the user's reply points here)?(?: · \(edited\))?)$`,
 );
-const ANNOTATION = new RegExp(String.raw`^\[↩ reply to (agent|${USER_LABEL}): "([^"\n]*)"\]$`);
+// A quoted text never ends with a backslash (it would read as escaping the closing quote).
+const ANNOTATION = new RegExp(String.raw`^\[↩ reply to (agent|${USER_LABEL}): "((?:[^"\n]*[^"\n\\])?)"\]$`);
 const CHAT_DETAILS = /^--- [a-z][a-z0-9_-]* · chat details, set by the chat's members$/;
 const TITLE = /^title: "([^"\n]*)"$/;
 const PENDING = /^--- [a-z][a-z0-9_-]* · main conversation since this side thread began · \d+ messages?$/;
