@@ -93,7 +93,9 @@ const classOf = (chars: Iterable<string>) => [...chars].map((ch) => ch.replace(/
 // Structure starts with a dash (header), a bracket (annotation), `<` (tags) or an
 // arrow: by Unicode class — dash punctuation, open/close punctuation, math
 // symbols, arrows (and ⏎, filed as a technical symbol), box drawing — and anything whose confusable prototype is one.
-const STRUCTURAL_CLASS = /[\p{Pd}\p{Ps}\p{Pe}\p{Sm}\u2190-\u21FF\u2500-\u257F\u23AF\u23CE\u27F0-\u27FF\u2900-\u297F\u2B00-\u2BFF\u{1F800}-\u{1F8FF}]/u;
+// Also dash-like symbols filed as other punctuation or symbols (⁓ ⹃ ⎺–⎽ ⏤ ⑈ ▬, block
+// elements ▁ ▔) and the dingbat arrows ➔–➿.
+const STRUCTURAL_CLASS = /[\p{Pd}\p{Ps}\p{Pe}\p{Sm}\u2190-\u21FF\u2500-\u259F\u23AF\u23BA-\u23BD\u23CE\u23E4\u2053\u2448\u25AC\u2794-\u27BF\u2E43\u27F0-\u27FF\u2900-\u297F\u2B00-\u2BFF\u{1F800}-\u{1F8FF}]/u;
 const STRUCTURAL_LOOKALIKES = lookalikes(/^[-[\](){}<>|ー⎯←↩↪]/);
 const isStructuralChar = (ch: string) => STRUCTURAL_CLASS.test(ch) || STRUCTURAL_LOOKALIKES.has(ch);
 // A letter that merely looks like a dash (CJK 一, ー) starts many ordinary lines: only a run of two counts.

@@ -97,7 +97,7 @@ export function looksLikeStructure(rawLine: string): boolean {
   if (line.startsWith("\\")) return false;
   // A list item, `+1`, a `> quote`: one ASCII -, + or > and at most one space before a letter or digit.
   const listItem = /^[-+>] ?[\p{L}\p{N}]/u.test(line);
-  if (!listItem && /^[\p{Pd}\p{Ps}\p{Sm}\u2190-\u21FF\u2500-\u257F\u23AF\u23CE]/u.test(line)) return true;
+  if (!listItem && /^[\p{Pd}\p{Ps}\p{Sm}\u2190-\u21FF\u2500-\u259F\u23AF\u23BA-\u23BD\u23CE\u23E4\u2053\u2448\u25AC\u2794-\u27BF\u2E43]/u.test(line)) return true;
   // A dash-like letter is a letter (ーっと starts Japanese lines): only a run of two reads as a rule.
   if (/^[一ー]{2}/u.test(line)) return true;
   if (/[ \t][·•∙⋅・･᛫⸱ꞏ][ \t]/u.test(line)) return true;
