@@ -65,7 +65,7 @@ const prototypeOf = (ch: string) => CONFUSABLES[ch] ?? ch;
 
 // Letters neither NFKC nor the confusables table maps to Latin, which a reader still
 // reads as it: small capitals and negative circled/squared letters (hand-written: no package has them).
-const SMALL_CAPITALS = "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘǫʀꜱᴛᴜᴠᴡxʏᴢ";
+const SMALL_CAPITALS = "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘꞯʀꜱᴛᴜᴠᴡxʏᴢ"; // a to z; no small capital x exists
 const SMALL_CAPITAL = new RegExp(`[${SMALL_CAPITALS}]`, "gu");
 const latinOf = (s: string) =>
   s
