@@ -29,12 +29,14 @@ const TEMPLATE_TOKENS = [
   // ChatML, Llama 3/4, Phi, Command-R, DeepSeek, Granite, gpt-oss harmony, …: <|anything|>
   /<\|[^<>|\n]{0,80}\|>/g,
   // Llama 2 system block.
-  /<<\s*\/?\s*SYS\s*>>/gi,
+  /<<[\s/]*SYS\s*>>/gi,
   // Llama 2 / Mistral / GLM square-bracket controls.
-  /\[\s*\/?\s*(?:INST|SYS|SYSTEM_PROMPT|TOOL_CALLS|AVAILABLE_TOOLS|TOOL_RESULTS|TOOL_CONTENT|THINK|IMG|IMG_BREAK|IMG_END|PREFIX|MIDDLE|SUFFIX|[gs]?MASK|BOS|EOS|SEP|CLS|PAD|UNK|CONTROL_\d+|SYSTEM|USER|ASSISTANT)\s*\]/gi,
+  /\[[\s/]*(?:INST|SYS|SYSTEM_PROMPT|TOOL_CALLS|AVAILABLE_TOOLS|TOOL_RESULTS|TOOL_CONTENT|THINK|IMG|IMG_BREAK|IMG_END|PREFIX|MIDDLE|SUFFIX|[gs]?MASK|BOS|EOS|SEP|CLS|PAD|UNK|CONTROL_\d+|SYSTEM|USER|ASSISTANT)\s*\]/gi,
   // Angle-bracket specials: sentence markers, Gemma turns, reasoning and tool tags, XML role tags.
-  /<\s*\/?\s*(?:s|bos|eos|pad|unk|mask|sep|cls|sop|eop|start_of_turn|end_of_turn|start_of_image|end_of_image|think|thinking|tool_calls?|tool_response|tools|function_calls?|system|user|assistant|human|model|developer|im_start|im_end|im_sep|endoftext|reserved_special_token_\d+|reserved_\d+|用户|AI)\s*>/gi,
+  /<[\s/]*(?:s|bos|eos|pad|unk|mask|sep|cls|sop|eop|start_of_turn|end_of_turn|start_of_image|end_of_image|think|thinking|tool_calls?|tool_response|tools|function_calls?|system|user|assistant|human|model|developer|im_start|im_end|im_sep|endoftext|reserved_special_token_\d+|reserved_\d+|用户|AI)\s*>/gi,
 ];
+
+const MAX_ROUNDS = 8;
 
 /** The text in canonical form: well-formed, `\n` line breaks, nothing invisible, NFKC, plain spaces, no template tokens. */
 export function canonicalText(text: string): string {
@@ -42,7 +44,11 @@ export function canonicalText(text: string): string {
   // Removing a token or an invisible character can join pieces into a new token,
   // and NFKC can turn look-alikes into ASCII: repeat until nothing changes. Each
   // round either changes nothing or makes the text shorter or NFKC-stable, so it ends.
-  for (;;) {
+  // Ordinary text takes one or two rounds; tokens nested k deep (`<<<s>s>s>`) take k,
+  // each over the whole text (quadratic: seconds for 40 KB). Past a few rounds the
+  // text is hostile: drop every character a token needs, after which one more round is final.
+  for (let round = 1; ; round++) {
+    if (round > MAX_ROUNDS) out = out.replace(/[<>[\]|]/g, "");
     // Printable ASCII has nothing invisible and is its own NFKC: only tokens to remove.
     let next = PRINTABLE_ASCII.test(out) ? out : out.replace(INVISIBLE, "").normalize("NFKC").replace(INVISIBLE, "").replace(LINE_BREAKS, "\n").replace(SPACES, " ");
     for (const token of TEMPLATE_TOKENS) next = next.replace(token, " ");
@@ -57,11 +63,27 @@ export function canonicalText(text: string): string {
 const CONFUSABLES = confusables as Record<string, string>;
 const prototypeOf = (ch: string) => CONFUSABLES[ch] ?? ch;
 
-/** A confusable skeleton, lower-cased, without accents: how a reader (or a model) may read the text. */
-export function skeleton(text: string): string {
-  const fold = (s: string) => [...s].map(prototypeOf).join("").toLowerCase();
-  return fold(fold(text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase()));
+// Letters neither NFKC nor the confusables table maps to Latin, which a reader still
+// reads as it: small capitals and negative circled/squared letters (hand-written: no package has them).
+const SMALL_CAPITALS = "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘꞯʀꜱᴛᴜᴠᴡxʏᴢ"; // a to z; no small capital x exists
+const SMALL_CAPITAL = new RegExp(`[${SMALL_CAPITALS}]`, "gu");
+const latinOf = (s: string) =>
+  s
+    .replace(/[\u{1F150}-\u{1F169}\u{1F170}-\u{1F189}]/gu, (c) => String.fromCharCode(65 + ((c.codePointAt(0)! - 0x1f150) % 32)))
+    .replace(SMALL_CAPITAL, (c) => String.fromCharCode(97 + SMALL_CAPITALS.indexOf(c)));
+
+/**
+ * The confusable skeletons (UTS #39) of a text as written, lower-cased and
+ * upper-cased, without accents: how a reader (or a model) may read it. Several,
+ * because a capital's prototype can differ from its small letter's (Greek Ν → N
+ * but ν → v; Latin I → l): two texts read alike when a reading of each matches.
+ */
+export function skeletons(text: string): string[] {
+  const fold = (s: string) => [...s].map(prototypeOf).join("");
+  const bare = latinOf(text.normalize("NFKD").replace(/\p{M}/gu, ""));
+  return [...new Set([bare, bare.toLowerCase(), bare.toUpperCase()].map((v) => fold(fold(latinOf(v)))))];
 }
+const skeletonSet = (words: readonly string[]) => new Set(words.flatMap(skeletons));
 
 /** Every code point whose confusable prototype matches `pattern`, plus `extra`: built once. */
 const lookalikes = (pattern: RegExp, extra = "") => new Set([...Object.keys(CONFUSABLES).filter((ch) => pattern.test(CONFUSABLES[ch])), ...extra]);
@@ -70,19 +92,21 @@ const classOf = (chars: Iterable<string>) => [...chars].map((ch) => ch.replace(/
 
 // Structure starts with a dash (header), a bracket (annotation), `<` (tags) or an
 // arrow: by Unicode class — dash punctuation, open/close punctuation, math
-// symbols, arrows, box drawing — and anything whose confusable prototype is one.
-const STRUCTURAL_CLASS = /[\p{Pd}\p{Ps}\p{Pe}\p{Sm}\u2190-\u21FF\u2500-\u257F\u23AF\u27F0-\u27FF\u2900-\u297F\u2B00-\u2BFF\u{1F800}-\u{1F8FF}]/u;
+// symbols, arrows (and ⏎, filed as a technical symbol), box drawing — and anything whose confusable prototype is one.
+// Also dash-like symbols filed as other punctuation or symbols (⁓ ⹃ ⎺–⎽ ⏤ ⑈ ▬, block
+// elements ▁ ▔) and the dingbat arrows ➔–➿.
+const STRUCTURAL_CLASS = /[\p{Pd}\p{Ps}\p{Pe}\p{Sm}\u2190-\u21FF\u2500-\u259F\u23AF\u23BA-\u23BD\u23CE\u23E4\u2053\u2448\u25AC\u2794-\u27BF\u2E43\u27F0-\u27FF\u2900-\u297F\u2B00-\u2BFF\u{1F800}-\u{1F8FF}]/u;
 const STRUCTURAL_LOOKALIKES = lookalikes(/^[-[\](){}<>|ー⎯←↩↪]/);
 const isStructuralChar = (ch: string) => STRUCTURAL_CLASS.test(ch) || STRUCTURAL_LOOKALIKES.has(ch);
 // A letter that merely looks like a dash (CJK 一, ー) starts many ordinary lines: only a run of two counts.
 const DASH_LETTERS = new Set([...lookalikes(/^[-ー⎯]/, "ー一")].filter((ch) => /\p{L}/u.test(ch)));
-/** `·`, the header's field separator, or anything read as it (•, ∙, ⋅, ・, …), between spaces. */
-const FIELD_SEPARATOR_LIKE = new RegExp(` [${classOf(lookalikes(/^·$/, "·"))}] `, "u");
+/** `·`, the header's field separator, or anything read as it (•, ∙, ⋅, ・, …), between spaces or tabs. */
+const FIELD_SEPARATOR_LIKE = new RegExp(`[ \t][${classOf(lookalikes(/^·$/, "·"))}][ \t]`, "u");
 const DOTS = lookalikes(/^·$/, "·");
 const COLONS = lookalikes(/^:$/, ":");
 /** An annotation's opening, `[↩`, or any bracket followed by any arrow (or look-alikes of either). */
 const ANNOTATION_OPENING_LIKE = new RegExp(
-  `[\\p{Ps}${classOf(lookalikes(/^[[(]/))}][ \\t]*[\\u2190-\\u21FF\\u27F0-\\u27FF\\u2900-\\u297F\\u2B00-\\u2BFF${classOf(lookalikes(/^[←↩↪]/))}]`,
+  `[\\p{Ps}${classOf(lookalikes(/^[[(]/))}][ \\t]*[\\u2190-\\u21FF\\u23CE\\u27F0-\\u27FF\\u2900-\\u297F\\u2B00-\\u2BFF${classOf(lookalikes(/^[←↩↪]/))}]`,
   "u",
 );
 // Quotation marks of every shape, some of which Unicode files as brackets (Ps/Pe): „ ‚ 〝 〞 〟.
@@ -91,20 +115,22 @@ const QUOTE_LIKE = new RegExp(`["\\p{Pi}\\p{Pf}„‚〝〞〟${classOf(lookalik
 // Role markers of chat formats (`Human:`, `### System:`, `**Assistant**:`, a bare
 // `user` line left by a Gemma turn) and this format's labels, compared by skeleton.
 const ROLE_WORDS = ["system", "assistant", "user", "human", "ai", "bot", "model", "developer", "tool", "function", "ipython", "instruction", "instructions", "response", "input", "output", "context", "agent", "operator", "gpt", "chatgpt", "claude", "gemini", "llama", "unknown"];
-const ROLE_SKELETONS = new Set(ROLE_WORDS.map(skeleton));
+const ROLE_SKELETONS = skeletonSet(ROLE_WORDS);
 
 /** A role word (by skeleton) followed by a colon (or look-alike) within a few non-letters, or by nothing but non-letters. */
 function isRoleMarker(text: string): boolean {
   const word = /^[\p{L}\p{M}]+/u.exec(text)?.[0] ?? "";
-  const sk = skeleton(word);
-  const colon = sk.indexOf(":");
-  if (colon >= 0) return ROLE_SKELETONS.has(sk.slice(0, colon)); // a colon-like letter: `System꞉`
-  if (!ROLE_SKELETONS.has(sk)) return false;
+  const readings = skeletons(word);
+  // A colon-like letter: `System꞉`.
+  if (readings.some((sk) => sk.includes(":") && ROLE_SKELETONS.has(sk.slice(0, sk.indexOf(":"))))) return true;
+  if (!readings.some((sk) => ROLE_SKELETONS.has(sk))) return false;
   const after = [...text.slice(word.length)];
   const firstAlnum = after.findIndex((ch) => /[\p{L}\p{N}]/u.test(ch));
   const firstColon = after.findIndex((ch) => COLONS.has(ch));
   return firstAlnum < 0 || (firstColon >= 0 && firstColon < firstAlnum && firstColon <= 12);
 }
+
+const LIST_MARK = /^[ \t]*[-+>] ?$/;
 
 /**
  * Whether a line of canonical text could be read as this prompt's structure or
@@ -115,7 +141,11 @@ function isRoleMarker(text: string): boolean {
  */
 export function readsAsStructure(line: string): boolean {
   const lead = /^[^\p{L}\p{N}]*/u.exec(line)![0];
-  if ([...lead].some(isStructuralChar)) return true;
+  // A list item, `+1` or a `>` quote — one ASCII -, + or > and at most one space
+  // before a letter or digit — is not a header (`---`), an annotation or a tag:
+  // escaping it would mangle ordinary messages. The other checks still apply.
+  const listItem = LIST_MARK.test(lead) && line.length > lead.length;
+  if (!listItem && [...lead].some(isStructuralChar)) return true;
   const [first, second] = line.slice(lead.length);
   if (DASH_LETTERS.has(first) && DASH_LETTERS.has(second)) return true;
   if (FIELD_SEPARATOR_LIKE.test(line) || ANNOTATION_OPENING_LIKE.test(line)) return true;
@@ -153,14 +183,16 @@ function oneLine(text: string): string {
  * For text shown inside `"…"` on one of our lines (quotes, titles): canonical,
  * one line, every double quote (and look-alike: curly, full-width, primes)
  * becomes `'`, every bracket `(` or `)`, so it can neither close the quote nor
- * the line's brackets. Cut to `maxChars` code points at a grapheme boundary.
+ * the line's brackets, and no trailing backslash. Cut to `maxChars` code points at a grapheme boundary.
  */
 export function sanitizeInline(text: string, maxChars?: number): string {
   const out = oneLine(canonicalText(text))
     .replace(QUOTE_LIKE, "'")
     .replace(/\p{Ps}/gu, "(")
     .replace(/\p{Pe}/gu, ")")
-    .replace(/'{2,}/g, "'");
+    .replace(/'{2,}/g, "'")
+    // A backslash before our closing quote would read as escaping it.
+    .replace(/[ \\]*\\$/, "");
   return maxChars === undefined ? out : truncate(out, maxChars);
 }
 
@@ -182,14 +214,15 @@ export function sanitizeName(name: string | null | undefined): string | undefine
 
 /** The labels this format gives the prompt's own parties; a user's name that reads as one is marked. */
 // (Not `user` or `human`: a user called "LINE user 1234" is no impostor.)
-export const RESERVED_LABELS = ["agent", "unknown", "operator", "system", "assistant", "developer", "model"] as const;
-const RESERVED_SKELETONS = new Set(RESERVED_LABELS.map(skeleton));
+// `note` labels a record note in pending updates and fork summaries.
+export const RESERVED_LABELS = ["agent", "unknown", "operator", "system", "assistant", "developer", "model", "note"] as const;
+const RESERVED_SKELETONS = skeletonSet(RESERVED_LABELS);
 
 /** Whether a (sanitized) name reads as one of the reserved labels: any of its words, or its letters run together. */
 export function isReservedLookalike(name: string): boolean {
-  const sk = skeleton(name);
-  if (RESERVED_SKELETONS.has(sk.replace(/[^\p{L}\p{N}]/gu, ""))) return true;
-  return sk.split(/[^\p{L}\p{N}]+/u).some((word) => RESERVED_SKELETONS.has(word));
+  return skeletons(name).some(
+    (sk) => RESERVED_SKELETONS.has(sk.replace(/[^\p{L}\p{N}]/gu, "")) || sk.split(/[^\p{L}\p{N}]+/u).some((word) => RESERVED_SKELETONS.has(word)),
+  );
 }
 
 /**

@@ -10,6 +10,7 @@
  * (a dash, bracket, math sign or arrow first, a ` · ` separator, a role word and
  * a colon) is a violation unless it was escaped with a backslash.
  */
+import unhomoglyph from "unhomoglyph";
 import type { Db } from "@/lib/db/client";
 import { formatTime } from "@/lib/envelope/format";
 import { userLabel } from "@/lib/envelope/sanitize";
@@ -39,11 +40,12 @@ export class PromptIntegrityError extends Error {}
 
 const TIME = String.raw`\d{4}-\d\d-\d\d \d\d:\d\d UTC`;
 // A user's label: `unknown`, `user "<name>"`, or a plain name with no quote, colon, bracket or field separator.
-const USER_LABEL = String.raw`unknown|user "[^"\n]+"|[^"\n:·\[\]]+`;
+const USER_LABEL = String.raw`unknown|user "[^"\n]*[^"\n\\]"|[^"\n:·\[\]]+`;
 const HEADER = new RegExp(
   String.raw`^--- ([a-z][a-z0-9_-]*) · from (${USER_LABEL}) · (${TIME})((?: · (?:<1m|\d+[dhm](?: \d+[hm])?) after the previous message)?(?: · earlier message, shown because the user's reply points here)?(?: · forwarded from (?:${USER_LABEL}))?(?: · via @[^"\n:·\[\]]+)?(?: · \((?:edited|deleted by the sender)\))?)$`,
 );
-const ANNOTATION = new RegExp(String.raw`^\[↩ reply to (agent|${USER_LABEL}): "([^"\n]*)"\]$`);
+// A quoted text never ends with a backslash (it would read as escaping the closing quote).
+const ANNOTATION = new RegExp(String.raw`^\[↩ reply to (agent|${USER_LABEL}): "((?:[^"\n]*[^"\n\\])?)"\]$`);
 const CHAT_DETAILS = /^--- [a-z][a-z0-9_-]* · chat details, set by the chat's members$/;
 const TITLE = /^title: "([^"\n]*)"$/;
 const TOPIC = /^forum topic: "([^"\n]*)"$/;
@@ -63,7 +65,16 @@ const TOKENS = [
   /<\|/, /\|>/, /<<\s*\/?\s*sys\s*>>/i, /\[\s*\/?\s*(inst|sys|system_prompt|tool_calls|available_tools|tool_results|system|user|assistant)\s*\]/i,
   /<\s*\/?\s*(s|bos|eos|start_of_turn|end_of_turn|think|tool_call|system|user|assistant|human|im_start|im_end|endoftext)\s*>/i,
 ];
-const ROLE_WORD = String.raw`system|assistant|user|human|ai|bot|model|developer|tool|function|instructions?|response|agent|operator`;
+const ROLE_WORDS = ["system", "assistant", "user", "human", "ai", "bot", "model", "developer", "tool", "function", "instruction", "instructions", "response", "agent", "operator"];
+// Letters no normalization maps to Latin, which a reader still reads as it: small capitals, negative circled/squared letters.
+const SMALL_CAPITALS = "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘꞯʀꜱᴛᴜᴠᴡxʏᴢ"; // a to z; no small capital x exists
+const latinOf = (s: string) =>
+  s
+    .replace(/[\u{1F150}-\u{1F169}\u{1F170}-\u{1F189}]/gu, (c) => String.fromCharCode(65 + ((c.codePointAt(0)! - 0x1f150) % 32)))
+    .replace(new RegExp(`[${SMALL_CAPITALS}]`, "gu"), (c) => String.fromCharCode(97 + SMALL_CAPITALS.indexOf(c)));
+/** A text's readings: look-alike letters (Greek, Cyrillic, …) as the Latin they resemble (unhomoglyph), in each case. */
+const readings = (s: string) => [s, s.toLowerCase(), s.toUpperCase()].map((v) => unhomoglyph(latinOf(v)));
+const ROLE_WORD_READ = [...new Set(ROLE_WORDS.flatMap((w) => readings(w)))].join("|");
 
 /** How this reader sees a string: NFKC, without anything invisible. */
 const normalize = (s: string) => s.replace(new RegExp(INVISIBLE.source, "gu"), "").normalize("NFKC").replace(new RegExp(INVISIBLE.source, "gu"), "");
@@ -85,12 +96,16 @@ export function assertCleanText(text: string, where = text) {
 export function looksLikeStructure(rawLine: string): boolean {
   const line = normalize(rawLine).replace(/^[\s\u2800\u3164]+/u, "");
   if (line.startsWith("\\")) return false;
-  if (/^[\p{Pd}\p{Ps}\p{Sm}\u2190-\u21FF\u2500-\u257F\u23AF\u30FC]/u.test(line)) return true;
+  // A list item, `+1`, a `> quote`: one ASCII -, + or > and at most one space before a letter or digit.
+  const listItem = /^[-+>] ?[\p{L}\p{N}]/u.test(line);
+  if (!listItem && /^[\p{Pd}\p{Ps}\p{Sm}\u2190-\u21FF\u2500-\u259F\u23AF\u23BA-\u23BD\u23CE\u23E4\u2053\u2448\u25AC\u2794-\u27BF\u2E43]/u.test(line)) return true;
+  // A dash-like letter is a letter (ーっと starts Japanese lines): only a run of two reads as a rule.
   if (/^[一ー]{2}/u.test(line)) return true;
-  if (/ [·•∙⋅・･᛫⸱ꞏ] /u.test(line)) return true;
-  if (/[\p{Ps}]\s*[\u2190-\u21FF\u2900-\u297F]/u.test(line)) return true;
-  const words = line.toLowerCase().replace(/^[^\p{L}\p{N}]+/u, "");
-  return new RegExp(String.raw`^(${ROLE_WORD})[^\p{L}\p{N}:]{0,12}:|^(${ROLE_WORD})[^\p{L}\p{N}]*$`, "u").test(words);
+  if (/[ \t][·•∙⋅・･᛫⸱ꞏ][ \t]/u.test(line)) return true;
+  if (/[\p{Ps}]\s*[\u2190-\u21FF\u2900-\u297F\u23CE]/u.test(line)) return true;
+  // Read as a model may: look-alike letters (Greek, Cyrillic, either case) as the Latin they resemble.
+  const role = new RegExp(String.raw`^(${ROLE_WORD_READ})[^\p{L}\p{N}:]{0,12}:|^(${ROLE_WORD_READ})[^\p{L}\p{N}]*$`, "u");
+  return readings(line.replace(/^[^\p{L}\p{N}]+/u, "")).some((words) => role.test(words));
 }
 
 function bodyLines(lines: string[], where: string): string[] {
