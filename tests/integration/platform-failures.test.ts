@@ -27,6 +27,9 @@ describe("platform and model failures", () => {
     await h.t.post(update({ messageId: 2, text: "did you answer?" }));
     await h.t.settle();
     expect(JSON.stringify(h.llm.requests[0].messages)).toContain("Hello from the fake model");
+    // Labelled for the model: it may not have reached the user.
+    const assistant = (h.llm.requests[0].messages as { role: string; content: unknown }[]).filter((m) => m.role === "assistant");
+    expect(JSON.stringify(assistant)).toContain("(possibly not delivered: the send's outcome is unknown) Hello from the fake model");
   });
 
   it("a refused send fails the turn where the operator looks: the envelope and the turn carry the reason", async () => {
