@@ -82,7 +82,13 @@ describe("platform and model failures", () => {
     h.t.app.worker.kick();
     await h.t.settle();
     expect(h.telegram.sends()).toHaveLength(2);
-    expect((await h.t.db.envelope.findUniqueOrThrow({ where: { id: outbound.id } })).status).toBe("done");
+    const done = await h.t.db.envelope.findUniqueOrThrow({ where: { id: outbound.id } });
+    expect(done.status).toBe("done");
+    // The kept message is now confirmed: one copy in the history (not a second one beside an unconfirmed one).
+    const copies = await h.t.db.message.findMany({ where: { direction: "outbound" } });
+    expect(copies).toHaveLength(1);
+    expect(copies[0].platformMessageId).not.toBeNull();
+    expect(done.messageId).toBe(copies[0].id);
   });
 
   it("a model 5xx is retried with backoff and then answered once", async () => {
