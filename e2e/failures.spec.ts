@@ -1,6 +1,6 @@
 import { expect, test } from "./fixtures";
 
-test("a refused send shows on the conversation with its reason, and Retry delivers it", async ({ page, dashboard }) => {
+test("a refused send shows on the conversation with its reason, and a Retry while the user blocks the bot says why instead of sending", async ({ page, dashboard }) => {
   await dashboard.signIn();
   await dashboard.nextSendFails("refused");
   await dashboard.simulate("please answer", { firstName: "Fay", userId: 9494 });
@@ -10,8 +10,9 @@ test("a refused send shows on the conversation with its reason, and Retry delive
   await expect(failure).toContainText("reply not delivered: Telegram 400: Bad Request: not enough rights to send text messages to the chat");
   await dashboard.screenshot("failed-send");
   await failure.getByRole("button", { name: "Retry" }).click();
-  await expect(page.getByTestId("timeline")).toContainText("Echo: please answer");
-  await expect(page.getByTestId("delivery-failure")).toHaveCount(0);
+  // A 403 "blocked" marks the chat: the retried turn is refused with that reason (a send would meet the same 403).
+  await expect(failure).toContainText("the user blocked the bot (it can send again once they unblock it)");
+  await expect(page.getByTestId("timeline")).not.toContainText("Echo: please answer");
 });
 
 test("a send with an unknown outcome stays in the timeline marked possibly delivered, also in the thread view", async ({ page, dashboard }) => {
@@ -26,6 +27,12 @@ test("a send with an unknown outcome stays in the timeline marked possibly deliv
   await page.getByTestId("thread-tree").getByRole("treeitem", { name: /Echo: are you there/ }).click();
   await expect(page.getByTestId("message-details").getByTestId("delivery-failure")).toContainText("timeout");
   await expect(page.getByTestId("message-details").getByRole("button", { name: "Retry" })).toBeVisible();
+  // Retry sends it again and confirms the kept message: one copy in the timeline, no failure left.
+  await page.getByTestId("message-details").getByRole("button", { name: "Retry" }).click();
+  await expect(page.getByTestId("message-details").getByTestId("delivery-failure")).toHaveCount(0, { timeout: 15_000 });
+  await page.getByTestId("message-details").getByRole("link", { name: "Open conversation" }).click();
+  await expect(page.getByTestId("message").filter({ hasText: "Echo: are you there" })).toHaveCount(1);
+  await expect(page.getByTestId("delivery-failure")).toHaveCount(0);
 });
 
 test("a malformed tool call from the model shows on the conversation as the turn's error", async ({ page, dashboard }) => {

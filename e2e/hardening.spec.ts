@@ -25,7 +25,8 @@ test("pages carry a nonce CSP and the usual headers, and the dashboard runs with
   await expect(page.getByTestId("message").first()).toBeVisible();
   await page.getByTestId("message").first().getByRole("link", { name: "Thread" }).click();
   await expect(page.getByTestId("thread-tree")).toBeVisible();
-  for (const path of ["/envelopes", "/forks", "/settings"]) {
+  // Every dashboard page, the detail pages too (the first envelope, turn and message exist after the simulated chat).
+  for (const path of ["/", "/envelopes", "/envelopes/1", "/turns/1", "/messages/1", "/forks", "/settings", "/simulator"]) {
     await page.goto(path);
     await page.waitForLoadState("networkidle");
   }

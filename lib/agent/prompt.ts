@@ -31,6 +31,17 @@ export const NOTE_HEADER = "note from the conversation record, written by the as
 export const TASK_HEADER = "--- background task";
 export const CONSIDER_ABOVE = "(The message to consider is above.)";
 export const OPERATOR_PREFIX = "(sent by a human operator) ";
+/** Marks one of our sends whose outcome is unknown (timeout, 5xx, crash mid-send): the user may never have seen it. */
+export const POSSIBLY_UNDELIVERED_PREFIX = "(possibly not delivered: the send's outcome is unknown) ";
+
+/**
+ * A send kept in the history as "possibly delivered": an outbound agent or
+ * operator message the platform never confirmed (no platform message id;
+ * a confirmed send always stores the id the platform returned).
+ */
+export function isPossiblyUndelivered(m: Pick<StoredMessage, "direction" | "senderKind" | "platformMessageId">): boolean {
+  return m.direction === "outbound" && (m.senderKind === "agent" || m.senderKind === "operator") && m.platformMessageId === null;
+}
 
 /** What the system prompt is made of: only our own words and settings, never a chat user's text. */
 export type SystemPromptInput = {
@@ -43,6 +54,8 @@ export type SystemPromptInput = {
   inTopic: boolean;
   extraSystem: string[];
   gapNote: string | null;
+  /** Some of the history's own messages may not have reached the user. */
+  possiblyUndelivered?: boolean;
 };
 
 /** The system prompt: persona, how to read the envelopes, and the reply tool's rules. */
@@ -67,6 +80,9 @@ export function systemPrompt(input: SystemPromptInput): string {
       "If no answer is needed (the message is not meant for you, or there is nothing useful to say), do not call it: nothing is sent.",
       "Text you write outside the tool is never shown to anyone.",
     ].join("\n"),
+    ...(input.possiblyUndelivered
+      ? [`A message of yours that starts with \`${POSSIBLY_UNDELIVERED_PREFIX.trim()}\` may never have reached the chat (the platform did not confirm it): do not assume the user saw it.`]
+      : []),
     ...input.extraSystem,
     ...(input.gapNote ? [input.gapNote] : []),
   ].join("\n\n");
@@ -126,7 +142,8 @@ export function buildPrompt(input: PromptInput): Prompt {
     if (m.senderKind === "agent" || m.senderKind === "operator") {
       // Our own words, but possibly echoing a user: canonical form, no template tokens.
       const text = canonicalText(m.text);
-      out.push({ role: "assistant", content: m.senderKind === "operator" ? `${OPERATOR_PREFIX}${text}` : text });
+      const unconfirmed = isPossiblyUndelivered(m) ? POSSIBLY_UNDELIVERED_PREFIX : "";
+      out.push({ role: "assistant", content: `${unconfirmed}${m.senderKind === "operator" ? OPERATOR_PREFIX : ""}${text}` });
       return;
     }
     const target = m.replyToMessageId !== null ? (byId.get(m.replyToMessageId) ?? null) : null;
@@ -147,6 +164,7 @@ export function buildPrompt(input: PromptInput): Prompt {
     inTopic: Boolean(input.conversation.topicName),
     extraSystem: input.extraSystem ?? [],
     gapNote: input.context.gapNote,
+    possiblyUndelivered: messages.some(isPossiblyUndelivered),
   });
   return { system, messages: out };
 }

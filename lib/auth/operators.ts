@@ -46,7 +46,11 @@ export function newSetupCode(): string {
   return raw.match(/.{5}/g)!.join("-");
 }
 
-const canonicalCode = (code: string) => code.toUpperCase().replace(/[^A-Z0-9]/g, "");
+/** Case and grouping do not matter for our A-Z/2-9 codes; a code with other characters (SETUP_CODE) is compared as typed. */
+const canonicalCode = (code: string) => {
+  const grouped = code.trim().toUpperCase();
+  return /^[A-Z0-9\s-]+$/.test(grouped) ? grouped.replace(/[\s-]/g, "") : code.trim();
+};
 
 /**
  * First-run setup: needs the one-time code from the server log (whoever reaches a
@@ -54,7 +58,8 @@ const canonicalCode = (code: string) => code.toUpperCase().replace(/[^A-Z0-9]/g,
  * none exists, atomically (one operator whatever the concurrency).
  */
 export async function setupFirstOperator(db: Db, input: z.infer<typeof setupSchema>, setupCode: string) {
-  if (!safeEqual(canonicalCode(input.code), canonicalCode(setupCode))) {
+  const given = canonicalCode(input.code);
+  if (!given || !safeEqual(given, canonicalCode(setupCode))) {
     throw new AppError("forbidden", "wrong setup code; it is printed in the server log at start");
   }
   const created = await createFirstOperator(db, { name: input.name, passwordHash: await hashPassword(input.password) });
@@ -74,7 +79,7 @@ export async function signIn(db: Db, input: z.infer<typeof credentialsSchema>, c
     ? await verifyPassword(input.password, operator.passwordHash)
     : (await verifyPassword(input.password, "scrypt$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="), false);
   if (!operator || !ok) {
-    throttle.failure(clientKey, input.name, now.getTime());
+    // Already counted by throttle.check().
     throw new AppError("unauthorized", "wrong user name or password");
   }
   throttle.success(clientKey, input.name);

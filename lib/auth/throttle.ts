@@ -1,5 +1,6 @@
 /**
- * Sign-in throttling, in memory per instance, counting failures only:
+ * Sign-in throttling, in memory per instance, counting failures (each attempt counts
+ * as one from the moment it is checked until a correct password takes it back):
  *
  * - per client (its socket address, see lib/http/client-address.mjs): at most
  *   `clientLimit` failures per window, whatever the names tried, so guessing many
@@ -54,9 +55,13 @@ export class SignInThrottle {
     const account = this.live(this.accounts, key, now);
     const over = (account?.count ?? 0) - this.options.accountFreeFailures;
     const delayMs = over <= 0 ? 0 : Math.min(this.options.accountBaseDelayMs * 2 ** (over - 1), this.options.accountMaxDelayMs);
+    // Counted as a failure now, before the password is checked: attempts sent all at once
+    // would otherwise each pass before any had failed. success() takes it back.
+    this.failure(client, name, now);
     return { ok: true, delayMs };
   }
 
+  /** Counts a failed attempt (check() already counts each attempt it lets through). */
   failure(client: string, name: string, now = Date.now()) {
     const key = name.toLowerCase();
     this.bump(this.clients, client, now);

@@ -25,6 +25,8 @@ export type StoredMessage = {
   viaBot: string | null;
   /** For a reply to another chat's message: that chat's title. */
   replyToChatTitle: string | null;
+  /** The platform's id for the message; null on one of our sends the platform never confirmed (possibly delivered). Absent: not loaded. */
+  platformMessageId?: string | null;
 };
 
 /** Where a context message came from: the recency window or the reply's context. */

@@ -24,6 +24,7 @@ export const storedMessageSelect = {
   forwardedFrom: true,
   viaBot: true,
   replyToChatTitle: true,
+  platformMessageId: true,
 } as const;
 
 export type ContextQueryInput = {

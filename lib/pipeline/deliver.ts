@@ -44,6 +44,17 @@ const MAX_SAVE_ATTEMPTS = 5;
 export const POSSIBLY_DELIVERED = "outcome unknown, possibly delivered";
 
 /**
+ * The message an earlier attempt of this envelope kept as possibly delivered: a
+ * Retry confirms it (or keeps it) instead of adding a second copy to the history.
+ */
+async function keptMessageOf(db: Db, envelopeId: number | null | undefined) {
+  if (!envelopeId) return null;
+  const envelope = await db.envelope.findUnique({ where: { id: envelopeId }, select: { messageId: true } });
+  if (!envelope?.messageId) return null;
+  return db.message.findFirst({ where: { id: envelope.messageId, direction: "outbound", platformMessageId: null }, select: { id: true } });
+}
+
+/**
  * A send whose outcome is unknown (timeout, 5xx, crash mid-send) stays in the
  * conversation's history, so the model does not repeat itself and the operator
  * sees it; its envelope ends failed, marked possibly delivered, never resent by itself.
@@ -53,7 +64,7 @@ export async function keepPossiblyDelivered(
   envelopeId: number,
   input: Pick<DeliverInput, "senderKind" | "senderName" | "conversation" | "text" | "replyTo" | "forkId"> & { error: string },
 ) {
-  const message = await appendOutboundMessage(db, {
+  const message = (await keptMessageOf(db, envelopeId)) ?? await appendOutboundMessage(db, {
     conversationId: input.conversation.id,
     senderKind: input.senderKind,
     senderName: input.senderName,
@@ -154,6 +165,14 @@ export async function deliverToChannel(deps: DeliverDeps, input: DeliverInput): 
       await finishEnvelope(db, envelopeId, { status: "failed", error: message, metadata: { outcome } });
     }
     return { ok: false, envelopeId, error: message, outcome };
+  }
+
+  const kept = await keptMessageOf(db, input.envelopeId);
+  if (kept) {
+    // A Retry of a send kept as possibly delivered: that message is now confirmed.
+    await db.message.update({ where: { id: kept.id }, data: { platformMessageId: sent.platformMessageId } });
+    await finishEnvelope(db, envelopeId, { status: "done", messageId: kept.id, metadata: { platformMessageId: sent.platformMessageId } });
+    return { ok: true, envelopeId, messageId: kept.id };
   }
 
   for (let attempt = 1; ; attempt++) {

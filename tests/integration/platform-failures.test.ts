@@ -27,6 +27,9 @@ describe("platform and model failures", () => {
     await h.t.post(update({ messageId: 2, text: "did you answer?" }));
     await h.t.settle();
     expect(JSON.stringify(h.llm.requests[0].messages)).toContain("Hello from the fake model");
+    // Labelled for the model: it may not have reached the user.
+    const assistant = (h.llm.requests[0].messages as { role: string; content: unknown }[]).filter((m) => m.role === "assistant");
+    expect(JSON.stringify(assistant)).toContain("(possibly not delivered: the send's outcome is unknown) Hello from the fake model");
   });
 
   it("a refused send fails the turn where the operator looks: the envelope and the turn carry the reason", async () => {
@@ -79,7 +82,13 @@ describe("platform and model failures", () => {
     h.t.app.worker.kick();
     await h.t.settle();
     expect(h.telegram.sends()).toHaveLength(2);
-    expect((await h.t.db.envelope.findUniqueOrThrow({ where: { id: outbound.id } })).status).toBe("done");
+    const done = await h.t.db.envelope.findUniqueOrThrow({ where: { id: outbound.id } });
+    expect(done.status).toBe("done");
+    // The kept message is now confirmed: one copy in the history (not a second one beside an unconfirmed one).
+    const copies = await h.t.db.message.findMany({ where: { direction: "outbound" } });
+    expect(copies).toHaveLength(1);
+    expect(copies[0].platformMessageId).not.toBeNull();
+    expect(done.messageId).toBe(copies[0].id);
   });
 
   it("a model 5xx is retried with backoff and then answered once", async () => {

@@ -41,6 +41,14 @@ for (const [label, open] of backends) {
       expect(await testDb.db.operator.count()).toBe(1);
     });
 
+    it("a SETUP_CODE without letters or digits (e.g. Cyrillic) is not matched by punctuation", async () => {
+      // The comparison ignores case and grouping; a code made only of other characters must not reduce to "" and match "-".
+      await expect(setupFirstOperator(testDb.db, { name: "eve", password: "a-long-password", code: "-" }, "секретный-код")).rejects.toMatchObject({ code: "forbidden" });
+      expect(await testDb.db.operator.count()).toBe(0);
+      await setupFirstOperator(testDb.db, { name: "ops", password: "a-long-password", code: "секретный-код" }, "секретный-код");
+      expect(await testDb.db.operator.count()).toBe(1);
+    });
+
     it("needs the setup code, in any case and grouping, and a wrong code creates nothing", async () => {
       await expect(setupFirstOperator(testDb.db, { name: "eve", password: "a-long-password", code: "AAAAA-AAAAA-AAAAA" }, CODE)).rejects.toMatchObject({ code: "forbidden" });
       expect(await testDb.db.operator.count()).toBe(0);
@@ -66,6 +74,14 @@ describe("sign-in throttling", () => {
     expect(results.slice(-5)).toEqual(Array(5).fill("rate_limited"));
     // The real admin, from another address, is not locked out.
     expect(await attempt(testDb, "admin", "the-right-password", "203.0.113.10")).toBe("ok");
+  }, 60_000);
+
+  it("concurrent guesses from one address are held to the same budget as sequential ones", async () => {
+    // All sent at once: each is checked before any has failed, so counting only finished failures let every one through.
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => attempt(testDb, "admin", `burst-${i}`, "198.51.100.99")));
+    expect(results.filter((r) => r === "unauthorized").length).toBeLessThanOrEqual(5);
+    expect(results.every((r) => r === "unauthorized" || r === "rate_limited")).toBe(true);
+    expect(await attempt(testDb, "admin", "the-right-password", "203.0.113.11")).toBe("ok");
   }, 60_000);
 
   it("the account is slowed for everyone after repeated failures, but never refused to a correct password", () => {

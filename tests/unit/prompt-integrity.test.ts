@@ -117,3 +117,33 @@ describe("property: any text, however composed, leaves the prompt's structure in
     );
   });
 });
+
+describe("possibly delivered sends", () => {
+  const build = (messages: ContextMessage[]) =>
+    buildPrompt({
+      context: { messages, gapNote: null },
+      currentId: messages[messages.length - 1].id,
+      conversation: { channel: "telegram", type: "private", title: null },
+      settings: { agentInstructions: "You are a helpful assistant.", quoteMaxChars: 200 },
+    });
+
+  it("labels an unconfirmed send of ours for the model, keeps confirmed ones unlabelled, and the prompt parses back intact", () => {
+    const confirmed = cmsg(1, { senderKind: "agent", direction: "outbound", senderName: "main", text: "First answer", platformMessageId: "41" });
+    const unknown = cmsg(2, { senderKind: "agent", direction: "outbound", senderName: "main", text: "Second answer", platformMessageId: null });
+    const operator = cmsg(3, { senderKind: "operator", direction: "outbound", senderName: "admin", text: "From a human", platformMessageId: null });
+    const user = cmsg(4, { senderName: "Alice", text: "did you answer?", previousSentAt: operator.sentAt });
+    const prompt = build([confirmed, unknown, operator, user]);
+    assertPromptIntegrity(prompt, { userMessages: [{ isReply: false }] });
+    const assistant = prompt.messages.filter((m) => m.role === "assistant").map((m) => m.content);
+    expect(assistant).toEqual([
+      "First answer",
+      "(possibly not delivered: the send's outcome is unknown) Second answer",
+      "(possibly not delivered: the send's outcome is unknown) (sent by a human operator) From a human",
+    ]);
+    expect(prompt.system).toMatch(/may never have reached the chat/);
+    // Without such a send the system prompt says nothing about it (and messages loaded without the id are never labelled).
+    const plain = build([confirmed, { ...unknown, platformMessageId: undefined }, user]);
+    expect(plain.messages.filter((m) => m.role === "assistant").map((m) => m.content)).toEqual(["First answer", "Second answer"]);
+    expect(plain.system).not.toMatch(/may never have reached/);
+  });
+});
