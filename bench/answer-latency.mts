@@ -70,13 +70,19 @@ async function post(bases: string[], updates: { chat: number; text: string }[]) 
     while (next < updates.length) {
       const i = next++;
       const { chat, text } = updates[i];
-      const response = await fetch(`${bases[i % bases.length]}/api/webhooks/telegram`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET },
-        body: update(chat, text),
-      });
-      await response.arrayBuffer();
-      if (response.status !== 200) throw new Error(`webhook answered ${response.status}`);
+      const payload = update(chat, text);
+      for (let attempt = 1; ; attempt++) {
+        const response = await fetch(`${bases[i % bases.length]}/api/webhooks/telegram`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET },
+          body: payload,
+        });
+        await response.arrayBuffer();
+        if (response.status === 200) break;
+        // 503 until the server has the bot's identity (its first getMe): Telegram delivers again, so do we.
+        if (response.status !== 503 || attempt >= 50) throw new Error(`webhook answered ${response.status}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
       acked.set(chat, performance.now());
     }
   };
