@@ -96,7 +96,7 @@ async function waitForAnswers(chats: number[], timeoutMs: number) {
   await new Promise((r) => setTimeout(r, L + 500)); // anything answered twice would show by now
 }
 
-/** Peak resident memory of the server process tree below `pid` (start script → next start), in MiB. */
+/** Peak resident memory of the server process tree from `pid` (the start script and any server it spawned), in MiB. */
 function peakRssMiB(pid: number): number {
   const children = (p: number): number[] => {
     try {
@@ -105,7 +105,8 @@ function peakRssMiB(pid: number): number {
       return [];
     }
   };
-  const peaks = children(pid).map((p) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? 0));
+  // The start script may serve in-process (then it has no server child): count it too.
+  const peaks = [pid, ...children(pid)].map((p) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? 0));
   return Math.round(Math.max(0, ...peaks) / 1024);
 }
 
