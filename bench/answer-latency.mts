@@ -70,13 +70,19 @@ async function post(bases: string[], updates: { chat: number; text: string }[]) 
     while (next < updates.length) {
       const i = next++;
       const { chat, text } = updates[i];
-      const response = await fetch(`${bases[i % bases.length]}/api/webhooks/telegram`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET },
-        body: update(chat, text),
-      });
-      await response.arrayBuffer();
-      if (response.status !== 200) throw new Error(`webhook answered ${response.status}`);
+      const payload = update(chat, text);
+      for (let attempt = 1; ; attempt++) {
+        const response = await fetch(`${bases[i % bases.length]}/api/webhooks/telegram`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET },
+          body: payload,
+        });
+        await response.arrayBuffer();
+        if (response.status === 200) break;
+        // 503 until the server has the bot's identity (its first getMe): Telegram delivers again, so do we.
+        if (response.status !== 503 || attempt >= 50) throw new Error(`webhook answered ${response.status}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
       acked.set(chat, performance.now());
     }
   };
@@ -90,7 +96,7 @@ async function waitForAnswers(chats: number[], timeoutMs: number) {
   await new Promise((r) => setTimeout(r, L + 500)); // anything answered twice would show by now
 }
 
-/** Peak resident memory of the server process tree below `pid` (start script → next start), in MiB. */
+/** Peak resident memory of the server process tree from `pid` (the start script and any server it spawned), in MiB. */
 function peakRssMiB(pid: number): number {
   const children = (p: number): number[] => {
     try {
@@ -99,7 +105,8 @@ function peakRssMiB(pid: number): number {
       return [];
     }
   };
-  const peaks = children(pid).map((p) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? 0));
+  // The start script may serve in-process (then it has no server child): count it too.
+  const peaks = [pid, ...children(pid)].map((p) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? 0));
   return Math.round(Math.max(0, ...peaks) / 1024);
 }
 

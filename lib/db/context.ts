@@ -2,7 +2,7 @@ import type { StoredMessage } from "../context/types";
 import type { Settings } from "../settings/schema";
 import type { Db } from "./client";
 import { forkLineage, mainSessionSince } from "./forks";
-import { sqlRead } from "./sql";
+import { prismaRow, sqlRead } from "./sql";
 
 export const storedMessageSelect = {
   id: true,
@@ -42,20 +42,26 @@ type Pivot = { id: number; sentAt: Date };
  */
 async function beside(db: Db, scope: Scope, pivot: Pivot, side: "before" | "after", take: number, inclusive = false): Promise<StoredMessage[]> {
   if (take <= 0) return [];
-  const dir = side === "before" ? "desc" : "asc";
-  const idBound = side === "before" ? (inclusive ? { lte: pivot.id } : { lt: pivot.id }) : inclusive ? { gte: pivot.id } : { gt: pivot.id };
-  const [strict, ties] = await Promise.all([
-    db.message.findMany({
-      where: { ...scope, sentAt: side === "before" ? { lt: pivot.sentAt } : { gt: pivot.sentAt } },
-      orderBy: [{ sentAt: dir }, { id: dir }],
-      take,
-      select: storedMessageSelect,
-    }),
-    db.message.findMany({ where: { ...scope, sentAt: pivot.sentAt, id: idBound }, orderBy: [{ id: dir }], take, select: storedMessageSelect }),
-  ]);
-  // Ties are nearer the pivot than anything strictly before or after it.
-  return [...ties, ...strict].slice(0, take);
+  // On the hand-written path (every turn reads its recency window): one statement
+  // with both range scans, the ties first (nearer the pivot than anything strictly before or after it).
+  const dir = side === "before" ? "DESC" : "ASC";
+  const forks = scope.forkId === null ? [] : typeof scope.forkId === "number" ? [scope.forkId] : scope.forkId.in;
+  const fork = scope.forkId === null ? `"forkId" IS NULL` : forks.length ? `"forkId" IN (${forks.map(() => "?").join(", ")})` : "1 = 0";
+  const idOp = side === "before" ? (inclusive ? "<=" : "<") : inclusive ? ">=" : ">";
+  const columns = Object.keys(storedMessageSelect).map((c) => `"${c}"`).join(", ");
+  const rows = await sqlRead<Record<string, unknown>>(
+    db,
+    `SELECT * FROM (SELECT 0 AS "part", ${columns} FROM "Message" WHERE "conversationId" = ? AND ${fork} AND "sentAt" = ? AND "id" ${idOp} ? ORDER BY "id" ${dir} LIMIT ?) t1
+     UNION ALL
+     SELECT * FROM (SELECT 1 AS "part", ${columns} FROM "Message" WHERE "conversationId" = ? AND ${fork} AND "sentAt" ${side === "before" ? "<" : ">"} ? ORDER BY "sentAt" ${dir}, "id" ${dir} LIMIT ?) t2
+     ORDER BY "part", "sentAt" ${dir}, "id" ${dir}`,
+    scope.conversationId, ...forks, pivot.sentAt, pivot.id, take,
+    scope.conversationId, ...forks, pivot.sentAt, take,
+  );
+  return rows.slice(0, take).map(({ part: _part, ...row }) => prismaRow<StoredMessage>(row, storedMessageColumns));
 }
+
+const storedMessageColumns = { dates: ["sentAt", "editedAt", "deletedAt"], booleans: ["replyToSenderIsBot"] };
 
 /**
  * Loads what buildContext needs with index-backed queries whose cost does not

@@ -1,4 +1,5 @@
 import type { Db } from "./client";
+import { sqlRead } from "./sql";
 
 export function findConversation(db: Db, id: number) {
   return db.conversation.findUnique({ where: { id } });
@@ -46,7 +47,7 @@ export function setAgentEnabled(db: Db, id: number, agentEnabled: boolean) {
 
 /** The bot's membership of a conversation's chat: null = it may send there. */
 export async function readMembership(db: Db, id: number): Promise<string | null> {
-  const row = await db.conversation.findUnique({ where: { id }, select: { membership: true } });
+  const [row] = await sqlRead<{ membership: string | null }>(db, `SELECT "membership" FROM "Conversation" WHERE "id" = ?`, id);
   return row?.membership ?? null;
 }
 

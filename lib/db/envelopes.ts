@@ -1,6 +1,7 @@
 import type { Db } from "./client";
 import { isUniqueViolation } from "./errors";
-import { inJsonList, jsonList, sqlTransaction, type SqlRunner } from "./sql";
+import type { Envelope } from "./generated/sqlite/client";
+import { inJsonList, jsonList, prismaRow, sqlRead, sqlTransaction, type SqlRunner } from "./sql";
 
 export type EnvelopeStatus = "pending" | "processing" | "done" | "failed";
 
@@ -38,6 +39,33 @@ export async function createEnvelopeOnce(db: Db, input: NewEnvelope & { dedupeKe
   }
 }
 
+/**
+ * createEnvelope / createEnvelopeOnce for every answer's outbound envelope, on the
+ * hand-written path (one transaction: the parent's thread root and the insert),
+ * returning only the id. Null when the dedupe key is taken (at-most-once).
+ */
+export async function insertEnvelope(db: Db, input: NewEnvelope): Promise<{ id: number } | null> {
+  try {
+    return await sqlTransaction(db, async (sql) => {
+      const parent = input.replyToEnvelopeId
+        ? await sql.one<{ id: number; threadRootId: number | null }>(`SELECT "id", "threadRootId" FROM "Envelope" WHERE "id" = ?`, input.replyToEnvelopeId)
+        : undefined;
+      const now = new Date();
+      return (await sql.one<{ id: number }>(
+        `INSERT INTO "Envelope" ("from", "to", "status", "text", "deliverAt", "replyToEnvelopeId", "threadRootId", "conversationId", "messageId", "forkId",
+           "metadata", "dedupeKey", "createdAt", "updatedAt")
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
+        input.from, input.to, input.status ?? "pending", input.text, input.deliverAt ?? null, input.replyToEnvelopeId ?? null,
+        parent ? (parent.threadRootId ?? parent.id) : null, input.conversationId ?? null, input.messageId ?? null, input.forkId ?? null,
+        input.metadata ?? {}, input.dedupeKey ?? null, now, now,
+      ))!;
+    });
+  } catch (error) {
+    if (input.dedupeKey && isUniqueViolation(error)) return null;
+    throw error;
+  }
+}
+
 export function findEnvelopeByDedupeKey(db: Db, dedupeKey: string) {
   return db.envelope.findUnique({ where: { dedupeKey } });
 }
@@ -68,8 +96,10 @@ export async function repliedEnvelopeIds(db: Db, ids: number[]): Promise<number[
   return rows.map((r) => Number(r.dedupeKey!.slice("reply:".length)));
 }
 
-export function findEnvelope(db: Db, id: number) {
-  return db.envelope.findUnique({ where: { id } });
+/** One envelope as Prisma returns it, read on the hand-written path (every turn starts here). */
+export async function findEnvelope(db: Db, id: number): Promise<Envelope | null> {
+  const [row] = await sqlRead<Record<string, unknown>>(db, `SELECT * FROM "Envelope" WHERE "id" = ?`, id);
+  return row ? prismaRow<Envelope>(row, { dates: ["deliverAt", "leaseUntil", "createdAt", "updatedAt", "doneAt"], json: ["metadata"] }) : null;
 }
 
 /** Ends an envelope (or all envelopes of a burst, answered by one turn): done, or failed with the error the operator will see. */

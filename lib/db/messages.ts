@@ -1,6 +1,7 @@
 import type { Db } from "./client";
 import { joinThread } from "./ingest";
-import { sqlTransaction } from "./sql";
+import type { Conversation, Message } from "./generated/sqlite/client";
+import { prismaRow, sqlRead, sqlTransaction } from "./sql";
 
 export class GenerationConflict extends Error {
   constructor() {
@@ -51,12 +52,20 @@ export function appendOutboundMessage(db: Db, input: OutboundMessageInput): Prom
 }
 
 export async function readGeneration(db: Db, conversationId: number): Promise<number> {
-  const row = await db.conversation.findUnique({ where: { id: conversationId }, select: { generation: true } });
-  return row?.generation ?? 0;
+  const [row] = await sqlRead<{ generation: number }>(db, `SELECT "generation" FROM "Conversation" WHERE "id" = ?`, conversationId);
+  return Number(row?.generation ?? 0);
 }
 
-export function findMessage(db: Db, id: number) {
-  return db.message.findUnique({ where: { id }, include: { conversation: true } });
+const messageColumns = { dates: ["sentAt", "editedAt", "deletedAt", "createdAt"], booleans: ["senderIsBot", "replyToSenderIsBot", "mentionsBot"] };
+const conversationColumns = { dates: ["lastMessageAt", "lastReadAt", "membershipChangedAt", "servedAt", "createdAt", "updatedAt"], booleans: ["agentEnabled"] };
+
+/** A message with its conversation, as Prisma's `include` returns it; on the hand-written path (every turn reads it). */
+export async function findMessage(db: Db, id: number): Promise<(Message & { conversation: Conversation }) | null> {
+  const [row] = await sqlRead<Record<string, unknown>>(db, `SELECT * FROM "Message" WHERE "id" = ?`, id);
+  if (!row) return null;
+  const [conversation] = await sqlRead<Record<string, unknown>>(db, `SELECT * FROM "Conversation" WHERE "id" = ?`, row.conversationId as number);
+  if (!conversation) return null;
+  return { ...prismaRow<Message>(row, messageColumns), conversation: prismaRow<Conversation>(conversation, conversationColumns) };
 }
 
 /** A page of a conversation's timeline, newest first (the dashboard reverses it). */

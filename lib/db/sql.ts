@@ -253,3 +253,20 @@ export function inJsonList(sql: SqlRunner, column: string) {
 
 /** A list of ids as the JSON parameter `inJsonList` expects. */
 export const jsonList = (ids: number[]) => ids as unknown as Record<string, unknown>;
+
+/** A timestamp read on the hand-written path as Prisma returns it: SQLite hands back Prisma's ISO text, PostgreSQL a Date (UTC). */
+export function sqlDate(value: Date | string | null | undefined): Date | null {
+  return value === null || value === undefined ? null : value instanceof Date ? value : new Date(value);
+}
+
+/**
+ * A row read with `SELECT *` on the hand-written path, typed as Prisma returns it:
+ * timestamps as Dates, booleans (0/1 on SQLite) as booleans, JSON parsed.
+ */
+export function prismaRow<T>(row: Record<string, unknown>, columns: { dates?: string[]; booleans?: string[]; json?: string[] }): T {
+  const out: Record<string, unknown> = { ...row };
+  for (const c of columns.dates ?? []) out[c] = sqlDate(row[c] as Date | string | null);
+  for (const c of columns.booleans ?? []) out[c] = row[c] === null || row[c] === undefined ? null : Boolean(row[c]);
+  for (const c of columns.json ?? []) out[c] = typeof row[c] === "string" ? JSON.parse(row[c] as string) : row[c];
+  return out as T;
+}

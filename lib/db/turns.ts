@@ -1,4 +1,5 @@
 import type { Db } from "./client";
+import { sqlTransaction } from "./sql";
 
 export type TurnRecord = {
   envelopeId: number;
@@ -13,10 +14,24 @@ export type TurnRecord = {
   error?: string | null;
 };
 
-/** One row per inbound envelope: a retried turn overwrites its earlier attempt. */
-export function saveTurn(db: Db, turn: TurnRecord) {
-  const data = { ...turn, prompt: turn.prompt as never, toolCalls: turn.toolCalls as never, usage: turn.usage as never, error: turn.error ?? null };
-  return db.turn.upsert({ where: { envelopeId: turn.envelopeId }, create: data, update: data });
+/**
+ * One row per inbound envelope: a retried turn overwrites its earlier attempt
+ * (createdAt stays the first attempt's, as Prisma's upsert leaves it). On the
+ * hand-written path: every turn writes one.
+ */
+export async function saveTurn(db: Db, turn: TurnRecord): Promise<void> {
+  const json = (value: unknown) => value as Record<string, unknown>;
+  await sqlTransaction(db, (sql) =>
+    sql.run(
+      `INSERT INTO "Turn" ("envelopeId", "conversationId", "forkId", "model", "system", "prompt", "toolCalls", "usage", "latencyMs", "error", "createdAt")
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT ("envelopeId") DO UPDATE SET "conversationId" = excluded."conversationId", "forkId" = excluded."forkId", "model" = excluded."model",
+         "system" = excluded."system", "prompt" = excluded."prompt", "toolCalls" = excluded."toolCalls", "usage" = excluded."usage",
+         "latencyMs" = excluded."latencyMs", "error" = excluded."error"`,
+      turn.envelopeId, turn.conversationId, turn.forkId, turn.model, turn.system, json(turn.prompt), json(turn.toolCalls), json(turn.usage),
+      turn.latencyMs, turn.error ?? null, new Date(),
+    ),
+  );
 }
 
 export function findTurnByEnvelope(db: Db, envelopeId: number) {

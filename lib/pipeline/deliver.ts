@@ -2,7 +2,7 @@ import type { ChannelAdapter } from "../channels/types";
 import { DeliveryError } from "../channels/types";
 import type { Db } from "../db/client";
 import { markMembership, membershipError, readMembership } from "../db/conversations";
-import { createEnvelope, createEnvelopeOnce, findEnvelopeByDedupeKey, finishEnvelope, reclaimRefusedSend } from "../db/envelopes";
+import { findEnvelopeByDedupeKey, insertEnvelope, finishEnvelope, reclaimRefusedSend } from "../db/envelopes";
 import { GenerationConflict, appendOutboundMessage, readGeneration } from "../db/messages";
 import { channelAddress } from "../envelope/address";
 import { log } from "../log";
@@ -112,9 +112,7 @@ export async function deliverToChannel(deps: DeliverDeps, input: DeliverInput): 
   };
   let envelopeId = input.envelopeId ?? null;
   if (envelopeId === null) {
-    const envelope = input.dedupeKey
-      ? await createEnvelopeOnce(db, { ...envelopeData, dedupeKey: input.dedupeKey })
-      : await createEnvelope(db, envelopeData);
+    const envelope = await insertEnvelope(db, { ...envelopeData, dedupeKey: input.dedupeKey ?? null });
     if (envelope) envelopeId = envelope.id;
     else {
       // The key was used before. A send the platform refused outright can go again

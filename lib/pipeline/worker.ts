@@ -54,6 +54,8 @@ export class EnvelopeWorker {
   private served: { conversationId: number; at: Date }[] = [];
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
+  /** The earliest debounce end of messages that arrived while a drain ran (its claim may have missed them). */
+  private arrivedWake = Infinity;
   private draining: Promise<void> | undefined;
   private again = false;
   private stopped = false;
@@ -110,8 +112,11 @@ export class EnvelopeWorker {
    * (a burst's next message moves that on), so wake then instead of draining now.
    */
   messageArrived() {
-    if (this.limits.debounceMs <= 0) this.kick();
-    else this.wakeAt(this.now().getTime() + this.limits.debounceMs);
+    if (this.limits.debounceMs <= 0) return this.kick();
+    const at = this.now().getTime() + this.limits.debounceMs;
+    // A drain under way may not have seen this message: its wake must survive the timer the drain sets.
+    if (this.draining) this.arrivedWake = Math.min(this.arrivedWake, at);
+    this.wakeAt(at);
   }
 
   /**
@@ -130,6 +135,7 @@ export class EnvelopeWorker {
   }
 
   private async drain() {
+    this.arrivedWake = Infinity;
     this.limits = await this.deps.limits();
     const now = this.now();
     this.housekeep(now.getTime());
@@ -177,7 +183,7 @@ export class EnvelopeWorker {
       }, Math.max(1_000, this.deps.leaseMs / 3));
       this.renewal.unref?.();
     }
-    const wake = [result.wakeAt?.getTime(), paused?.getTime()].filter((t): t is number => t !== undefined);
+    const wake = [result.wakeAt?.getTime(), paused?.getTime(), this.arrivedWake].filter((t): t is number => t !== undefined && t !== Infinity);
     this.wakeAt(wake.length ? Math.min(...wake) : Infinity, true);
   }
 

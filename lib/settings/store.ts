@@ -11,14 +11,25 @@ import { defaultSettings, settingsSchema, settingsUpdateSchema, type Settings } 
 export async function getSettings(db: Db): Promise<Settings> {
   // A one-second cache per client: the hot path (every ingest, every turn) reads
   // settings, and a second of staleness across instances is invisible to people.
+  // Callers that miss together share one read (1,000 turns starting at once read it once).
   const hit = cache.get(db);
   if (hit && hit.until > Date.now()) return hit.settings;
-  const settings = await readSettings(db);
-  cache.set(db, { settings, until: Date.now() + 1_000 });
-  return settings;
+  const pending = reading.get(db);
+  if (pending) return pending;
+  const read = readSettings(db)
+    .then((settings) => {
+      if (reading.get(db) === read) cache.set(db, { settings, until: Date.now() + 1_000 });
+      return settings;
+    })
+    .finally(() => {
+      if (reading.get(db) === read) reading.delete(db);
+    });
+  reading.set(db, read);
+  return read;
 }
 
 const cache = new WeakMap<Db, { settings: Settings; until: number }>();
+const reading = new WeakMap<Db, Promise<Settings>>();
 
 async function readSettings(db: Db): Promise<Settings> {
   const rows = await readSettingRows(db);
@@ -42,6 +53,7 @@ export async function updateSettings(db: Db, input: unknown, changedBy: string):
     .map(([key, newValue]) => ({ key, oldValue: current[key as keyof Settings], newValue }));
   if (changes.length) await writeSettings(db, changes, changedBy);
   cache.delete(db);
+  reading.delete(db);
   return { ...current, ...update };
 }
 
