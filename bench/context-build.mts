@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildPrompt } from "../lib/agent/prompt";
 import { buildContext } from "../lib/context/build";
-import { openDb } from "../lib/db/client";
-import { findStoredMessage, loadContextInput } from "../lib/db/context";
+import { openDb } from "../lib/db/database";
+import { findStoredMessage, loadContextInput } from "../lib/db/context-input";
 import { migrate } from "../lib/db/migrations.mjs";
 import { defaultSettings } from "../lib/settings/schema";
 import { seedConversation } from "./seed.ts";
@@ -23,7 +23,7 @@ for (const size of sizes) {
   const db = await openDb(url);
   // The newest message replies to one near the start: the worst case for the neighbour queries.
   const target = lastId - size + 21;
-  await db.message.update({ where: { id: lastId }, data: { replyToMessageId: target } });
+  await db.prisma.message.update({ where: { id: lastId }, data: { replyToMessageId: target } });
   const current = (await findStoredMessage(db, lastId))!;
   const conversation = { channel: "telegram", type: "private", title: "bench" };
   const stats = await time(async () => {
@@ -35,7 +35,7 @@ for (const size of sizes) {
   const check = await loadContextInput(db, { current, settings: defaultSettings });
   if (check.recent.length !== 10 || check.targetNeighbours.length !== 6 || conversationId < 1) throw new Error("context bench: unexpected context shape");
   report({ bench: "context", case: `${size.toLocaleString("en")} messages`, metric: "p50", value: stats.p50, unit: "ms", note: `p99 ${stats.p99} ms` });
-  await db.$disconnect();
+  await db.close();
   rmSync(dir, { recursive: true, force: true });
 }
 const smallest = results[sizes[0]];

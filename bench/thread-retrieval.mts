@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDb } from "../lib/db/client";
+import { openDb } from "../lib/db/database";
 import { envelopeChainByPointers, envelopeThread } from "../lib/db/envelope-threads";
 import { migrate } from "../lib/db/migrations.mjs";
 import { benchPostgres, POSTGRES_SKIPPED } from "./postgres.ts";
@@ -14,7 +14,7 @@ const length = Number(process.env.BENCH_THREAD_LENGTH ?? 10_000);
 async function bench(label: string, url: string) {
   const db = await openDb(url);
   try {
-    await db.envelope.createMany({
+    await db.prisma.envelope.createMany({
       data: Array.from({ length }, (_, i) => ({ id: i + 1, from: "agent:a", to: "agent:b", text: `hop ${i}`, metadata: {}, replyToEnvelopeId: i === 0 ? null : i, threadRootId: i === 0 ? null : 1 })),
     });
     const cte = await time(() => envelopeThread(db, length), 10, 2);
@@ -23,7 +23,7 @@ async function bench(label: string, url: string) {
     if (thread.chain.length !== length || thread.tree.length !== length) throw new Error("thread bench: wrong result");
     report({ bench: "thread", case: `${label}: ${length.toLocaleString("en")}-envelope chain, one query`, metric: "p50", value: cte.p50, unit: "ms", baseline: pointers.p50, ratio: Math.round((pointers.p50 / cte.p50) * 10) / 10, ...(label === "SQLite" ? { target: "< 100 ms and ≥ 20× faster than pointer-chasing", met: cte.p50 < 100 && pointers.p50 / cte.p50 >= 20 } : {}), note: `pointer-chasing p50 ${pointers.p50} ms; ratio = pointer-chasing / one query` });
   } finally {
-    await db.$disconnect();
+    await db.close();
   }
 }
 

@@ -1,12 +1,12 @@
 import { redirect } from "next/navigation";
 import { AuthForm } from "@/app/_components/auth-form";
 import { countOperators } from "@/lib/db/operators";
-import { appContext } from "@/lib/server/context";
+import { getApp } from "@/lib/server/wiring";
 
 export const dynamic = "force-dynamic";
 
 export default async function LoginPage() {
-  const { db } = await appContext();
+  const { db } = await getApp();
   if ((await countOperators(db)) === 0) redirect("/setup");
   return (
     <div className="auth">

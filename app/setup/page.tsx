@@ -1,13 +1,13 @@
 import { redirect } from "next/navigation";
 import { AuthForm } from "@/app/_components/auth-form";
 import { countOperators } from "@/lib/db/operators";
-import { appContext } from "@/lib/server/context";
+import { getApp } from "@/lib/server/wiring";
 
 export const dynamic = "force-dynamic";
 
 /** First run: no operator exists yet, so whoever opens the console creates one. */
 export default async function SetupPage() {
-  const { db } = await appContext();
+  const { db } = await getApp();
   if ((await countOperators(db)) > 0) redirect("/login");
   return (
     <div className="auth">

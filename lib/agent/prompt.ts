@@ -1,8 +1,8 @@
 import type { ModelMessage } from "ai";
 import type { BuiltContext } from "../context/build";
 import type { StoredMessage } from "../context/types";
-import { FIELD_SEPARATOR, formatEnvelope, formatTime } from "../envelope/format";
-import { canonicalText, sanitizeBody, sanitizeInline, truncate, userLabel } from "../envelope/sanitize";
+import { FIELD_SEPARATOR, formatEnvelope, formatTime } from "../prompt/format";
+import { canonicalText, sanitizeBody, sanitizeInline, truncate, userLabel } from "../prompt/sanitize";
 import type { Settings } from "../settings/schema";
 
 /** A main-session message an interactive fork's prompt shows as context. */

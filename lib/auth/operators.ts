@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import type { Db } from "../db/client";
+import type { Database } from "../db/database";
 import {
   createFirstOperator,
   createSession,
@@ -34,7 +34,7 @@ export type Operator = { id: number; name: string };
 export type Caller = { operator: Operator; via: "session" | "token"; csrfToken?: string };
 
 /** Creates the first operator from ADMIN_PASSWORD when there is none yet (another instance may win: fine). */
-export async function ensureBootstrapOperator(db: Db, name: string, password: string | undefined) {
+export async function ensureBootstrapOperator(db: Database, name: string, password: string | undefined) {
   if (!password || (await findOperatorByName(db, name))) return;
   await createFirstOperator(db, { name, passwordHash: await hashPassword(password) });
 }
@@ -57,7 +57,7 @@ const canonicalCode = (code: string) => {
  * fresh server first must also read its log), and creates the operator only while
  * none exists, atomically (one operator whatever the concurrency).
  */
-export async function setupFirstOperator(db: Db, input: z.infer<typeof setupSchema>, setupCode: string) {
+export async function setupFirstOperator(db: Database, input: z.infer<typeof setupSchema>, setupCode: string) {
   const given = canonicalCode(input.code);
   if (!given || !safeEqual(given, canonicalCode(setupCode))) {
     throw new AppError("forbidden", "wrong setup code; it is printed in the server log at start");
@@ -69,7 +69,7 @@ export async function setupFirstOperator(db: Db, input: z.infer<typeof setupSche
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Verifies credentials (throttled per client, per client and name, and per account) and opens a session. */
-export async function signIn(db: Db, input: z.infer<typeof credentialsSchema>, clientKey: string, now = new Date()) {
+export async function signIn(db: Database, input: z.infer<typeof credentialsSchema>, clientKey: string, now = new Date()) {
   const decision = throttle.check(clientKey, input.name, now.getTime());
   if (!decision.ok) throw new AppError("rate_limited", `too many attempts; try again in ${decision.retryAfterSeconds} s`);
   if (decision.delayMs) await sleep(decision.delayMs);
@@ -90,7 +90,7 @@ export async function signIn(db: Db, input: z.infer<typeof credentialsSchema>, c
   return { token, csrfToken, expiresAt, operator: { id: operator.id, name: operator.name } };
 }
 
-export async function signOut(db: Db, token: string | undefined) {
+export async function signOut(db: Database, token: string | undefined) {
   if (token) await deleteSession(db, token);
 }
 
@@ -132,7 +132,7 @@ export function readCookie(header: string | null, name: string): string | undefi
  * their Origin, when sent, must be this host.
  */
 export async function authenticate(
-  db: Db,
+  db: Database,
   request: Request,
   options: { apiToken?: string; now?: Date },
 ): Promise<Caller> {

@@ -16,7 +16,7 @@ export type ContextInput = {
   /** The message before `current` in the conversation, for the gap note. */
   previous: StoredMessage | null;
   settings: Pick<Settings, "gapThresholdMinutes">;
-  /** Per message id, when the message before it in the chat was sent (lib/db/context.ts loads it). */
+  /** Per message id, when the message before it in the chat was sent (lib/db/context-input.ts loads it). */
   previousSentAt?: ReadonlyMap<number, Date | null>;
 };
 

@@ -1,5 +1,5 @@
-import type { Db } from "./client";
-import { inJsonList, jsonList as list, sqlTransaction, type SqlRunner } from "./sql";
+import type { Database } from "./database";
+import { inJsonList, jsonList as list, type SqlRunner } from "./sql";
 
 /**
  * The worker's queue queries, all here: which conversations wait longest, the
@@ -85,8 +85,8 @@ type QueueRow = {
  * disjoint conversations (the other's are skipped, like SKIP LOCKED); SQLite
  * has one writer, so its transactions are serial already.
  */
-export async function claimTurns(db: Db, o: ClaimOptions): Promise<ClaimResult> {
-  return sqlTransaction(db, async (sql) => {
+export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimResult> {
+  return db.transaction(async (sql) => {
     const { now } = o;
     for (const { conversationId, at } of o.served) {
       await sql.run(`UPDATE "Conversation" SET "servedAt" = ? WHERE "id" = ?`, at, conversationId);
@@ -198,8 +198,8 @@ async function nextWake(sql: SqlRunner, now: Date, channelMailOnly: boolean): Pr
  * Puts a claimed turn back for later without counting the attempt (the provider
  * rate-limited us: not the envelopes' fault).
  */
-export async function deferEnvelopes(db: Db, ids: number[], until: Date, reason: string) {
-  await sqlTransaction(db, (sql) =>
+export async function deferEnvelopes(db: Database, ids: number[], until: Date, reason: string) {
+  await db.transaction((sql) =>
     sql.run(
       `UPDATE "Envelope" SET "status" = 'pending', "deliverAt" = ?, "attempts" = CASE WHEN "attempts" > 0 THEN "attempts" - 1 ELSE 0 END,
          "lastDeliveryError" = ?, "claimedBy" = NULL, "leaseUntil" = NULL, "updatedAt" = ?
@@ -210,12 +210,12 @@ export async function deferEnvelopes(db: Db, ids: number[], until: Date, reason:
 }
 
 /** Extends the leases a live worker holds, so a long turn (a slow model, a queue for model slots) is never taken over. */
-export async function renewLeases(db: Db, worker: string, until: Date) {
-  await sqlTransaction(db, (sql) => sql.run(`UPDATE "Envelope" SET "leaseUntil" = ? WHERE "claimedBy" = ? AND "status" = 'processing'`, until, worker));
+export async function renewLeases(db: Database, worker: string, until: Date) {
+  await db.transaction((sql) => sql.run(`UPDATE "Envelope" SET "leaseUntil" = ? WHERE "claimedBy" = ? AND "status" = 'processing'`, until, worker));
 }
 
 /** Whether any worker mail is due by `horizon` (tests and shutdown wait for an idle queue). */
-export async function hasDueWork(db: Db, horizon: Date): Promise<boolean> {
-  const row = await sqlTransaction(db, (sql) => sql.one(`SELECT "id" FROM "Envelope" WHERE ${DUE_SQL} AND ${WORKER_MAIL_SQL} LIMIT 1`, horizon, horizon));
+export async function hasDueWork(db: Database, horizon: Date): Promise<boolean> {
+  const row = await db.transaction((sql) => sql.one(`SELECT "id" FROM "Envelope" WHERE ${DUE_SQL} AND ${WORKER_MAIL_SQL} LIMIT 1`, horizon, horizon));
   return row !== undefined;
 }

@@ -1,12 +1,11 @@
-import type { Db } from "./client";
-import { sqlRead } from "./sql";
+import type { Database } from "./database";
 
-export function findConversation(db: Db, id: number) {
-  return db.conversation.findUnique({ where: { id } });
+export function findConversation(db: Database, id: number) {
+  return db.prisma.conversation.findUnique({ where: { id } });
 }
 
-export function findConversationByChat(db: Db, channel: string, platformChatId: string) {
-  return db.conversation.findUnique({ where: { channel_platformChatId: { channel, platformChatId } } });
+export function findConversationByChat(db: Database, channel: string, platformChatId: string) {
+  return db.prisma.conversation.findUnique({ where: { channel_platformChatId: { channel, platformChatId } } });
 }
 
 export type ConversationListOptions = { search?: string; take: number };
@@ -15,9 +14,9 @@ export type ConversationListOptions = { search?: string; take: number };
  * Conversations by last activity, with the last message and the unread count
  * (inbound messages since an operator last opened it).
  */
-export async function listConversations(db: Db, options: ConversationListOptions) {
+export async function listConversations(db: Database, options: ConversationListOptions) {
   const search = options.search?.trim();
-  const conversations = await db.conversation.findMany({
+  const conversations = await db.prisma.conversation.findMany({
     where: search
       ? { OR: [{ title: { contains: search } }, { platformChatId: { contains: search } }, { messages: { some: { senderName: { contains: search } } } }] }
       : undefined,
@@ -30,24 +29,24 @@ export async function listConversations(db: Db, options: ConversationListOptions
   });
   const unread = await Promise.all(
     conversations.map((c) =>
-      db.message.count({ where: { conversationId: c.id, direction: "inbound", ...(c.lastReadAt ? { createdAt: { gt: c.lastReadAt } } : {}) } }),
+      db.prisma.message.count({ where: { conversationId: c.id, direction: "inbound", ...(c.lastReadAt ? { createdAt: { gt: c.lastReadAt } } : {}) } }),
     ),
   );
   return conversations.map(({ messages, ...c }, i) => ({ ...c, lastMessage: messages[0] ?? null, unread: unread[i] }));
 }
 
-export function markConversationRead(db: Db, id: number, at: Date) {
-  return db.conversation.update({ where: { id }, data: { lastReadAt: at } });
+export function markConversationRead(db: Database, id: number, at: Date) {
+  return db.prisma.conversation.update({ where: { id }, data: { lastReadAt: at } });
 }
 
 /** Pauses or resumes the agent in one conversation (operators answer by hand meanwhile). */
-export function setAgentEnabled(db: Db, id: number, agentEnabled: boolean) {
-  return db.conversation.update({ where: { id }, data: { agentEnabled } });
+export function setAgentEnabled(db: Database, id: number, agentEnabled: boolean) {
+  return db.prisma.conversation.update({ where: { id }, data: { agentEnabled } });
 }
 
 /** The bot's membership of a conversation's chat: null = it may send there. */
-export async function readMembership(db: Db, id: number): Promise<string | null> {
-  const [row] = await sqlRead<{ membership: string | null }>(db, `SELECT "membership" FROM "Conversation" WHERE "id" = ?`, id);
+export async function readMembership(db: Database, id: number): Promise<string | null> {
+  const [row] = await db.read<{ membership: string | null }>(`SELECT "membership" FROM "Conversation" WHERE "id" = ?`, id);
   return row?.membership ?? null;
 }
 
@@ -55,11 +54,11 @@ export async function readMembership(db: Db, id: number): Promise<string | null>
  * Records that the platform refused a send because the bot is no longer in the
  * chat (a 403), for the conversation and, for a forum, its topics.
  */
-export async function markMembership(db: Db, id: number, membership: string, at: Date) {
-  const conversation = await db.conversation.findUnique({ where: { id }, select: { channel: true, platformChatId: true, parentConversationId: true } });
+export async function markMembership(db: Database, id: number, membership: string, at: Date) {
+  const conversation = await db.prisma.conversation.findUnique({ where: { id }, select: { channel: true, platformChatId: true, parentConversationId: true } });
   if (!conversation) return;
   const chatId = conversation.platformChatId.replace(/:topic:\d+$/, "");
-  await db.conversation.updateMany({
+  await db.prisma.conversation.updateMany({
     where: { channel: conversation.channel, OR: [{ platformChatId: chatId }, { platformChatId: { startsWith: `${chatId}:topic:` } }] },
     data: { membership, membershipChangedAt: at },
   });

@@ -1,4 +1,4 @@
-import type { Db } from "./client";
+import type { Database } from "./database";
 
 export type ThreadEnvelope = {
   id: number;
@@ -29,8 +29,8 @@ const date = (v: Date | string | number | null) => (v === null ? null : v instan
  * from the envelope up to the root (root first) and each envelope's depth are
  * then read off the tree by parent pointers in memory. Null when the id is unknown.
  */
-export async function envelopeThread(db: Db, envelopeId: number) {
-  const rows = await db.$queryRaw<Row[]>`
+export async function envelopeThread(db: Database, envelopeId: number) {
+  const rows = await db.prisma.$queryRaw<Row[]>`
     SELECT t.id, t."from", t."to", t.status, t.text, t."replyToEnvelopeId", t."lastDeliveryError", t."createdAt"
     FROM "Envelope" t
     JOIN (SELECT COALESCE("threadRootId", id) AS root FROM "Envelope" WHERE id = ${envelopeId}) r
@@ -71,11 +71,11 @@ export async function envelopeThread(db: Db, envelopeId: number) {
 }
 
 /** The naive way, one query per hop: kept for the benchmark's baseline. */
-export async function envelopeChainByPointers(db: Db, envelopeId: number) {
+export async function envelopeChainByPointers(db: Database, envelopeId: number) {
   const chain = [];
   let next: number | null = envelopeId;
   while (next !== null) {
-    const row: { id: number; replyToEnvelopeId: number | null } | null = await db.envelope.findUnique({ where: { id: next }, select: { id: true, replyToEnvelopeId: true } });
+    const row: { id: number; replyToEnvelopeId: number | null } | null = await db.prisma.envelope.findUnique({ where: { id: next }, select: { id: true, replyToEnvelopeId: true } });
     if (!row) break;
     chain.push(row);
     next = row.replyToEnvelopeId;

@@ -1,7 +1,7 @@
-import type { Db } from "./client";
+import type { Database } from "./database";
 import { isUniqueViolation } from "./errors";
 import type { Envelope } from "./generated/sqlite/client";
-import { inJsonList, jsonList, prismaRow, sqlRead, sqlTransaction, type SqlRunner } from "./sql";
+import { inJsonList, jsonList, prismaRow, type SqlRunner } from "./sql";
 
 export type EnvelopeStatus = "pending" | "processing" | "done" | "failed";
 
@@ -20,17 +20,17 @@ export type NewEnvelope = {
 };
 
 /** Creates an envelope; a reply joins its parent's materialized thread. */
-export async function createEnvelope(db: Db, input: NewEnvelope) {
+export async function createEnvelope(db: Database, input: NewEnvelope) {
   const parent = input.replyToEnvelopeId
-    ? await db.envelope.findUnique({ where: { id: input.replyToEnvelopeId }, select: { id: true, threadRootId: true } })
+    ? await db.prisma.envelope.findUnique({ where: { id: input.replyToEnvelopeId }, select: { id: true, threadRootId: true } })
     : null;
-  return db.envelope.create({
+  return db.prisma.envelope.create({
     data: { ...input, threadRootId: parent ? (parent.threadRootId ?? parent.id) : null, status: input.status ?? "pending", metadata: (input.metadata ?? {}) as never },
   });
 }
 
 /** Creates the envelope unless one with the same dedupe key exists (then null): at-most-once. */
-export async function createEnvelopeOnce(db: Db, input: NewEnvelope & { dedupeKey: string }) {
+export async function createEnvelopeOnce(db: Database, input: NewEnvelope & { dedupeKey: string }) {
   try {
     return await createEnvelope(db, input);
   } catch (error) {
@@ -44,9 +44,9 @@ export async function createEnvelopeOnce(db: Db, input: NewEnvelope & { dedupeKe
  * hand-written path (one transaction: the parent's thread root and the insert),
  * returning only the id. Null when the dedupe key is taken (at-most-once).
  */
-export async function insertEnvelope(db: Db, input: NewEnvelope): Promise<{ id: number } | null> {
+export async function insertEnvelope(db: Database, input: NewEnvelope): Promise<{ id: number } | null> {
   try {
-    return await sqlTransaction(db, async (sql) => {
+    return await db.transaction(async (sql) => {
       const parent = input.replyToEnvelopeId
         ? await sql.one<{ id: number; threadRootId: number | null }>(`SELECT "id", "threadRootId" FROM "Envelope" WHERE "id" = ?`, input.replyToEnvelopeId)
         : undefined;
@@ -66,19 +66,19 @@ export async function insertEnvelope(db: Db, input: NewEnvelope): Promise<{ id: 
   }
 }
 
-export function findEnvelopeByDedupeKey(db: Db, dedupeKey: string) {
-  return db.envelope.findUnique({ where: { dedupeKey } });
+export function findEnvelopeByDedupeKey(db: Database, dedupeKey: string) {
+  return db.prisma.envelope.findUnique({ where: { dedupeKey } });
 }
 
 /** Takes a refused send back for another attempt (only while it is still failed: one taker wins). */
-export async function reclaimRefusedSend(db: Db, id: number, text: string) {
-  const { count } = await db.envelope.updateMany({ where: { id, status: "failed" }, data: { status: "processing", text, lastDeliveryError: null, doneAt: null } });
+export async function reclaimRefusedSend(db: Database, id: number, text: string) {
+  const { count } = await db.prisma.envelope.updateMany({ where: { id, status: "failed" }, data: { status: "processing", text, lastDeliveryError: null, doneAt: null } });
   return count === 1;
 }
 
 /** A failed envelope back to pending, from scratch (an operator's retry); false if it was not failed. */
-export async function requeueFailedEnvelope(db: Db, id: number) {
-  const { count } = await db.envelope.updateMany({
+export async function requeueFailedEnvelope(db: Database, id: number) {
+  const { count } = await db.prisma.envelope.updateMany({
     where: { id, status: "failed" },
     data: { status: "pending", attempts: 0, deliverAt: null, doneAt: null, claimedBy: null, leaseUntil: null, lastDeliveryError: null },
   });
@@ -86,32 +86,32 @@ export async function requeueFailedEnvelope(db: Db, id: number) {
 }
 
 /** Frees a turn's reply key held by failed sends, so a retried turn may answer (the failed envelopes stay as the record). */
-export function releaseReplyKey(db: Db, inboundEnvelopeId: number) {
-  return db.envelope.updateMany({ where: { dedupeKey: `reply:${inboundEnvelopeId}`, status: "failed" }, data: { dedupeKey: null } });
+export function releaseReplyKey(db: Database, inboundEnvelopeId: number) {
+  return db.prisma.envelope.updateMany({ where: { dedupeKey: `reply:${inboundEnvelopeId}`, status: "failed" }, data: { dedupeKey: null } });
 }
 
 /** Which of these inbound envelopes the agent already answered (their `reply:<id>` send exists). */
-export async function repliedEnvelopeIds(db: Db, ids: number[]): Promise<number[]> {
-  const rows = await db.envelope.findMany({ where: { dedupeKey: { in: ids.map((id) => `reply:${id}`) } }, select: { dedupeKey: true } });
+export async function repliedEnvelopeIds(db: Database, ids: number[]): Promise<number[]> {
+  const rows = await db.prisma.envelope.findMany({ where: { dedupeKey: { in: ids.map((id) => `reply:${id}`) } }, select: { dedupeKey: true } });
   return rows.map((r) => Number(r.dedupeKey!.slice("reply:".length)));
 }
 
 /** One envelope as Prisma returns it, read on the hand-written path (every turn starts here). */
-export async function findEnvelope(db: Db, id: number): Promise<Envelope | null> {
-  const [row] = await sqlRead<Record<string, unknown>>(db, `SELECT * FROM "Envelope" WHERE "id" = ?`, id);
+export async function findEnvelope(db: Database, id: number): Promise<Envelope | null> {
+  const [row] = await db.read<Record<string, unknown>>(`SELECT * FROM "Envelope" WHERE "id" = ?`, id);
   return row ? prismaRow<Envelope>(row, { dates: ["deliverAt", "leaseUntil", "createdAt", "updatedAt", "doneAt"], json: ["metadata"] }) : null;
 }
 
 /** Ends an envelope (or all envelopes of a burst, answered by one turn): done, or failed with the error the operator will see. */
 export async function finishEnvelope(
-  db: Db,
+  db: Database,
   id: number | number[],
   outcome: { status: "done" | "failed"; error?: string; messageId?: number; metadata?: Record<string, unknown> },
 ) {
   const patch = { ...(outcome.metadata ?? {}), ...(outcome.error ? { lastDeliveryError: outcome.error } : {}) };
   const now = new Date();
   // One statement on every turn's path: the metadata is merged in SQL, not read first.
-  await sqlTransaction(db, (sql) =>
+  await db.transaction((sql) =>
     sql.run(
       `UPDATE "Envelope" SET "status" = ?, "lastDeliveryError" = COALESCE(?, "lastDeliveryError"), "messageId" = COALESCE(?, "messageId"),
          "metadata" = ${mergeJson(sql)}, "doneAt" = ?, "claimedBy" = NULL, "leaseUntil" = NULL, "updatedAt" = ? WHERE ${inJsonList(sql, `"id"`)}`,
@@ -126,8 +126,8 @@ function mergeJson(sql: SqlRunner) {
 }
 
 /** Puts a claimed envelope back for a later attempt (model error, timeout). */
-export async function retryEnvelopeLater(db: Db, id: number, at: Date, error: string) {
-  await sqlTransaction(db, (sql) =>
+export async function retryEnvelopeLater(db: Database, id: number, at: Date, error: string) {
+  await db.transaction((sql) =>
     sql.run(
       `UPDATE "Envelope" SET "status" = 'pending', "deliverAt" = ?, "lastDeliveryError" = ?, "metadata" = ${mergeJson(sql)},
          "claimedBy" = NULL, "leaseUntil" = NULL, "updatedAt" = ? WHERE "id" = ?`,
@@ -148,8 +148,8 @@ export type EnvelopeFilter = {
   take: number;
 };
 
-export function listEnvelopes(db: Db, filter: EnvelopeFilter, now: Date) {
-  return db.envelope.findMany({
+export function listEnvelopes(db: Database, filter: EnvelopeFilter, now: Date) {
+  return db.prisma.envelope.findMany({
     where: {
       ...(filter.to ? { to: filter.to } : {}),
       ...(filter.from ? { from: filter.from } : {}),
@@ -168,22 +168,22 @@ export function listEnvelopes(db: Db, filter: EnvelopeFilter, now: Date) {
  * Hands an agent its due pending mail and marks each one done, one conditional
  * update per envelope, so two concurrent readers never both receive the same one.
  */
-export async function takeAgentMail(db: Db, to: string, now: Date, take: number) {
-  const due = await db.envelope.findMany({
+export async function takeAgentMail(db: Database, to: string, now: Date, take: number) {
+  const due = await db.prisma.envelope.findMany({
     where: { to, status: "pending", OR: [{ deliverAt: null }, { deliverAt: { lte: now } }] },
     orderBy: { id: "asc" },
     take,
   });
   const taken = [];
   for (const envelope of due) {
-    const { count } = await db.envelope.updateMany({ where: { id: envelope.id, status: "pending" }, data: { status: "done", doneAt: now } });
+    const { count } = await db.prisma.envelope.updateMany({ where: { id: envelope.id, status: "pending" }, data: { status: "done", doneAt: now } });
     if (count === 1) taken.push({ ...envelope, status: "done", doneAt: now });
   }
   return taken;
 }
 
-export function findEnvelopeWithTurn(db: Db, id: number) {
-  return db.envelope.findUnique({ where: { id }, include: { turn: { select: { id: true } } } });
+export function findEnvelopeWithTurn(db: Database, id: number) {
+  return db.prisma.envelope.findUnique({ where: { id }, include: { turn: { select: { id: true } } } });
 }
 
 /**
@@ -192,16 +192,16 @@ export function findEnvelopeWithTurn(db: Db, id: number) {
  * platform got the message is unknown; the caller keeps them as possibly delivered.
  */
 /** Takes a stale send for ending it (processing → failed); false when another tick took it first. */
-export async function claimStaleSend(db: Db, id: number, error: string) {
-  const { count } = await db.envelope.updateMany({
+export async function claimStaleSend(db: Database, id: number, error: string) {
+  const { count } = await db.prisma.envelope.updateMany({
     where: { id, status: "processing", claimedBy: null },
     data: { status: "failed", lastDeliveryError: error, doneAt: new Date() },
   });
   return count === 1;
 }
 
-export function findStaleSends(db: Db, startedBefore: Date) {
-  return db.envelope.findMany({
+export function findStaleSends(db: Database, startedBefore: Date) {
+  return db.prisma.envelope.findMany({
     where: { status: "processing", claimedBy: null, to: { startsWith: "channel:" }, updatedAt: { lt: startedBefore } },
     include: { conversation: { select: { id: true, channel: true, platformChatId: true } } },
     take: 100,

@@ -1,4 +1,4 @@
-import type { Db } from "./client";
+import type { Database } from "./database";
 
 export type ForkKind = "background" | "interactive";
 /** background: running → done → expired; interactive: active → exited (resume reactivates). */
@@ -8,24 +8,24 @@ export type ForkStatus = "running" | "done" | "failed" | "active" | "exited" | "
  * Background forks still "running" whose task envelope has failed (the worker gave
  * up, a send was refused): they end "failed" with the reason as their summary.
  */
-export async function failForksOfFailedTasks(db: Db, now: Date) {
-  const stuck = await db.fork.findMany({
+export async function failForksOfFailedTasks(db: Database, now: Date) {
+  const stuck = await db.prisma.fork.findMany({
     where: { kind: "background", status: "running", envelopes: { some: { status: "failed", to: { startsWith: "agent:" } } } },
     select: { id: true, envelopes: { where: { status: "failed", to: { startsWith: "agent:" } }, select: { lastDeliveryError: true }, take: 1 } },
     take: 100,
   });
   for (const fork of stuck) {
-    await db.fork.updateMany({ where: { id: fork.id, status: "running" }, data: { status: "failed", endedAt: now, summary: `failed: ${fork.envelopes[0]?.lastDeliveryError ?? "the task failed"}` } });
+    await db.prisma.fork.updateMany({ where: { id: fork.id, status: "running" }, data: { status: "failed", endedAt: now, summary: `failed: ${fork.envelopes[0]?.lastDeliveryError ?? "the task failed"}` } });
   }
   return stuck.length;
 }
 
-export function findFork(db: Db, id: number) {
-  return db.fork.findUnique({ where: { id } });
+export function findFork(db: Database, id: number) {
+  return db.prisma.fork.findUnique({ where: { id } });
 }
 
-export function listForks(db: Db, filter: { conversationId?: number; take: number }) {
-  return db.fork.findMany({
+export function listForks(db: Database, filter: { conversationId?: number; take: number }) {
+  return db.prisma.fork.findMany({
     where: filter.conversationId ? { conversationId: filter.conversationId } : undefined,
     orderBy: { id: "desc" },
     take: filter.take,
@@ -37,11 +37,11 @@ export function listForks(db: Db, filter: { conversationId?: number; take: numbe
 }
 
 /** The fork and its ancestors, nearest first: an interactive fork's session includes its parent's. */
-export async function forkLineage(db: Db, forkId: number) {
+export async function forkLineage(db: Database, forkId: number) {
   const lineage = [];
   let next: number | null = forkId;
   for (let hops = 0; next !== null && hops < 10; hops++) {
-    const fork: { id: number; parentForkId: number | null; startedAt: Date; kind: string; baseMessageId: number | null } | null = await db.fork.findUnique({
+    const fork: { id: number; parentForkId: number | null; startedAt: Date; kind: string; baseMessageId: number | null } | null = await db.prisma.fork.findUnique({
       where: { id: next },
       select: { id: true, parentForkId: true, startedAt: true, kind: true, baseMessageId: true },
     });
@@ -53,43 +53,43 @@ export async function forkLineage(db: Db, forkId: number) {
 }
 
 /** The newest main-session message of a conversation: where a new fork branches off. */
-export async function lastMainMessageId(db: Db, conversationId: number) {
-  const last = await db.message.findFirst({ where: { conversationId, forkId: null }, orderBy: { id: "desc" }, select: { id: true } });
+export async function lastMainMessageId(db: Database, conversationId: number) {
+  const last = await db.prisma.message.findFirst({ where: { conversationId, forkId: null }, orderBy: { id: "desc" }, select: { id: true } });
   return last?.id ?? 0;
 }
 
-export function createFork(db: Db, data: { conversationId: number; kind: ForkKind; status: ForkStatus; parentForkId?: number | null; startedBy: string; title?: string | null; baseMessageId?: number | null }) {
-  return db.fork.create({ data });
+export function createFork(db: Database, data: { conversationId: number; kind: ForkKind; status: ForkStatus; parentForkId?: number | null; startedBy: string; title?: string | null; baseMessageId?: number | null }) {
+  return db.prisma.fork.create({ data });
 }
 
-export function updateFork(db: Db, id: number, data: { status?: ForkStatus; exitStrategy?: string | null; summary?: string | null; idleWarnings?: number; lastActivityAt?: Date; endedAt?: Date | null }) {
-  return db.fork.update({ where: { id }, data });
+export function updateFork(db: Database, id: number, data: { status?: ForkStatus; exitStrategy?: string | null; summary?: string | null; idleWarnings?: number; lastActivityAt?: Date; endedAt?: Date | null }) {
+  return db.prisma.fork.update({ where: { id }, data });
 }
 
 /** Makes `forkId` the conversation's active interactive fork only if none is (null to clear). */
-export async function setActiveFork(db: Db, conversationId: number, forkId: number | null, expectedCurrent: number | null) {
-  const { count } = await db.conversation.updateMany({ where: { id: conversationId, activeForkId: expectedCurrent }, data: { activeForkId: forkId } });
+export async function setActiveFork(db: Database, conversationId: number, forkId: number | null, expectedCurrent: number | null) {
+  const { count } = await db.prisma.conversation.updateMany({ where: { id: conversationId, activeForkId: expectedCurrent }, data: { activeForkId: forkId } });
   return count === 1;
 }
 
 /** Interactive forks idle since before `before` (for the idle sweep). */
-export function idleInteractiveForks(db: Db, before: Date) {
-  return db.fork.findMany({ where: { kind: "interactive", status: "active", lastActivityAt: { lt: before } } });
+export function idleInteractiveForks(db: Database, before: Date) {
+  return db.prisma.fork.findMany({ where: { kind: "interactive", status: "active", lastActivityAt: { lt: before } } });
 }
 
 /** Marks background forks older than the TTL expired; they no longer resume anything. */
-export function expireBackgroundForks(db: Db, startedBefore: Date, now: Date) {
-  return db.fork.updateMany({ where: { kind: "background", status: { in: ["running", "done"] }, startedAt: { lt: startedBefore } }, data: { status: "expired", endedAt: now } });
+export function expireBackgroundForks(db: Database, startedBefore: Date, now: Date) {
+  return db.prisma.fork.updateMany({ where: { kind: "background", status: { in: ["running", "done"] }, startedAt: { lt: startedBefore } }, data: { status: "expired", endedAt: now } });
 }
 
 /** Moves a fork's messages into the main session (exit with "save"). */
-export function mergeForkMessages(db: Db, forkId: number) {
-  return db.message.updateMany({ where: { forkId }, data: { forkId: null } });
+export function mergeForkMessages(db: Database, forkId: number) {
+  return db.prisma.message.updateMany({ where: { forkId }, data: { forkId: null } });
 }
 
 /** Main-session messages stored after `afterId` up to `untilId`, newest last: a fork's "pending updates". */
-export async function mainSessionSince(db: Db, conversationId: number, afterId: number, untilId: number, take: number) {
-  const rows = await db.message.findMany({
+export async function mainSessionSince(db: Database, conversationId: number, afterId: number, untilId: number, take: number) {
+  const rows = await db.prisma.message.findMany({
     where: { conversationId, forkId: null, id: { gt: afterId, lte: untilId } },
     orderBy: [{ id: "desc" }],
     take,
@@ -98,6 +98,6 @@ export async function mainSessionSince(db: Db, conversationId: number, afterId: 
   return rows.reverse();
 }
 
-export function forkMessages(db: Db, forkId: number, take: number) {
-  return db.message.findMany({ where: { forkId }, orderBy: [{ sentAt: "asc" }, { id: "asc" }], take, select: { senderKind: true, senderName: true, text: true } });
+export function forkMessages(db: Database, forkId: number, take: number) {
+  return db.prisma.message.findMany({ where: { forkId }, orderBy: [{ sentAt: "asc" }, { id: "asc" }], take, select: { senderKind: true, senderName: true, text: true } });
 }

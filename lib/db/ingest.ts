@@ -1,9 +1,9 @@
 import type { InboundEvent, InboundMessage } from "../channels/types";
 import { channelAddress } from "../envelope/address";
-import type { Db } from "./client";
+import type { Database } from "./database";
 import { log } from "../log";
 import { isUniqueViolation } from "./errors";
-import { sqlTransaction, type SqlRunner } from "./sql";
+import { type SqlRunner } from "./sql";
 
 export type StoreInboundOptions = {
   /** Address of the agent that receives the inbound envelope. */
@@ -27,10 +27,10 @@ export type StoreInboundResult =
  * conversation and platform id), its reply target and thread, and the inbound
  * envelope to the agent. The webhook answers 200 only after this commits.
  */
-export async function storeInbound(db: Db, msg: InboundMessage, options: StoreInboundOptions): Promise<StoreInboundResult> {
+export async function storeInbound(db: Database, msg: InboundMessage, options: StoreInboundOptions): Promise<StoreInboundResult> {
   try {
     const clean = storable(msg);
-    return await sqlTransaction(db, (sql) => store(sql, clean, options));
+    return await db.transaction((sql) => store(sql, clean, options));
   } catch (error) {
     // A concurrent delivery of the same update committed first.
     if (isUniqueViolation(error)) return { status: "duplicate" };
@@ -116,10 +116,10 @@ export type StoreEventResult = { status: "duplicate" } | { status: "membership";
  * bot's membership of a chat (and its topics), a message taken back (kept, marked
  * deleted), a forum topic's name.
  */
-export async function storeEvent(db: Db, event: Exclude<InboundEvent, { type: "message" | "ignored" }>): Promise<StoreEventResult> {
+export async function storeEvent(db: Database, event: Exclude<InboundEvent, { type: "message" | "ignored" }>): Promise<StoreEventResult> {
   const clean = storable(event);
   try {
-    return await sqlTransaction(db, async (sql) => {
+    return await db.transaction(async (sql) => {
       await sql.run(`INSERT INTO "InboundUpdate" ("channel", "updateId", "receivedAt") VALUES (?, ?, ?)`, clean.channel, clean.updateId, new Date());
       if (clean.type === "membership") {
         await upsertConversation(sql, clean.channel, clean.chat, clean.at, false);

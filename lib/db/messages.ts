@@ -1,7 +1,7 @@
-import type { Db } from "./client";
+import type { Database } from "./database";
 import { joinThread } from "./ingest";
 import type { Conversation, Message } from "./generated/sqlite/client";
-import { prismaRow, sqlRead, sqlTransaction } from "./sql";
+import { prismaRow } from "./sql";
 
 export class GenerationConflict extends Error {
   constructor() {
@@ -33,8 +33,8 @@ export type OutboundMessageInput = {
  * generation the writer read (optimistic concurrency), bumping it. Throws
  * GenerationConflict otherwise, so the caller re-reads and retries.
  */
-export function appendOutboundMessage(db: Db, input: OutboundMessageInput): Promise<{ id: number }> {
-  return sqlTransaction(db, async (sql) => {
+export function appendOutboundMessage(db: Database, input: OutboundMessageInput): Promise<{ id: number }> {
+  return db.transaction(async (sql) => {
     const bumped = await sql.run(
       `UPDATE "Conversation" SET "generation" = "generation" + 1, "lastMessageAt" = ?, "updatedAt" = ? WHERE "id" = ? AND (? OR "generation" = ?)`,
       input.sentAt, new Date(), input.conversationId, input.expectedGeneration === null, input.expectedGeneration ?? -1,
@@ -51,8 +51,8 @@ export function appendOutboundMessage(db: Db, input: OutboundMessageInput): Prom
   });
 }
 
-export async function readGeneration(db: Db, conversationId: number): Promise<number> {
-  const [row] = await sqlRead<{ generation: number }>(db, `SELECT "generation" FROM "Conversation" WHERE "id" = ?`, conversationId);
+export async function readGeneration(db: Database, conversationId: number): Promise<number> {
+  const [row] = await db.read<{ generation: number }>(`SELECT "generation" FROM "Conversation" WHERE "id" = ?`, conversationId);
   return Number(row?.generation ?? 0);
 }
 
@@ -60,17 +60,17 @@ const messageColumns = { dates: ["sentAt", "editedAt", "deletedAt", "createdAt"]
 const conversationColumns = { dates: ["lastMessageAt", "lastReadAt", "membershipChangedAt", "servedAt", "createdAt", "updatedAt"], booleans: ["agentEnabled"] };
 
 /** A message with its conversation, as Prisma's `include` returns it; on the hand-written path (every turn reads it). */
-export async function findMessage(db: Db, id: number): Promise<(Message & { conversation: Conversation }) | null> {
-  const [row] = await sqlRead<Record<string, unknown>>(db, `SELECT * FROM "Message" WHERE "id" = ?`, id);
+export async function findMessage(db: Database, id: number): Promise<(Message & { conversation: Conversation }) | null> {
+  const [row] = await db.read<Record<string, unknown>>(`SELECT * FROM "Message" WHERE "id" = ?`, id);
   if (!row) return null;
-  const [conversation] = await sqlRead<Record<string, unknown>>(db, `SELECT * FROM "Conversation" WHERE "id" = ?`, row.conversationId as number);
+  const [conversation] = await db.read<Record<string, unknown>>(`SELECT * FROM "Conversation" WHERE "id" = ?`, row.conversationId as number);
   if (!conversation) return null;
   return { ...prismaRow<Message>(row, messageColumns), conversation: prismaRow<Conversation>(conversation, conversationColumns) };
 }
 
 /** A page of a conversation's timeline, newest first (the dashboard reverses it). */
-export function listConversationMessages(db: Db, conversationId: number, options: { beforeId?: number; take: number }) {
-  return db.message.findMany({
+export function listConversationMessages(db: Database, conversationId: number, options: { beforeId?: number; take: number }) {
+  return db.prisma.message.findMany({
     where: { conversationId, ...(options.beforeId ? { id: { lt: options.beforeId } } : {}) },
     orderBy: [{ id: "desc" }],
     take: options.take,
@@ -86,11 +86,11 @@ export function listConversationMessages(db: Db, conversationId: number, options
  * The reply tree around a message: every member of its materialized thread in
  * one indexed query (threadId), or the message alone when nobody replied.
  */
-export async function messageThread(db: Db, messageId: number) {
-  const message = await db.message.findUnique({ where: { id: messageId }, select: { id: true, threadId: true } });
+export async function messageThread(db: Database, messageId: number) {
+  const message = await db.prisma.message.findUnique({ where: { id: messageId }, select: { id: true, threadId: true } });
   if (!message) return null;
   const where = message.threadId ? { threadId: message.threadId } : { id: message.id };
-  const members = await db.message.findMany({
+  const members = await db.prisma.message.findMany({
     where,
     orderBy: [{ sentAt: "asc" }, { id: "asc" }],
     select: {

@@ -1,15 +1,15 @@
 import { createHash } from "node:crypto";
-import type { Db } from "./client";
+import type { Database } from "./database";
 import { isUniqueViolation } from "./errors";
 
 export const sha256 = (value: string) => createHash("sha256").update(value).digest("hex");
 
-export function countOperators(db: Db) {
-  return db.operator.count();
+export function countOperators(db: Database) {
+  return db.prisma.operator.count();
 }
 
-export function findOperatorByName(db: Db, name: string) {
-  return db.operator.findUnique({ where: { name } });
+export function findOperatorByName(db: Database, name: string) {
+  return db.prisma.operator.findUnique({ where: { name } });
 }
 
 /** The setting row that claims first-run setup: its primary key lets exactly one creator win. */
@@ -20,9 +20,9 @@ const FIRST_OPERATOR_CLAIM = "_setup.firstOperator";
  * the claim's primary key makes every concurrent loser fail, on SQLite and PostgreSQL.
  * Returns null when an operator exists or another request won.
  */
-export async function createFirstOperator(db: Db, input: { name: string; passwordHash: string }) {
+export async function createFirstOperator(db: Database, input: { name: string; passwordHash: string }) {
   try {
-    return await db.$transaction(async (tx) => {
+    return await db.prisma.$transaction(async (tx) => {
       if ((await tx.operator.count()) > 0) return null;
       await tx.setting.create({ data: { key: FIRST_OPERATOR_CLAIM, value: input.name, updatedBy: "setup" } });
       return tx.operator.create({ data: input });
@@ -34,24 +34,24 @@ export async function createFirstOperator(db: Db, input: { name: string; passwor
 }
 
 /** Stores only the hash of the cookie token, so a leaked database opens no session. */
-export function createSession(db: Db, input: { operatorId: number; token: string; csrfToken: string; expiresAt: Date }) {
-  return db.operatorSession.create({
+export function createSession(db: Database, input: { operatorId: number; token: string; csrfToken: string; expiresAt: Date }) {
+  return db.prisma.operatorSession.create({
     data: { operatorId: input.operatorId, tokenHash: sha256(input.token), csrfToken: input.csrfToken, expiresAt: input.expiresAt },
   });
 }
 
-export async function findLiveSession(db: Db, token: string, now: Date) {
-  const session = await db.operatorSession.findUnique({
+export async function findLiveSession(db: Database, token: string, now: Date) {
+  const session = await db.prisma.operatorSession.findUnique({
     where: { tokenHash: sha256(token) },
     include: { operator: { select: { id: true, name: true } } },
   });
   return session && session.expiresAt > now ? session : null;
 }
 
-export function deleteSession(db: Db, token: string) {
-  return db.operatorSession.deleteMany({ where: { tokenHash: sha256(token) } });
+export function deleteSession(db: Database, token: string) {
+  return db.prisma.operatorSession.deleteMany({ where: { tokenHash: sha256(token) } });
 }
 
-export function deleteExpiredSessions(db: Db, now: Date) {
-  return db.operatorSession.deleteMany({ where: { expiresAt: { lt: now } } });
+export function deleteExpiredSessions(db: Database, now: Date) {
+  return db.prisma.operatorSession.deleteMany({ where: { expiresAt: { lt: now } } });
 }

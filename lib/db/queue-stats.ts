@@ -1,6 +1,5 @@
-import type { Db } from "./client";
+import type { Database } from "./database";
 import { WORKER_MAIL_SQL } from "./claim";
-import { sqlTransaction } from "./sql";
 
 const MINUTE = 60_000;
 /** The newest answered messages the time-to-answer plot reads (bounds the query on busy servers). */
@@ -15,9 +14,9 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
  * running; and the time to answer (a user's message stored → its envelope done
  * with the answer sent) as p50/p99 per minute over the last `minutes`.
  */
-export async function queueStats(db: Db, now: Date, minutes = 60) {
+export async function queueStats(db: Database, now: Date, minutes = 60) {
   const since = new Date(Math.floor(now.getTime() / MINUTE) * MINUTE - (minutes - 1) * MINUTE);
-  const { waiting, running, answered } = await sqlTransaction(db, async (sql) => {
+  const { waiting, running, answered } = await db.transaction(async (sql) => {
     const waiting = await sql.one<{ turns: number; envelopes: number; oldest: string | Date | null }>(
       `SELECT COUNT(DISTINCT COALESCE("conversationId", -"id")) AS "turns", COUNT(*) AS "envelopes", MIN("createdAt") AS "oldest"
        FROM "Envelope" WHERE "status" = 'pending' AND ("deliverAt" IS NULL OR "deliverAt" <= ?) AND ${WORKER_MAIL_SQL}`,

@@ -1,9 +1,9 @@
 import type { ReplyTargetInfo } from "../channels/telegram/simulator";
-import type { Db } from "./client";
+import type { Database } from "./database";
 
 /** A stored Telegram message as the simulator needs it to build reply_to_message. */
-export async function findSimulatorTarget(db: Db, messageId: number): Promise<ReplyTargetInfo | null> {
-  const m = await db.message.findUnique({
+export async function findSimulatorTarget(db: Database, messageId: number): Promise<ReplyTargetInfo | null> {
+  const m = await db.prisma.message.findUnique({
     where: { id: messageId },
     select: { platformMessageId: true, text: true, sentAt: true, senderKind: true, senderName: true, senderPlatformId: true, conversation: { select: { channel: true } } },
   });

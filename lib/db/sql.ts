@@ -1,6 +1,5 @@
 import type Database from "better-sqlite3";
 import type pg from "pg";
-import type { Db } from "./client";
 import type { SqliteConnection } from "./sqlite-connection";
 
 /** A bound parameter. Objects are JSON columns; dates and booleans are mapped per database as Prisma maps them. */
@@ -21,63 +20,27 @@ export interface SqlRunner {
   run(sql: string, ...params: SqlValue[]): Promise<number>;
 }
 
-// Kept on globalThis: Next bundles each route handler with its own copy of this
-// module, while the client (lib/db/client.ts) is one per process, so a module-level
-// map filled where the client was opened would be empty in the other bundles.
-const registry = ((globalThis as unknown as Record<symbol, Registry>)[Symbol.for("switchboard.sql")] ??= {
-  sqliteConnections: new WeakMap(),
-  postgresPools: new WeakMap(),
-  groups: new WeakMap(),
-  statements: new WeakMap(),
-});
-type Registry = {
-  sqliteConnections: WeakMap<object, SqliteConnection>;
-  postgresPools: WeakMap<object, pg.Pool>;
-  groups: WeakMap<SqliteConnection, GroupCommit>;
-  statements: WeakMap<Database.Database, Map<string, Database.Statement>>;
-};
-const { sqliteConnections, postgresPools, groups, statements } = registry;
+/** Prepared statements per raw SQLite connection (one connection per Database). */
+const statements = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
-/** openDb registers the SQLite connection behind a client, for sqlTransaction. */
-export function registerSqliteConnection(db: object, connection: SqliteConnection) {
-  sqliteConnections.set(db, connection);
+/** The hand-written path over one SQLite connection: group-committed transactions and cached reads. */
+export function sqliteSql(connection: SqliteConnection) {
+  const group = new GroupCommit(connection);
+  return {
+    transaction: <T>(fn: (sql: SqlRunner) => Promise<T>): Promise<T> => group.submit(fn),
+    read: <T>(sql: string, ...params: SqlValue[]): Promise<T[]> => connection.exclusive((raw) => sqliteRunner(raw).all<T>(sql, ...params)),
+  };
 }
 
-/** openDb registers a small pg pool beside Prisma's, for sqlTransaction on PostgreSQL. */
-export function registerPostgresPool(db: object, pool: pg.Pool) {
-  postgresPools.set(db, pool);
-}
-
-/** The SQLite connection behind a client (undefined on PostgreSQL). */
-export function sqliteConnectionOf(db: Db): SqliteConnection | undefined {
-  return sqliteConnections.get(db);
-}
-
-/**
- * Runs `fn` in a transaction of its own: its writes commit together or not at
- * all, and the promise resolves only after they are durable.
- * - SQLite: on the raw connection with cached prepared statements, and calls that
- *   arrive together share one commit (group commit): a commit (the WAL append of
- *   every touched index page) costs more than all of a message's statements, so
- *   under load it is paid once per batch, not once per message.
- * - PostgreSQL: on a small pg pool of its own beside Prisma's; through Prisma's raw
- *   query API each statement cost several times its round trip in client CPU.
- * Never call it from inside a Prisma transaction (on SQLite it would wait forever).
- */
-export async function sqlTransaction<T>(db: Db, fn: (sql: SqlRunner) => Promise<T>): Promise<T> {
-  const sqlite = sqliteConnectionOf(db);
-  if (!sqlite) {
-    const pool = postgresPools.get(db);
-    if (!pool) throw new Error("sqlTransaction needs a client opened by openDb");
-    return postgresTransaction(pool, fn);
-  }
-  let group = groups.get(sqlite);
-  if (!group) groups.set(sqlite, (group = new GroupCommit(sqlite)));
-  return group.submit(fn);
+/** The hand-written path over a pg pool of its own beside Prisma's. */
+export function postgresSql(pool: pg.Pool) {
+  return {
+    transaction: <T>(fn: (sql: SqlRunner) => Promise<T>): Promise<T> => postgresTransaction(pool, fn),
+    read: async <T>(sql: string, ...params: SqlValue[]): Promise<T[]> => (await pool.query(numberedPlaceholders(sql), params.map(postgresValue))).rows as T[],
+  };
 }
 
 type Job = { fn: (sql: SqlRunner) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void };
-
 
 /** The most jobs one commit carries: bounds how long the connection is held. */
 const MAX_BATCH = 256;
@@ -148,7 +111,6 @@ class GroupCommit {
     for (const { job, value } of done) job.resolve(value);
   }
 }
-
 
 function statement(raw: Database.Database, sql: string): Database.Statement {
   let cache = statements.get(raw);
@@ -231,19 +193,6 @@ function postgresRunner(client: pg.PoolClient): SqlRunner {
   };
 }
 
-/**
- * One read on the hand-written path, outside any transaction: on SQLite a cached
- * statement on the shared connection (under its lock), on PostgreSQL the small
- * pool. For the reads of every agent turn, where Prisma's raw query API costs
- * about 0.1 ms per row returned.
- */
-export async function sqlRead<T>(db: Db, sql: string, ...params: SqlValue[]): Promise<T[]> {
-  const sqlite = sqliteConnectionOf(db);
-  if (sqlite) return sqlite.exclusive((raw) => sqliteRunner(raw).all<T>(sql, ...params));
-  const pool = postgresPools.get(db);
-  if (!pool) throw new Error("sqlRead needs a client opened by openDb");
-  return (await pool.query(numberedPlaceholders(sql), params.map(postgresValue))).rows as T[];
-}
 /** `column IN (…)` for a list bound as one JSON array parameter (`jsonList`): one statement whatever the length, on both databases. */
 export function inJsonList(sql: SqlRunner, column: string) {
   return sql.dialect === "sqlite"

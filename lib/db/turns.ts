@@ -1,5 +1,4 @@
-import type { Db } from "./client";
-import { sqlTransaction } from "./sql";
+import type { Database } from "./database";
 
 export type TurnRecord = {
   envelopeId: number;
@@ -19,9 +18,9 @@ export type TurnRecord = {
  * (createdAt stays the first attempt's, as Prisma's upsert leaves it). On the
  * hand-written path: every turn writes one.
  */
-export async function saveTurn(db: Db, turn: TurnRecord): Promise<void> {
+export async function saveTurn(db: Database, turn: TurnRecord): Promise<void> {
   const json = (value: unknown) => value as Record<string, unknown>;
-  await sqlTransaction(db, (sql) =>
+  await db.transaction((sql) =>
     sql.run(
       `INSERT INTO "Turn" ("envelopeId", "conversationId", "forkId", "model", "system", "prompt", "toolCalls", "usage", "latencyMs", "error", "createdAt")
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -34,10 +33,10 @@ export async function saveTurn(db: Db, turn: TurnRecord): Promise<void> {
   );
 }
 
-export function findTurnByEnvelope(db: Db, envelopeId: number) {
-  return db.turn.findUnique({ where: { envelopeId } });
+export function findTurnByEnvelope(db: Database, envelopeId: number) {
+  return db.prisma.turn.findUnique({ where: { envelopeId } });
 }
 
-export function findTurn(db: Db, id: number) {
-  return db.turn.findUnique({ where: { id }, include: { envelope: { select: { id: true, messageId: true, status: true } } } });
+export function findTurn(db: Database, id: number) {
+  return db.prisma.turn.findUnique({ where: { id }, include: { envelope: { select: { id: true, messageId: true, status: true } } } });
 }

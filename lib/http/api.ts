@@ -1,12 +1,12 @@
 import { authenticate, type Caller } from "../auth/operators";
-import { appContext, type AppContext } from "../server/context";
+import { getApp, type App } from "../server/wiring";
 import { errorResponse } from "./respond";
 
 type Params = Record<string, string | string[] | undefined>;
 export type ApiHandler<P extends Params> = (args: {
   request: Request;
   params: P;
-  ctx: AppContext;
+  ctx: App;
   caller: Caller;
 }) => Promise<Response>;
 
@@ -18,7 +18,7 @@ export type ApiHandler<P extends Params> = (args: {
 export function withOperator<P extends Params = Params>(handler: ApiHandler<P>) {
   return async (request: Request, route: { params: Promise<P> }): Promise<Response> => {
     try {
-      const ctx = await appContext();
+      const ctx = await getApp();
       const caller = await authenticate(ctx.db, request, { apiToken: ctx.env.SWITCHBOARD_API_TOKEN });
       return await handler({ request, params: await route.params, ctx, caller });
     } catch (error) {
@@ -29,11 +29,11 @@ export function withOperator<P extends Params = Params>(handler: ApiHandler<P>) 
 
 /** Same error mapping for routes that authenticate themselves (webhooks, sign-in). */
 export function withErrors<P extends Params = Params>(
-  handler: (args: { request: Request; params: P; ctx: AppContext }) => Promise<Response>,
+  handler: (args: { request: Request; params: P; ctx: App }) => Promise<Response>,
 ) {
   return async (request: Request, route: { params: Promise<P> }): Promise<Response> => {
     try {
-      return await handler({ request, params: await route.params, ctx: await appContext() });
+      return await handler({ request, params: await route.params, ctx: await getApp() });
     } catch (error) {
       return errorResponse(error);
     }

@@ -1,9 +1,9 @@
 import type { ClaimedTurn } from "../db/claim";
-import type { Db } from "../db/client";
+import type { Database } from "../db/database";
 import { findConversationByChat } from "../db/conversations";
 import { findEnvelope, finishEnvelope } from "../db/envelopes";
 import { parseAddress } from "../envelope/address";
-import { deliverToChannel, keepPossiblyDelivered } from "./deliver";
+import { sendToChat, keepPossiblyDelivered } from "./send-to-chat";
 import { runBackgroundTask } from "./forks";
 import { runAgentTurn, type TurnDeps } from "./respond";
 
@@ -16,11 +16,11 @@ export async function dispatchEnvelope(deps: TurnDeps, turn: ClaimedTurn) {
   const address = parseAddress(envelope.to);
   // A chat turn carries the message it answers; agent mail without one is a background task.
   if (address.kind === "agent") return envelope.messageId ? runAgentTurn(deps, envelope.id, turn.envelopes.slice(0, -1)) : runBackgroundTask(deps, envelope.id);
-  if (address.kind === "channel") return deliverChannelEnvelope(deps, envelope.id);
+  if (address.kind === "channel") return deliverEnvelopeToChat(deps, envelope.id);
 }
 
 /** Delivers an envelope addressed to channel:<adapter>:<chat> (scheduled or API sends). */
-export async function deliverChannelEnvelope(deps: { db: Db } & Pick<TurnDeps, "channels">, envelopeId: number) {
+export async function deliverEnvelopeToChat(deps: { db: Database } & Pick<TurnDeps, "channels">, envelopeId: number) {
   const envelope = await findEnvelope(deps.db, envelopeId);
   if (!envelope || envelope.status === "done" || envelope.status === "failed") return;
   const address = parseAddress(envelope.to);
@@ -35,7 +35,7 @@ export async function deliverChannelEnvelope(deps: { db: Db } & Pick<TurnDeps, "
   // envelope stays threaded under its parent either way.
   const parent = envelope.replyToEnvelopeId ? await findEnvelope(deps.db, envelope.replyToEnvelopeId) : null;
   const parentMessage = parent?.messageId
-    ? await deps.db.message.findUnique({
+    ? await deps.db.prisma.message.findUnique({
         where: { id: parent.messageId },
         select: { id: true, conversationId: true, threadId: true, platformMessageId: true, platformTopicId: true },
       })
@@ -56,5 +56,5 @@ export async function deliverChannelEnvelope(deps: { db: Db } & Pick<TurnDeps, "
     await keepPossiblyDelivered(deps.db, envelopeId, { ...message, error: "delivery outcome unknown: an earlier attempt stopped mid-send" });
     return;
   }
-  await deliverToChannel(deps, { ...message, from: envelope.from, replyToEnvelopeId: envelope.replyToEnvelopeId, envelopeId });
+  await sendToChat(deps, { ...message, from: envelope.from, replyToEnvelopeId: envelope.replyToEnvelopeId, envelopeId });
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Caller } from "../auth/operators";
-import type { Db } from "../db/client";
+import type { Database } from "../db/database";
 import { findConversationByChat } from "../db/conversations";
 import { createEnvelope, findEnvelope, listEnvelopes, takeAgentMail, type EnvelopeStatus } from "../db/envelopes";
 import { parseAddress } from "../envelope/address";
@@ -37,7 +37,7 @@ export const listEnvelopesSchema = z.object({
  * channel:<adapter>:… only when bound to that adapter (403, nothing stored).
  * Channel mail is delivered by the worker at deliverAt (now when absent).
  */
-export async function sendEnvelope(db: Db, input: SendEnvelopeInput, caller: Caller, now = new Date()) {
+export async function sendEnvelope(db: Database, input: SendEnvelopeInput, caller: Caller, now = new Date()) {
   const from = parseAddress(input.from);
   const to = parseAddress(input.to);
   if (caller.via === "session" && !(from.kind === "operator" && from.name === caller.operator.name)) {
@@ -75,7 +75,7 @@ export async function sendEnvelope(db: Db, input: SendEnvelopeInput, caller: Cal
 }
 
 /** Lists envelopes; never changes them (GET must not: a cross-site link would consume an agent's mail). */
-export async function queryEnvelopes(db: Db, query: z.infer<typeof listEnvelopesSchema>, now = new Date()) {
+export async function queryEnvelopes(db: Database, query: z.infer<typeof listEnvelopesSchema>, now = new Date()) {
   return { envelopes: await listEnvelopes(db, { ...query, status: query.status as EnvelopeStatus | undefined, beforeId: query.before }, now) };
 }
 
@@ -94,6 +94,6 @@ export const receiveMailSchema = z.object({
  * How an agent receives its mail (POST /envelopes/receive): its due pending
  * envelopes, each marked done as it is handed over, so each is received at most once.
  */
-export async function receiveAgentMail(db: Db, input: z.infer<typeof receiveMailSchema>, now = new Date()) {
+export async function receiveAgentMail(db: Database, input: z.infer<typeof receiveMailSchema>, now = new Date()) {
   return { envelopes: await takeAgentMail(db, input.to, now, input.take), acknowledged: true as const };
 }

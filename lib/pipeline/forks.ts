@@ -1,8 +1,8 @@
 import { generateText } from "ai";
 import { z } from "zod";
 import { buildPrompt, quotedMessage } from "../agent/prompt";
-import type { Db } from "../db/client";
-import { previousSentAtOf, storedMessageSelect } from "../db/context";
+import type { Database } from "../db/database";
+import { previousSentAtOf, storedMessageSelect } from "../db/context-input";
 import { findConversation } from "../db/conversations";
 import { createEnvelope, finishEnvelope, findEnvelope } from "../db/envelopes";
 import {
@@ -17,11 +17,11 @@ import {
   updateFork,
 } from "../db/forks";
 import { agentAddress, parseAddress } from "../envelope/address";
-import { canonicalText } from "../envelope/sanitize";
+import { canonicalText } from "../prompt/sanitize";
 import { AppError, notFound } from "../errors";
 import { log } from "../log";
 import { getSettings } from "../settings/store";
-import { deliverToChannel } from "./deliver";
+import { sendToChat } from "./send-to-chat";
 import { executeTurn, type TurnDeps } from "./respond";
 
 /** How a fork's report starts: the model wrote it (from users' messages), not the user or the operator. */
@@ -40,7 +40,7 @@ export const startTaskSchema = z.object({
  * the task, run by the worker now or at deliverAt. What the fork posts is
  * recorded with it, so a user's reply can resume it later.
  */
-export async function startBackgroundTask(db: Db, input: { conversationId: number; task: string; from: string; deliverAt?: Date | null; modelConfigured?: boolean }) {
+export async function startBackgroundTask(db: Database, input: { conversationId: number; task: string; from: string; deliverAt?: Date | null; modelConfigured?: boolean }) {
   // Refused up front rather than "started" and then silently nothing (an operator's explicit start).
   if (input.modelConfigured === false) throw new AppError("conflict", "failed: no model configured (set LLM_PROVIDER and LLM_MODEL); background tasks need one");
   const conversation = await findConversation(db, input.conversationId);
@@ -77,12 +77,12 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
   }
   const settings = await getSettings(db);
   // The TTL for replies counts from when the fork actually ran; it branches off here.
-  await db.fork.update({
+  await db.prisma.fork.update({
     where: { id: envelope.forkId },
     data: { startedAt: new Date(), lastActivityAt: new Date(), baseMessageId: await lastMainMessageId(db, conversation.id) },
   });
   const recent = (
-    await db.message.findMany({ where: { conversationId: conversation.id, forkId: null }, orderBy: [{ sentAt: "desc" }, { id: "desc" }], take: settings.recencyWindow, select: storedMessageSelect })
+    await db.prisma.message.findMany({ where: { conversationId: conversation.id, forkId: null }, orderBy: [{ sentAt: "desc" }, { id: "desc" }], take: settings.recencyWindow, select: storedMessageSelect })
   ).reverse();
   const previousSentAt = await previousSentAtOf(db, recent);
   const starter = parseAddress(envelope.from);
@@ -121,7 +121,7 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
  * fork (its child); an exited interactive fork is reactivated. Refused (409)
  * while another interactive fork is active.
  */
-export async function resumeFork(db: Db, forkId: number, by: string) {
+export async function resumeFork(db: Database, forkId: number, by: string) {
   const fork = await findFork(db, forkId);
   if (!fork) throw notFound("fork");
   const conversation = await findConversation(db, fork.conversationId);
@@ -185,7 +185,7 @@ export async function exitFork(deps: TurnDeps, forkId: number, strategy: ExitStr
   if (strategy === "report") {
     summary = await summarizeFork(deps, forkId);
     const now = new Date();
-    await db.message.create({
+    await db.prisma.message.create({
       data: { conversationId: fork.conversationId, direction: "outbound", senderKind: "system", senderName: by, text: summary, forkId: null, sentAt: now },
     });
   }
@@ -208,7 +208,7 @@ export async function sweepForks(deps: TurnDeps, now = new Date()) {
     if (fork.idleWarnings === 0) {
       const conversation = await findConversation(deps.db, fork.conversationId);
       if (conversation) {
-        await deliverToChannel(deps, {
+        await sendToChat(deps, {
           from: agentAddress(settings.agentName),
           senderKind: "agent",
           senderName: settings.agentName,

@@ -1,6 +1,6 @@
 import { claimStaleSend, findStaleSends, finishEnvelope } from "../db/envelopes";
 import { parseAddress } from "../envelope/address";
-import { keepPossiblyDelivered } from "./deliver";
+import { keepPossiblyDelivered } from "./send-to-chat";
 import { failForksOfFailedTasks } from "../db/forks";
 import { deleteExpiredSessions } from "../db/operators";
 import { sweepForks } from "./forks";
@@ -39,7 +39,7 @@ async function keepStaleSends(deps: TurnDeps, startedBefore: Date) {
     }
     const inReplyTo = (envelope.metadata as { inReplyToMessageId?: number | null }).inReplyToMessageId;
     const replyTo = inReplyTo
-      ? await deps.db.message.findUnique({ where: { id: inReplyTo }, select: { id: true, threadId: true, platformMessageId: true, platformTopicId: true } })
+      ? await deps.db.prisma.message.findUnique({ where: { id: inReplyTo }, select: { id: true, threadId: true, platformMessageId: true, platformTopicId: true } })
       : null;
     const sender = parseAddress(envelope.from);
     await keepPossiblyDelivered(deps.db, envelope.id, {

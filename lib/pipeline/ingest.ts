@@ -1,5 +1,5 @@
 import type { InboundEvent, InboundMessage } from "../channels/types";
-import type { Db } from "../db/client";
+import type { Database } from "../db/database";
 import { storeEvent, storeInbound, type StoreEventResult, type StoreInboundResult } from "../db/ingest";
 import { agentAddress } from "../envelope/address";
 import { log } from "../log";
@@ -10,7 +10,7 @@ import { shouldAnswer } from "./should-answer";
  * Stores an inbound message durably (one transaction) and decides whether the
  * agent answers it. The webhook acknowledges only after this resolves.
  */
-export async function ingestInbound(db: Db, message: InboundMessage, options: { modelConfigured: boolean } = { modelConfigured: true }): Promise<StoreInboundResult> {
+export async function ingestInbound(db: Database, message: InboundMessage, options: { modelConfigured: boolean } = { modelConfigured: true }): Promise<StoreInboundResult> {
   const settings = await getSettings(db);
   return storeInbound(db, message, {
     agent: agentAddress(settings.agentName),
@@ -27,7 +27,7 @@ export async function ingestInbound(db: Db, message: InboundMessage, options: { 
 
 /** Any parsed delivery: messages go through ingestInbound, the rest are recorded once. */
 export async function ingestEvent(
-  db: Db,
+  db: Database,
   event: Exclude<InboundEvent, { type: "ignored" }>,
   options: { modelConfigured: boolean } = { modelConfigured: true },
 ): Promise<StoreInboundResult | StoreEventResult> {

@@ -1,17 +1,17 @@
 import { z } from "zod";
-import type { Db } from "../db/client";
+import type { Database } from "../db/database";
 import { findMessage } from "../db/messages";
 import { operatorAddress } from "../envelope/address";
 import { notFound } from "../errors";
-import { deliverToChannel, type DeliverDeps } from "./deliver";
+import { sendToChat, type SendDeps } from "./send-to-chat";
 
 export const replyBodySchema = z.object({ text: z.string().trim().min(1, "write a message").max(4000) });
 
 export type OperatorReplyInput = { messageId: number; text: string; operator: string };
 
 /** The envelope that carried a message in or out, to thread the reply under it. */
-async function envelopeOf(db: Db, messageId: number) {
-  const envelope = await db.envelope.findFirst({ where: { messageId }, orderBy: { id: "asc" }, select: { id: true } });
+async function envelopeOf(db: Database, messageId: number) {
+  const envelope = await db.prisma.envelope.findFirst({ where: { messageId }, orderBy: { id: "asc" }, select: { id: true } });
   return envelope?.id ?? null;
 }
 
@@ -19,10 +19,10 @@ async function envelopeOf(db: Db, messageId: number) {
  * An operator's threaded reply from the dashboard: an outbound envelope from
  * operator:<name> with replyToEnvelopeId, sent as a native reply to the message.
  */
-export async function sendOperatorReply(deps: DeliverDeps, input: OperatorReplyInput) {
+export async function sendOperatorReply(deps: SendDeps, input: OperatorReplyInput) {
   const message = await findMessage(deps.db, input.messageId);
   if (!message) throw notFound("message");
-  return deliverToChannel(deps, {
+  return sendToChat(deps, {
     from: operatorAddress(input.operator),
     senderKind: "operator",
     senderName: input.operator,

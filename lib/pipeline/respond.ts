@@ -5,8 +5,8 @@ import { buildPrompt, type Prompt } from "../agent/prompt";
 import { createReplyTool, type ReplyOutcome } from "../agent/reply-tool";
 import type { ChannelAdapter } from "../channels/types";
 import { buildContext } from "../context/build";
-import type { Db } from "../db/client";
-import { findStoredMessages, loadContextInput, previousSentAtOf } from "../db/context";
+import type { Database } from "../db/database";
+import { findStoredMessages, loadContextInput, previousSentAtOf } from "../db/context-input";
 import { finishEnvelope, findEnvelope, repliedEnvelopeIds } from "../db/envelopes";
 import { updateFork } from "../db/forks";
 import { findMessage } from "../db/messages";
@@ -14,10 +14,10 @@ import { saveTurn } from "../db/turns";
 import { log } from "../log";
 import type { Settings } from "../settings/schema";
 import { getSettings } from "../settings/store";
-import { deliverToChannel, type DeliverInput } from "./deliver";
+import { sendToChat, type SendInput } from "./send-to-chat";
 
 export type TurnDeps = {
-  db: Db;
+  db: Database;
   channels: Record<string, ChannelAdapter>;
   /** Null: no model configured; the message waits for an operator. */
   model: ModelHandle | null;
@@ -53,7 +53,7 @@ export async function executeTurn(
     conversationId: number;
     forkId: number | null;
     prompt: Prompt;
-    delivery: Omit<DeliverInput, "text" | "dedupeKey">;
+    delivery: Omit<SendInput, "text" | "dedupeKey">;
     coalesced?: number[];
   },
 ): Promise<{ sent: boolean }> {
@@ -66,7 +66,7 @@ export async function executeTurn(
   let answerEnvelopeId: number | null = null;
   const reply = createReplyTool({
     sendReply: async (text) => {
-      const result = await deliverToChannel(deps, { ...input.delivery, text, dedupeKey: `reply:${envelope.id}` });
+      const result = await sendToChat(deps, { ...input.delivery, text, dedupeKey: `reply:${envelope.id}` });
       let outcome: ReplyOutcome;
       if (result.ok) {
         sent = true;
@@ -194,7 +194,7 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: 
   };
   if ((envelope.metadata as { forkConflict?: boolean }).forkConflict) {
     // No nesting of forks: tell the user (the operator sees the flag on the envelope).
-    await deliverToChannel(deps, { ...delivery, text: FORK_CONFLICT_NOTICE, dedupeKey: `reply:${envelope.id}` });
+    await sendToChat(deps, { ...delivery, text: FORK_CONFLICT_NOTICE, dedupeKey: `reply:${envelope.id}` });
     await finishEnvelope(db, envelopeId, { status: "done", metadata: { replied: true, notice: "fork conflict" } });
     return;
   }

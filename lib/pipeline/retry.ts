@@ -1,4 +1,4 @@
-import type { Db } from "../db/client";
+import type { Database } from "../db/database";
 import { findEnvelope, releaseReplyKey, requeueFailedEnvelope } from "../db/envelopes";
 import { parseAddress } from "../envelope/address";
 import { AppError, notFound } from "../errors";
@@ -9,7 +9,7 @@ import { AppError, notFound } from "../errors";
  * send goes out again. Either way the worker does it, with the same at-most-once
  * rules; the operator decided that a send marked "possibly delivered" should go again.
  */
-export async function retryEnvelope(db: Db, id: number) {
+export async function retryEnvelope(db: Database, id: number) {
   const envelope = await findEnvelope(db, id);
   if (!envelope) throw notFound(`envelope ${id}`);
   if (envelope.status !== "failed") throw new AppError("conflict", `envelope ${id} is ${envelope.status}; only a failed one can be retried`);

@@ -1,11 +1,11 @@
-import type { Db } from "../db/client";
+import type { Database } from "../db/database";
 import { findConversation, markConversationRead } from "../db/conversations";
 import { listConversationMessages } from "../db/messages";
 import { notFound } from "../errors";
 
 /** A page of a conversation's timeline, oldest first. Reading changes nothing (marking read is POST …/read). */
-export async function getConversationTimeline(db: Db, id: number, options: { beforeId?: number; take: number }) {
-  const conversation = await db.conversation.findUnique({
+export async function getConversationTimeline(db: Database, id: number, options: { beforeId?: number; take: number }) {
+  const conversation = await db.prisma.conversation.findUnique({
     where: { id },
     include: { activeFork: { select: { id: true, title: true, status: true } } },
   });
@@ -19,7 +19,7 @@ export async function getConversationTimeline(db: Db, id: number, options: { bef
 export { findConversation };
 
 /** The operator has seen the conversation up to now (its unread count drops to 0). */
-export async function markRead(db: Db, id: number, now = new Date()) {
+export async function markRead(db: Database, id: number, now = new Date()) {
   if (!(await findConversation(db, id))) throw notFound("conversation");
   await markConversationRead(db, id, now);
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { RateLimitedError } from "../agent/call-limits";
-import type { Db } from "../db/client";
+import type { Database } from "../db/database";
 import { claimTurns, deferEnvelopes, hasDueWork, renewLeases, type ClaimedTurn } from "../db/claim";
 import { finishEnvelope, retryEnvelopeLater } from "../db/envelopes";
 import { log } from "../log";
@@ -17,7 +17,7 @@ export type WorkerLimits = {
 };
 
 export type WorkerDeps = {
-  db: Db;
+  db: Database;
   /** Runs one claimed turn (one envelope, or a burst of one conversation's messages); throws to ask for a retry. */
   run: (turn: ClaimedTurn) => Promise<void>;
   /** How long a claim holds before another worker may take the envelope over. */

@@ -1,7 +1,7 @@
 import { env } from "../env";
 import { log } from "../log";
 import { countOperators } from "../db/operators";
-import { appContext } from "./context";
+import { getApp } from "./wiring";
 import { registerShutdown } from "./shutdown";
 
 /**
@@ -17,7 +17,7 @@ function printSetupCode(code: string) {
 /** Validates the environment and starts the in-process worker. */
 export async function startBackground() {
   env();
-  const ctx = await appContext();
+  const ctx = await getApp();
   registerShutdown(ctx);
   // The bot's identity (getMe) in the background, never awaited: a Bot API outage
   // must not hold the console, health or the other webhooks (bounded retries; see the adapter).

@@ -1,12 +1,12 @@
 import { checkDatabase } from "../db/health";
-import type { AppContext } from "./context";
+import type { App } from "./wiring";
 
 /**
  * What /api/health tells anyone who asks: "ok", or "degraded" with the part that is
  * down. The database decides the status code (the console needs it); a channel that
  * cannot reach its platform is reported but the console keeps serving (200).
  */
-export async function describeHealth(ctx: Pick<AppContext, "db" | "env" | "telegram">) {
+export async function describeHealth(ctx: Pick<App, "db" | "env" | "telegram">) {
   const database = await checkDatabase(ctx.db, ctx.env.DATABASE_URL);
   const identity = ctx.telegram.identityState();
   const telegram =

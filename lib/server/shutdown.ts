@@ -1,5 +1,5 @@
 import { log } from "../log";
-import type { AppContext } from "./context";
+import type { App } from "./wiring";
 
 const holder = globalThis as unknown as { __switchboardShutdown?: (deadlineMs: number) => Promise<void> };
 
@@ -9,17 +9,17 @@ const holder = globalThis as unknown as { __switchboardShutdown?: (deadlineMs: n
  * database. Registered on globalThis so scripts/start.mjs, outside Next's bundles,
  * can call it on SIGTERM.
  */
-export async function shutdownApp(ctx: Pick<AppContext, "worker" | "db">, deadlineMs: number) {
+export async function shutdownApp(ctx: Pick<App, "worker" | "db">, deadlineMs: number) {
   const started = Date.now();
   const stopped = await Promise.race([
     ctx.worker.stop().then(() => true),
     new Promise<false>((resolve) => setTimeout(() => resolve(false), deadlineMs).unref()),
   ]);
   if (!stopped) log.warn("server.shutdown_turns_cut", { afterMs: deadlineMs });
-  await ctx.db.$disconnect().catch((error) => log.error("server.shutdown_db_failed", { error }));
+  await ctx.db.close().catch((error) => log.error("server.shutdown_db_failed", { error }));
   log.info("server.stopped", { ms: Date.now() - started, turnsFinished: stopped });
 }
 
-export function registerShutdown(ctx: Pick<AppContext, "worker" | "db">) {
+export function registerShutdown(ctx: Pick<App, "worker" | "db">) {
   holder.__switchboardShutdown = (deadlineMs) => shutdownApp(ctx, deadlineMs);
 }

@@ -1,7 +1,7 @@
-import type { AppContext } from "./context";
+import type { App } from "./wiring";
 
 /** The configuration an operator may see: never keys, tokens or secrets. */
-export async function describeStatus(ctx: AppContext) {
+export async function describeStatus(ctx: App) {
   const identity = ctx.telegram.identityState();
   const username = identity.state === "ready" ? identity.identity.username : null;
   let error = identity.state === "ready" ? undefined : `getMe ${identity.state}${identity.error ? `: ${identity.error}` : ""}`;

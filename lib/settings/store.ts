@@ -1,4 +1,4 @@
-import type { Db } from "../db/client";
+import type { Database } from "../db/database";
 import { listSettingChanges, readSettingRows, writeSettings } from "../db/settings";
 import { log } from "../log";
 import { defaultSettings, settingsSchema, settingsUpdateSchema, type Settings } from "./schema";
@@ -8,7 +8,7 @@ import { defaultSettings, settingsSchema, settingsUpdateSchema, type Settings } 
  * so a change takes effect on the next message on every instance, no restart.
  * A stored value that no longer validates falls back to its default, logged.
  */
-export async function getSettings(db: Db): Promise<Settings> {
+export async function getSettings(db: Database): Promise<Settings> {
   // A one-second cache per client: the hot path (every ingest, every turn) reads
   // settings, and a second of staleness across instances is invisible to people.
   // Callers that miss together share one read (1,000 turns starting at once read it once).
@@ -28,10 +28,10 @@ export async function getSettings(db: Db): Promise<Settings> {
   return read;
 }
 
-const cache = new WeakMap<Db, { settings: Settings; until: number }>();
-const reading = new WeakMap<Db, Promise<Settings>>();
+const cache = new WeakMap<Database, { settings: Settings; until: number }>();
+const reading = new WeakMap<Database, Promise<Settings>>();
 
-async function readSettings(db: Db): Promise<Settings> {
+async function readSettings(db: Database): Promise<Settings> {
   const rows = await readSettingRows(db);
   const merged: Record<string, unknown> = { ...defaultSettings };
   for (const { key, value } of rows) {
@@ -45,7 +45,7 @@ async function readSettings(db: Db): Promise<Settings> {
 }
 
 /** Validates a partial update, stores only the keys that change, logs who changed them. */
-export async function updateSettings(db: Db, input: unknown, changedBy: string): Promise<Settings> {
+export async function updateSettings(db: Database, input: unknown, changedBy: string): Promise<Settings> {
   const update = settingsUpdateSchema.parse(input);
   const current = await getSettings(db);
   const changes = Object.entries(update)

@@ -62,8 +62,8 @@ it("runs the corpus", async () => {
   };
   const describeResult = async (t: Awaited<ReturnType<typeof startTestApp>>, id: string, mode: string, status: number, result: any) => {
     const db = t.db as any;
-    const message = result?.messageId ? await db.message.findUnique({ where: { id: result.messageId } }) : null;
-    const conversation = message ? await db.conversation.findUnique({ where: { id: message.conversationId } }) : null;
+    const message = result?.messageId ? await db.prisma.message.findUnique({ where: { id: result.messageId } }) : null;
+    const conversation = message ? await db.prisma.conversation.findUnique({ where: { id: message.conversationId } }) : null;
     return JSON.stringify({ id, mode, status, result: pick(result, ["status", "answer", "reason", "membership", "found"]), conversation: pick(conversation, CONVERSATION_KEYS), message: pick(message, MESSAGE_KEYS) });
   };
   let seq = 1;

@@ -3,9 +3,9 @@
 // Telegram webhook handler. Prints "ready <port>" when listening.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { openDb } from "../../lib/db/client";
+import { openDb } from "../../lib/db/database";
 import { parseEnv } from "../../lib/env";
-import { createApp } from "../../lib/server/context";
+import { createApp } from "../../lib/server/wiring";
 
 const env = parseEnv(process.env);
 // The server's connection settings: WAL checkpoints on a worker thread.

@@ -1,7 +1,7 @@
 import type { ModelHandle } from "@/lib/agent/model";
 import { SECRET_HEADER } from "@/lib/channels/telegram/webhook";
 import { parseEnv } from "@/lib/env";
-import { createApp, type AppContext } from "@/lib/server/context";
+import { createApp, type App } from "@/lib/server/wiring";
 import type { TestDb } from "./db";
 import type { FakeLlm } from "./fake-llm";
 import type { FakeTelegram } from "./fake-telegram";
@@ -34,7 +34,7 @@ export async function startTestApp(options: TestAppOptions) {
     BURST_DEBOUNCE_MS: "0",
     ...options.env,
   });
-  const app: AppContext = await createApp(env, options.db.db, {
+  const app: App = await createApp(env, options.db.db, {
     ...(options.model !== undefined ? { model: options.model } : {}),
     leaseMs: options.leaseMs ?? 10_000,
     backoffMs: () => 20,

@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { openDb, type Db } from "@/lib/db/client";
+import { openDb, type Database } from "@/lib/db/database";
 import { migrate, postgresTarget } from "@/lib/db/migrations.mjs";
 
-export type TestDb = { db: Db; url: string; provider: "sqlite" | "postgresql"; close: () => Promise<void> };
+export type TestDb = { db: Database; url: string; provider: "sqlite" | "postgresql"; close: () => Promise<void> };
 
 /** A fresh, migrated SQLite file in a temporary folder; removed on close. */
 export async function sqliteTestDb(): Promise<TestDb> {
@@ -19,7 +19,7 @@ export async function sqliteTestDb(): Promise<TestDb> {
     url,
     provider: "sqlite",
     close: async () => {
-      await db.$disconnect();
+      await db.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -39,7 +39,7 @@ export async function postgresTestDb(): Promise<TestDb> {
     url: url.toString(),
     provider: "postgresql",
     close: async () => {
-      await db.$disconnect();
+      await db.close();
       const client = new pg.Client({ connectionString: postgresTarget(base).connectionString });
       await client.connect();
       await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);

@@ -5,15 +5,15 @@
  * for what an integration test sent), so a later change to the format or the
  * sanitizer cannot silently reopen a hole.
  *
- * The reader here is deliberately independent of lib/envelope/sanitize.ts and
+ * The reader here is deliberately independent of lib/prompt/sanitize.ts and
  * looser than it: a body line that merely *looks* like structure to this reader
  * (a dash, bracket, math sign or arrow first, a ` · ` separator, a role word and
  * a colon) is a violation unless it was escaped with a backslash.
  */
 import unhomoglyph from "unhomoglyph";
-import type { Db } from "@/lib/db/client";
-import { formatTime } from "@/lib/envelope/format";
-import { userLabel } from "@/lib/envelope/sanitize";
+import type { Database } from "@/lib/db/database";
+import { formatTime } from "@/lib/prompt/format";
+import { userLabel } from "@/lib/prompt/sanitize";
 
 export type PromptLike = { system: string; messages: { role: string; content: unknown }[] };
 
@@ -265,8 +265,8 @@ function assertHeadersMatchStored(parsed: ParsedPrompt, stored: Message[]) {
 }
 
 /** Every agent turn stored in the database (what the prompt inspector shows) satisfies the invariant. */
-export async function assertStoredTurnsIntact(db: Db) {
-  const [turns, messages, conversations] = await Promise.all([db.turn.findMany(), db.message.findMany(), db.conversation.findMany({ select: { title: true } })]);
+export async function assertStoredTurnsIntact(db: Database) {
+  const [turns, messages, conversations] = await Promise.all([db.prisma.turn.findMany(), db.prisma.message.findMany(), db.prisma.conversation.findMany({ select: { title: true } })]);
   const userTexts = userTextsOf(messages, conversations.map((c) => c.title));
   for (const turn of turns) {
     const parsed = assertPromptIntegrity({ system: turn.system, messages: turn.prompt as PromptLike["messages"] }, { userTexts, minTextLength: 6 });
@@ -281,8 +281,8 @@ type ChatRequest = { messages: { role: string; content: unknown; tool_calls?: un
  * The exact requests a fake OpenAI-compatible model received: agent turns parse
  * back; fork summaries are quoted lines only; no system prompt holds user text.
  */
-export async function assertLlmRequestsIntact(requests: ChatRequest[], db: Db) {
-  const [messages, conversations] = await Promise.all([db.message.findMany(), db.conversation.findMany({ select: { title: true } })]);
+export async function assertLlmRequestsIntact(requests: ChatRequest[], db: Database) {
+  const [messages, conversations] = await Promise.all([db.prisma.message.findMany(), db.prisma.conversation.findMany({ select: { title: true } })]);
   const userTexts = userTextsOf(messages, conversations.map((c) => c.title));
   for (const request of requests) {
     const system = request.messages.filter((m) => m.role === "system").map((m) => textOf(m.content)).join("\n");

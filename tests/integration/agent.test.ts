@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DeliveryError, type ChannelAdapter } from "@/lib/channels/types";
 import { appendOutboundMessage, readGeneration } from "@/lib/db/messages";
-import { deliverToChannel } from "@/lib/pipeline/deliver";
+import { sendToChat } from "@/lib/pipeline/send-to-chat";
 import { update } from "../fixtures/telegram";
 import { startTestApp, type TestApp } from "../helpers/app";
 import { sqliteTestDb, type TestDb } from "../helpers/db";
@@ -34,8 +34,8 @@ describe("the agent's turn with the reply tool (AI SDK mock model)", () => {
     t = await startTestApp({ db: testDb, telegram, model: handle });
     await t.post(update({ messageId: 900, text }));
     await t.settle();
-    const turn = await t.db.turn.findFirst();
-    return { calls, turn, outbound: await t.db.message.findMany({ where: { direction: "outbound" } }) };
+    const turn = await t.db.prisma.turn.findFirst();
+    return { calls, turn, outbound: await t.db.prisma.message.findMany({ where: { direction: "outbound" } }) };
   }
 
   it("tool called once: one send, one stored assistant message, turn recorded", async () => {
@@ -55,7 +55,7 @@ describe("the agent's turn with the reply tool (AI SDK mock model)", () => {
     expect(telegram.sends()).toHaveLength(0);
     expect(outbound).toHaveLength(0);
     expect(turn!.toolCalls).toEqual([]);
-    const envelope = await t!.db.envelope.findFirst();
+    const envelope = await t!.db.prisma.envelope.findFirst();
     expect(envelope).toMatchObject({ status: "done" });
     expect((envelope!.metadata as Record<string, unknown>).replied).toBe(false);
   });
@@ -78,7 +78,7 @@ describe("the agent's turn with the reply tool (AI SDK mock model)", () => {
     expect(turn!.toolCalls).toEqual([{ message: "hello?", outcome: { error: "failed to send reply" } }]);
     // The tool's error went back to the model in the next step.
     expect(JSON.stringify(calls[1])).toContain("failed to send reply");
-    const failed = await t!.db.envelope.findFirst({ where: { from: "agent:main" } });
+    const failed = await t!.db.prisma.envelope.findFirst({ where: { from: "agent:main" } });
     expect(failed).toMatchObject({ status: "failed", lastDeliveryError: "Telegram 400: Bad Request: chat not found" });
   });
 
@@ -86,13 +86,13 @@ describe("the agent's turn with the reply tool (AI SDK mock model)", () => {
     const { turn } = await run([{ error: new Error("upstream 503") }, { replies: ["back again"] }]);
     expect(telegram.sends().map((c) => c.body.text)).toEqual(["back again"]);
     expect(turn!.error).toBeNull();
-    expect((await t!.db.envelope.findFirst({ orderBy: { id: "asc" } }))!.attempts).toBe(2);
+    expect((await t!.db.prisma.envelope.findFirst({ orderBy: { id: "asc" } }))!.attempts).toBe(2);
   });
 
   it("a model that keeps failing ends the envelope failed, visible to operators", async () => {
     const failing = Array.from({ length: 5 }, () => ({ error: new Error("upstream timeout") }));
     await run(failing);
-    const envelope = await t!.db.envelope.findFirst({ orderBy: { id: "asc" } });
+    const envelope = await t!.db.prisma.envelope.findFirst({ orderBy: { id: "asc" } });
     expect(envelope!.status).toBe("failed");
     expect(envelope!.lastDeliveryError).toMatch(/gave up after 4 attempts: model call failed: upstream timeout/);
     expect(telegram.sends()).toHaveLength(0);
@@ -108,8 +108,8 @@ describe("saving the assistant message with the expected generation", () => {
 
   it("a concurrent writer during the send forces a retry on fresh history; no message is lost", async () => {
     const { db } = testDb;
-    const conversation = await db.conversation.create({ data: { channel: "telegram", platformChatId: "1", type: "private" } });
-    const target = await db.message.create({ data: { conversationId: conversation.id, direction: "inbound", senderKind: "user", text: "q", platformMessageId: "1", sentAt: new Date() } });
+    const conversation = await db.prisma.conversation.create({ data: { channel: "telegram", platformChatId: "1", type: "private" } });
+    const target = await db.prisma.message.create({ data: { conversationId: conversation.id, direction: "inbound", senderKind: "user", text: "q", platformMessageId: "1", sentAt: new Date() } });
     let interfered = false;
     const racing: ChannelAdapter = {
       name: "telegram",
@@ -122,25 +122,25 @@ describe("saving the assistant message with the expected generation", () => {
         return { platformMessageId: "501", sentAt: new Date() };
       },
     };
-    const result = await deliverToChannel(
+    const result = await sendToChat(
       { db, channels: { telegram: racing } },
       { from: "agent:main", senderKind: "agent", senderName: "main", conversation, text: "agent answer", replyTo: { ...target, platformTopicId: null }, replyToEnvelopeId: null, forkId: null },
     );
     expect(interfered).toBe(true);
     expect(result.ok).toBe(true);
-    const texts = (await db.message.findMany({ where: { direction: "outbound" }, orderBy: { id: "asc" } })).map((m) => m.text);
+    const texts = (await db.prisma.message.findMany({ where: { direction: "outbound" }, orderBy: { id: "asc" } })).map((m) => m.text);
     expect(texts).toEqual(["operator was faster", "agent answer"]);
     expect(await readGeneration(db, conversation.id)).toBe(2);
   });
 
   it("a dedupe key makes a second delivery of the same answer send nothing", async () => {
     const { db } = testDb;
-    const conversation = await db.conversation.create({ data: { channel: "telegram", platformChatId: "1", type: "private" } });
+    const conversation = await db.prisma.conversation.create({ data: { channel: "telegram", platformChatId: "1", type: "private" } });
     let sends = 0;
     const channel: ChannelAdapter = { name: "telegram", mode: "sandbox", send: async () => ({ platformMessageId: String(++sends), sentAt: new Date() }) };
     const input = { from: "agent:main", senderKind: "agent" as const, senderName: "main", conversation, text: "once", replyTo: null, replyToEnvelopeId: null, forkId: null, dedupeKey: "reply:42" };
-    const first = await deliverToChannel({ db, channels: { telegram: channel } }, input);
-    const second = await deliverToChannel({ db, channels: { telegram: channel } }, input);
+    const first = await sendToChat({ db, channels: { telegram: channel } }, input);
+    const second = await sendToChat({ db, channels: { telegram: channel } }, input);
     expect(first.ok).toBe(true);
     expect(second).toMatchObject({ ok: false, duplicate: "delivered" });
     expect(sends).toBe(1);
@@ -148,7 +148,7 @@ describe("saving the assistant message with the expected generation", () => {
 
   it("after a refused send the same key may send again; after an unknown outcome it never does, and says so", async () => {
     const { db } = testDb;
-    const conversation = await db.conversation.create({ data: { channel: "telegram", platformChatId: "1", type: "private" } });
+    const conversation = await db.prisma.conversation.create({ data: { channel: "telegram", platformChatId: "1", type: "private" } });
     const failures: DeliveryError[] = [new DeliveryError("Telegram 403: Forbidden: bot was blocked by the user", false, "not_sent")];
     let sends = 0;
     const channel: ChannelAdapter = {
@@ -163,21 +163,21 @@ describe("saving the assistant message with the expected generation", () => {
     };
     const deps = { db, channels: { telegram: channel } };
     const input = { from: "agent:main", senderKind: "agent" as const, senderName: "main", conversation, text: "hello", replyTo: null, replyToEnvelopeId: null, forkId: null, dedupeKey: "reply:7" };
-    expect(await deliverToChannel(deps, input)).toMatchObject({ ok: false, outcome: "not_sent" });
-    expect(await db.message.count({ where: { direction: "outbound" } })).toBe(0);
+    expect(await sendToChat(deps, input)).toMatchObject({ ok: false, outcome: "not_sent" });
+    expect(await db.prisma.message.count({ where: { direction: "outbound" } })).toBe(0);
     // The user got nothing: the retry sends (and reuses the envelope).
-    expect(await deliverToChannel(deps, input)).toMatchObject({ ok: true });
-    expect(await db.envelope.count({ where: { dedupeKey: "reply:7" } })).toBe(1);
+    expect(await sendToChat(deps, input)).toMatchObject({ ok: true });
+    expect(await db.prisma.envelope.count({ where: { dedupeKey: "reply:7" } })).toBe(1);
 
     // A hang (timeout): maybe delivered. Kept in the history, marked; a retry sends nothing and does not claim it was answered.
     failures.push(new DeliveryError("Telegram unreachable: Request timed out", true, "unknown"));
     const hung = { ...input, text: "after the hang", dedupeKey: "reply:8" };
-    expect(await deliverToChannel(deps, hung)).toMatchObject({ ok: false, outcome: "unknown" });
-    const kept = await db.message.findFirstOrThrow({ where: { text: "after the hang" }, include: { envelopes: true } });
+    expect(await sendToChat(deps, hung)).toMatchObject({ ok: false, outcome: "unknown" });
+    const kept = await db.prisma.message.findFirstOrThrow({ where: { text: "after the hang" }, include: { envelopes: true } });
     expect(kept.platformMessageId).toBeNull();
     expect(kept.envelopes[0]).toMatchObject({ status: "failed", lastDeliveryError: expect.stringMatching(/possibly delivered/) });
     const sendsBefore = sends;
-    expect(await deliverToChannel(deps, hung)).toMatchObject({ ok: false, duplicate: "unknown" });
+    expect(await sendToChat(deps, hung)).toMatchObject({ ok: false, duplicate: "unknown" });
     expect(sends).toBe(sendsBefore);
   });
 });

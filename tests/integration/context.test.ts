@@ -83,7 +83,7 @@ describe.each(databases)("the prompt the model receives, on $name", ({ open }) =
   it("stores the exact prompt for the prompt inspector, without platform ids", async () => {
     await h.t.post(update({ messageId: 123456, text: "inspect me", date: T0 }));
     await h.t.settle();
-    const turn = await h.t.db.turn.findFirstOrThrow();
+    const turn = await h.t.db.prisma.turn.findFirstOrThrow();
     expect(turn.system).toBe(systemOf(h.llm));
     expect(JSON.stringify(turn.prompt)).toContain("inspect me");
     expect(JSON.stringify(turn.prompt)).not.toContain("123456");

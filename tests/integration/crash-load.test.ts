@@ -69,31 +69,31 @@ describe("1,000 updates across a SIGKILL", () => {
     expect(acknowledged.size).toBe(UPDATES);
 
     const { db } = testDb;
-    const stored = new Set((await db.inboundUpdate.findMany({ select: { updateId: true } })).map((u) => Number(u.updateId)));
+    const stored = new Set((await db.prisma.inboundUpdate.findMany({ select: { updateId: true } })).map((u) => Number(u.updateId)));
     expect([...acknowledged].filter((id) => !stored.has(id))).toEqual([]);
-    expect(await db.message.count({ where: { direction: "inbound" } })).toBe(UPDATES);
+    expect(await db.prisma.message.count({ where: { direction: "inbound" } })).toBe(UPDATES);
 
     // Every inbound envelope ends done or failed (a killed turn is retried after its lease).
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const open = await db.envelope.count({ where: { to: "agent:main", status: { in: ["pending", "processing"] } } });
+      const open = await db.prisma.envelope.count({ where: { to: "agent:main", status: { in: ["pending", "processing"] } } });
       if (open === 0) break;
       if (Date.now() > deadline) throw new Error(`${open} inbound envelopes still open`);
       await new Promise((r) => setTimeout(r, 200));
     }
     const answered = telegram.sends().map((s) => s.body.reply_parameters?.message_id as number);
     expect(new Set(answered).size).toBe(answered.length); // never two answers to one message
-    const failed = await db.envelope.count({ where: { to: "agent:main", status: "failed" } });
-    const unknownSends = await db.envelope.count({ where: { from: "agent:main", status: "failed" } });
+    const failed = await db.prisma.envelope.count({ where: { to: "agent:main", status: "failed" } });
+    const unknownSends = await db.prisma.envelope.count({ where: { from: "agent:main", status: "failed" } });
     // A burst of one chat's pending messages gets one answer; every message is answered or visibly failed
     // (a turn killed mid-send may end failed).
-    const replied = await db.envelope.count({ where: { to: "agent:main", status: "done" } });
+    const replied = await db.prisma.envelope.count({ where: { to: "agent:main", status: "done" } });
     expect(replied + failed).toBe(UPDATES);
-    const unanswered = (await db.envelope.findMany({ where: { to: "agent:main", status: "done" }, select: { metadata: true } })).filter(
+    const unanswered = (await db.prisma.envelope.findMany({ where: { to: "agent:main", status: "done" }, select: { metadata: true } })).filter(
       (e) => (e.metadata as { replied?: boolean }).replied !== true,
     );
     // Not answered means visibly so: the kill cut a turn, or its send failed and is recorded on the outbound envelope.
-    const failedSends = await db.envelope.count({ where: { from: "agent:main", status: "failed" } });
+    const failedSends = await db.prisma.envelope.count({ where: { from: "agent:main", status: "failed" } });
     if (unanswered.length > 25 + failedSends) console.log("unanswered", JSON.stringify(unanswered.slice(0, 5)));
     expect(unanswered.length).toBeLessThanOrEqual(25 + failedSends);
     console.log(

@@ -58,8 +58,8 @@ describe("a crash in the middle of a turn (SIGKILL, then restart)", () => {
     await until(() => telegram.sends().length >= 1);
     await new Promise((r) => setTimeout(r, 2_500)); // past another lease: nothing more may go out
     expect(telegram.sends().map((c) => c.body.text)).toEqual(["the one answer"]);
-    expect(await testDb.db.message.count({ where: { direction: "outbound" } })).toBe(1);
-    await until(async () => (await testDb.db.envelope.findFirstOrThrow({ where: { to: "agent:main" } })).status === "done");
+    expect(await testDb.db.prisma.message.count({ where: { direction: "outbound" } })).toBe(1);
+    await until(async () => (await testDb.db.prisma.envelope.findFirstOrThrow({ where: { to: "agent:main" } })).status === "done");
   }, 60_000);
 
   it("killed after the send went out but before it was recorded: never sent twice, and the operator sees the unknown outcome", async () => {
@@ -73,14 +73,14 @@ describe("a crash in the middle of a turn (SIGKILL, then restart)", () => {
     const b = await startChildApp(env);
     children.push(b.child);
     // The turn is retried after the lease; the reply's dedupe key stops a second send.
-    await until(async () => (await testDb.db.envelope.findFirstOrThrow({ where: { to: "agent:main" } })).status === "done");
+    await until(async () => (await testDb.db.prisma.envelope.findFirstOrThrow({ where: { to: "agent:main" } })).status === "done");
     expect(telegram.sends()).toHaveLength(1);
     // The half-done send is not left pending forever: it is failed with the reason.
-    await until(async () => (await testDb.db.envelope.findFirstOrThrow({ where: { from: "agent:main" } })).status === "failed", 20_000);
-    const outbound = await testDb.db.envelope.findFirstOrThrow({ where: { from: "agent:main" } });
+    await until(async () => (await testDb.db.prisma.envelope.findFirstOrThrow({ where: { from: "agent:main" } })).status === "failed", 20_000);
+    const outbound = await testDb.db.prisma.envelope.findFirstOrThrow({ where: { from: "agent:main" } });
     expect(outbound.lastDeliveryError).toMatch(/outcome unknown/);
     // The user probably has it: it stays in the history the model and the operator see, marked by its envelope.
-    const kept = await testDb.db.message.findFirstOrThrow({ where: { direction: "outbound" } });
+    const kept = await testDb.db.prisma.message.findFirstOrThrow({ where: { direction: "outbound" } });
     expect(outbound.messageId).toBe(kept.id);
   }, 60_000);
 });

@@ -40,7 +40,7 @@ describe.each(databases)("envelopes on $name", ({ open }) => {
     expect(e.status).toBe("pending");
     t.app.worker.kick();
     await t.settle();
-    const done = await t.db.envelope.findUniqueOrThrow({ where: { id: e.id } });
+    const done = await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: e.id } });
     expect(done.status).toBe("done");
     expect((done.metadata as Record<string, unknown>).platformMessageId).toMatch(/^\d+$/);
     expect(telegram.sends().map((c) => c.body.text)).toEqual(["news!"]);
@@ -51,14 +51,14 @@ describe.each(databases)("envelopes on $name", ({ open }) => {
     const e = await sendEnvelope(t.db, { from: "agent:main", to: chat, text: "hi" }, api);
     t.app.worker.kick();
     await t.settle();
-    const failed = await t.db.envelope.findUniqueOrThrow({ where: { id: e.id } });
+    const failed = await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: e.id } });
     expect(failed.status).toBe("failed");
     expect((failed.metadata as Record<string, unknown>).lastDeliveryError).toBe("Telegram 403: Forbidden: bot was kicked");
     expect(telegram.sends()).toHaveLength(1);
   });
 
   it("a reply to a channel envelope is sent as a native reply to its message", async () => {
-    const inbound = await t.db.envelope.findFirstOrThrow({ where: { to: "agent:main" } });
+    const inbound = await t.db.prisma.envelope.findFirstOrThrow({ where: { to: "agent:main" } });
     await sendEnvelope(t.db, { from: "agent:main", to: chat, text: "answer", replyTo: inbound.id }, api);
     t.app.worker.kick();
     await t.settle();
@@ -71,8 +71,8 @@ describe.each(databases)("envelopes on $name", ({ open }) => {
     expect(later.deliverAt!.getTime() - Date.now()).toBeGreaterThan(2 * 3600_000 - 60_000);
     t.app.worker.kick();
     await t.settle();
-    expect((await t.db.envelope.findUniqueOrThrow({ where: { id: past.id } })).status).toBe("done");
-    expect((await t.db.envelope.findUniqueOrThrow({ where: { id: later.id } })).status).toBe("pending");
+    expect((await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: past.id } })).status).toBe("done");
+    expect((await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: later.id } })).status).toBe("pending");
     expect(telegram.sends().map((c) => c.body.text)).toEqual(["past"]);
   });
 
@@ -84,7 +84,7 @@ describe.each(databases)("envelopes on $name", ({ open }) => {
     try {
       await new Promise((resolve) => setTimeout(resolve, 1_400));
       await restarted.settle();
-      expect((await t.db.envelope.findUniqueOrThrow({ where: { id: soon.id } })).status).toBe("done");
+      expect((await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: soon.id } })).status).toBe("done");
       expect(telegram.sends().map((c) => c.body.text)).toEqual(["in a moment"]);
     } finally {
       await restarted.stop();
@@ -93,10 +93,10 @@ describe.each(databases)("envelopes on $name", ({ open }) => {
 
   it("an agent not bound to the adapter is refused, and nothing is stored", async () => {
     await updateSettings(t.db, { agentBindings: { main: ["line"] } }, "test");
-    const before = await t.db.envelope.count();
+    const before = await t.db.prisma.envelope.count();
     await expect(sendEnvelope(t.db, { from: "agent:main", to: chat, text: "x" }, api)).rejects.toMatchObject({ code: "forbidden" });
     await expect(sendEnvelope(t.db, { from: "agent:other", to: chat, text: "x" }, api)).rejects.toMatchObject({ code: "forbidden" });
-    expect(await t.db.envelope.count()).toBe(before);
+    expect(await t.db.prisma.envelope.count()).toBe(before);
   });
 
   it("refuses bad addresses, unknown chats and reply targets, and impersonation by a session", async () => {
@@ -115,10 +115,10 @@ describe.each(databases)("envelopes on $name", ({ open }) => {
     // A GET (what a cross-site link can trigger) leaves the mail pending.
     const listed = await queryEnvelopes(t.db, { to: "agent:helper", status: "pending", take: 50, scheduled: false });
     expect(listed.envelopes.map((e) => e.text).sort()).toEqual(["task 1", "task 2"]);
-    expect((await t.db.envelope.findUniqueOrThrow({ where: { id: a.id } })).status).toBe("pending");
+    expect((await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: a.id } })).status).toBe("pending");
     const first = await receiveAgentMail(t.db, receiveMailSchema.parse({ to: "agent:helper" }));
     expect(first.envelopes.map((e) => e.text)).toEqual(["task 1"]);
-    expect((await t.db.envelope.findUniqueOrThrow({ where: { id: a.id } })).status).toBe("done");
+    expect((await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: a.id } })).status).toBe("done");
     expect((await receiveAgentMail(t.db, receiveMailSchema.parse({ to: "agent:helper" }))).envelopes).toEqual([]);
     expect(receiveMailSchema.safeParse({ to: "channel:telegram:1" }).success).toBe(false);
     const all = await queryEnvelopes(t.db, { to: "agent:helper", take: 50, scheduled: false });
@@ -129,7 +129,7 @@ describe.each(databases)("envelopes on $name", ({ open }) => {
     // A chain of `depth` envelopes plus a side branch under the root.
     // Explicit ids far above the sequence, so one createMany builds the chain.
     const base = 1_000_000;
-    await t.db.envelope.createMany({
+    await t.db.prisma.envelope.createMany({
       data: Array.from({ length: depth }, (_, i) => ({
         id: base + i,
         from: "agent:a",

@@ -27,7 +27,7 @@ describe.each(databases)("forks on $name", ({ open }) => {
     await h.t.settle();
     return nextMessageId;
   };
-  const conversation = () => h.t.db.conversation.findFirstOrThrow();
+  const conversation = () => h.t.db.prisma.conversation.findFirstOrThrow();
 
   /** Main-session chat, then a background fork that posts a digest. Returns the digest message. */
   async function withBackgroundPost() {
@@ -36,9 +36,9 @@ describe.each(databases)("forks on $name", ({ open }) => {
     const { fork } = await startBackgroundTask(h.t.db, { conversationId: (await conversation()).id, task: "Post the daily digest", from: "operator:admin" });
     h.t.app.worker.kick();
     await h.t.settle();
-    const post = await h.t.db.message.findFirstOrThrow({ where: { forkId: fork.id } });
+    const post = await h.t.db.prisma.message.findFirstOrThrow({ where: { forkId: fork.id } });
     expect(post).toMatchObject({ senderKind: "agent", text: "Daily digest: 3 new tickets", replyToMessageId: null });
-    expect((await h.t.db.fork.findUniqueOrThrow({ where: { id: fork.id } })).status).toBe("done");
+    expect((await h.t.db.prisma.fork.findUniqueOrThrow({ where: { id: fork.id } })).status).toBe("done");
     return { fork, post };
   }
 
@@ -49,9 +49,9 @@ describe.each(databases)("forks on $name", ({ open }) => {
     const replyId = await say("tell me more about the tickets", { message_id: Number(post.platformMessageId), text: post.text, fromBot: true });
 
     const c = await conversation();
-    const interactive = await h.t.db.fork.findUniqueOrThrow({ where: { id: c.activeForkId! } });
+    const interactive = await h.t.db.prisma.fork.findUniqueOrThrow({ where: { id: c.activeForkId! } });
     expect(interactive).toMatchObject({ kind: "interactive", status: "active", parentForkId: fork.id });
-    const reply = await h.t.db.message.findFirstOrThrow({ where: { platformMessageId: String(replyId) } });
+    const reply = await h.t.db.prisma.message.findFirstOrThrow({ where: { platformMessageId: String(replyId) } });
     expect(reply.forkId).toBe(interactive.id);
     // The fork's session: main history before the fork began, the fork's post, the reply.
     // The main session's updates since then come as one data turn before the reply, never in the system prompt.
@@ -70,17 +70,17 @@ describe.each(databases)("forks on $name", ({ open }) => {
     expect(system(h.llm)).toContain("You are continuing an earlier side thread");
     expect(system(h.llm)).not.toContain("main three");
     // The answer is posted in the fork too.
-    const answer = await h.t.db.message.findFirstOrThrow({ where: { replyToMessageId: reply.id } });
+    const answer = await h.t.db.prisma.message.findFirstOrThrow({ where: { replyToMessageId: reply.id } });
     expect(answer.forkId).toBe(interactive.id);
 
     // While it is active, the conversation's messages go to it.
     const nextId = await say("and the oldest one?");
-    expect((await h.t.db.message.findFirstOrThrow({ where: { platformMessageId: String(nextId) } })).forkId).toBe(interactive.id);
+    expect((await h.t.db.prisma.message.findFirstOrThrow({ where: { platformMessageId: String(nextId) } })).forkId).toBe(interactive.id);
   });
 
   it("a reply after the TTL just quotes: no fork", async () => {
     const { fork, post } = await withBackgroundPost();
-    await h.t.db.fork.update({ where: { id: fork.id }, data: { startedAt: new Date(Date.now() - 8 * 86_400_000) } });
+    await h.t.db.prisma.fork.update({ where: { id: fork.id }, data: { startedAt: new Date(Date.now() - 8 * 86_400_000) } });
     h.llm.requests.length = 0;
     await say("still relevant?", { message_id: Number(post.platformMessageId), text: post.text, fromBot: true });
     expect((await conversation()).activeForkId).toBeNull();
@@ -93,15 +93,15 @@ describe.each(databases)("forks on $name", ({ open }) => {
     const second = await startBackgroundTask(h.t.db, { conversationId: (await conversation()).id, task: "Post the daily digest", from: "operator:admin" });
     h.t.app.worker.kick();
     await h.t.settle();
-    const secondPost = await h.t.db.message.findFirstOrThrow({ where: { forkId: second.fork.id } });
+    const secondPost = await h.t.db.prisma.message.findFirstOrThrow({ where: { forkId: second.fork.id } });
     await say("about the first digest", { message_id: Number(first.post.platformMessageId), text: first.post.text, fromBot: true });
     const active = (await conversation()).activeForkId;
     const sendsBefore = h.telegram.sends().length;
     await say("and the second one", { message_id: Number(secondPost.platformMessageId), text: secondPost.text, fromBot: true });
     expect((await conversation()).activeForkId).toBe(active);
-    expect(await h.t.db.fork.count({ where: { kind: "interactive" } })).toBe(1);
+    expect(await h.t.db.prisma.fork.count({ where: { kind: "interactive" } })).toBe(1);
     expect(h.telegram.sends().slice(sendsBefore).map((c) => c.body.text)).toEqual([FORK_CONFLICT_NOTICE]);
-    const flagged = await h.t.db.envelope.findFirstOrThrow({ where: { text: "and the second one" } });
+    const flagged = await h.t.db.prisma.envelope.findFirstOrThrow({ where: { text: "and the second one" } });
     expect((flagged.metadata as Record<string, unknown>).forkConflict).toBe(true);
   });
 
@@ -113,21 +113,21 @@ describe.each(databases)("forks on $name", ({ open }) => {
 
   it("exit with discard: the fork keeps its history, the main session is untouched", async () => {
     const forkId = await interactiveFork();
-    const mainBefore = await h.t.db.message.count({ where: { forkId: null } });
+    const mainBefore = await h.t.db.prisma.message.count({ where: { forkId: null } });
     await exitFork(h.t.app.turnDeps, forkId, "discard", "operator:admin");
     expect((await conversation()).activeForkId).toBeNull();
-    expect(await h.t.db.message.count({ where: { forkId: null } })).toBe(mainBefore);
-    expect(await h.t.db.message.count({ where: { forkId } })).toBe(2);
-    expect((await h.t.db.fork.findUniqueOrThrow({ where: { id: forkId } })).status).toBe("exited");
+    expect(await h.t.db.prisma.message.count({ where: { forkId: null } })).toBe(mainBefore);
+    expect(await h.t.db.prisma.message.count({ where: { forkId } })).toBe(2);
+    expect((await h.t.db.prisma.fork.findUniqueOrThrow({ where: { id: forkId } })).status).toBe("exited");
     const nextId = await say("back in main");
-    expect((await h.t.db.message.findFirstOrThrow({ where: { platformMessageId: String(nextId) } })).forkId).toBeNull();
+    expect((await h.t.db.prisma.message.findFirstOrThrow({ where: { platformMessageId: String(nextId) } })).forkId).toBeNull();
   });
 
   it("exit with save: the fork's messages join the main session", async () => {
     const forkId = await interactiveFork();
     await exitFork(h.t.app.turnDeps, forkId, "save", "operator:admin");
-    expect(await h.t.db.message.count({ where: { forkId } })).toBe(0);
-    expect(await h.t.db.message.count({ where: { text: "fork question", forkId: null } })).toBe(1);
+    expect(await h.t.db.prisma.message.count({ where: { forkId } })).toBe(0);
+    expect(await h.t.db.prisma.message.count({ where: { text: "fork question", forkId: null } })).toBe(1);
     h.llm.requests.length = 0;
     await say("continue in main");
     expect(texts(h.llm)).toContain("fork question");
@@ -137,11 +137,11 @@ describe.each(databases)("forks on $name", ({ open }) => {
     h.llm.setScript((req) => (String(req.messages.at(-1)?.content ?? "").includes("background task") ? { reply: "Daily digest: 3 new tickets" } : { reply: "ok" }));
     const forkId = await interactiveFork();
     await exitFork(h.t.app.turnDeps, forkId, "report", "operator:admin");
-    const note = await h.t.db.message.findFirstOrThrow({ where: { senderKind: "system" } });
+    const note = await h.t.db.prisma.message.findFirstOrThrow({ where: { senderKind: "system" } });
     expect(note.forkId).toBeNull();
     // Labelled as the model's own summary, and shown to the model later as a marked note, never as the user's words.
     expect(note.text).toMatch(/^The model's summary of side thread #\d+: ok$/);
-    expect((await h.t.db.fork.findUniqueOrThrow({ where: { id: forkId } })).summary).toBe(note.text);
+    expect((await h.t.db.prisma.fork.findUniqueOrThrow({ where: { id: forkId } })).summary).toBe(note.text);
   });
 
   it("idle timeout: the first warns in the chat, the second reports and exits", async () => {
@@ -149,13 +149,13 @@ describe.each(databases)("forks on $name", ({ open }) => {
     await updateSettings(h.t.db, { forkIdleMinutes: 10 }, "test");
     const in11 = new Date(Date.now() + 11 * 60_000);
     await sweepForks(h.t.app.turnDeps, in11);
-    expect((await h.t.db.fork.findUniqueOrThrow({ where: { id: forkId } })).idleWarnings).toBe(1);
+    expect((await h.t.db.prisma.fork.findUniqueOrThrow({ where: { id: forkId } })).idleWarnings).toBe(1);
     expect(h.telegram.sends().at(-1)!.body.text).toContain("quiet for 10 minutes");
     expect((await conversation()).activeForkId).toBe(forkId);
     await sweepForks(h.t.app.turnDeps, new Date(in11.getTime() + 11 * 60_000));
-    expect((await h.t.db.fork.findUniqueOrThrow({ where: { id: forkId } })).exitStrategy).toBe("report");
+    expect((await h.t.db.prisma.fork.findUniqueOrThrow({ where: { id: forkId } })).exitStrategy).toBe("report");
     expect((await conversation()).activeForkId).toBeNull();
-    expect(await h.t.db.message.count({ where: { senderKind: "system" } })).toBe(1);
+    expect(await h.t.db.prisma.message.count({ where: { senderKind: "system" } })).toBe(1);
   });
 
   it("resume from the API: the next message lands in that fork; a second resume is refused", async () => {
@@ -163,7 +163,7 @@ describe.each(databases)("forks on $name", ({ open }) => {
     const interactive = await resumeFork(h.t.db, fork.id, "operator:admin");
     expect(interactive).toMatchObject({ kind: "interactive", parentForkId: fork.id, status: "active" });
     const nextId = await say("resumed by the operator");
-    expect((await h.t.db.message.findFirstOrThrow({ where: { platformMessageId: String(nextId) } })).forkId).toBe(interactive.id);
+    expect((await h.t.db.prisma.message.findFirstOrThrow({ where: { platformMessageId: String(nextId) } })).forkId).toBe(interactive.id);
     const other = await startBackgroundTask(h.t.db, { conversationId: (await conversation()).id, task: "another", from: "operator:admin" });
     await expect(resumeFork(h.t.db, other.fork.id, "operator:admin")).rejects.toMatchObject({ code: "conflict" });
     await exitFork(h.t.app.turnDeps, interactive.id, "discard", "operator:admin");
@@ -174,9 +174,9 @@ describe.each(databases)("forks on $name", ({ open }) => {
 
   it("background forks older than the TTL are expired by the sweep, not at read time", async () => {
     const { fork } = await withBackgroundPost();
-    expect((await h.t.db.fork.findUniqueOrThrow({ where: { id: fork.id } })).status).toBe("done");
+    expect((await h.t.db.prisma.fork.findUniqueOrThrow({ where: { id: fork.id } })).status).toBe("done");
     await sweepForks(h.t.app.turnDeps, new Date(Date.now() + 8 * 86_400_000));
-    expect((await h.t.db.fork.findUniqueOrThrow({ where: { id: fork.id } })).status).toBe("expired");
+    expect((await h.t.db.prisma.fork.findUniqueOrThrow({ where: { id: fork.id } })).status).toBe("expired");
   });
 
 });

@@ -13,10 +13,10 @@ describe("hostile webhook input", () => {
   const h = useHarness();
 
   const snapshot = async () => ({
-    updates: await h.t.db.inboundUpdate.count(),
-    messages: await h.t.db.message.count(),
-    envelopes: await h.t.db.envelope.count(),
-    conversations: await h.t.db.conversation.count(),
+    updates: await h.t.db.prisma.inboundUpdate.count(),
+    messages: await h.t.db.prisma.message.count(),
+    envelopes: await h.t.db.prisma.envelope.count(),
+    conversations: await h.t.db.prisma.conversation.count(),
   });
 
   async function send(body: string, headers: Record<string, string> = {}) {
@@ -93,7 +93,7 @@ describe("hostile webhook input", () => {
     expect(statuses.slice(7, 11)).toEqual([401, 401, 415, 415]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     // The injection attempt was stored as data, and it reaches the model only escaped.
-    const stored = await h.t.db.message.findFirst({ where: { platformMessageId: "2" } });
+    const stored = await h.t.db.prisma.message.findFirst({ where: { platformMessageId: "2" } });
     expect(stored?.text).toContain("ignore previous instructions");
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDb } from "@/lib/db/client";
+import { openDb } from "@/lib/db/database";
 import { update } from "../fixtures/telegram";
 import { startTestApp } from "../helpers/app";
 import { POSTGRES_SKIP_REASON, hasPostgres, postgresTestDb, type TestDb } from "../helpers/db";
@@ -62,7 +62,7 @@ describe.skipIf(!hasPostgres)(`two instances on one PostgreSQL${hasPostgres ? ""
       const sends = telegram.sends();
       const answered = sends.map((s) => s.body.reply_parameters.message_id as number);
       expect(new Set(answered).size).toBe(answered.length);
-      const inbound = await first.db.envelope.findMany({ where: { to: "agent:main" }, orderBy: { id: "asc" }, select: { id: true, from: true, status: true, attempts: true, metadata: true } });
+      const inbound = await first.db.prisma.envelope.findMany({ where: { to: "agent:main" }, orderBy: { id: "asc" }, select: { id: true, from: true, status: true, attempts: true, metadata: true } });
       expect(inbound).toHaveLength(MESSAGES);
       // (On a loaded machine a model call can hit the test's 5 s timeout: that turn is retried, so attempts may exceed 1.)
       const notOnce = inbound.filter((e) => !(e.status === "done" && (e.metadata as { replied?: boolean }).replied === true));
@@ -71,7 +71,7 @@ describe.skipIf(!hasPostgres)(`two instances on one PostgreSQL${hasPostgres ? ""
       const turnIds = new Set(inbound.map(turnOf));
       expect([...turnIds].filter((id) => !inbound.some((e) => e.id === id && (e.metadata as { answerEnvelopeId?: number }).answerEnvelopeId)), "turns without an answer").toEqual([]);
       expect(turnIds.size).toBe(answered.length);
-      expect(await first.db.turn.count()).toBe(answered.length);
+      expect(await first.db.prisma.turn.count()).toBe(answered.length);
       // Per conversation, turns went out in the order the messages were stored, each
       // covering a consecutive run of them, answered as a reply to the run's latest.
       for (let c = 0; c < CHATS; c++) {
@@ -88,7 +88,7 @@ describe.skipIf(!hasPostgres)(`two instances on one PostgreSQL${hasPostgres ? ""
     } finally {
       await a.stop();
       await b.stop();
-      await second.db.$disconnect();
+      await second.db.close();
     }
   }, 180_000);
 });

@@ -101,17 +101,17 @@ describe("the LINE adapter", () => {
     const body = JSON.stringify({ events: [messageEvent({ text: "hi", id: "1" })] });
     const unsigned = await t.app.lineWebhook(new Request("http://localhost/api/webhooks/line", { method: "POST", body }));
     expect(unsigned.status).toBe(401);
-    expect(await t.db.message.count()).toBe(0);
+    expect(await t.db.prisma.message.count()).toBe(0);
   });
 
   it("stores a text message through the same pipeline and answers with the reply token, quoting it", async () => {
     expect(await post([messageEvent({ text: "hello LINE", id: "m1", replyToken: "token-1" })])).toBe(200);
     await t.settle();
-    const conversation = await t.db.conversation.findFirstOrThrow();
+    const conversation = await t.db.prisma.conversation.findFirstOrThrow();
     expect(conversation).toMatchObject({ channel: "line", platformChatId: "Uabcdef1234", type: "private" });
     expect(line.calls.map((c) => c.path)).toEqual(["/v2/bot/message/reply"]);
     expect(line.calls[0].body).toEqual({ replyToken: "token-1", messages: [{ type: "text", text: "re: hello LINE", quoteToken: "qt-m1" }] });
-    expect(await t.db.message.count({ where: { direction: "outbound", platformMessageId: { not: null } } })).toBe(1);
+    expect(await t.db.prisma.message.count({ where: { direction: "outbound", platformMessageId: { not: null } } })).toBe(1);
   });
 
   it("an unsend that overtakes its message (a redelivery after our failure) keeps the message taken back: not stored as text, not answered", async () => {
@@ -119,7 +119,7 @@ describe("the LINE adapter", () => {
     expect(await post([unsend])).toBe(200);
     expect(await post([{ ...messageEvent({ text: "my card number is 4111", id: "m-late" }), deliveryContext: { isRedelivery: true } }])).toBe(200);
     await t.settle();
-    const messages = await t.db.message.findMany({ where: { platformMessageId: "m-late" } });
+    const messages = await t.db.prisma.message.findMany({ where: { platformMessageId: "m-late" } });
     expect(messages).toHaveLength(1);
     expect(messages[0].deletedAt).not.toBeNull();
     expect(messages[0].text).not.toContain("4111");
@@ -132,7 +132,7 @@ describe("the LINE adapter", () => {
     await post([event]);
     await post([event]);
     await t.settle();
-    expect(await t.db.message.count({ where: { direction: "inbound" } })).toBe(1);
+    expect(await t.db.prisma.message.count({ where: { direction: "inbound" } })).toBe(1);
     expect(line.calls).toHaveLength(1);
   });
 
@@ -154,7 +154,7 @@ describe("the LINE adapter", () => {
     await post([messageEvent({ text: "@bot help", id: "g2", source: group, mentionSelf: true })]);
     await t.settle();
     expect(line.calls).toHaveLength(1);
-    expect((await t.db.conversation.findFirstOrThrow({ where: { platformChatId: "Cgroup1" } })).type).toBe("group");
+    expect((await t.db.prisma.conversation.findFirstOrThrow({ where: { platformChatId: "Cgroup1" } })).type).toBe("group");
   });
 
   it("falls back to a push message when the reply token is refused, and pushes operator replies", async () => {
@@ -163,7 +163,7 @@ describe("the LINE adapter", () => {
     await t.settle();
     expect(line.calls.map((c) => c.path)).toEqual(["/v2/bot/message/reply", "/v2/bot/message/push"]);
     expect(line.calls[1].body).toEqual({ to: "Uabcdef1234", messages: [{ type: "text", text: "re: late" }] });
-    const inbound = await t.db.message.findFirstOrThrow({ where: { platformMessageId: "m20" } });
+    const inbound = await t.db.prisma.message.findFirstOrThrow({ where: { platformMessageId: "m20" } });
     const result = await sendOperatorReply(t.app, { messageId: inbound.id, text: "an operator here", operator: "admin" });
     expect(result.ok).toBe(true);
     expect(line.calls.at(-1)).toEqual({ path: "/v2/bot/message/push", body: { to: "Uabcdef1234", messages: [{ type: "text", text: "an operator here" }] } });

@@ -54,10 +54,10 @@ describe.each(databases)("mutated platform updates on $name", ({ name, open }) =
   const h = usePlatformApp(open);
 
   const snapshot = async () => ({
-    updates: await h.t.db.inboundUpdate.count(),
-    messages: await h.t.db.message.count({ where: { direction: "inbound" } }),
-    envelopes: await h.t.db.envelope.count({ where: { from: { startsWith: "channel:" } } }),
-    conversations: await h.t.db.conversation.count(),
+    updates: await h.t.db.prisma.inboundUpdate.count(),
+    messages: await h.t.db.prisma.message.count({ where: { direction: "inbound" } }),
+    envelopes: await h.t.db.prisma.envelope.count({ where: { from: { startsWith: "channel:" } } }),
+    conversations: await h.t.db.prisma.conversation.count(),
   });
 
   let updateId = 10_000_000;
@@ -80,7 +80,7 @@ describe.each(databases)("mutated platform updates on $name", ({ name, open }) =
         expect(after.envelopes - before.envelopes).toBe(added);
         // No U+0000 ever reaches a row (PostgreSQL refuses it; SQLite readers choke on it).
         if (added) {
-          const last = await h.t.db.message.findFirstOrThrow({ where: { direction: "inbound" }, orderBy: { id: "desc" } });
+          const last = await h.t.db.prisma.message.findFirstOrThrow({ where: { direction: "inbound" }, orderBy: { id: "desc" } });
           expect(JSON.stringify(last)).not.toContain("\\u0000");
         }
       }),
@@ -102,7 +102,7 @@ describe.each(databases)("mutated platform updates on $name", ({ name, open }) =
         const signature = createHmac("sha256", LINE_SECRET).update(body).digest("base64");
         const response = await h.t.app.lineWebhook(new Request("http://localhost/api/webhooks/line", { method: "POST", headers: { "content-type": "application/json", "x-line-signature": signature }, body }));
         expect(response.status, body.slice(0, 300)).toBe(200);
-        expect(await h.t.db.message.count({ where: { platformMessageId: `fuzz-${lineSeq}` } })).toBe(1);
+        expect(await h.t.db.prisma.message.count({ where: { platformMessageId: `fuzz-${lineSeq}` } })).toBe(1);
       }),
       { numRuns: RUNS },
     );

@@ -18,22 +18,22 @@ describe("operator tools", () => {
   it("reading a timeline changes nothing; marking it read is an explicit POST", async () => {
     await h.t.post(update({ text: "unread" }));
     await h.t.settle();
-    const { id } = await h.t.db.conversation.findFirstOrThrow();
+    const { id } = await h.t.db.prisma.conversation.findFirstOrThrow();
     await getConversationTimeline(h.t.db, id, { take: 50 });
-    expect((await h.t.db.conversation.findUniqueOrThrow({ where: { id } })).lastReadAt).toBeNull();
+    expect((await h.t.db.prisma.conversation.findUniqueOrThrow({ where: { id } })).lastReadAt).toBeNull();
     await markRead(h.t.db, id);
-    expect((await h.t.db.conversation.findUniqueOrThrow({ where: { id } })).lastReadAt).not.toBeNull();
+    expect((await h.t.db.prisma.conversation.findUniqueOrThrow({ where: { id } })).lastReadAt).not.toBeNull();
   });
 
   it("pausing the agent in a conversation stores messages but answers none; resuming answers again", async () => {
     await h.t.post(update({ text: "one" }));
     await h.t.settle();
-    const conversation = await h.t.db.conversation.findFirstOrThrow();
+    const conversation = await h.t.db.prisma.conversation.findFirstOrThrow();
     await setAgentEnabled(h.t.db, conversation.id, false);
     await h.t.post(update({ text: "two" }));
     await h.t.settle();
     expect(h.telegram.sends()).toHaveLength(1);
-    const paused = await h.t.db.envelope.findFirstOrThrow({ where: { text: "two" } });
+    const paused = await h.t.db.prisma.envelope.findFirstOrThrow({ where: { text: "two" } });
     expect((paused.metadata as Record<string, unknown>).skipped).toBe("agent paused in this conversation");
     await setAgentEnabled(h.t.db, conversation.id, true);
     await h.t.post(update({ text: "three" }));
@@ -45,7 +45,7 @@ describe("operator tools", () => {
     await h.t.post(update({ text: "a" }));
     await h.t.post(update({ text: "b" }));
     await h.t.settle();
-    const conversation = await h.t.db.conversation.findFirstOrThrow();
+    const conversation = await h.t.db.prisma.conversation.findFirstOrThrow();
     const stats = await conversationStats(h.t.db, conversation.id, new Date());
     expect(stats.activity).toHaveLength(48);
     expect(stats.activity.at(-1)).toMatchObject({ inbound: 2, outbound: 2 });
@@ -77,7 +77,7 @@ describe("the sandbox simulator", () => {
   it("is refused while a real bot token is configured, and stores nothing", async () => {
     expect(h.t.app.telegram.mode).toBe("live");
     await expect(simulateMessage(deps(), input)).rejects.toMatchObject({ code: "forbidden" });
-    expect(await h.t.db.message.count()).toBe(0);
+    expect(await h.t.db.prisma.message.count()).toBe(0);
   });
 
   it("in the sandbox posts a real update through the webhook", async () => {
@@ -85,7 +85,7 @@ describe("the sandbox simulator", () => {
     try {
       const response = await simulateMessage({ ...sandbox.app, findTarget: (id) => findSimulatorTarget(h.t.db, id) }, input);
       expect(response.status).toBe(200);
-      expect((await h.t.db.message.findFirstOrThrow()).text).toBe("hello");
+      expect((await h.t.db.prisma.message.findFirstOrThrow()).text).toBe("hello");
     } finally {
       await sandbox.stop();
     }
@@ -96,12 +96,12 @@ describe("housekeeping and health", () => {
   const h = useHarness();
 
   it("expired operator sessions are purged by the worker's housekeeping", async () => {
-    const operator = await h.t.db.operator.create({ data: { name: "ops", passwordHash: "scrypt$x$y" } });
+    const operator = await h.t.db.prisma.operator.create({ data: { name: "ops", passwordHash: "scrypt$x$y" } });
     const now = new Date();
-    await h.t.db.operatorSession.create({ data: { operatorId: operator.id, tokenHash: "old", csrfToken: "c", expiresAt: new Date(now.getTime() - 1000) } });
-    await h.t.db.operatorSession.create({ data: { operatorId: operator.id, tokenHash: "live", csrfToken: "c", expiresAt: new Date(now.getTime() + 86_400_000) } });
+    await h.t.db.prisma.operatorSession.create({ data: { operatorId: operator.id, tokenHash: "old", csrfToken: "c", expiresAt: new Date(now.getTime() - 1000) } });
+    await h.t.db.prisma.operatorSession.create({ data: { operatorId: operator.id, tokenHash: "live", csrfToken: "c", expiresAt: new Date(now.getTime() + 86_400_000) } });
     await housekeeping(h.t.app.turnDeps, 10_000, new Date(now.getTime() + 120_000));
-    expect((await h.t.db.operatorSession.findMany()).map((s) => s.tokenHash)).toEqual(["live"]);
+    expect((await h.t.db.prisma.operatorSession.findMany()).map((s) => s.tokenHash)).toEqual(["live"]);
   });
 
   it("health never shows a raw database error", async () => {

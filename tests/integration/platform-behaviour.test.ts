@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Caller } from "@/lib/auth/operators";
-import { findStoredMessage, loadContextInput } from "@/lib/db/context";
+import { findStoredMessage, loadContextInput } from "@/lib/db/context-input";
 import { sendEnvelope } from "@/lib/pipeline/envelopes";
 import { updateSettings } from "@/lib/settings/store";
 import { defaultSettings } from "@/lib/settings/schema";
@@ -62,7 +62,7 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     expect(prompt).toContain("(edited)");
     // Not a reply to the (empty) topic-creation message.
     expect(prompt).not.toMatch(/\[↩ reply to Dana Kim/);
-    const answer = await t.db.message.findFirstOrThrow({ where: { direction: "outbound" }, include: { conversation: true } });
+    const answer = await t.db.prisma.message.findFirstOrThrow({ where: { direction: "outbound" }, include: { conversation: true } });
     expect(answer.conversation.platformChatId).toBe(`${forum.id}:topic:710`);
   });
 
@@ -80,8 +80,8 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     await post({ message: msg(802, opsRoom, { text: "group talk" }, eli) });
     await t.settle();
     telegram.calls.length = 0;
-    const groupInbound = await t.db.envelope.findFirstOrThrow({ where: { from: `channel:telegram:${opsRoom.id}` } });
-    const privateInbound = await t.db.envelope.findFirstOrThrow({ where: { from: `channel:telegram:${privateChat.id}` } });
+    const groupInbound = await t.db.prisma.envelope.findFirstOrThrow({ where: { from: `channel:telegram:${opsRoom.id}` } });
+    const privateInbound = await t.db.prisma.envelope.findFirstOrThrow({ where: { from: `channel:telegram:${privateChat.id}` } });
 
     const cross = await sendEnvelope(t.db, { from: "agent:main", to: `channel:telegram:${privateChat.id}`, text: "from the group", replyTo: groupInbound.id }, api);
     const same = await sendEnvelope(t.db, { from: "agent:main", to: `channel:telegram:${privateChat.id}`, text: "same chat", replyTo: privateInbound.id }, api);
@@ -91,12 +91,12 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
       { chat: String(privateChat.id), thread: undefined, reply: undefined, text: "from the group" },
       { chat: String(privateChat.id), thread: undefined, reply: 801, text: "same chat" },
     ]);
-    const crossDone = await t.db.envelope.findUniqueOrThrow({ where: { id: cross.id }, include: { message: true } });
+    const crossDone = await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: cross.id }, include: { message: true } });
     expect(crossDone.status).toBe("done");
     expect(crossDone.replyToEnvelopeId).toBe(groupInbound.id);
     // The sent message is not in the group's reply tree.
     expect(crossDone.message).toMatchObject({ replyToMessageId: null, threadId: null });
-    expect((await t.db.envelope.findUniqueOrThrow({ where: { id: same.id }, include: { message: true } })).message?.replyToMessageId).not.toBeNull();
+    expect((await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: same.id }, include: { message: true } })).message?.replyToMessageId).not.toBeNull();
   });
 
   it("a blocked bot stops sending, says why, and starts again once unblocked", async () => {
@@ -109,7 +109,7 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     t.app.worker.kick();
     await t.settle();
     expect(sent(telegram)).toEqual([]);
-    const failed = await t.db.envelope.findUniqueOrThrow({ where: { id: refused.id } });
+    const failed = await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: refused.id } });
     expect(failed.status).toBe("failed");
     expect(failed.lastDeliveryError).toMatch(/blocked the bot/);
     expect(failed.attempts).toBeLessThanOrEqual(1);
@@ -118,7 +118,7 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     await post({ message: msg(902, privateChat, { text: "I'm back" }) });
     await t.settle();
     expect(sent(telegram)).toHaveLength(1);
-    expect((await t.db.conversation.findFirstOrThrow({ where: { platformChatId: String(privateChat.id) } })).membership).toBeNull();
+    expect((await t.db.prisma.conversation.findFirstOrThrow({ where: { platformChatId: String(privateChat.id) } })).membership).toBeNull();
   });
 
   it("a 403 'blocked by the user' marks the chat, so the next send does not hit Telegram", async () => {
@@ -133,9 +133,9 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     t.app.worker.kick();
     await t.settle();
     expect(sent(telegram)).toHaveLength(1);
-    expect((await t.db.envelope.findUniqueOrThrow({ where: { id: first.id } })).lastDeliveryError).toBe("Telegram 403: Forbidden: bot was blocked by the user");
-    expect((await t.db.envelope.findUniqueOrThrow({ where: { id: second.id } })).lastDeliveryError).toMatch(/^not sent: the user blocked the bot/);
-    expect((await t.db.conversation.findFirstOrThrow({ where: { platformChatId: String(privateChat.id) } })).membership).toBe("blocked");
+    expect((await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: first.id } })).lastDeliveryError).toBe("Telegram 403: Forbidden: bot was blocked by the user");
+    expect((await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: second.id } })).lastDeliveryError).toMatch(/^not sent: the user blocked the bot/);
+    expect((await t.db.prisma.conversation.findFirstOrThrow({ where: { platformChatId: String(privateChat.id) } })).membership).toBe("blocked");
   });
 
   it("an edit keeps the original, and the context loader exposes editedAt", async () => {
@@ -147,7 +147,7 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     expect(message!.editedAt).toBeInstanceOf(Date);
     const context = await loadContextInput(t.db, { current: message!, settings: defaultSettings });
     expect(context.recent.find((m) => m.id === message!.id)?.editedAt).toBeInstanceOf(Date);
-    const revisions = await t.db.messageRevision.findMany({ where: { messageId: message!.id } });
+    const revisions = await t.db.prisma.messageRevision.findMany({ where: { messageId: message!.id } });
     expect(revisions.map((r) => r.text)).toEqual(["meet at 5"]);
   });
 
@@ -158,7 +158,7 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     expect(edit.body.result).toMatchObject({ status: "stored", answer: true });
     const late = await post({ message: { ...msg(1010, privateChat, { text: "meet at 5" }), date: sentAt } });
     expect(late.body.result).toEqual({ status: "duplicate" });
-    const stored = await t.db.message.findMany({ where: { platformMessageId: "1010" } });
+    const stored = await t.db.prisma.message.findMany({ where: { platformMessageId: "1010" } });
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatchObject({ text: "meet at 6", editedAt: new Date((sentAt + 30) * 1000) });
     await t.settle();
@@ -172,7 +172,7 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
         post({ message: { ...msg(id, privateChat, { text: `original ${id}` }), date: sentAt } }),
       ]);
       expect(results.map((r) => r.status)).toEqual([200, 200]);
-      const stored = await t.db.message.findMany({ where: { platformMessageId: String(id) } });
+      const stored = await t.db.prisma.message.findMany({ where: { platformMessageId: String(id) } });
       expect(stored.map((m) => m.text)).toEqual([`edited ${id}`]);
     }
     await t.settle();
@@ -190,9 +190,9 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     await post({ edited_message: { ...msg(1030, privateChat, { text: "v3" }), date: sentAt, edit_date: sentAt + 20 } });
     const stale = await post({ edited_message: { ...msg(1030, privateChat, { text: "v2" }), date: sentAt, edit_date: sentAt + 10 } });
     expect(stale.status).toBe(200);
-    const message = await t.db.message.findFirstOrThrow({ where: { platformMessageId: "1030" } });
+    const message = await t.db.prisma.message.findFirstOrThrow({ where: { platformMessageId: "1030" } });
     expect(message).toMatchObject({ text: "v3", editedAt: new Date((sentAt + 20) * 1000) });
-    const revisions = await t.db.messageRevision.findMany({ where: { messageId: message.id }, orderBy: { id: "asc" } });
+    const revisions = await t.db.prisma.messageRevision.findMany({ where: { messageId: message.id }, orderBy: { id: "asc" } });
     expect(revisions.map((r) => r.text)).toEqual(["v1", "v2"]);
     await t.settle();
   });

@@ -14,10 +14,10 @@ describe("platform corpus", () => {
   const h = usePlatformApp();
 
   const counts = async () => ({
-    messages: await h.t.db.message.count(),
-    envelopes: await h.t.db.envelope.count(),
-    updates: await h.t.db.inboundUpdate.count(),
-    conversations: await h.t.db.conversation.count(),
+    messages: await h.t.db.prisma.message.count(),
+    envelopes: await h.t.db.prisma.envelope.count(),
+    updates: await h.t.db.prisma.inboundUpdate.count(),
+    conversations: await h.t.db.prisma.conversation.count(),
   });
 
   async function postLine(events: unknown[]) {
@@ -37,7 +37,7 @@ describe("platform corpus", () => {
     expect(result?.status).toBe(expected.result);
     switch (expected.result) {
       case "stored": {
-        const message = await h.t.db.message.findUniqueOrThrow({ where: { id: result!.messageId }, include: { conversation: true, envelopes: true } });
+        const message = await h.t.db.prisma.message.findUniqueOrThrow({ where: { id: result!.messageId }, include: { conversation: true, envelopes: true } });
         expect(message.conversation.channel).toBe(channel);
         expect(message.conversation.platformChatId).toBe(expected.conversation);
         if (expected.topicName !== undefined) expect(message.conversation.topicName).toBe(expected.topicName);
@@ -65,7 +65,7 @@ describe("platform corpus", () => {
         break;
       }
       case "edited": {
-        const message = await h.t.db.message.findUniqueOrThrow({ where: { id: result!.messageId }, include: { conversation: true, revisions: true } });
+        const message = await h.t.db.prisma.message.findUniqueOrThrow({ where: { id: result!.messageId }, include: { conversation: true, revisions: true } });
         expect(message.conversation.platformChatId).toBe(expected.conversation);
         expect(message.text).toBe(expected.text);
         expect(message.editedAt).not.toBeNull();
@@ -80,15 +80,15 @@ describe("platform corpus", () => {
         expect(await counts()).toEqual(before);
         break;
       case "membership": {
-        const conversation = await h.t.db.conversation.findFirstOrThrow({ where: { channel, platformChatId: expected.conversation } });
+        const conversation = await h.t.db.prisma.conversation.findFirstOrThrow({ where: { channel, platformChatId: expected.conversation } });
         expect(conversation.membership).toBe(expected.membership);
         expect(result!.membership).toBe(expected.membership);
         break;
       }
       case "topic": {
-        const conversation = await h.t.db.conversation.findFirstOrThrow({ where: { channel, platformChatId: expected.conversation } });
+        const conversation = await h.t.db.prisma.conversation.findFirstOrThrow({ where: { channel, platformChatId: expected.conversation } });
         expect(conversation.topicName).toBe(expected.topicName);
-        expect(await h.t.db.message.count()).toBe(before.messages);
+        expect(await h.t.db.prisma.message.count()).toBe(before.messages);
         break;
       }
       case "deleted":
@@ -129,14 +129,14 @@ describe("platform corpus", () => {
   });
 
   it("the dashboard's grouping: topics point to their chat's conversation, which has no messages of theirs", async () => {
-    const chat = await h.t.db.conversation.findFirstOrThrow({ where: { channel: "telegram", platformChatId: "-1002000000002" } });
-    const topics = await h.t.db.conversation.findMany({ where: { parentConversationId: chat.id }, orderBy: { topicId: "asc" } });
+    const chat = await h.t.db.prisma.conversation.findFirstOrThrow({ where: { channel: "telegram", platformChatId: "-1002000000002" } });
+    const topics = await h.t.db.prisma.conversation.findMany({ where: { parentConversationId: chat.id }, orderBy: { topicId: "asc" } });
     expect(topics.map((c) => [c.topicId, c.topicName])).toEqual([
       ["500", "Billing & invoices"],
       ["510", "Announcements"],
     ]);
     // The General topic's message is the chat's own; topic messages are not.
-    expect(await h.t.db.message.count({ where: { conversationId: chat.id } })).toBe(1);
+    expect(await h.t.db.prisma.message.count({ where: { conversationId: chat.id } })).toBe(1);
   });
 
   it("LINE: the message without an id is deduplicated by webhookEventId on redelivery", async () => {

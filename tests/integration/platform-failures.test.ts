@@ -12,16 +12,16 @@ describe("platform and model failures", () => {
     await h.t.post(update({ text: "hi" }));
     await h.t.settle();
     expect(h.telegram.sends()).toHaveLength(1);
-    const outbound = await h.t.db.envelope.findFirstOrThrow({ where: { from: "agent:main" } });
+    const outbound = await h.t.db.prisma.envelope.findFirstOrThrow({ where: { from: "agent:main" } });
     expect(outbound.status).toBe("failed");
     expect(outbound.lastDeliveryError).toMatch(/^Telegram 502: Bad Gateway \(outcome unknown, possibly delivered/);
     // In the history the model and the operator see, attached to its failed envelope.
-    const kept = await h.t.db.message.findFirstOrThrow({ where: { direction: "outbound" } });
+    const kept = await h.t.db.prisma.message.findFirstOrThrow({ where: { direction: "outbound" } });
     expect(kept).toMatchObject({ text: "Hello from the fake model", platformMessageId: null });
     expect(outbound.messageId).toBe(kept.id);
-    const inbound = await h.t.db.envelope.findFirstOrThrow({ where: { to: "agent:main" } });
+    const inbound = await h.t.db.prisma.envelope.findFirstOrThrow({ where: { to: "agent:main" } });
     expect(inbound.status).toBe("done");
-    expect((await h.t.db.turn.findFirstOrThrow()).error).toMatch(/reply not delivered: Telegram 502/);
+    expect((await h.t.db.prisma.turn.findFirstOrThrow()).error).toMatch(/reply not delivered: Telegram 502/);
     // The next turn's prompt carries it.
     h.llm.requests.length = 0;
     await h.t.post(update({ messageId: 2, text: "did you answer?" }));
@@ -36,21 +36,21 @@ describe("platform and model failures", () => {
     h.telegram.failNext({ status: 400, body: { ok: false, error_code: 400, description: "Bad Request: not enough rights to send text messages to the chat" } });
     await h.t.post(update({ text: "hi" }));
     await h.t.settle();
-    const inbound = await h.t.db.envelope.findFirstOrThrow({ where: { to: "agent:main" } });
+    const inbound = await h.t.db.prisma.envelope.findFirstOrThrow({ where: { to: "agent:main" } });
     const reason = "reply not delivered: Telegram 400: Bad Request: not enough rights to send text messages to the chat";
     expect(inbound).toMatchObject({ status: "failed", lastDeliveryError: reason });
-    expect((await h.t.db.turn.findFirstOrThrow()).error).toBe(reason);
+    expect((await h.t.db.prisma.turn.findFirstOrThrow()).error).toBe(reason);
     // Nothing reached the user, so nothing joins the history.
-    expect(await h.t.db.message.count({ where: { direction: "outbound" } })).toBe(0);
+    expect(await h.t.db.prisma.message.count({ where: { direction: "outbound" } })).toBe(0);
 
     // The operator's Retry runs the turn again; this time the send goes out, once.
     await expect(retryEnvelope(h.t.db, inbound.id)).resolves.toMatchObject({ retried: "turn" });
     h.t.app.worker.kick();
     await h.t.settle();
     expect(h.telegram.sends()).toHaveLength(2);
-    expect((await h.t.db.envelope.findUniqueOrThrow({ where: { id: inbound.id } })).status).toBe("done");
-    expect(await h.t.db.message.count({ where: { direction: "outbound" } })).toBe(1);
-    expect((await h.t.db.turn.findFirstOrThrow()).error).toBeNull();
+    expect((await h.t.db.prisma.envelope.findUniqueOrThrow({ where: { id: inbound.id } })).status).toBe("done");
+    expect(await h.t.db.prisma.message.count({ where: { direction: "outbound" } })).toBe(1);
+    expect((await h.t.db.prisma.turn.findFirstOrThrow()).error).toBeNull();
     // Only a failed envelope can be retried.
     await expect(retryEnvelope(h.t.db, inbound.id)).rejects.toMatchObject({ code: "conflict" });
   });
@@ -59,15 +59,15 @@ describe("platform and model failures", () => {
     h.telegram.failNext({ status: 403, body: { ok: false, error_code: 403, description: "Forbidden: bot was blocked by the user" } });
     await h.t.post(update({ text: "hi" }));
     await h.t.settle();
-    const inbound = await h.t.db.envelope.findFirstOrThrow({ where: { to: "agent:main" } });
+    const inbound = await h.t.db.prisma.envelope.findFirstOrThrow({ where: { to: "agent:main" } });
     expect(inbound).toMatchObject({ status: "failed", lastDeliveryError: "reply not delivered: Telegram 403: Forbidden: bot was blocked by the user" });
-    expect((await h.t.db.conversation.findFirstOrThrow()).membership).toBe("blocked");
+    expect((await h.t.db.prisma.conversation.findFirstOrThrow()).membership).toBe("blocked");
     await retryEnvelope(h.t.db, inbound.id);
     h.t.app.worker.kick();
     await h.t.settle();
     // Nothing more went to Telegram; the operator reads why.
     expect(h.telegram.sends()).toHaveLength(1);
-    const again = await h.t.db.envelope.findUniqueOrThrow({ where: { id: inbound.id } });
+    const again = await h.t.db.prisma.envelope.findUniqueOrThrow({ where: { id: inbound.id } });
     expect(again.status).toBe("failed");
     expect(again.lastDeliveryError).toMatch(/blocked the bot/);
   });
@@ -76,16 +76,16 @@ describe("platform and model failures", () => {
     h.telegram.failNext({ status: 500, body: { ok: false, error_code: 500, description: "Internal Server Error" } });
     await h.t.post(update({ text: "hi" }));
     await h.t.settle();
-    const outbound = await h.t.db.envelope.findFirstOrThrow({ where: { from: "agent:main" } });
+    const outbound = await h.t.db.prisma.envelope.findFirstOrThrow({ where: { from: "agent:main" } });
     expect(outbound.status).toBe("failed");
     await retryEnvelope(h.t.db, outbound.id);
     h.t.app.worker.kick();
     await h.t.settle();
     expect(h.telegram.sends()).toHaveLength(2);
-    const done = await h.t.db.envelope.findUniqueOrThrow({ where: { id: outbound.id } });
+    const done = await h.t.db.prisma.envelope.findUniqueOrThrow({ where: { id: outbound.id } });
     expect(done.status).toBe("done");
     // The kept message is now confirmed: one copy in the history (not a second one beside an unconfirmed one).
-    const copies = await h.t.db.message.findMany({ where: { direction: "outbound" } });
+    const copies = await h.t.db.prisma.message.findMany({ where: { direction: "outbound" } });
     expect(copies).toHaveLength(1);
     expect(copies[0].platformMessageId).not.toBeNull();
     expect(done.messageId).toBe(copies[0].id);
@@ -97,7 +97,7 @@ describe("platform and model failures", () => {
     await h.t.post(update({ text: "hello" }));
     await h.t.settle();
     expect(h.telegram.sends().map((s) => s.body.text)).toEqual(["after the outage"]);
-    expect((await h.t.db.envelope.findFirstOrThrow({ where: { to: "agent:main" } })).attempts).toBe(2);
+    expect((await h.t.db.prisma.envelope.findFirstOrThrow({ where: { to: "agent:main" } })).attempts).toBe(2);
   });
 
   it("a malformed tool call (bad arguments) sends nothing and is recorded as the turn's error", async () => {
@@ -106,10 +106,10 @@ describe("platform and model failures", () => {
     await h.t.post(update({ text: "write me an essay" }));
     await h.t.settle();
     expect(h.telegram.sends()).toHaveLength(0);
-    const turn = await h.t.db.turn.findFirstOrThrow();
+    const turn = await h.t.db.prisma.turn.findFirstOrThrow();
     expect(turn.error).toMatch(/^malformed tool call \(reply\): /);
     expect(turn.toolCalls).toEqual([expect.objectContaining({ outcome: { error: expect.stringMatching(/^malformed call/) } })]);
-    const inbound = await h.t.db.envelope.findFirstOrThrow({ where: { to: "agent:main" } });
+    const inbound = await h.t.db.prisma.envelope.findFirstOrThrow({ where: { to: "agent:main" } });
     expect(inbound).toMatchObject({ status: "failed", lastDeliveryError: turn.error });
   });
 });
@@ -120,16 +120,16 @@ describe("background tasks report honestly", () => {
   it("with no model: refused up front when an operator starts one, and a queued one ends failed (never 'done')", async () => {
     await h.t.post(update({ text: "hello" }));
     await h.t.settle();
-    const conversation = await h.t.db.conversation.findFirstOrThrow();
+    const conversation = await h.t.db.prisma.conversation.findFirstOrThrow();
     await expect(startBackgroundTask(h.t.db, { conversationId: conversation.id, task: "digest", from: "operator:admin", modelConfigured: false })).rejects.toMatchObject({
       code: "conflict",
       message: expect.stringMatching(/^failed: no model/),
     });
-    expect(await h.t.db.fork.count()).toBe(0);
+    expect(await h.t.db.prisma.fork.count()).toBe(0);
     // Queued by an agent's mail (no model check at that point): the fork fails with the reason.
     const { fork } = await startBackgroundTask(h.t.db, { conversationId: conversation.id, task: "digest", from: "agent:planner" });
     h.t.app.worker.kick();
     await h.t.settle();
-    expect(await h.t.db.fork.findUniqueOrThrow({ where: { id: fork.id } })).toMatchObject({ status: "failed", summary: "failed: no model configured" });
+    expect(await h.t.db.prisma.fork.findUniqueOrThrow({ where: { id: fork.id } })).toMatchObject({ status: "failed", summary: "failed: no model configured" });
   });
 });

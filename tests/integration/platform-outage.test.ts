@@ -40,7 +40,7 @@ describe("the server keeps serving while the Bot API is unreachable", () => {
   it("the app starts at once, health says degraded, and the webhook answers 503 without waiting", async () => {
     testDb = await sqliteTestDb();
     const started = Date.now();
-    const { createApp } = await import("@/lib/server/context");
+    const { createApp } = await import("@/lib/server/wiring");
     const { parseEnv } = await import("@/lib/env");
     const env = parseEnv({ NODE_ENV: "test", DATABASE_URL: testDb.url, TELEGRAM_BOT_TOKEN: "123456:HANGING-TOKEN", TELEGRAM_API_ROOT: hole.url, TELEGRAM_WEBHOOK_SECRET: SECRET });
     const app = await createApp(env, testDb.db);
@@ -52,7 +52,7 @@ describe("the server keeps serving while the Bot API is unreachable", () => {
       );
       expect(response.status).toBe(503);
       // Nothing was stored: Telegram delivers the update again.
-      expect(await testDb.db.message.count()).toBe(0);
+      expect(await testDb.db.prisma.message.count()).toBe(0);
       expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
       await app.worker.stop();

@@ -71,14 +71,14 @@ describe.each(databases)("the worker's queue on $name", ({ open }) => {
     expect(sends).toHaveLength(1);
     expect(sends[0].body.reply_parameters.message_id).toBe(102);
 
-    const inbound = await t.db.envelope.findMany({ where: { to: "agent:main" }, orderBy: { id: "asc" } });
-    const outbound = await t.db.envelope.findFirstOrThrow({ where: { from: "agent:main" } });
+    const inbound = await t.db.prisma.envelope.findMany({ where: { to: "agent:main" }, orderBy: { id: "asc" } });
+    const outbound = await t.db.prisma.envelope.findFirstOrThrow({ where: { from: "agent:main" } });
     expect(outbound.replyToEnvelopeId).toBe(inbound[2].id);
     for (const e of inbound) {
       expect(e.status).toBe("done");
       expect(e.metadata).toMatchObject({ replied: true, answerEnvelopeId: outbound.id, turnEnvelopeId: inbound[2].id, burst: inbound.map((x) => x.id) });
     }
-    expect(await t.db.turn.count()).toBe(1);
+    expect(await t.db.prisma.turn.count()).toBe(1);
   });
 
   it("a burst that arrives while a turn runs is taken by the next turn, whole", async () => {
@@ -101,7 +101,7 @@ describe.each(databases)("the worker's queue on $name", ({ open }) => {
       ["first", 200],
       ["second", 202],
     ]);
-    const inbound = await t.db.envelope.findMany({ where: { to: "agent:main" }, orderBy: { id: "asc" } });
+    const inbound = await t.db.prisma.envelope.findMany({ where: { to: "agent:main" }, orderBy: { id: "asc" } });
     expect(inbound.map((e) => e.status)).toEqual(["done", "done", "done"]);
     expect(inbound[1].metadata).toMatchObject({ replied: true, burst: [inbound[1].id, inbound[2].id] });
   });
@@ -127,7 +127,7 @@ describe.each(databases)("the worker's queue on $name", ({ open }) => {
     await t.settle();
     llm.setScript(() => (modelCalls(llm).length === 2 ? { status: 429, headers: { "retry-after": "2" } } : { reply: "after the pause" }));
     await t.post(update({ messageId: 400, text: "first", ...chatOf(66) }));
-    const rateLimited = () => t.db.envelope.findFirstOrThrow({ where: { to: "agent:main", from: "channel:telegram:66" } });
+    const rateLimited = () => t.db.prisma.envelope.findFirstOrThrow({ where: { to: "agent:main", from: "channel:telegram:66" } });
     await until(async () => (await rateLimited()).status === "pending" && modelCalls(llm).length === 2, "the rate-limited turn to be put back");
     expect(t.app.gate?.pausedUntil()).not.toBeNull();
     // During the pause another chat's message waits for the model, and mail to a third chat goes out.
@@ -140,7 +140,7 @@ describe.each(databases)("the worker's queue on $name", ({ open }) => {
 
     await t.settle();
     expect(telegram.sends().slice(2).map((s) => s.body.reply_parameters?.message_id).sort()).toEqual([400, 401]);
-    const inbound = await t.db.envelope.findMany({ where: { to: "agent:main" }, orderBy: { id: "asc" } });
+    const inbound = await t.db.prisma.envelope.findMany({ where: { to: "agent:main" }, orderBy: { id: "asc" } });
     // The rate-limited attempt was not counted: each envelope ran once to completion.
     expect(inbound.map((e) => [e.status, e.attempts])).toEqual([
       ["done", 1],

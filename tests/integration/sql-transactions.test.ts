@@ -4,8 +4,7 @@ import type { InboundMessage } from "@/lib/channels/types";
 import { storeInbound } from "@/lib/db/ingest";
 import { sqlitePath } from "@/lib/db/migrations.mjs";
 import { appendOutboundMessage, GenerationConflict } from "@/lib/db/messages";
-import { openDb } from "@/lib/db/client";
-import { sqliteConnectionOf, sqlTransaction } from "@/lib/db/sql";
+import { openDb } from "@/lib/db/database";
 import { databases, sqliteTestDb, type TestDb } from "../helpers/db";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -36,7 +35,7 @@ describe("the shared SQLite connection", () => {
   // open: this write was acknowledged, then rolled back with the other transaction.
   it("keeps a write made outside a transaction when a concurrent transaction rolls back", async () => {
     const { db } = t;
-    const failing = db
+    const failing = db.prisma
       .$transaction(async (tx) => {
         await tx.inboundUpdate.create({ data: { channel: "x", updateId: "1" } });
         await sleep(50);
@@ -44,16 +43,16 @@ describe("the shared SQLite connection", () => {
       })
       .catch((error: Error) => error.message);
     await sleep(10);
-    const created = await db.conversation.create({ data: { channel: "x", platformChatId: "9", type: "private" } });
+    const created = await db.prisma.conversation.create({ data: { channel: "x", platformChatId: "9", type: "private" } });
     expect(await failing).toBe("roll back");
-    expect(await db.conversation.findUnique({ where: { id: created.id } })).not.toBeNull();
-    expect(await db.inboundUpdate.count()).toBe(0);
+    expect(await db.prisma.conversation.findUnique({ where: { id: created.id } })).not.toBeNull();
+    expect(await db.prisma.inboundUpdate.count()).toBe(0);
   });
 
   it("never shows a read outside a transaction another transaction's uncommitted rows", async () => {
     const { db } = t;
     let release!: () => void;
-    const open = db
+    const open = db.prisma
       .$transaction(async (tx) => {
         await tx.inboundUpdate.create({ data: { channel: "x", updateId: "1" } });
         await new Promise<void>((resolve) => (release = resolve));
@@ -62,7 +61,7 @@ describe("the shared SQLite connection", () => {
       .catch(() => "rolled back");
     await sleep(10);
     // .then() starts it now (a Prisma query runs when first awaited).
-    const counted = db.inboundUpdate.count().then((n) => n);
+    const counted = db.prisma.inboundUpdate.count().then((n) => n);
     await sleep(10);
     release();
     expect(await open).toBe("rolled back");
@@ -78,7 +77,7 @@ describe("the shared SQLite connection", () => {
       const before = version();
       const results = await Promise.allSettled(
         Array.from({ length: 20 }, (_, i) =>
-          sqlTransaction(db, async (sql) => {
+          db.transaction(async (sql) => {
             await sql.run(`INSERT INTO "InboundUpdate" ("channel", "updateId", "receivedAt") VALUES (?, ?, ?)`, "x", String(i), new Date());
             if (i === 7) throw new Error("job 7 fails");
             // Another connection sees the row as soon as the caller is told it is stored.
@@ -112,14 +111,14 @@ describe("checkpoints on a worker thread (the server's SQLite connection)", () =
     const db = await openDb(t.url, { backgroundCheckpoints: true });
     const observer = new Database(sqlitePath(t.url), { readonly: true });
     try {
-      const connection = sqliteConnectionOf(db)!;
+      const connection = db.sqliteConnection!;
       expect(connection.checkpointer).toBeDefined();
-      expect(await db.$queryRawUnsafe<{ wal_autocheckpoint: bigint }[]>("PRAGMA wal_autocheckpoint")).toEqual([{ wal_autocheckpoint: 0n }]);
+      expect(await db.prisma.$queryRawUnsafe<{ wal_autocheckpoint: bigint }[]>("PRAGMA wal_autocheckpoint")).toEqual([{ wal_autocheckpoint: 0n }]);
       // Well past the 1,000 pages at which a commit would otherwise checkpoint.
       for (let batch = 0; batch < 40; batch++) {
         await Promise.all(
           Array.from({ length: 25 }, (_, i) =>
-            sqlTransaction(db, (sql) => sql.run(`INSERT INTO "Operator" ("name", "passwordHash", "createdAt") VALUES (?, ?, ?)`, `op-${batch}-${i}`, "x".repeat(2000), new Date())),
+            db.transaction((sql) => sql.run(`INSERT INTO "Operator" ("name", "passwordHash", "createdAt") VALUES (?, ?, ?)`, `op-${batch}-${i}`, "x".repeat(2000), new Date())),
           ),
         );
       }
@@ -131,7 +130,7 @@ describe("checkpoints on a worker thread (the server's SQLite connection)", () =
       expect(observer.prepare(`SELECT COUNT(*) AS n FROM "Operator"`).get()).toEqual({ n: 1000 });
     } finally {
       observer.close();
-      await db.$disconnect();
+      await db.close();
     }
   });
 });
@@ -151,7 +150,7 @@ describe.each(databases)("rows written with hand-written SQL on $name", ({ open 
     expect(reply).toMatchObject({ status: "stored" });
     if (reply.status !== "stored" || first.status !== "stored") throw new Error("not stored");
 
-    const message = await db.message.findUniqueOrThrow({ where: { id: reply.messageId }, include: { thread: true } });
+    const message = await db.prisma.message.findUniqueOrThrow({ where: { id: reply.messageId }, include: { thread: true } });
     expect(message.sentAt).toEqual(new Date("2026-11-20T10:00:00.250Z"));
     expect(message.createdAt).toBeInstanceOf(Date);
     expect(Math.abs(message.createdAt.getTime() - Date.now())).toBeLessThan(60_000);
@@ -162,15 +161,15 @@ describe.each(databases)("rows written with hand-written SQL on $name", ({ open 
     expect(message.quoteText).toBe("hel");
     expect(message.thread).toMatchObject({ rootMessageId: first.messageId, messageCount: 2 });
 
-    const envelope = await db.envelope.findUniqueOrThrow({ where: { id: reply.envelopeId } });
+    const envelope = await db.prisma.envelope.findUniqueOrThrow({ where: { id: reply.envelopeId } });
     expect(envelope).toMatchObject({ from: "channel:telegram:42", to: "agent:main", status: "pending", doneAt: null, attempts: 0 });
     expect(envelope.metadata).toEqual({ platformMessageId: "2", updateId: "2" });
 
-    const conversation = await db.conversation.findUniqueOrThrow({ where: { id: reply.conversationId } });
+    const conversation = await db.prisma.conversation.findUniqueOrThrow({ where: { id: reply.conversationId } });
     expect(conversation).toMatchObject({ agentEnabled: true, generation: 1, lastMessageAt: new Date("2026-11-20T10:00:00.250Z") });
     // Prisma's own date filters compare these values correctly (SQLite compares text).
-    expect(await db.message.count({ where: { sentAt: { gte: new Date("2026-11-20T10:00:00.250Z") } } })).toBe(2);
-    expect(await db.message.count({ where: { sentAt: { gt: new Date("2026-11-20T10:00:00.250Z") } } })).toBe(0);
+    expect(await db.prisma.message.count({ where: { sentAt: { gte: new Date("2026-11-20T10:00:00.250Z") } } })).toBe(2);
+    expect(await db.prisma.message.count({ where: { sentAt: { gt: new Date("2026-11-20T10:00:00.250Z") } } })).toBe(0);
   });
 
   it("appends an outbound message only at the expected generation, or unconditionally when told", async () => {
@@ -182,8 +181,8 @@ describe.each(databases)("rows written with hand-written SQL on $name", ({ open 
     await appendOutboundMessage(db, { ...base, text: "current", platformMessageId: "100", expectedGeneration: 0 });
     await expect(appendOutboundMessage(db, { ...base, text: "stale", platformMessageId: "101", expectedGeneration: 0 })).rejects.toBeInstanceOf(GenerationConflict);
     await appendOutboundMessage(db, { ...base, text: "anyway", platformMessageId: "102", expectedGeneration: null });
-    const texts = (await db.message.findMany({ where: { direction: "outbound" }, orderBy: { id: "asc" } })).map((m) => m.text);
+    const texts = (await db.prisma.message.findMany({ where: { direction: "outbound" }, orderBy: { id: "asc" } })).map((m) => m.text);
     expect(texts).toEqual(["current", "anyway"]);
-    expect((await db.conversation.findUniqueOrThrow({ where: { id: stored.conversationId } })).generation).toBe(2);
+    expect((await db.prisma.conversation.findUniqueOrThrow({ where: { id: stored.conversationId } })).generation).toBe(2);
   });
 });

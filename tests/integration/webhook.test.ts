@@ -7,10 +7,10 @@ describe.each(databases)("Telegram webhook on $name", ({ open }) => {
   const h = useHarness({ open });
 
   const counts = async () => ({
-    messages: await h.t.db.message.count(),
-    envelopes: await h.t.db.envelope.count(),
-    updates: await h.t.db.inboundUpdate.count(),
-    conversations: await h.t.db.conversation.count(),
+    messages: await h.t.db.prisma.message.count(),
+    envelopes: await h.t.db.prisma.envelope.count(),
+    updates: await h.t.db.prisma.inboundUpdate.count(),
+    conversations: await h.t.db.prisma.conversation.count(),
   });
   const nothing = { messages: 0, envelopes: 0, updates: 0, conversations: 0 };
 
@@ -36,7 +36,7 @@ describe.each(databases)("Telegram webhook on $name", ({ open }) => {
     expect(res.body.result).toMatchObject({ status: "stored", answer: true });
     await h.t.settle();
 
-    const stored = await h.t.db.message.findMany({ orderBy: { id: "asc" } });
+    const stored = await h.t.db.prisma.message.findMany({ orderBy: { id: "asc" } });
     expect(stored.map((m) => [m.direction, m.senderKind, m.text])).toEqual([
       ["inbound", "user", "What's the time?"],
       ["outbound", "agent", "Hello from the fake model"],
@@ -47,7 +47,7 @@ describe.each(databases)("Telegram webhook on $name", ({ open }) => {
     // The id the Bot API returned for the sent message is kept (the fake numbers from 50000).
     expect(Number(stored[1].platformMessageId)).toBeGreaterThanOrEqual(50_000);
     expect(stored[1].replyToMessageId).toBe(stored[0].id);
-    const envelopes = await h.t.db.envelope.findMany({ orderBy: { id: "asc" } });
+    const envelopes = await h.t.db.prisma.envelope.findMany({ orderBy: { id: "asc" } });
     expect(envelopes.map((e) => [e.from, e.to, e.status])).toEqual([
       [`channel:telegram:${alice.id}`, "agent:main", "done"],
       ["agent:main", `channel:telegram:${alice.id}`, "done"],
@@ -63,7 +63,7 @@ describe.each(databases)("Telegram webhook on $name", ({ open }) => {
     await h.t.settle();
     expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(results.map((r) => r.body.result.status)).toEqual(["stored", "duplicate", "duplicate"]);
-    expect(await h.t.db.message.count({ where: { direction: "inbound" } })).toBe(1);
+    expect(await h.t.db.prisma.message.count({ where: { direction: "inbound" } })).toBe(1);
     expect(h.telegram.sends()).toHaveLength(1);
   });
 
@@ -79,12 +79,12 @@ describe.each(databases)("Telegram webhook on $name", ({ open }) => {
     }
     for (let i = 0; i < deliveries.length; i += 6) await Promise.all(deliveries.slice(i, i + 6).map((u) => h.t.post(u)));
     await h.t.settle();
-    expect(await h.t.db.message.count({ where: { direction: "inbound" } })).toBe(20);
+    expect(await h.t.db.prisma.message.count({ where: { direction: "inbound" } })).toBe(20);
     // Messages pending together are one burst with one answer: every message is in exactly
     // one answered turn, and no message is answered twice.
     const answered = h.telegram.sends().map((s) => s.body.reply_parameters.message_id);
     expect(new Set(answered).size).toBe(answered.length);
-    const inbound = await h.t.db.envelope.findMany({ where: { to: "agent:main" } });
+    const inbound = await h.t.db.prisma.envelope.findMany({ where: { to: "agent:main" } });
     expect(inbound.every((e) => e.status === "done" && (e.metadata as { replied?: boolean }).replied === true)).toBe(true);
     const turns = new Set(inbound.map((e) => (e.metadata as { turnEnvelopeId?: number }).turnEnvelopeId ?? e.id));
     expect(turns.size).toBe(answered.length);
@@ -95,7 +95,7 @@ describe.each(databases)("Telegram webhook on $name", ({ open }) => {
     const results = await Promise.all([h.t.post(u), h.t.post(u), h.t.post(u)]);
     await h.t.settle();
     expect(results.every((r) => r.status === 200)).toBe(true);
-    expect(await h.t.db.message.count({ where: { direction: "inbound" } })).toBe(1);
+    expect(await h.t.db.prisma.message.count({ where: { direction: "inbound" } })).toBe(1);
     expect(h.telegram.sends()).toHaveLength(1);
   });
 
@@ -103,7 +103,7 @@ describe.each(databases)("Telegram webhook on $name", ({ open }) => {
     await h.t.post(update({ chat: group, text: "just chatting" }));
     await h.t.settle();
     expect(h.telegram.sends()).toHaveLength(0);
-    const quiet = await h.t.db.envelope.findFirst({ orderBy: { id: "desc" } });
+    const quiet = await h.t.db.prisma.envelope.findFirst({ orderBy: { id: "desc" } });
     expect(quiet).toMatchObject({ status: "done" });
     expect((quiet!.metadata as Record<string, unknown>).skipped).toBe("not addressed to the bot");
 
@@ -111,11 +111,11 @@ describe.each(databases)("Telegram webhook on $name", ({ open }) => {
     await h.t.settle();
     expect(h.telegram.sends()).toHaveLength(1);
 
-    const botMessage = await h.t.db.message.findFirst({ where: { senderKind: "agent" } });
+    const botMessage = await h.t.db.prisma.message.findFirst({ where: { senderKind: "agent" } });
     await h.t.post(update({ chat: group, text: "thanks!", replyTo: { message_id: Number(botMessage!.platformMessageId), text: botMessage!.text, fromBot: true } }));
     await h.t.settle();
     expect(h.telegram.sends()).toHaveLength(2);
-    expect(await h.t.db.message.count({ where: { direction: "inbound" } })).toBe(3);
+    expect(await h.t.db.prisma.message.count({ where: { direction: "inbound" } })).toBe(3);
     expect(h.telegram.sends()[1].body.chat_id).toBe(String(group.id));
   });
 
@@ -126,8 +126,8 @@ describe.each(databases)("Telegram webhook on $name", ({ open }) => {
     await h.t.post(update({ messageId: 12, text: "which room again?", replyTo: { message_id: 10, text: "The meeting moved to Thursday at 3pm, room B", from: { id: alice.id, first_name: "Alice" } }, quote: "room B" }));
     await h.t.settle();
 
-    const reply = await h.t.db.message.findFirst({ where: { platformMessageId: "12" } });
-    const target = await h.t.db.message.findFirst({ where: { platformMessageId: "10" } });
+    const reply = await h.t.db.prisma.message.findFirst({ where: { platformMessageId: "12" } });
+    const target = await h.t.db.prisma.message.findFirst({ where: { platformMessageId: "10" } });
     expect(reply).toMatchObject({ replyToMessageId: target!.id, quoteText: "room B", threadId: target!.threadId });
     expect(target!.threadId).not.toBeNull();
     const lastUser = h.llm.requests[0].messages.filter((m) => m.role === "user").pop()!;
@@ -139,7 +139,7 @@ describe.each(databases)("Telegram webhook on $name", ({ open }) => {
     await h.t.settle();
     await h.t.post(update({ messageId: 77, text: "hello", edited: true }));
     await h.t.settle();
-    const m = await h.t.db.message.findFirst({ where: { platformMessageId: "77" }, include: { revisions: true } });
+    const m = await h.t.db.prisma.message.findFirst({ where: { platformMessageId: "77" }, include: { revisions: true } });
     expect(m!.text).toBe("hello");
     expect(m!.editedAt).not.toBeNull();
     expect(m!.revisions.map((r) => r.text)).toEqual(["helo"]);
@@ -149,7 +149,7 @@ describe.each(databases)("Telegram webhook on $name", ({ open }) => {
   it("stores a photo with its caption", async () => {
     await h.t.post(update({ extra: { photo: [{ file_id: "a", file_unique_id: "b", width: 10, height: 10 }], caption: "our new office" } }));
     await h.t.settle();
-    const m = await h.t.db.message.findFirst({ where: { direction: "inbound" } });
+    const m = await h.t.db.prisma.message.findFirst({ where: { direction: "inbound" } });
     expect(m!.text).toBe("[photo] our new office");
   });
 
@@ -157,11 +157,11 @@ describe.each(databases)("Telegram webhook on $name", ({ open }) => {
     h.telegram.failNext({ status: 403, body: { ok: false, error_code: 403, description: "Forbidden: bot was blocked by the user" } });
     await h.t.post(update({ text: "hi" }));
     await h.t.settle();
-    const outbound = await h.t.db.envelope.findFirst({ where: { from: "agent:main" } });
+    const outbound = await h.t.db.prisma.envelope.findFirst({ where: { from: "agent:main" } });
     expect(outbound).toMatchObject({ status: "failed", lastDeliveryError: "Telegram 403: Forbidden: bot was blocked by the user" });
     expect((outbound!.metadata as Record<string, unknown>).lastDeliveryError).toBe("Telegram 403: Forbidden: bot was blocked by the user");
     expect(h.telegram.sends()).toHaveLength(1);
-    expect(await h.t.db.message.count({ where: { direction: "outbound" } })).toBe(0);
+    expect(await h.t.db.prisma.message.count({ where: { direction: "outbound" } })).toBe(0);
   });
 
   it("honors a 429's retry_after and then delivers once", async () => {
@@ -170,6 +170,6 @@ describe.each(databases)("Telegram webhook on $name", ({ open }) => {
     await h.t.settle();
     const sends = h.telegram.sends();
     expect(sends).toHaveLength(2);
-    expect(await h.t.db.message.count({ where: { direction: "outbound" } })).toBe(1);
+    expect(await h.t.db.prisma.message.count({ where: { direction: "outbound" } })).toBe(1);
   });
 });

@@ -1,14 +1,14 @@
 import { describeHealth } from "@/lib/server/health";
 import { json } from "@/lib/http/respond";
 import { log } from "@/lib/log";
-import { appContext } from "@/lib/server/context";
+import { getApp } from "@/lib/server/wiring";
 
 export const dynamic = "force-dynamic";
 
 /** Liveness, database reachability and channel readiness, for load balancers and `npm start` checks. */
 export async function GET() {
   try {
-    const health = await describeHealth(await appContext());
+    const health = await describeHealth(await getApp());
     return json(health, health.database.ok ? 200 : 503);
   } catch (error) {
     // Anonymous callers never see raw errors (they can name hosts, users, paths).

@@ -1,8 +1,8 @@
 import type { StoredMessage } from "../context/types";
 import type { Settings } from "../settings/schema";
-import type { Db } from "./client";
+import type { Database } from "./database";
 import { forkLineage, mainSessionSince } from "./forks";
-import { prismaRow, sqlRead } from "./sql";
+import { prismaRow } from "./sql";
 
 export const storedMessageSelect = {
   id: true,
@@ -40,7 +40,7 @@ type Pivot = { id: number; sentAt: Date };
  * order. Two index range scans — strictly earlier/later times, and same-second
  * ties by id — because an OR of both makes SQLite walk the whole conversation.
  */
-async function beside(db: Db, scope: Scope, pivot: Pivot, side: "before" | "after", take: number, inclusive = false): Promise<StoredMessage[]> {
+async function beside(db: Database, scope: Scope, pivot: Pivot, side: "before" | "after", take: number, inclusive = false): Promise<StoredMessage[]> {
   if (take <= 0) return [];
   // On the hand-written path (every turn reads its recency window): one statement
   // with both range scans, the ties first (nearer the pivot than anything strictly before or after it).
@@ -49,8 +49,7 @@ async function beside(db: Db, scope: Scope, pivot: Pivot, side: "before" | "afte
   const fork = scope.forkId === null ? `"forkId" IS NULL` : forks.length ? `"forkId" IN (${forks.map(() => "?").join(", ")})` : "1 = 0";
   const idOp = side === "before" ? (inclusive ? "<=" : "<") : inclusive ? ">=" : ">";
   const columns = Object.keys(storedMessageSelect).map((c) => `"${c}"`).join(", ");
-  const rows = await sqlRead<Record<string, unknown>>(
-    db,
+  const rows = await db.read<Record<string, unknown>>(
     `SELECT * FROM (SELECT 0 AS "part", ${columns} FROM "Message" WHERE "conversationId" = ? AND ${fork} AND "sentAt" = ? AND "id" ${idOp} ? ORDER BY "id" ${dir} LIMIT ?) t1
      UNION ALL
      SELECT * FROM (SELECT 1 AS "part", ${columns} FROM "Message" WHERE "conversationId" = ? AND ${fork} AND "sentAt" ${side === "before" ? "<" : ">"} ? ORDER BY "sentAt" ${dir}, "id" ${dir} LIMIT ?) t2
@@ -69,7 +68,7 @@ const storedMessageColumns = { dates: ["sentAt", "editedAt", "deletedAt"], boole
  * forkId, sentAt), the reply target by id, its neighbours on both sides, and the
  * chain upward by id. The session is the current message's fork (null = main).
  */
-export async function loadContextInput(db: Db, { current, settings }: ContextQueryInput) {
+export async function loadContextInput(db: Database, { current, settings }: ContextQueryInput) {
   const take = Math.max(settings.recencyWindow, 2);
   let recentDesc: StoredMessage[];
   let pendingUpdates: Awaited<ReturnType<typeof mainSessionSince>> = [];
@@ -81,7 +80,7 @@ export async function loadContextInput(db: Db, { current, settings }: ContextQue
     // since then comes separately, as pending updates.
     const lineage = await forkLineage(db, current.forkId);
     const baseId = lineage.at(-1)?.baseMessageId ?? 0;
-    const base = baseId ? await db.message.findUnique({ where: { id: baseId }, select: { id: true, sentAt: true } }) : null;
+    const base = baseId ? await db.prisma.message.findUnique({ where: { id: baseId }, select: { id: true, sentAt: true } }) : null;
     const [forked, before] = await Promise.all([
       beside(db, { conversationId: current.conversationId, forkId: { in: lineage.map((f) => f.id) } }, current, "before", take, true),
       base ? beside(db, { conversationId: current.conversationId, forkId: null }, base, "before", take, true) : Promise.resolve([]),
@@ -93,7 +92,7 @@ export async function loadContextInput(db: Db, { current, settings }: ContextQue
   const recent = recentDesc.slice(0, settings.recencyWindow);
 
   const target = current.replyToMessageId
-    ? await db.message.findUnique({ where: { id: current.replyToMessageId }, select: storedMessageSelect })
+    ? await db.prisma.message.findUnique({ where: { id: current.replyToMessageId }, select: storedMessageSelect })
     : null;
   let targetNeighbours: StoredMessage[] = [];
   const chain: StoredMessage[] = [];
@@ -104,7 +103,7 @@ export async function loadContextInput(db: Db, { current, settings }: ContextQue
     targetNeighbours = [...before, ...after];
     let parentId = target.replyToMessageId;
     for (let depth = 1; depth < settings.replyChainDepth && parentId; depth++) {
-      const parent = await db.message.findUnique({ where: { id: parentId }, select: storedMessageSelect });
+      const parent = await db.prisma.message.findUnique({ where: { id: parentId }, select: storedMessageSelect });
       if (!parent) break;
       chain.push(parent);
       parentId = parent.replyToMessageId;
@@ -123,11 +122,10 @@ type PreviousRow = { id: number; previousAt: Date | string | null };
  * predecessor (elapsed 0) or the latest earlier time, each one seek on the
  * (conversationId, sentAt, id) index.
  */
-export async function previousSentAtOf(db: Db, messages: Pick<StoredMessage, "id">[]): Promise<Map<number, Date | null>> {
+export async function previousSentAtOf(db: Database, messages: Pick<StoredMessage, "id">[]): Promise<Map<number, Date | null>> {
   const ids = [...new Set(messages.map((m) => m.id))];
   if (ids.length === 0) return new Map();
-  const rows = await sqlRead<PreviousRow>(
-    db,
+  const rows = await db.read<PreviousRow>(
     `SELECT m."id" AS "id",
        CASE WHEN EXISTS (SELECT 1 FROM "Message" t WHERE t."conversationId" = m."conversationId" AND t."sentAt" = m."sentAt" AND t."id" < m."id")
          THEN m."sentAt"
@@ -140,12 +138,12 @@ export async function previousSentAtOf(db: Db, messages: Pick<StoredMessage, "id
   return new Map(rows.map((r) => [Number(r.id), r.previousAt === null ? null : new Date(r.previousAt)]));
 }
 
-export function findStoredMessage(db: Db, id: number) {
-  return db.message.findUnique({ where: { id }, select: storedMessageSelect });
+export function findStoredMessage(db: Database, id: number) {
+  return db.prisma.message.findUnique({ where: { id }, select: storedMessageSelect });
 }
 
 /** Several stored messages by id, oldest first (a burst's earlier messages). */
-export function findStoredMessages(db: Db, ids: number[]) {
+export function findStoredMessages(db: Database, ids: number[]) {
   if (ids.length === 0) return Promise.resolve([]);
-  return db.message.findMany({ where: { id: { in: ids } }, orderBy: [{ sentAt: "asc" }, { id: "asc" }], select: storedMessageSelect });
+  return db.prisma.message.findMany({ where: { id: { in: ids } }, orderBy: [{ sentAt: "asc" }, { id: "asc" }], select: storedMessageSelect });
 }

@@ -1,15 +1,15 @@
 import type { ChannelAdapter } from "../channels/types";
 import { DeliveryError } from "../channels/types";
-import type { Db } from "../db/client";
+import type { Database } from "../db/database";
 import { markMembership, membershipError, readMembership } from "../db/conversations";
 import { findEnvelopeByDedupeKey, insertEnvelope, finishEnvelope, reclaimRefusedSend } from "../db/envelopes";
 import { GenerationConflict, appendOutboundMessage, readGeneration } from "../db/messages";
 import { channelAddress } from "../envelope/address";
 import { log } from "../log";
 
-export type DeliverDeps = { db: Db; channels: Record<string, ChannelAdapter> };
+export type SendDeps = { db: Database; channels: Record<string, ChannelAdapter> };
 
-export type DeliverInput = {
+export type SendInput = {
   from: string;
   senderKind: "agent" | "operator";
   senderName: string;
@@ -27,7 +27,7 @@ export type DeliverInput = {
   platform?: Record<string, unknown>;
 };
 
-export type DeliverResult =
+export type SendResult =
   | { ok: true; envelopeId: number; messageId: number | null }
   | {
       ok: false;
@@ -47,11 +47,11 @@ export const POSSIBLY_DELIVERED = "outcome unknown, possibly delivered";
  * The message an earlier attempt of this envelope kept as possibly delivered: a
  * Retry confirms it (or keeps it) instead of adding a second copy to the history.
  */
-async function keptMessageOf(db: Db, envelopeId: number | null | undefined) {
+async function keptMessageOf(db: Database, envelopeId: number | null | undefined) {
   if (!envelopeId) return null;
-  const envelope = await db.envelope.findUnique({ where: { id: envelopeId }, select: { messageId: true } });
+  const envelope = await db.prisma.envelope.findUnique({ where: { id: envelopeId }, select: { messageId: true } });
   if (!envelope?.messageId) return null;
-  return db.message.findFirst({ where: { id: envelope.messageId, direction: "outbound", platformMessageId: null }, select: { id: true } });
+  return db.prisma.message.findFirst({ where: { id: envelope.messageId, direction: "outbound", platformMessageId: null }, select: { id: true } });
 }
 
 /**
@@ -60,9 +60,9 @@ async function keptMessageOf(db: Db, envelopeId: number | null | undefined) {
  * sees it; its envelope ends failed, marked possibly delivered, never resent by itself.
  */
 export async function keepPossiblyDelivered(
-  db: Db,
+  db: Database,
   envelopeId: number,
-  input: Pick<DeliverInput, "senderKind" | "senderName" | "conversation" | "text" | "replyTo" | "forkId"> & { error: string },
+  input: Pick<SendInput, "senderKind" | "senderName" | "conversation" | "text" | "replyTo" | "forkId"> & { error: string },
 ) {
   const message = (await keptMessageOf(db, envelopeId)) ?? await appendOutboundMessage(db, {
     conversationId: input.conversation.id,
@@ -97,7 +97,7 @@ export async function keepPossiblyDelivered(
  *    sending; a concurrent writer makes it re-read and retry, never lose it;
  * 4. the envelope ends done, or failed with lastDeliveryError for the operator.
  */
-export async function deliverToChannel(deps: DeliverDeps, input: DeliverInput): Promise<DeliverResult> {
+export async function sendToChat(deps: SendDeps, input: SendInput): Promise<SendResult> {
   const { db } = deps;
   const to = channelAddress(input.conversation.channel, input.conversation.platformChatId);
   const envelopeData = {
@@ -168,7 +168,7 @@ export async function deliverToChannel(deps: DeliverDeps, input: DeliverInput): 
   const kept = await keptMessageOf(db, input.envelopeId);
   if (kept) {
     // A Retry of a send kept as possibly delivered: that message is now confirmed.
-    await db.message.update({ where: { id: kept.id }, data: { platformMessageId: sent.platformMessageId } });
+    await db.prisma.message.update({ where: { id: kept.id }, data: { platformMessageId: sent.platformMessageId } });
     await finishEnvelope(db, envelopeId, { status: "done", messageId: kept.id, metadata: { platformMessageId: sent.platformMessageId } });
     return { ok: true, envelopeId, messageId: kept.id };
   }

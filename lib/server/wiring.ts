@@ -9,7 +9,7 @@ import { createLineWebhook } from "../channels/line/webhook";
 import type { ChannelAdapter, InboundEvent } from "../channels/types";
 import { AppError } from "../errors";
 import { errorResponse } from "../http/respond";
-import { getDb, type Db } from "../db/client";
+import { openDb, type Database } from "../db/database";
 import { env, type Env } from "../env";
 import { dispatchEnvelope } from "../pipeline/dispatch";
 import { housekeeping } from "../pipeline/housekeeping";
@@ -23,9 +23,9 @@ import { throughput } from "../settings/throughput";
  * globalThis (Next bundles route handlers and instrumentation separately, so a
  * module-level singleton would be duplicated). Tests build their own pieces.
  */
-export type AppContext = {
+export type App = {
   env: Env;
-  db: Db;
+  db: Database;
   telegram: TelegramChannel;
   channels: Record<string, ChannelAdapter>;
   model: ModelHandle | null;
@@ -33,7 +33,7 @@ export type AppContext = {
   gate: ProviderGate | null;
   worker: EnvelopeWorker;
   /** What pipeline steps need: database, channels, model, model timeout. */
-  turnDeps: { db: Db; channels: Record<string, ChannelAdapter>; model: ModelHandle | null; timeoutMs: number };
+  turnDeps: { db: Database; channels: Record<string, ChannelAdapter>; model: ModelHandle | null; timeoutMs: number };
   /** The secret the Telegram webhook expects; random per process in the sandbox when unset. */
   telegramSecret: string;
   telegramWebhook: (request: Request) => Promise<Response>;
@@ -43,7 +43,7 @@ export type AppContext = {
   setupCode: string;
 };
 
-const holder = globalThis as unknown as { __switchboardContext?: Promise<AppContext> };
+const holder = globalThis as unknown as { __switchboardContext?: Promise<App> };
 
 export type AppOverrides = {
   /** A model to use instead of the one LLM_* describes (tests: the AI SDK's mock). */
@@ -59,7 +59,7 @@ export type AppOverrides = {
  * worker and webhook handler. The server calls it once; integration tests call it
  * with a temporary database and loopback fakes of Telegram and the model.
  */
-export async function createApp(e: Env, db: Db, overrides: AppOverrides = {}): Promise<AppContext> {
+export async function createApp(e: Env, db: Database, overrides: AppOverrides = {}): Promise<App> {
   await ensureBootstrapOperator(db, e.ADMIN_USERNAME, e.ADMIN_PASSWORD);
   const telegram = createTelegramChannel({ token: e.TELEGRAM_BOT_TOKEN, apiRoot: e.TELEGRAM_API_ROOT, sandboxUsername: e.SANDBOX_BOT_USERNAME });
   const channels: Record<string, ChannelAdapter> = { telegram };
@@ -111,12 +111,12 @@ export async function createApp(e: Env, db: Db, overrides: AppOverrides = {}): P
   return { env: e, db, telegram, channels, model, gate, worker, turnDeps, telegramSecret, telegramWebhook, lineWebhook, setupCode };
 }
 
-async function build(): Promise<AppContext> {
+async function build(): Promise<App> {
   const e = env();
-  return createApp(e, await getDb(e.DATABASE_URL));
+  return createApp(e, await openDb(e.DATABASE_URL, { backgroundCheckpoints: true }));
 }
 
-export function appContext(): Promise<AppContext> {
+export function getApp(): Promise<App> {
   holder.__switchboardContext ??= build().catch((error) => {
     holder.__switchboardContext = undefined;
     throw error;

@@ -1,0 +1,104 @@
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { PrismaClient as PostgresClient } from "./generated/postgres/client";
+import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
+import { postgresTarget, providerOf, sqlitePath } from "./migrations.mjs";
+import { postgresSql, sqliteSql, type SqlRunner, type SqlValue } from "./sql";
+import { SqliteConnection } from "./sqlite-connection";
+
+/**
+ * The Prisma client type the code is written against. Both generated clients
+ * come from one datamodel, so the PostgreSQL client has the same shape.
+ */
+export type PrismaDb = SqliteClient;
+export type Dialect = "sqlite" | "postgresql";
+
+/**
+ * One open database: the Prisma client for everything that is not hot, and the
+ * hand-written SQL path for what runs on every message. Passed explicitly to
+ * every module that reads or writes; nothing finds it through a global.
+ */
+export interface Database {
+  readonly prisma: PrismaDb;
+  readonly dialect: Dialect;
+  /**
+   * Runs `fn` in a transaction of its own: its writes commit together or not at
+   * all, and the promise resolves only after they are durable.
+   * - SQLite: on the raw connection with cached prepared statements, and calls that
+   *   arrive together share one commit (group commit): a commit (the WAL append of
+   *   every touched index page) costs more than all of a message's statements, so
+   *   under load it is paid once per batch, not once per message.
+   * - PostgreSQL: on a pg pool of its own beside Prisma's; through Prisma's raw
+   *   query API each statement cost several times its round trip in client CPU.
+   * Never call it from inside a Prisma transaction (on SQLite it would wait forever).
+   */
+  transaction<T>(fn: (sql: SqlRunner) => Promise<T>): Promise<T>;
+  /**
+   * One read on the hand-written path, outside any transaction. For the reads of
+   * every agent turn, where Prisma's raw query API costs about 0.1 ms per row returned.
+   */
+  read<T>(sql: string, ...params: SqlValue[]): Promise<T[]>;
+  /** The SQLite connection behind the client (tests reach its lock); undefined on PostgreSQL. */
+  readonly sqliteConnection?: SqliteConnection;
+  close(): Promise<void>;
+}
+
+export type OpenOptions = {
+  /** The server checkpoints the WAL on a worker thread (see sqlite-checkpointer.ts). */
+  backgroundCheckpoints?: boolean;
+  /** Connections of the hand-written PostgreSQL path (claims, ingest, turn reads). */
+  poolSize?: number;
+};
+
+/** Opens a database for `url`: `file:` is SQLite, `postgres://` PostgreSQL. */
+export async function openDb(url: string, options: OpenOptions = {}): Promise<Database> {
+  if (providerOf(url) === "postgresql") {
+    const { connectionString, schema } = postgresTarget(url);
+    // search_path too, so raw SQL (recursive CTEs) sees the same schema as the client.
+    const searchPath = `-c search_path="${schema.replaceAll('"', '""')}"`;
+    const adapter = new PrismaPg({ connectionString, max: 10, options: searchPath }, { schema });
+    const prisma = new PostgresClient({ adapter }) as unknown as PrismaDb;
+    const pool = new pg.Pool({
+      connectionString,
+      max: options.poolSize ?? 5,
+      options: searchPath,
+      idleTimeoutMillis: 5_000,
+      allowExitOnIdle: true,
+      types: { getTypeParser: utcTimestamps },
+    });
+    const sql = postgresSql(pool);
+    return {
+      prisma,
+      dialect: "postgresql",
+      transaction: sql.transaction,
+      read: sql.read,
+      close: async () => {
+        await prisma.$disconnect();
+        await pool.end();
+      },
+    };
+  }
+  const connection = new SqliteConnection({ url: sqlitePath(url), timeout: 5000 }, { backgroundCheckpointMs: options.backgroundCheckpoints ? 250 : undefined });
+  const prisma = new SqliteClient({ adapter: connection });
+  // WAL is set once by the migrator and persists in the file. NORMAL under WAL is
+  // durable across process crashes (a committed transaction survives SIGKILL);
+  // only an OS crash or power loss can drop the last commits.
+  await prisma.$queryRawUnsafe("PRAGMA synchronous = NORMAL");
+  await prisma.$queryRawUnsafe("PRAGMA foreign_keys = ON");
+  const sql = sqliteSql(connection);
+  return {
+    prisma,
+    dialect: "sqlite",
+    transaction: sql.transaction,
+    read: sql.read,
+    sqliteConnection: connection,
+    close: () => prisma.$disconnect(),
+  };
+}
+
+/** `timestamp(3)` columns hold UTC (as Prisma writes them); node-postgres would read local time. */
+function utcTimestamps(oid: number, format?: "text" | "binary") {
+  if (oid === pg.types.builtins.TIMESTAMP) return (value: string) => new Date(`${value.replace(" ", "T")}Z`);
+  return pg.types.getTypeParser(oid, format as "text");
+}
+
