@@ -46,5 +46,13 @@ export type SettingKey = keyof Settings;
 export const settingKeys = Object.keys(settingsSchema.shape) as SettingKey[];
 export const defaultSettings: Settings = settingsSchema.parse({});
 
-/** Partial updates from the dashboard or API: unknown keys are refused. */
-export const settingsUpdateSchema = settingsSchema.partial().strict();
+type SettingsShape = typeof settingsSchema.shape;
+type WithoutDefaults = { [K in keyof SettingsShape]: z.ZodOptional<ReturnType<SettingsShape[K]["unwrap"]>> };
+
+/**
+ * Partial updates from the dashboard or API: unknown keys are refused, and a key
+ * left out is left alone (zod's `.partial()` would fill it with its default).
+ */
+export const settingsUpdateSchema = z
+  .object(Object.fromEntries(Object.entries(settingsSchema.shape).map(([key, field]) => [key, field.unwrap().optional()])) as WithoutDefaults)
+  .strict();
