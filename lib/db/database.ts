@@ -3,6 +3,7 @@ import pg from "pg";
 import { PrismaClient as PostgresClient } from "./generated/postgres/client";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
 import { postgresTarget, providerOf, sqlitePath } from "./migrations.mjs";
+import { SettingRowsCache } from "./settings-cache";
 import { postgresSql, sqliteSql, type SqlRunner, type SqlValue } from "./sql";
 import { SqliteConnection } from "./sqlite-connection";
 
@@ -38,6 +39,8 @@ export interface Database {
    * every agent turn, where Prisma's raw query API costs about 0.1 ms per row returned.
    */
   read<T>(sql: string, ...params: SqlValue[]): Promise<T[]>;
+  /** The stored settings, cached for as long as this handle lives (lib/settings/store.ts reads through it). */
+  readonly settingRows: SettingRowsCache;
   /** The SQLite connection behind the client (tests reach its lock); undefined on PostgreSQL. */
   readonly sqliteConnection?: SqliteConnection;
   close(): Promise<void>;
@@ -72,6 +75,7 @@ export async function openDb(url: string, options: OpenOptions = {}): Promise<Da
       dialect: "postgresql",
       transaction: sql.transaction,
       read: sql.read,
+      settingRows: new SettingRowsCache(sql.read, false),
       close: async () => {
         await prisma.$disconnect();
         await pool.end();
@@ -91,6 +95,7 @@ export async function openDb(url: string, options: OpenOptions = {}): Promise<Da
     dialect: "sqlite",
     transaction: sql.transaction,
     read: sql.read,
+    settingRows: new SettingRowsCache(sql.read, true),
     sqliteConnection: connection,
     close: () => prisma.$disconnect(),
   };
