@@ -113,6 +113,18 @@ export async function loadContextInput(db: Database, { current, settings }: Cont
   return { recent, previous, target, targetNeighbours, chain, pendingUpdates, previousSentAt };
 }
 
+/** Later than any message: a pivot for "the newest messages", with nothing tied to it. */
+const END_OF_TIME = { id: 2_147_483_647, sentAt: new Date("9999-12-31T00:00:00.000Z") };
+
+/**
+ * The newest `take` messages of a conversation's main session, oldest first, in
+ * the recency window's (sentAt, id) order: what a turn without a current message
+ * (a background task) reads as its context.
+ */
+export async function newestMainSessionMessages(db: Database, conversationId: number, take: number): Promise<StoredMessage[]> {
+  return (await beside(db, { conversationId, forkId: null }, END_OF_TIME, "before", take)).reverse();
+}
+
 type PreviousRow = { id: number; previousAt: Date | string | null };
 
 /**

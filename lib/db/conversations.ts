@@ -4,6 +4,11 @@ export function findConversation(db: Database, id: number) {
   return db.prisma.conversation.findUnique({ where: { id } });
 }
 
+/** A conversation with its active fork, as the timeline shows it. */
+export function findConversationWithActiveFork(db: Database, id: number) {
+  return db.prisma.conversation.findUnique({ where: { id }, include: { activeFork: { select: { id: true, title: true, status: true } } } });
+}
+
 export function findConversationByChat(db: Database, channel: string, platformChatId: string) {
   return db.prisma.conversation.findUnique({ where: { channel_platformChatId: { channel, platformChatId } } });
 }

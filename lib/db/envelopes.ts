@@ -207,3 +207,9 @@ export function findStaleSends(db: Database, startedBefore: Date) {
     take: 100,
   });
 }
+
+/** The first envelope that carried a message in or out (an operator's reply threads under it), or null. */
+export async function firstEnvelopeIdOfMessage(db: Database, messageId: number): Promise<number | null> {
+  const envelope = await db.prisma.envelope.findFirst({ where: { messageId }, orderBy: { id: "asc" }, select: { id: true } });
+  return envelope?.id ?? null;
+}

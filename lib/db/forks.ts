@@ -62,7 +62,11 @@ export function createFork(db: Database, data: { conversationId: number; kind: F
   return db.prisma.fork.create({ data });
 }
 
-export function updateFork(db: Database, id: number, data: { status?: ForkStatus; exitStrategy?: string | null; summary?: string | null; idleWarnings?: number; lastActivityAt?: Date; endedAt?: Date | null }) {
+export function updateFork(
+  db: Database,
+  id: number,
+  data: { status?: ForkStatus; exitStrategy?: string | null; summary?: string | null; idleWarnings?: number; lastActivityAt?: Date; endedAt?: Date | null; startedAt?: Date; baseMessageId?: number },
+) {
   return db.prisma.fork.update({ where: { id }, data });
 }
 

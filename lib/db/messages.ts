@@ -3,12 +3,6 @@ import { joinThread } from "./ingest";
 import type { Conversation, Message } from "./generated/sqlite/client";
 import { prismaRow } from "./sql";
 
-export class GenerationConflict extends Error {
-  constructor() {
-    super("conversation history changed concurrently");
-  }
-}
-
 export type OutboundMessageInput = {
   conversationId: number;
   senderKind: "agent" | "operator";
@@ -21,25 +15,18 @@ export type OutboundMessageInput = {
   replyTo: { id: number; threadId: number | null; platformMessageId: string | null } | null;
   forkId: number | null;
   platformTopicId?: string | null;
-  /**
-   * The history generation the writer read; a different one means a concurrent
-   * write (GenerationConflict). null appends whatever the generation is.
-   */
-  expectedGeneration: number | null;
 };
 
 /**
- * Appends an outbound message if the conversation's history is still at the
- * generation the writer read (optimistic concurrency), bumping it. Throws
- * GenerationConflict otherwise, so the caller re-reads and retries.
+ * Appends an outbound message (joining its reply target's thread) and bumps the
+ * conversation's activity and history generation, in one transaction.
  */
 export function appendOutboundMessage(db: Database, input: OutboundMessageInput): Promise<{ id: number }> {
   return db.transaction(async (sql) => {
-    const bumped = await sql.run(
-      `UPDATE "Conversation" SET "generation" = "generation" + 1, "lastMessageAt" = ?, "updatedAt" = ? WHERE "id" = ? AND (? OR "generation" = ?)`,
-      input.sentAt, new Date(), input.conversationId, input.expectedGeneration === null, input.expectedGeneration ?? -1,
+    await sql.run(
+      `UPDATE "Conversation" SET "generation" = "generation" + 1, "lastMessageAt" = ?, "updatedAt" = ? WHERE "id" = ?`,
+      input.sentAt, new Date(), input.conversationId,
     );
-    if (bumped !== 1) throw new GenerationConflict();
     const threadId = input.replyTo ? await joinThread(sql, input.conversationId, input.replyTo, input.sentAt) : null;
     return (await sql.one<{ id: number }>(
       `INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderName", "senderIsBot", "text", "platformMessageId",
@@ -51,9 +38,39 @@ export function appendOutboundMessage(db: Database, input: OutboundMessageInput)
   });
 }
 
-export async function readGeneration(db: Database, conversationId: number): Promise<number> {
-  const [row] = await db.read<{ generation: number }>(`SELECT "generation" FROM "Conversation" WHERE "id" = ?`, conversationId);
-  return Number(row?.generation ?? 0);
+/**
+ * A note the system writes into a conversation's main history (a fork's report):
+ * a new message like any other, so it bumps the history generation too.
+ */
+export function appendSystemNote(db: Database, input: { conversationId: number; senderName: string; text: string; sentAt: Date }): Promise<{ id: number }> {
+  return db.transaction(async (sql) => {
+    await sql.run(`UPDATE "Conversation" SET "generation" = "generation" + 1 WHERE "id" = ?`, input.conversationId);
+    return (await sql.one<{ id: number }>(
+      `INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderName", "senderIsBot", "text", "mentionsBot", "sentAt", "createdAt")
+       VALUES (?, 'outbound', 'system', ?, ?, ?, ?, ?, ?) RETURNING "id"`,
+      input.conversationId, input.senderName, false, input.text, false, input.sentAt, new Date(),
+    ))!;
+  });
+}
+
+/**
+ * The message an earlier attempt of an envelope kept as possibly delivered (an
+ * outbound message without a platform id), or null.
+ */
+export async function keptMessageOfEnvelope(db: Database, envelopeId: number) {
+  const envelope = await db.prisma.envelope.findUnique({ where: { id: envelopeId }, select: { messageId: true } });
+  if (!envelope?.messageId) return null;
+  return db.prisma.message.findFirst({ where: { id: envelope.messageId, direction: "outbound", platformMessageId: null }, select: { id: true } });
+}
+
+/** A message kept as possibly delivered turned out delivered: it gets its platform id. */
+export function confirmKeptMessage(db: Database, id: number, platformMessageId: string) {
+  return db.prisma.message.update({ where: { id }, data: { platformMessageId } });
+}
+
+/** What a native reply to a stored message needs (its thread, platform ids, conversation). */
+export function findReplyTarget(db: Database, id: number) {
+  return db.prisma.message.findUnique({ where: { id }, select: { id: true, conversationId: true, threadId: true, platformMessageId: true, platformTopicId: true } });
 }
 
 const messageColumns = { dates: ["sentAt", "editedAt", "deletedAt", "createdAt"], booleans: ["senderIsBot", "replyToSenderIsBot", "mentionsBot"] };

@@ -2,6 +2,7 @@ import type { ClaimedTurn } from "../db/claim";
 import type { Database } from "../db/database";
 import { findConversationByChat } from "../db/conversations";
 import { findEnvelope, finishEnvelope } from "../db/envelopes";
+import { findReplyTarget } from "../db/messages";
 import { parseAddress } from "../envelope/address";
 import { sendToChat, keepPossiblyDelivered } from "./send-to-chat";
 import { runBackgroundTask } from "./forks";
@@ -34,12 +35,7 @@ export async function deliverEnvelopeToChat(deps: { db: Database } & Pick<TurnDe
   // chat: another chat's message id means nothing here (and its tree is not ours). The
   // envelope stays threaded under its parent either way.
   const parent = envelope.replyToEnvelopeId ? await findEnvelope(deps.db, envelope.replyToEnvelopeId) : null;
-  const parentMessage = parent?.messageId
-    ? await deps.db.prisma.message.findUnique({
-        where: { id: parent.messageId },
-        select: { id: true, conversationId: true, threadId: true, platformMessageId: true, platformTopicId: true },
-      })
-    : null;
+  const parentMessage = parent?.messageId ? await findReplyTarget(deps.db, parent.messageId) : null;
   const replyTo = parentMessage && parentMessage.conversationId === conversation.id ? parentMessage : null;
   const sender = parseAddress(envelope.from);
   const message = {

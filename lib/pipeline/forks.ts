@@ -2,7 +2,8 @@ import { generateText } from "ai";
 import { z } from "zod";
 import { buildPrompt, quotedMessage } from "../agent/prompt";
 import type { Database } from "../db/database";
-import { previousSentAtOf, storedMessageSelect } from "../db/context-input";
+import { newestMainSessionMessages, previousSentAtOf } from "../db/context-input";
+import { appendSystemNote } from "../db/messages";
 import { findConversation } from "../db/conversations";
 import { createEnvelope, finishEnvelope, findEnvelope } from "../db/envelopes";
 import {
@@ -21,6 +22,7 @@ import { canonicalText } from "../prompt/sanitize";
 import { AppError, notFound } from "../errors";
 import { log } from "../log";
 import { getSettings } from "../settings/store";
+import { decideResume, interactiveChildOf } from "./fork-routing";
 import { sendToChat } from "./send-to-chat";
 import { executeTurn, type TurnDeps } from "./respond";
 
@@ -77,13 +79,8 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
   }
   const settings = await getSettings(db);
   // The TTL for replies counts from when the fork actually ran; it branches off here.
-  await db.prisma.fork.update({
-    where: { id: envelope.forkId },
-    data: { startedAt: new Date(), lastActivityAt: new Date(), baseMessageId: await lastMainMessageId(db, conversation.id) },
-  });
-  const recent = (
-    await db.prisma.message.findMany({ where: { conversationId: conversation.id, forkId: null }, orderBy: [{ sentAt: "desc" }, { id: "desc" }], take: settings.recencyWindow, select: storedMessageSelect })
-  ).reverse();
+  await updateFork(db, envelope.forkId, { startedAt: new Date(), lastActivityAt: new Date(), baseMessageId: await lastMainMessageId(db, conversation.id) });
+  const recent = await newestMainSessionMessages(db, conversation.id, settings.recencyWindow);
   const previousSentAt = await previousSentAtOf(db, recent);
   const starter = parseAddress(envelope.from);
   const prompt = buildPrompt({
@@ -116,25 +113,24 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
 }
 
 /**
- * Makes a fork the conversation's active interactive fork, so the next user
- * message continues it. A background fork is resumed through a new interactive
- * fork (its child); an exited interactive fork is reactivated. Refused (409)
- * while another interactive fork is active.
+ * An operator's resume: makes a fork the conversation's active interactive fork,
+ * so the next user message continues it (the rule: fork-routing.ts). A
+ * background fork is resumed through a new interactive fork (its child); an
+ * exited interactive fork is reactivated. Refused (409) while another
+ * interactive fork is active.
  */
 export async function resumeFork(db: Database, forkId: number, by: string) {
   const fork = await findFork(db, forkId);
   if (!fork) throw notFound("fork");
   const conversation = await findConversation(db, fork.conversationId);
   if (!conversation) throw notFound("conversation");
-  if (conversation.activeForkId === fork.id) return fork;
-  if (conversation.activeForkId !== null) {
-    const active = await findFork(db, conversation.activeForkId);
-    if (active?.parentForkId === fork.id) return active;
-    throw new AppError("conflict", `fork #${conversation.activeForkId} is active in this conversation; exit it first`);
-  }
+  const active = conversation.activeForkId === null ? null : conversation.activeForkId === fork.id ? fork : await findFork(db, conversation.activeForkId);
+  const decision = decideResume(fork, conversation.activeForkId === null ? null : (active ?? { id: conversation.activeForkId, parentForkId: null }));
+  if (decision.action === "continue") return decision.forkId === fork.id ? fork : active!;
+  if (decision.action === "conflict") throw new AppError("conflict", `fork #${decision.activeForkId} is active in this conversation; exit it first`);
   const interactive =
     fork.kind === "background"
-      ? await createFork(db, { conversationId: fork.conversationId, kind: "interactive", status: "active", parentForkId: fork.id, startedBy: by, title: fork.title, baseMessageId: fork.baseMessageId })
+      ? await createFork(db, { kind: "interactive", status: "active", ...interactiveChildOf(fork, by) })
       : await updateFork(db, fork.id, { status: "active", endedAt: null, idleWarnings: 0, lastActivityAt: new Date() });
   if (!(await setActiveFork(db, fork.conversationId, interactive.id, null))) {
     throw new AppError("conflict", "another fork became active meanwhile; try again");
@@ -184,10 +180,7 @@ export async function exitFork(deps: TurnDeps, forkId: number, strategy: ExitStr
   if (strategy === "save") await mergeForkMessages(db, forkId);
   if (strategy === "report") {
     summary = await summarizeFork(deps, forkId);
-    const now = new Date();
-    await db.prisma.message.create({
-      data: { conversationId: fork.conversationId, direction: "outbound", senderKind: "system", senderName: by, text: summary, forkId: null, sentAt: now },
-    });
+    await appendSystemNote(db, { conversationId: fork.conversationId, senderName: by, text: summary, sentAt: new Date() });
   }
   await setActiveFork(db, fork.conversationId, null, forkId);
   const updated = await updateFork(db, forkId, { status: "exited", exitStrategy: strategy, summary, endedAt: new Date() });

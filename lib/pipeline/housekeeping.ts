@@ -2,6 +2,7 @@ import { claimStaleSend, findStaleSends, finishEnvelope } from "../db/envelopes"
 import { parseAddress } from "../envelope/address";
 import { keepPossiblyDelivered } from "./send-to-chat";
 import { failForksOfFailedTasks } from "../db/forks";
+import { findReplyTarget } from "../db/messages";
 import { deleteExpiredSessions } from "../db/operators";
 import { sweepForks } from "./forks";
 import type { TurnDeps } from "./respond";
@@ -38,9 +39,7 @@ async function keepStaleSends(deps: TurnDeps, startedBefore: Date) {
       continue;
     }
     const inReplyTo = (envelope.metadata as { inReplyToMessageId?: number | null }).inReplyToMessageId;
-    const replyTo = inReplyTo
-      ? await deps.db.prisma.message.findUnique({ where: { id: inReplyTo }, select: { id: true, threadId: true, platformMessageId: true, platformTopicId: true } })
-      : null;
+    const replyTo = inReplyTo ? await findReplyTarget(deps.db, inReplyTo) : null;
     const sender = parseAddress(envelope.from);
     await keepPossiblyDelivered(deps.db, envelope.id, {
       senderKind: sender.kind === "operator" ? "operator" : "agent",

@@ -1,40 +1,205 @@
 import type { InboundEvent, InboundMessage } from "../channels/types";
 import type { Database } from "../db/database";
-import { storeEvent, storeInbound, type StoreEventResult, type StoreInboundResult } from "../db/ingest";
-import { agentAddress } from "../envelope/address";
+import { isUniqueViolation } from "../db/errors";
+import {
+  clearMembership,
+  findByPlatformId,
+  findRoutingFork,
+  insertDeletedPlaceholder,
+  insertInboundEnvelope,
+  insertInboundMessage,
+  insertInboundUpdate,
+  insertRevision,
+  joinThread,
+  markMessageDeleted,
+  openInteractiveFork,
+  setMembership,
+  storable,
+  touchFork,
+  updateMessageText,
+  type IngestConversation,
+  upsertConversation,
+} from "../db/ingest";
+import type { SqlRunner } from "../db/sql";
+import { agentAddress, channelAddress } from "../envelope/address";
 import { log } from "../log";
+import type { Settings } from "../settings/schema";
 import { getSettings } from "../settings/store";
-import { shouldAnswer } from "./should-answer";
+import { decideResume, interactiveChildOf, replyResumes } from "./fork-routing";
+import { inboundOutcome, shouldAnswer } from "./should-answer";
+
+export type StoreInboundResult =
+  | { status: "duplicate" }
+  | { status: "edited"; conversationId: number; messageId: number }
+  | { status: "stored"; conversationId: number; messageId: number; envelopeId: number; answer: boolean };
+
+export type StoreEventResult = { status: "duplicate" } | { status: "membership"; membership: string | null } | { status: "deleted"; found: boolean } | { status: "topic" };
+
+type IngestOptions = { modelConfigured: boolean };
 
 /**
- * Stores an inbound message durably (one transaction) and decides whether the
- * agent answers it. The webhook acknowledges only after this resolves.
+ * Stores one inbound platform message in a single transaction and decides
+ * whether the agent answers it: the update id (a retried delivery is a no-op),
+ * the conversation, the message (unique per conversation and platform id), its
+ * reply target and thread, its fork, and the inbound envelope to the agent. The
+ * webhook answers 200 only after this commits.
  */
-export async function ingestInbound(db: Database, message: InboundMessage, options: { modelConfigured: boolean } = { modelConfigured: true }): Promise<StoreInboundResult> {
+export async function ingestInbound(db: Database, message: InboundMessage, options: IngestOptions = { modelConfigured: true }): Promise<StoreInboundResult> {
   const settings = await getSettings(db);
-  return storeInbound(db, message, {
-    agent: agentAddress(settings.agentName),
-    forkReplyTtlMs: settings.forkReplyTtlDays * 86_400_000,
-    modelConfigured: options.modelConfigured,
-    answers: ({ repliesToBot }) =>
-      shouldAnswer(
-        { chatType: message.chat.type, senderIsBot: message.sender.isBot, senderRole: message.sender.role, addressesBot: message.addressesBot, repliesToBot },
-        settings.groupAnswerMode,
-        settings.answerChatSenders,
-      ),
-  });
+  const clean = storable(message);
+  try {
+    return await db.transaction((sql) => storeInbound(sql, clean, settings, options));
+  } catch (error) {
+    // A concurrent delivery of the same update committed first.
+    if (isUniqueViolation(error)) return { status: "duplicate" };
+    throw error;
+  }
 }
 
 /** Any parsed delivery: messages go through ingestInbound, the rest are recorded once. */
-export async function ingestEvent(
-  db: Database,
-  event: Exclude<InboundEvent, { type: "ignored" }>,
-  options: { modelConfigured: boolean } = { modelConfigured: true },
-): Promise<StoreInboundResult | StoreEventResult> {
+export async function ingestEvent(db: Database, event: Exclude<InboundEvent, { type: "ignored" }>, options: IngestOptions = { modelConfigured: true }): Promise<StoreInboundResult | StoreEventResult> {
   if (event.type === "message") return ingestInbound(db, event.message, options);
   const result = await storeEvent(db, event);
   if (event.type === "membership" && result.status === "membership") {
     log.info("ingest.membership_changed", { channel: event.channel, chatId: event.chat.id, membership: event.membership });
   }
   return result;
+}
+
+async function storeInbound(sql: SqlRunner, msg: InboundMessage, settings: Settings, options: IngestOptions): Promise<StoreInboundResult> {
+  const now = new Date();
+  // A repeated update id rolls the whole transaction back: ingestInbound answers "duplicate".
+  await insertInboundUpdate(sql, msg.channel, msg.updateId, now);
+
+  let conversation = await upsertConversation(sql, msg.channel, msg.chat, msg.message.sentAt, msg.kind === "new");
+  // A message sent after the bot was blocked or removed proves it is back (a blocked
+  // bot receives nothing from that user; a removed one nothing from that group), so
+  // the chat and its topics may be sent to again. An older message arriving late changes nothing.
+  if (conversation.membership && msg.kind === "new") await clearMembership(sql, msg.channel, msg.chat, msg.message.sentAt);
+
+  // Platform time orders edits: Telegram delivers concurrently, so an older edit can arrive last.
+  const editedAt = msg.kind === "edit" ? (msg.message.editedAt ?? now) : null;
+  if (msg.kind === "edit") {
+    const original = await findByPlatformId(sql, conversation.id, msg.message.id);
+    if (original) {
+      if (original.editedAt && editedAt! < original.editedAt) {
+        // Already superseded: kept as an earlier text, the current one stays.
+        await insertRevision(sql, original.id, msg.message.text, original.editedAt);
+      } else if (original.text !== msg.message.text) {
+        await insertRevision(sql, original.id, original.text, editedAt!);
+        await updateMessageText(sql, original.id, msg.message.text, editedAt!);
+      }
+      return { status: "edited", conversationId: conversation.id, messageId: original.id };
+    }
+    // A message we never saw: the edit overtook it, or it was edited to address the bot
+    // (privacy mode delivers only that). The edit carries the whole message: store it as
+    // one, answered as it would be; the late original is then a duplicate.
+    conversation = await upsertConversation(sql, msg.channel, msg.chat, msg.message.sentAt, true);
+  }
+  const conversationId = conversation.id;
+
+  const target = msg.replyTo?.id ? await findByPlatformId(sql, conversationId, msg.replyTo.id) : undefined;
+  // An unknown or invalid platform id is simply "not found": the platform's copy of the text stays.
+  if (msg.replyTo?.id && !target) log.debug("ingest.reply_target_not_found", { channel: msg.channel, replyTo: msg.replyTo.id });
+  const threadId = target ? await joinThread(sql, conversationId, target, msg.message.sentAt) : null;
+  const { forkId, forkConflict } = await routeToFork(sql, conversation, target?.forkId ?? null, msg, settings.forkReplyTtlDays * 86_400_000);
+
+  const repliesToBot = Boolean(msg.replyTo?.fromSelf || target?.senderKind === "agent");
+  const agentEnabled = Boolean(conversation.agentEnabled);
+  const addressed = shouldAnswer(
+    { chatType: msg.chat.type, senderIsBot: msg.sender.isBot, senderRole: msg.sender.role, addressesBot: msg.addressesBot, repliesToBot },
+    settings.groupAnswerMode,
+    settings.answerChatSenders,
+  );
+  const outcome = inboundOutcome({ agentEnabled, addressed, modelConfigured: options.modelConfigured, forkConflict });
+  // The same message under a new update id hits the (conversation, platform id) key: duplicate.
+  const messageId = await insertInboundMessage(sql, { conversationId, message: msg, replyToMessageId: target?.id ?? null, threadId, forkId, editedAt }, now);
+  const metadata = {
+    platformMessageId: msg.message.id,
+    updateId: msg.updateId,
+    ...(forkConflict ? { forkConflict: true } : {}),
+    ...(msg.platform ? { platform: msg.platform } : {}),
+    ...(outcome.answer ? {} : { skipped: outcome.skipped }),
+  };
+  const envelopeId = await insertInboundEnvelope(
+    sql,
+    {
+      from: channelAddress(msg.channel, msg.chat.id),
+      to: agentAddress(settings.agentName),
+      status: outcome.answer ? "pending" : "done",
+      text: msg.message.text,
+      conversationId,
+      messageId,
+      forkId,
+      metadata,
+    },
+    now,
+  );
+  return { status: "stored", conversationId, messageId, envelopeId, answer: outcome.answer };
+}
+
+/**
+ * Which session a new message belongs to (the rule: fork-routing.ts). A reply to a
+ * message a background fork posted, within the TTL, opens an interactive child of
+ * it; if another interactive fork is active the message stays there, flagged, so
+ * the user and the operator are told instead of nesting forks. Otherwise the
+ * conversation's active fork (or the main session) gets it.
+ */
+async function routeToFork(
+  sql: SqlRunner,
+  conversation: IngestConversation,
+  targetForkId: number | null,
+  msg: InboundMessage,
+  ttlMs: number,
+): Promise<{ forkId: number | null; forkConflict: boolean }> {
+  const now = new Date();
+  const forkId = conversation.activeForkId;
+  let forkConflict = false;
+  const fork = targetForkId !== null ? await findRoutingFork(sql, targetForkId) : undefined;
+  if (fork && replyResumes(fork, msg.message.sentAt, ttlMs)) {
+    // Read only when needed: the hot path (no reply to a fork) never pays for it.
+    const active = forkId === null ? null : ((await findRoutingFork(sql, forkId)) ?? { id: forkId, parentForkId: null });
+    const decision = decideResume(fork, active);
+    if (decision.action === "open") {
+      const opened = await openInteractiveFork(sql, interactiveChildOf({ ...fork, conversationId: conversation.id }, `reply from ${msg.sender.name}`), now);
+      return { forkId: opened, forkConflict };
+    }
+    forkConflict = decision.action === "conflict";
+  }
+  if (forkId !== null) await touchFork(sql, forkId, now);
+  return { forkId, forkConflict };
+}
+
+/**
+ * Stores what a delivery that is not a message means, once per update id: the
+ * bot's membership of a chat (and its topics), a message taken back (kept, marked
+ * deleted), a forum topic's name.
+ */
+async function storeEvent(db: Database, event: Exclude<InboundEvent, { type: "message" | "ignored" }>): Promise<StoreEventResult> {
+  const clean = storable(event);
+  try {
+    return await db.transaction(async (sql) => {
+      await insertInboundUpdate(sql, clean.channel, clean.updateId, new Date());
+      if (clean.type === "membership") {
+        await upsertConversation(sql, clean.channel, clean.chat, clean.at, false);
+        // A later change wins even when Telegram delivers the two out of order.
+        await setMembership(sql, clean.channel, clean.chat.id, clean.membership, clean.at);
+        return { status: "membership", membership: clean.membership };
+      }
+      if (clean.type === "deleted") {
+        if ((await markMessageDeleted(sql, clean.channel, clean.chat.id, clean.messageId, clean.at)) > 0) return { status: "deleted", found: true };
+        // Unknown: it may still come (a redelivery after our failure overtaken by the
+        // unsend). A taken-back placeholder holds its id, so the late message is a
+        // duplicate and its text is neither stored nor answered.
+        const conversation = await upsertConversation(sql, clean.channel, clean.chat, clean.at, false);
+        await insertDeletedPlaceholder(sql, conversation.id, clean.messageId, clean.at);
+        return { status: "deleted", found: false };
+      }
+      await upsertConversation(sql, clean.channel, clean.chat, new Date(), false, true);
+      return { status: "topic" };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) return { status: "duplicate" };
+    throw error;
+  }
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Database } from "../db/database";
+import { firstEnvelopeIdOfMessage } from "../db/envelopes";
 import { findMessage } from "../db/messages";
 import { operatorAddress } from "../envelope/address";
 import { notFound } from "../errors";
@@ -8,12 +8,6 @@ import { sendToChat, type SendDeps } from "./send-to-chat";
 export const replyBodySchema = z.object({ text: z.string().trim().min(1, "write a message").max(4000) });
 
 export type OperatorReplyInput = { messageId: number; text: string; operator: string };
-
-/** The envelope that carried a message in or out, to thread the reply under it. */
-async function envelopeOf(db: Database, messageId: number) {
-  const envelope = await db.prisma.envelope.findFirst({ where: { messageId }, orderBy: { id: "asc" }, select: { id: true } });
-  return envelope?.id ?? null;
-}
 
 /**
  * An operator's threaded reply from the dashboard: an outbound envelope from
@@ -29,7 +23,7 @@ export async function sendOperatorReply(deps: SendDeps, input: OperatorReplyInpu
     conversation: message.conversation,
     text: input.text,
     replyTo: message,
-    replyToEnvelopeId: await envelopeOf(deps.db, message.id),
+    replyToEnvelopeId: await firstEnvelopeIdOfMessage(deps.db, message.id),
     forkId: message.forkId,
   });
 }

@@ -3,7 +3,7 @@ import { DeliveryError } from "../channels/types";
 import type { Database } from "../db/database";
 import { markMembership, membershipError, readMembership } from "../db/conversations";
 import { findEnvelopeByDedupeKey, insertEnvelope, finishEnvelope, reclaimRefusedSend } from "../db/envelopes";
-import { GenerationConflict, appendOutboundMessage, readGeneration } from "../db/messages";
+import { appendOutboundMessage, confirmKeptMessage, keptMessageOfEnvelope } from "../db/messages";
 import { channelAddress } from "../envelope/address";
 import { log } from "../log";
 
@@ -39,8 +39,6 @@ export type SendResult =
       duplicate?: "delivered" | "unknown";
     };
 
-const MAX_SAVE_ATTEMPTS = 5;
-
 export const POSSIBLY_DELIVERED = "outcome unknown, possibly delivered";
 
 /**
@@ -48,10 +46,7 @@ export const POSSIBLY_DELIVERED = "outcome unknown, possibly delivered";
  * Retry confirms it (or keeps it) instead of adding a second copy to the history.
  */
 async function keptMessageOf(db: Database, envelopeId: number | null | undefined) {
-  if (!envelopeId) return null;
-  const envelope = await db.prisma.envelope.findUnique({ where: { id: envelopeId }, select: { messageId: true } });
-  if (!envelope?.messageId) return null;
-  return db.prisma.message.findFirst({ where: { id: envelope.messageId, direction: "outbound", platformMessageId: null }, select: { id: true } });
+  return envelopeId ? keptMessageOfEnvelope(db, envelopeId) : null;
 }
 
 /**
@@ -75,7 +70,6 @@ export async function keepPossiblyDelivered(
     replyTo: input.replyTo,
     forkId: input.forkId,
     platformTopicId: input.replyTo?.platformTopicId ?? null,
-    expectedGeneration: null,
   }).catch((error) => {
     log.error("deliver.keep_possibly_delivered_failed", { envelopeId, error });
     return null;
@@ -93,8 +87,8 @@ export async function keepPossiblyDelivered(
  * 1. the outbound envelope is written first (with its dedupe key), so a crash
  *    or a retried turn can never send the same answer twice;
  * 2. the channel adapter sends it as a native reply;
- * 3. the outbound message is appended with the history generation read before
- *    sending; a concurrent writer makes it re-read and retry, never lose it;
+ * 3. the outbound message is appended to the history (whatever else was
+ *    written meanwhile: a sent answer is never lost from it);
  * 4. the envelope ends done, or failed with lastDeliveryError for the operator.
  */
 export async function sendToChat(deps: SendDeps, input: SendInput): Promise<SendResult> {
@@ -142,7 +136,6 @@ export async function sendToChat(deps: SendDeps, input: SendInput): Promise<Send
     return { ok: false, envelopeId, error, outcome: "not_sent" };
   }
 
-  let generation = await readGeneration(db, input.conversation.id);
   let sent;
   try {
     sent = await channel.send({
@@ -168,41 +161,32 @@ export async function sendToChat(deps: SendDeps, input: SendInput): Promise<Send
   const kept = await keptMessageOf(db, input.envelopeId);
   if (kept) {
     // A Retry of a send kept as possibly delivered: that message is now confirmed.
-    await db.prisma.message.update({ where: { id: kept.id }, data: { platformMessageId: sent.platformMessageId } });
+    await confirmKeptMessage(db, kept.id, sent.platformMessageId);
     await finishEnvelope(db, envelopeId, { status: "done", messageId: kept.id, metadata: { platformMessageId: sent.platformMessageId } });
     return { ok: true, envelopeId, messageId: kept.id };
   }
 
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const message = await appendOutboundMessage(db, {
-        conversationId: input.conversation.id,
-        senderKind: input.senderKind,
-        senderName: input.senderName,
-        text: input.text,
-        platformMessageId: sent.platformMessageId,
-        sentAt: sent.sentAt,
-        replyTo: input.replyTo,
-        forkId: input.forkId,
-        platformTopicId: input.replyTo?.platformTopicId ?? null,
-        // The message is out: the last attempt records it whatever else was written
-        // meanwhile, so a busy conversation never loses a sent answer from its history.
-        expectedGeneration: attempt < MAX_SAVE_ATTEMPTS ? generation : null,
-      });
-      await finishEnvelope(db, envelopeId, { status: "done", messageId: message.id, metadata: { platformMessageId: sent.platformMessageId } });
-      return { ok: true, envelopeId, messageId: message.id };
-    } catch (error) {
-      if (error instanceof GenerationConflict && attempt < MAX_SAVE_ATTEMPTS) {
-        generation = await readGeneration(db, input.conversation.id);
-        continue;
-      }
-      log.error("deliver.save_failed", { envelopeId, error });
-      // Sent but not stored: record what we know so the operator sees it.
-      await finishEnvelope(db, envelopeId, {
-        status: "done",
-        metadata: { platformMessageId: sent.platformMessageId, saveError: (error as Error).message },
-      }).catch(() => {});
-      return { ok: false, envelopeId, error: "failed to save message" };
-    }
+  try {
+    const message = await appendOutboundMessage(db, {
+      conversationId: input.conversation.id,
+      senderKind: input.senderKind,
+      senderName: input.senderName,
+      text: input.text,
+      platformMessageId: sent.platformMessageId,
+      sentAt: sent.sentAt,
+      replyTo: input.replyTo,
+      forkId: input.forkId,
+      platformTopicId: input.replyTo?.platformTopicId ?? null,
+    });
+    await finishEnvelope(db, envelopeId, { status: "done", messageId: message.id, metadata: { platformMessageId: sent.platformMessageId } });
+    return { ok: true, envelopeId, messageId: message.id };
+  } catch (error) {
+    log.error("deliver.save_failed", { envelopeId, error });
+    // Sent but not stored: record what we know so the operator sees it.
+    await finishEnvelope(db, envelopeId, {
+      status: "done",
+      metadata: { platformMessageId: sent.platformMessageId, saveError: (error as Error).message },
+    }).catch(() => {});
+    return { ok: false, envelopeId, error: "failed to save message" };
   }
 }

@@ -32,3 +32,17 @@ export function shouldAnswer(
   if (mode === "never") return false;
   return input.addressesBot || input.repliesToBot;
 }
+
+export type InboundOutcome = { answer: true } | { answer: false; skipped: string };
+
+/**
+ * Whether a stored inbound message becomes work for the agent, and if not, why
+ * (the envelope ends done at once with the reason, waiting for an operator).
+ * A fork conflict is answered with a notice even without a model.
+ */
+export function inboundOutcome(input: { agentEnabled: boolean; addressed: boolean; modelConfigured: boolean; forkConflict: boolean }): InboundOutcome {
+  if (!input.agentEnabled) return { answer: false, skipped: "agent paused in this conversation" };
+  if (!input.addressed) return { answer: false, skipped: "not addressed to the bot" };
+  if (!input.modelConfigured && !input.forkConflict) return { answer: false, skipped: "no model configured" };
+  return { answer: true };
+}

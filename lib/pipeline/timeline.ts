@@ -1,14 +1,11 @@
 import type { Database } from "../db/database";
-import { findConversation, markConversationRead } from "../db/conversations";
+import { findConversation, findConversationWithActiveFork, markConversationRead } from "../db/conversations";
 import { listConversationMessages } from "../db/messages";
 import { notFound } from "../errors";
 
 /** A page of a conversation's timeline, oldest first. Reading changes nothing (marking read is POST …/read). */
 export async function getConversationTimeline(db: Database, id: number, options: { beforeId?: number; take: number }) {
-  const conversation = await db.prisma.conversation.findUnique({
-    where: { id },
-    include: { activeFork: { select: { id: true, title: true, status: true } } },
-  });
+  const conversation = await findConversationWithActiveFork(db, id);
   if (!conversation) throw notFound("conversation");
   const page = await listConversationMessages(db, id, { beforeId: options.beforeId, take: options.take + 1 });
   const hasMore = page.length > options.take;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadContextInput } from "@/lib/db/context-input";
 import { findEnvelope, insertEnvelope } from "@/lib/db/envelopes";
-import { findMessage, readGeneration } from "@/lib/db/messages";
+import { findMessage } from "@/lib/db/messages";
 import { readMembership } from "@/lib/db/conversations";
 import { saveTurn } from "@/lib/db/turns";
 import { databases, type TestDb } from "../helpers/db";
@@ -36,7 +36,7 @@ describe.each(databases)("the turn path's hand-written SQL on $name", ({ open })
     return { conversation, messages, envelope };
   }
 
-  it("reads the envelope, the message with its conversation, membership and generation as Prisma returns them", async () => {
+  it("reads the envelope, the message with its conversation and membership as Prisma returns them", async () => {
     const { db } = t;
     const { conversation, messages, envelope } = await seed();
     expect(await findEnvelope(db, envelope.id)).toEqual(await db.prisma.envelope.findUnique({ where: { id: envelope.id } }));
@@ -44,7 +44,6 @@ describe.each(databases)("the turn path's hand-written SQL on $name", ({ open })
     for (const m of messages) expect(await findMessage(db, m.id)).toEqual(await db.prisma.message.findUnique({ where: { id: m.id }, include: { conversation: true } }));
     expect(await findMessage(db, 9999)).toBeNull();
     expect(await readMembership(db, conversation.id)).toBe("kicked");
-    expect(await readGeneration(db, conversation.id)).toBe(3);
   });
 
   it("reads the recency window in (sentAt, id) order with same-second ties, as the Prisma queries did", async () => {
