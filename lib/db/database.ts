@@ -49,9 +49,21 @@ export interface Database {
 export type OpenOptions = {
   /** The server checkpoints the WAL on a worker thread (see sqlite-checkpointer.ts). */
   backgroundCheckpoints?: boolean;
-  /** Connections of the hand-written PostgreSQL path (claims, ingest, turn reads). */
+  /** Connections of the hand-written PostgreSQL path (claims, ingest, turn reads); the server sizes it with postgresPoolSize. */
   poolSize?: number;
 };
+
+/**
+ * The hand-written PostgreSQL pool for a worker running `workerConcurrency` turns
+ * at once. Claims, ingest and every turn's reads share it; each holds a
+ * connection for one short statement or transaction (never across a model
+ * call), so half a connection per concurrent turn keeps them from queueing,
+ * while the bound leaves room under PostgreSQL's default max_connections (100)
+ * for two instances, each with Prisma's own pool of 10.
+ */
+export function postgresPoolSize(workerConcurrency: number): number {
+  return Math.min(25, Math.max(5, Math.ceil(workerConcurrency / 2)));
+}
 
 /** Opens a database for `url`: `file:` is SQLite, `postgres://` PostgreSQL. */
 export async function openDb(url: string, options: OpenOptions = {}): Promise<Database> {

@@ -9,7 +9,7 @@ import { createLineWebhook } from "../channels/line/webhook";
 import type { ChannelAdapter, InboundEvent } from "../channels/types";
 import { AppError } from "../errors";
 import { errorResponse } from "../http/respond";
-import { openDb, type Database } from "../db/database";
+import { openDb, postgresPoolSize, type Database } from "../db/database";
 import { env, type Env } from "../env";
 import { dispatchEnvelope } from "../pipeline/dispatch";
 import { housekeeping } from "../pipeline/housekeeping";
@@ -113,7 +113,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
 
 async function build(): Promise<App> {
   const e = env();
-  return createApp(e, await openDb(e.DATABASE_URL, { backgroundCheckpoints: true }));
+  return createApp(e, await openDb(e.DATABASE_URL, { backgroundCheckpoints: true, poolSize: postgresPoolSize(e.WORKER_CONCURRENCY) }));
 }
 
 export function getApp(): Promise<App> {
