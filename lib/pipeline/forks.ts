@@ -125,8 +125,10 @@ export async function resumeFork(db: Database, forkId: number, by: string) {
   const conversation = await findConversation(db, fork.conversationId);
   if (!conversation) throw notFound("conversation");
   const active = conversation.activeForkId === null ? null : conversation.activeForkId === fork.id ? fork : await findFork(db, conversation.activeForkId);
+  // An active fork that cannot be read still blocks: the conversation points at it.
   const decision = decideResume(fork, conversation.activeForkId === null ? null : (active ?? { id: conversation.activeForkId, parentForkId: null }));
-  if (decision.action === "continue") return decision.forkId === fork.id ? fork : active!;
+  // Already where it should be: the fork itself, or its interactive child.
+  if (decision.action === "continue") return active!;
   if (decision.action === "conflict") throw new AppError("conflict", `fork #${decision.activeForkId} is active in this conversation; exit it first`);
   const interactive =
     fork.kind === "background"
