@@ -1,7 +1,8 @@
 /**
  * Import boundaries, checked by `npm run check:imports` (part of `npm run test:unit`):
  * the database layer stays below the pipeline, lib/ stays free of Next.js, React
- * and the app, and lib/ has no import cycle. Type-only imports count too: a
+ * and the app, the dashboard's client code takes only types from lib/, and lib/
+ * has no import cycle. Type-only imports count too: a
  * boundary is about what a reader must understand, not only what ships.
  */
 module.exports = {
@@ -28,6 +29,15 @@ module.exports = {
       severity: "error",
       from: { path: "^lib/" },
       to: { couldNotResolve: true, path: "^(next|react|react-dom)(/|$)" },
+    },
+    {
+      name: "dashboard-client-takes-types-only",
+      comment:
+        "The dashboard's client modules take only types from lib/ (import type): server code must not reach the browser bundle. " +
+        "Server components (layout.tsx, page.tsx) may import lib/.",
+      severity: "error",
+      from: { path: "^app/\\(dashboard\\)/", pathNot: "(^|/)(layout|page)\\.tsx$" },
+      to: { path: "^lib/", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "no-cycles-in-lib",
