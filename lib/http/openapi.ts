@@ -1,24 +1,69 @@
 import { z } from "zod";
-import { receiveMailSchema, sendEnvelopeSchema } from "../pipeline/envelopes";
-import { exitStrategySchema, startTaskSchema } from "../pipeline/forks";
-import { replyBodySchema } from "../pipeline/operator-reply";
-import { settingsUpdateSchema } from "../settings/schema";
+import { errorBody, type Operation } from "../api/operation";
+import { operations as allOperations } from "../api/operations";
 
-const schema = (s: z.ZodType) => z.toJSONSchema(s, { io: "input", unrepresentable: "any" });
-const id = (name = "id") => ({ name, in: "path", required: true, schema: { type: "integer", minimum: 1 } });
-const ok = (description: string) => ({ description, content: { "application/json": { schema: { type: "object" } } } });
-const errors = {
-  "400": { $ref: "#/components/responses/BadRequest" },
-  "401": { $ref: "#/components/responses/Unauthorized" },
-  "404": { $ref: "#/components/responses/NotFound" },
-};
-const body = (s: z.ZodType) => ({ required: true, content: { "application/json": { schema: schema(s) } } });
+/** A zod schema as JSON Schema 2020-12 (OpenAPI 3.1's dialect): requests as callers write them, responses as the server writes them. */
+function jsonSchema(schema: z.ZodType, io: "input" | "output") {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any", override: quieter }) as Record<string, unknown>;
+  return rest;
+}
 
-/** The OpenAPI 3.1 description of /api/v1, served at /api/v1/openapi.json. */
-export function openApiDocument() {
+/** Drops what says nothing to a reader: the ISO pattern next to format date-time, safe-integer bounds on every id. */
+function quieter({ jsonSchema }: { jsonSchema: Record<string, unknown> }) {
+  if (jsonSchema.format === "date-time") delete jsonSchema.pattern;
+  if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+  if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+}
+
+const jsonContent = (schema: Record<string, unknown>) => ({ "application/json": { schema } });
+const errorRef = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
+
+function pathParameters(path: string) {
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: "path", required: true, schema: { type: "integer", minimum: 1 } }));
+}
+
+function queryParameters(query: z.ZodObject | undefined) {
+  if (!query) return [];
+  const { properties = {}, required = [] } = jsonSchema(query, "input") as { properties?: Record<string, unknown>; required?: string[] };
+  return Object.entries(properties).map(([name, schema]) => ({ name, in: "query", required: required.includes(name), schema }));
+}
+
+function operationObject(op: Operation) {
+  const parameters = [...pathParameters(op.path), ...queryParameters(op.query)];
+  const errors: Record<number, string> = {
+    400: "Invalid input; `error.details` holds the zod issues",
+    401: "No valid session or API token",
+    ...(op.path.includes("{") ? ({ 404: "Unknown id" } as Record<number, string>) : {}),
+    ...op.errors,
+  };
+  return {
+    summary: op.summary,
+    ...(parameters.length ? { parameters } : {}),
+    ...(op.body ? { requestBody: { required: true, content: jsonContent(jsonSchema(op.body, "input")) } } : {}),
+    responses: {
+      [op.response.status]: { description: op.response.description ?? "OK", content: jsonContent(jsonSchema(op.response.schema, "output")) },
+      ...Object.fromEntries(Object.entries(errors).map(([status, description]) => [status, errorRef(description)])),
+    },
+  };
+}
+
+/** The OpenAPI 3.1 description of /api/v1, served at /api/v1/openapi.json: built from the schemas the routes use (lib/api). */
+export function openApiDocument(operations: readonly Operation[] = allOperations) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of operations) {
+    paths[op.path] ??= {};
+    if (paths[op.path][op.method]) throw new Error(`${op.method.toUpperCase()} ${op.path} is registered twice`);
+    paths[op.path][op.method] = operationObject(op);
+  }
   return {
     openapi: "3.1.0",
-    info: { title: "Switchboard API", version: "1", description: "Operator console API. Authenticate with an operator session cookie (plus x-csrf-token on mutations) or Authorization: Bearer <SWITCHBOARD_API_TOKEN>." },
+    info: {
+      title: "Switchboard API",
+      version: "1",
+      description:
+        "Operator console API. Authenticate with an operator session cookie (plus x-csrf-token on mutations) or Authorization: Bearer <SWITCHBOARD_API_TOKEN>. " +
+        "Request bodies are application/json (else 415). Errors are { error: { code, message, details? } }.",
+    },
     servers: [{ url: "/api/v1" }],
     security: [{ bearer: [] }, { session: [] }],
     components: {
@@ -26,63 +71,8 @@ export function openApiDocument() {
         bearer: { type: "http", scheme: "bearer" },
         session: { type: "apiKey", in: "cookie", name: "sb_session" },
       },
-      responses: {
-        BadRequest: { description: "Invalid input; `error.details` holds the zod issues" },
-        Unauthorized: { description: "No valid session or API token" },
-        NotFound: { description: "Unknown id" },
-      },
+      schemas: { Error: jsonSchema(errorBody, "output") },
     },
-    paths: {
-      "/status": { get: { summary: "Configured model (never its key), channel mode, database", responses: { "200": ok("status"), ...errors } } },
-      "/conversations": {
-        get: {
-          summary: "Conversations by last activity, with unread counts",
-          parameters: [{ name: "search", in: "query", schema: { type: "string" } }, { name: "take", in: "query", schema: { type: "integer" } }],
-          responses: { "200": ok("conversations"), ...errors },
-        },
-      },
-      "/conversations/{id}/messages": {
-        get: { summary: "A conversation's timeline, oldest first; page with ?before=<message id>", parameters: [id(), { name: "before", in: "query", schema: { type: "integer" } }], responses: { "200": ok("messages"), ...errors } },
-      },
-      "/conversations/{id}/read": { post: { summary: "Mark the conversation read", parameters: [id()], responses: { "200": ok("ok"), ...errors } } },
-      "/messages/{id}/thread": { get: { summary: "The reply tree around a message (one query)", parameters: [id()], responses: { "200": ok("thread"), ...errors } } },
-      "/messages/{id}/reply": {
-        post: { summary: "An operator's threaded reply, sent as a native reply", parameters: [id()], requestBody: body(replyBodySchema), responses: { "201": ok("sent"), "502": { description: "The platform refused; recorded on the envelope" }, ...errors } },
-      },
-      "/envelopes": {
-        post: { summary: "Send an envelope (deliverAt: ISO time or +30m/+2h)", requestBody: body(sendEnvelopeSchema), responses: { "201": ok("created"), "403": { description: "Agent not bound to the adapter" }, ...errors } },
-        get: {
-          summary: "List envelopes (changes nothing)",
-          parameters: ["to", "from", "address", "status", "scheduled", "before", "take"].map((name) => ({ name, in: "query", schema: { type: "string" } })),
-          responses: { "200": ok("envelopes"), ...errors },
-        },
-      },
-      "/envelopes/receive": {
-        post: { summary: "An agent receives its due pending mail; each envelope is marked done as it is handed over (at most once)", requestBody: body(receiveMailSchema), responses: { "200": ok("envelopes, acknowledged"), ...errors } },
-      },
-      "/envelopes/{id}": { get: { summary: "One envelope with its metadata", parameters: [id()], responses: { "200": ok("envelope"), ...errors } } },
-      "/envelopes/{id}/retry": {
-        post: { summary: "Retry a failed envelope: a failed turn runs again, a failed send goes out again", parameters: [id()], responses: { "200": ok("envelope, retried: turn | send"), "409": { description: "Not failed" }, ...errors } },
-      },
-      "/envelopes/{id}/thread": { get: { summary: "Chain to the root and the tree below it (one query)", parameters: [id()], responses: { "200": ok("thread"), ...errors } } },
-      "/forks": {
-        get: { summary: "Forks, newest first (?conversationId=)", parameters: [{ name: "conversationId", in: "query", schema: { type: "integer" } }], responses: { "200": ok("forks"), ...errors } },
-        post: { summary: "Run a task in the background (a background fork)", requestBody: body(startTaskSchema), responses: { "201": ok("fork and envelope"), ...errors } },
-      },
-      "/forks/{id}/resume": { post: { summary: "Make the fork the conversation's active interactive fork", parameters: [id()], responses: { "200": ok("fork"), "409": { description: "Another fork is active" }, ...errors } } },
-      "/forks/{id}/exit": { post: { summary: "Leave an interactive fork", parameters: [id()], requestBody: body(exitStrategySchema), responses: { "200": ok("fork"), "409": { description: "Not an active interactive fork" }, ...errors } } },
-      "/turns/{id}": { get: { summary: "Prompt inspector: the system prompt, messages, tool calls of one agent turn", parameters: [id()], responses: { "200": ok("turn"), ...errors } } },
-      "/queue": {
-        get: {
-          summary: "The worker's queue: turns waiting and running, oldest wait, limits in force, this instance's model calls, time to answer per minute (p50/p99, last hour)",
-          responses: { "200": ok("queue"), ...errors },
-        },
-      },
-      "/settings": {
-        get: { summary: "Settings and their change log", responses: { "200": ok("settings"), ...errors } },
-        patch: { summary: "Update some settings (effective on the next message)", requestBody: body(settingsUpdateSchema), responses: { "200": ok("settings"), ...errors } },
-      },
-      "/simulator/updates": { post: { summary: "Sandbox only: play a Telegram user through the webhook", responses: { "200": ok("webhook result"), "403": { description: "A real bot token is configured" }, ...errors } } },
-    },
+    paths,
   };
 }

@@ -1,10 +1,20 @@
 import { z } from "zod";
+import type { ResponseInput } from "../api/operation";
 import { AppError } from "../errors";
 import { log } from "../log";
 
 /** JSON response with no caching: API data is per operator and changes often. */
 export function json(body: unknown, status = 200, headers?: HeadersInit): Response {
   return Response.json(body, { status, headers: { "cache-control": "no-store", ...headers } });
+}
+
+/**
+ * A JSON response whose body is typed by its schema in lib/api (the one the
+ * OpenAPI document shows). Checked by the compiler only: tests validate real
+ * responses against the schema, the hot path does not.
+ */
+export function jsonOf<S extends z.ZodType>(_schema: S, body: ResponseInput<S>, status = 200, headers?: HeadersInit): Response {
+  return json(body, status, headers);
 }
 
 /** The one place an error becomes a Response. Unknown errors are logged, not shown. */

@@ -42,6 +42,8 @@ export async function startFakeTelegram() {
       if (hold) await new Promise((r) => setTimeout(r, hold));
       return send(200, { ok: true, result: { message_id: nextMessageId++, date: Math.floor(Date.now() / 1000), chat: { id: Number(body.chat_id), type: "private" }, text: body.text } });
     }
+    // A WebhookInfo as the Bot API returns it (url and pending_update_count are always present).
+    if (method === "getWebhookInfo") return send(200, { ok: true, result: { url: "", has_custom_certificate: false, pending_update_count: 0 } });
     return send(200, { ok: true, result: true });
   });
   // Node's 5 s keep-alive default races the client's reuse of an idle connection on a

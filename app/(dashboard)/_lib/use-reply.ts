@@ -2,6 +2,8 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api } from "./api";
+import type { z } from "zod";
+import type { replyResponse } from "@/lib/api/messages";
 import type { ConversationDetail, TimelineMessage } from "./types";
 
 /**
@@ -13,25 +15,42 @@ export function useReply(conversationId: number, operator = "you") {
   const key = ["conversation", conversationId];
   return useMutation({
     mutationFn: (input: { messageId: number; text: string }) =>
-      api<{ ok: true; envelopeId: number; messageId: number }>(`/messages/${input.messageId}/reply`, { method: "POST", body: { text: input.text } }),
+      api<z.output<typeof replyResponse>>(`/messages/${input.messageId}/reply`, { method: "POST", body: { text: input.text } }),
     onMutate: async (input) => {
       await client.cancelQueries({ queryKey: key });
       const previous = client.getQueryData<ConversationDetail>(key);
+      const now = new Date().toISOString();
       const optimistic: TimelineMessage = {
         id: -Date.now(),
+        conversationId,
         direction: "outbound",
         senderKind: "operator",
+        senderPlatformId: null,
         senderName: operator,
+        senderUsername: null,
+        senderIsBot: true,
+        senderRole: null,
         text: input.text,
-        sentAt: new Date().toISOString(),
-        editedAt: null,
+        forwardedFrom: null,
+        viaBot: null,
+        replyToChatTitle: null,
+        platformMessageId: null,
+        platformTopicId: null,
         replyToMessageId: input.messageId,
+        replyToPlatformId: null,
         replyToText: null,
         replyToSenderName: null,
+        replyToSenderIsBot: null,
         quoteText: null,
         threadId: null,
         forkId: null,
+        mentionsBot: false,
+        sentAt: now,
+        editedAt: null,
+        deletedAt: null,
+        createdAt: now,
         envelopes: [],
+        revisions: [],
         pending: true,
       };
       if (previous) client.setQueryData<ConversationDetail>(key, { ...previous, messages: [...previous.messages, optimistic] });

@@ -2,14 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { api } from "../_lib/api";
-
-type Queue = {
-  waiting: { turns: number; envelopes: number; oldestWaitMs: number | null };
-  runningTurns: number;
-  timeToAnswer: { at: string; n: number; p50: number | null; p99: number | null }[];
-  limits: { turnConcurrency: number; modelConcurrency: number; burstDebounceMs: number };
-  instance: { running: number; model: { active: number; waiting: number; limit: number; pausedUntil: string | null } | null };
-};
+import type { QueueInfo } from "../_lib/types";
 
 const W = 480;
 const H = 110;
@@ -22,7 +15,7 @@ const seconds = (ms: number) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `
  * conversation charts.
  */
 export function QueuePanel() {
-  const query = useQuery({ queryKey: ["queue"], queryFn: () => api<Queue>("/queue"), refetchInterval: 3_000 });
+  const query = useQuery({ queryKey: ["queue"], queryFn: () => api<QueueInfo>("/queue"), refetchInterval: 3_000 });
   if (!query.data) return null;
   const { waiting, runningTurns, timeToAnswer, limits, instance } = query.data;
   const points = timeToAnswer.map((b, i) => ({ ...b, i }));

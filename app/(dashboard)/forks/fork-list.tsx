@@ -6,7 +6,7 @@ import { useSearchParams } from "next/navigation";
 import { Suspense } from "react";
 import { api } from "../_lib/api";
 import { clock } from "../_lib/time";
-import type { Fork } from "../_lib/types";
+import type { ForkListItem } from "../_lib/types";
 import { ForkControls } from "./fork-controls";
 
 const KIND: Record<string, string> = { active: "ok", running: "warn", done: "", failed: "err", exited: "", expired: "err" };
@@ -15,7 +15,7 @@ function Forks() {
   const conversationId = useSearchParams().get("conversationId");
   const query = useQuery({
     queryKey: ["forks", conversationId],
-    queryFn: () => api<{ forks: Fork[] }>(`/forks${conversationId ? `?conversationId=${conversationId}` : ""}`),
+    queryFn: () => api<{ forks: ForkListItem[] }>(`/forks${conversationId ? `?conversationId=${conversationId}` : ""}`),
     refetchInterval: 3_000,
   });
   if (query.isLoading) return <p className="muted">Loading…</p>;

@@ -4,27 +4,10 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { api, ApiError } from "../_lib/api";
 import { clock } from "../_lib/time";
-import type { StatusInfo } from "../_lib/types";
+import type { QueueInfo, Settings, SettingsInfo, StatusInfo } from "../_lib/types";
 
-type Settings = {
-  recencyWindow: number;
-  replyContextWindow: number;
-  replyChainDepth: number;
-  gapThresholdMinutes: number;
-  quoteMaxChars: number;
-  forkReplyTtlDays: number;
-  forkIdleMinutes: number;
-  groupAnswerMode: "addressed" | "all" | "never";
-  answerChatSenders: "anonymous_admins" | "all" | "none";
-  agentName: string;
-  agentInstructions: string;
-  agentBindings: Record<string, string[]>;
-  turnConcurrency: number | null;
-  modelConcurrency: number | null;
-  burstDebounceMs: number | null;
-};
-type Limits = { turnConcurrency: number; modelConcurrency: number; burstDebounceMs: number };
-type Change = { id: number; key: string; oldValue: unknown; newValue: unknown; changedBy: string; createdAt: string };
+type Limits = QueueInfo["limits"];
+type Change = SettingsInfo["changes"][number];
 
 const NUMBERS: { key: keyof Settings; label: string; help: string }[] = [
   { key: "recencyWindow", label: "Recency window (messages)", help: "The last N messages are always in context." },

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { api } from "../_lib/api";
-import type { ConversationDetail, ConversationSummary, StatusInfo, TimelineMessage } from "../_lib/types";
+import type { ConversationDetail, ConversationSummary, SimulatedUpdateResult, StatusInfo, TimelineMessage } from "../_lib/types";
 
 type Persona = { chatType: "private" | "group"; userId: number; firstName: string; username: string; groupId: number; groupTitle: string };
 
@@ -39,7 +39,7 @@ export function Simulator() {
   });
   const send = useMutation({
     mutationFn: () =>
-      api<{ ok: boolean; result: { status: string } }>("/simulator/updates", {
+      api<SimulatedUpdateResult>("/simulator/updates", {
         method: "POST",
         body: {
           chat: { type: persona.chatType, id: chatId, ...(persona.chatType === "group" ? { title: persona.groupTitle } : {}) },

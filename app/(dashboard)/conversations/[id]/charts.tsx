@@ -2,12 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { api } from "../../_lib/api";
-
-type Stats = {
-  activity: { at: string; inbound: number; outbound: number }[];
-  latency: { at: string; ms: number; failed: boolean }[];
-  latencyP50: number | null;
-};
+import type { ConversationStats } from "../../_lib/types";
 
 const W = 360;
 const H = 90;
@@ -18,7 +13,7 @@ const H = 90;
  * dashed line at the median). Plain SVG: two charts do not justify a chart library.
  */
 export function ConversationCharts({ conversationId }: { conversationId: number }) {
-  const query = useQuery({ queryKey: ["stats", conversationId], queryFn: () => api<Stats>(`/conversations/${conversationId}/stats`), refetchInterval: 10_000 });
+  const query = useQuery({ queryKey: ["stats", conversationId], queryFn: () => api<ConversationStats>(`/conversations/${conversationId}/stats`), refetchInterval: 10_000 });
   if (!query.data) return null;
   const { activity, latency, latencyP50 } = query.data;
   const maxCount = Math.max(1, ...activity.map((a) => a.inbound + a.outbound));

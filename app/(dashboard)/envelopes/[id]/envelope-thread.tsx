@@ -4,24 +4,22 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { api } from "../../_lib/api";
 import { clock } from "../../_lib/time";
-import type { Envelope } from "../../_lib/types";
+import type { Envelope, EnvelopeThread, ThreadEnvelope } from "../../_lib/types";
 import { StatusBadge } from "../status-badge";
-
-type Thread = { envelopeId: number; root: number; chain: Envelope[]; tree: Envelope[] };
 
 /** An envelope's chain up to its root and the tree below the root, indented by depth. */
 export function EnvelopeThreadView({ id }: { id: number }) {
-  const query = useQuery({ queryKey: ["envelope-thread", id], queryFn: () => api<Thread>(`/envelopes/${id}/thread`), refetchInterval: 3_000 });
+  const query = useQuery({ queryKey: ["envelope-thread", id], queryFn: () => api<EnvelopeThread>(`/envelopes/${id}/thread`), refetchInterval: 3_000 });
   const envelope = useQuery({ queryKey: ["envelope", id], queryFn: () => api<{ envelope: Envelope }>(`/envelopes/${id}`) });
   if (query.isLoading) return <p className="muted">Loading…</p>;
   if (query.isError) return <p className="error" role="alert">Could not load the envelope: {query.error.message}</p>;
   const { tree } = query.data!;
-  const children = new Map<number | null, Envelope[]>();
+  const children = new Map<number | null, ThreadEnvelope[]>();
   for (const e of tree) {
     const key = e.id === query.data!.root ? null : e.replyToEnvelopeId;
     children.set(key, [...(children.get(key) ?? []), e]);
   }
-  const rows: { e: Envelope; level: number }[] = [];
+  const rows: { e: ThreadEnvelope; level: number }[] = [];
   const walk = (parent: number | null, level: number) => {
     for (const e of children.get(parent) ?? []) {
       rows.push({ e, level });
@@ -67,10 +65,10 @@ export function EnvelopeThreadView({ id }: { id: number }) {
   );
 }
 
-const chatOf = (e: Envelope) => [e.from, e.to].find((address) => address.startsWith("channel:")) ?? null;
+const chatOf = (e: ThreadEnvelope) => [e.from, e.to].find((address) => address.startsWith("channel:")) ?? null;
 
 /** A reply into a chat whose parent belongs to another chat (sent without a native quote). */
-function crossChat(e: Envelope, parent: Envelope | undefined): boolean {
+function crossChat(e: ThreadEnvelope, parent: ThreadEnvelope | undefined): boolean {
   if (!parent) return false;
   const [mine, theirs] = [chatOf(e), chatOf(parent)];
   return mine !== null && theirs !== null && mine !== theirs;

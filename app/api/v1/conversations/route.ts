@@ -1,13 +1,11 @@
-import { z } from "zod";
+import { conversationListQuery, conversationListResponse } from "@/lib/api/conversations";
 import { listConversations } from "@/lib/db/conversations";
 import { withOperator } from "@/lib/http/api";
-import { json } from "@/lib/http/respond";
+import { jsonOf } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 
-const query = z.object({ search: z.string().max(200).optional(), take: z.coerce.number().int().min(1).max(500).default(100) });
-
 export const GET = withOperator(async ({ request, ctx }) => {
-  const params = query.parse(Object.fromEntries(new URL(request.url).searchParams));
-  return json({ conversations: await listConversations(ctx.db, params) });
+  const params = conversationListQuery.parse(Object.fromEntries(new URL(request.url).searchParams));
+  return jsonOf(conversationListResponse, { conversations: await listConversations(ctx.db, params) });
 });

@@ -1,5 +1,6 @@
 import { withOperator } from "@/lib/http/api";
-import { json, readJson } from "@/lib/http/respond";
+import { jsonOf, readJson } from "@/lib/http/respond";
+import { envelopeListResponse, sentEnvelopeResponse } from "@/lib/api/envelopes";
 import { listEnvelopesSchema, queryEnvelopes, sendEnvelope, sendEnvelopeSchema } from "@/lib/pipeline/envelopes";
 
 export const dynamic = "force-dynamic";
@@ -8,11 +9,11 @@ export const dynamic = "force-dynamic";
 export const POST = withOperator(async ({ request, ctx, caller }) => {
   const envelope = await sendEnvelope(ctx.db, await readJson(request, sendEnvelopeSchema), caller);
   ctx.worker.kick();
-  return json({ envelope }, 201);
+  return jsonOf(sentEnvelopeResponse, { envelope }, 201);
 });
 
 /** List envelopes (changes nothing; an agent receives its mail with POST /envelopes/receive). */
 export const GET = withOperator(async ({ request, ctx }) => {
   const query = listEnvelopesSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
-  return json(await queryEnvelopes(ctx.db, query));
+  return jsonOf(envelopeListResponse, await queryEnvelopes(ctx.db, query));
 });

@@ -1,17 +1,15 @@
-import { z } from "zod";
+import { forkListQuery, forkListResponse, startedTaskResponse } from "@/lib/api/forks";
 import { listForks } from "@/lib/db/forks";
 import { parseDeliverAt } from "@/lib/envelope/deliver-at";
 import { withOperator } from "@/lib/http/api";
-import { json, readJson } from "@/lib/http/respond";
+import { jsonOf, readJson } from "@/lib/http/respond";
 import { startBackgroundTask, startTaskSchema } from "@/lib/pipeline/forks";
 
 export const dynamic = "force-dynamic";
 
-const query = z.object({ conversationId: z.coerce.number().int().positive().optional(), take: z.coerce.number().int().min(1).max(500).default(100) });
-
 export const GET = withOperator(async ({ request, ctx }) => {
-  const params = query.parse(Object.fromEntries(new URL(request.url).searchParams));
-  return json({ forks: await listForks(ctx.db, params) });
+  const params = forkListQuery.parse(Object.fromEntries(new URL(request.url).searchParams));
+  return jsonOf(forkListResponse, { forks: await listForks(ctx.db, params) });
 });
 
 /** An operator starts a background fork: "run this in the background: …". */
@@ -25,5 +23,5 @@ export const POST = withOperator(async ({ request, ctx, caller }) => {
     modelConfigured: ctx.model !== null,
   });
   ctx.worker.kick();
-  return json(started, 201);
+  return jsonOf(startedTaskResponse, started, 201);
 });

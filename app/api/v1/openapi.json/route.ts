@@ -1,7 +1,8 @@
 import { withOperator } from "@/lib/http/api";
 import { openApiDocument } from "@/lib/http/openapi";
-import { json } from "@/lib/http/respond";
+import { jsonOf } from "@/lib/http/respond";
+import { openApiResponse } from "@/lib/api/status";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withOperator(async () => json(openApiDocument()));
+export const GET = withOperator(async () => jsonOf(openApiResponse, openApiDocument()));

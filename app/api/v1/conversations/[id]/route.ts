@@ -1,23 +1,21 @@
-import { z } from "zod";
+import { conversationPatchBody, conversationResponse } from "@/lib/api/conversations";
 import { findConversation, setAgentEnabled } from "@/lib/db/conversations";
 import { notFound } from "@/lib/errors";
 import { withOperator } from "@/lib/http/api";
-import { idParam, json, readJson } from "@/lib/http/respond";
+import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
-
-const patchSchema = z.object({ agentEnabled: z.boolean() }).strict();
 
 export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
   const conversation = await findConversation(ctx.db, idParam(params.id));
   if (!conversation) throw notFound("conversation");
-  return json({ conversation });
+  return jsonOf(conversationResponse, { conversation });
 });
 
 /** { agentEnabled: false } pauses the agent here; operators answer by hand. */
 export const PATCH = withOperator<{ id: string }>(async ({ request, params, ctx }) => {
   const id = idParam(params.id);
-  const { agentEnabled } = await readJson(request, patchSchema);
+  const { agentEnabled } = await readJson(request, conversationPatchBody);
   if (!(await findConversation(ctx.db, id))) throw notFound("conversation");
-  return json({ conversation: await setAgentEnabled(ctx.db, id, agentEnabled) });
+  return jsonOf(conversationResponse, { conversation: await setAgentEnabled(ctx.db, id, agentEnabled) });
 });

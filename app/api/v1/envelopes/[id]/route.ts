@@ -1,7 +1,8 @@
 import { findEnvelopeWithTurn } from "@/lib/db/envelopes";
 import { notFound } from "@/lib/errors";
 import { withOperator } from "@/lib/http/api";
-import { idParam, json } from "@/lib/http/respond";
+import { idParam, jsonOf } from "@/lib/http/respond";
+import { envelopeResponse } from "@/lib/api/envelopes";
 
 export const dynamic = "force-dynamic";
 
@@ -9,5 +10,5 @@ export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
   const id = idParam(params.id);
   const envelope = await findEnvelopeWithTurn(ctx.db, id);
   if (!envelope) throw notFound("envelope");
-  return json({ envelope });
+  return jsonOf(envelopeResponse, { envelope });
 });

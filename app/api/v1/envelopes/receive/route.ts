@@ -1,8 +1,9 @@
 import { withOperator } from "@/lib/http/api";
-import { json, readJson } from "@/lib/http/respond";
+import { jsonOf, readJson } from "@/lib/http/respond";
+import { receivedMailResponse } from "@/lib/api/envelopes";
 import { receiveAgentMail, receiveMailSchema } from "@/lib/pipeline/envelopes";
 
 export const dynamic = "force-dynamic";
 
 /** An agent receives its due pending mail: each envelope is marked done as it is handed over (at most once). */
-export const POST = withOperator(async ({ request, ctx }) => json(await receiveAgentMail(ctx.db, await readJson(request, receiveMailSchema))));
+export const POST = withOperator(async ({ request, ctx }) => jsonOf(receivedMailResponse, await receiveAgentMail(ctx.db, await readJson(request, receiveMailSchema))));

@@ -1,7 +1,8 @@
 import { findTurn } from "@/lib/db/turns";
 import { notFound } from "@/lib/errors";
 import { withOperator } from "@/lib/http/api";
-import { idParam, json } from "@/lib/http/respond";
+import { idParam, jsonOf } from "@/lib/http/respond";
+import { turnResponse } from "@/lib/api/turns";
 
 export const dynamic = "force-dynamic";
 
@@ -10,5 +11,5 @@ export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
   const id = idParam(params.id);
   const turn = await findTurn(ctx.db, id);
   if (!turn) throw notFound("turn");
-  return json(turn);
+  return jsonOf(turnResponse, turn);
 });

@@ -1,5 +1,6 @@
 import { withOperator } from "@/lib/http/api";
-import { idParam, json } from "@/lib/http/respond";
+import { idParam, jsonOf } from "@/lib/http/respond";
+import { okResponse } from "@/lib/api/conversations";
 import { markRead } from "@/lib/pipeline/timeline";
 
 export const dynamic = "force-dynamic";
@@ -7,5 +8,5 @@ export const dynamic = "force-dynamic";
 /** Mark the conversation read (the dashboard does it when the timeline is shown; a GET never does). */
 export const POST = withOperator<{ id: string }>(async ({ params, ctx }) => {
   await markRead(ctx.db, idParam(params.id));
-  return json({ ok: true });
+  return jsonOf(okResponse, { ok: true });
 });

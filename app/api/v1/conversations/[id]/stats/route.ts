@@ -2,7 +2,8 @@ import { findConversation } from "@/lib/db/conversations";
 import { conversationStats } from "@/lib/db/stats";
 import { notFound } from "@/lib/errors";
 import { withOperator } from "@/lib/http/api";
-import { idParam, json } from "@/lib/http/respond";
+import { idParam, jsonOf } from "@/lib/http/respond";
+import { conversationStatsResponse } from "@/lib/api/conversations";
 
 export const dynamic = "force-dynamic";
 
@@ -10,5 +11,5 @@ export const dynamic = "force-dynamic";
 export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
   const id = idParam(params.id);
   if (!(await findConversation(ctx.db, id))) throw notFound("conversation");
-  return json(await conversationStats(ctx.db, id, new Date()));
+  return jsonOf(conversationStatsResponse, await conversationStats(ctx.db, id, new Date()));
 });

@@ -1,5 +1,6 @@
 import { withOperator } from "@/lib/http/api";
-import { idParam, json } from "@/lib/http/respond";
+import { idParam, jsonOf } from "@/lib/http/respond";
+import { retriedEnvelopeResponse } from "@/lib/api/envelopes";
 import { retryEnvelope } from "@/lib/pipeline/retry";
 
 export const dynamic = "force-dynamic";
@@ -8,5 +9,5 @@ export const dynamic = "force-dynamic";
 export const POST = withOperator<{ id: string }>(async ({ params, ctx }) => {
   const result = await retryEnvelope(ctx.db, idParam(params.id));
   ctx.worker.kick();
-  return json(result);
+  return jsonOf(retriedEnvelopeResponse, result);
 });

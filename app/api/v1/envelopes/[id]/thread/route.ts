@@ -1,7 +1,8 @@
 import { envelopeThread } from "@/lib/db/envelope-threads";
 import { notFound } from "@/lib/errors";
 import { withOperator } from "@/lib/http/api";
-import { idParam, json } from "@/lib/http/respond";
+import { idParam, jsonOf } from "@/lib/http/respond";
+import { envelopeThreadResponse } from "@/lib/api/envelopes";
 
 export const dynamic = "force-dynamic";
 
@@ -10,5 +11,5 @@ export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
   const id = idParam(params.id);
   const thread = await envelopeThread(ctx.db, id);
   if (!thread) throw notFound("envelope");
-  return json(thread);
+  return jsonOf(envelopeThreadResponse, thread);
 });

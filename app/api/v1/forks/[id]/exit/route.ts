@@ -1,5 +1,6 @@
 import { withOperator } from "@/lib/http/api";
-import { idParam, json, readJson } from "@/lib/http/respond";
+import { idParam, jsonOf, readJson } from "@/lib/http/respond";
+import { forkResponse } from "@/lib/api/forks";
 import { exitFork, exitStrategySchema } from "@/lib/pipeline/forks";
 
 export const dynamic = "force-dynamic";
@@ -8,5 +9,5 @@ export const dynamic = "force-dynamic";
 export const POST = withOperator<{ id: string }>(async ({ request, params, ctx, caller }) => {
   const id = idParam(params.id);
   const { strategy } = await readJson(request, exitStrategySchema);
-  return json({ fork: await exitFork(ctx.turnDeps, id, strategy, `operator:${caller.operator.name}`) });
+  return jsonOf(forkResponse, { fork: await exitFork(ctx.turnDeps, id, strategy, `operator:${caller.operator.name}`) });
 });

@@ -1,8 +1,8 @@
 import { AppError } from "@/lib/errors";
 import { withOperator } from "@/lib/http/api";
-import { idParam, json, readJson } from "@/lib/http/respond";
+import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 import { sendOperatorReply } from "@/lib/pipeline/operator-reply";
-import { replyBodySchema } from "./schema";
+import { replyBodySchema, replyResponse } from "@/lib/api/messages";
 
 export const dynamic = "force-dynamic";
 
@@ -12,5 +12,5 @@ export const POST = withOperator<{ id: string }>(async ({ request, params, ctx, 
   const { text } = await readJson(request, replyBodySchema);
   const result = await sendOperatorReply(ctx, { messageId, text, operator: caller.operator.name });
   if (!result.ok) throw new AppError("bad_gateway", result.error, { envelopeId: result.envelopeId });
-  return json(result, 201);
+  return jsonOf(replyResponse, result, 201);
 });

@@ -1,7 +1,8 @@
 import { messageThread } from "@/lib/db/messages";
 import { notFound } from "@/lib/errors";
 import { withOperator } from "@/lib/http/api";
-import { idParam, json } from "@/lib/http/respond";
+import { idParam, jsonOf } from "@/lib/http/respond";
+import { messageThreadResponse } from "@/lib/api/messages";
 
 export const dynamic = "force-dynamic";
 
@@ -10,5 +11,5 @@ export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
   const id = idParam(params.id);
   const thread = await messageThread(ctx.db, id);
   if (!thread) throw notFound("message");
-  return json(thread);
+  return jsonOf(messageThreadResponse, thread);
 });

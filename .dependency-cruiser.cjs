@@ -1,0 +1,57 @@
+/**
+ * Import boundaries, checked by `npm run check:imports` (part of `npm run test:unit`):
+ * the database layer stays below the pipeline, lib/ stays free of Next.js, React
+ * and the app, the dashboard's client code takes only types from lib/, and lib/
+ * has no import cycle. Type-only imports count too: a
+ * boundary is about what a reader must understand, not only what ships.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: "db-below-pipeline",
+      comment: "lib/db is reads and writes only; policy lives in lib/pipeline, which calls lib/db, never the reverse.",
+      severity: "error",
+      from: { path: "^lib/db/" },
+      to: { path: "^lib/pipeline/" },
+    },
+    {
+      name: "lib-free-of-next-react-app",
+      comment: "lib/ is plain TypeScript the server, scripts and tests share: no Next.js, no React, nothing from app/.",
+      severity: "error",
+      from: { path: "^lib/" },
+      to: {
+        path: "^app/|(^|/)node_modules/(next|react|react-dom)/",
+      },
+    },
+    {
+      name: "lib-free-of-next-react-app-unresolved",
+      comment: "Same rule for module names that did not resolve to a file (e.g. a type-only import of next/server).",
+      severity: "error",
+      from: { path: "^lib/" },
+      to: { couldNotResolve: true, path: "^(next|react|react-dom)(/|$)" },
+    },
+    {
+      name: "dashboard-client-takes-types-only",
+      comment:
+        "The dashboard's client modules take only types from lib/ (import type): server code must not reach the browser bundle. " +
+        "Server components (layout.tsx, page.tsx) may import lib/.",
+      severity: "error",
+      from: { path: "^app/\\(dashboard\\)/", pathNot: "(^|/)(layout|page)\\.tsx$" },
+      to: { path: "^lib/", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "no-cycles-in-lib",
+      comment: "An import cycle in lib/ means two modules are one concern, or one is in the wrong place.",
+      severity: "error",
+      from: { path: "^lib/" },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "^lib/db/generated/" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default", "types"], extensions: [".ts", ".tsx", ".mts", ".mjs", ".js", ".d.ts"] },
+  },
+};

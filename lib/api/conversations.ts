@@ -1,0 +1,103 @@
+import { z } from "zod";
+import { defineOperations, isoDate } from "./operation";
+import { senderKind, timelineMessage } from "./messages";
+
+/** A conversation, every column (the Conversation table). */
+export const conversationRow = z.strictObject({
+  id: z.number().int(),
+  /** The channel adapter: telegram, line. */
+  channel: z.string(),
+  platformChatId: z.string(),
+  /** The platform's chat type (private, group, supergroup, user, room…). */
+  type: z.string(),
+  title: z.string().nullable(),
+  /** The history generation, bumped by every outbound message. */
+  generation: z.number().int(),
+  lastMessageAt: isoDate.nullable(),
+  lastReadAt: isoDate.nullable(),
+  agentEnabled: z.boolean(),
+  activeForkId: z.number().int().nullable(),
+  /** A forum topic: its thread id and name, and the chat's own conversation. */
+  topicId: z.string().nullable(),
+  topicName: z.string().nullable(),
+  parentConversationId: z.number().int().nullable(),
+  /** null = the bot may send; else blocked, removed or left. */
+  membership: z.string().nullable(),
+  membershipChangedAt: isoDate.nullable(),
+  servedAt: isoDate.nullable(),
+  createdAt: isoDate,
+  updatedAt: isoDate,
+});
+
+const activeFork = z.strictObject({ id: z.number().int(), title: z.string().nullable(), status: z.string() }).nullable();
+
+/** A row of the conversation list: the conversation, its active fork, last message and unread count. */
+export const conversationSummary = conversationRow.extend({
+  activeFork,
+  lastMessage: z.strictObject({ text: z.string(), senderName: z.string().nullable(), senderKind, sentAt: isoDate }).nullable(),
+  /** Inbound messages since an operator last opened it. */
+  unread: z.number().int(),
+});
+
+export const conversationListQuery = z.object({
+  search: z.string().max(200).optional(),
+  take: z.coerce.number().int().min(1).max(500).default(100),
+});
+export const conversationListResponse = z.strictObject({ conversations: z.array(conversationSummary) });
+
+export const conversationResponse = z.strictObject({ conversation: conversationRow });
+export const conversationPatchBody = z.object({ agentEnabled: z.boolean() }).strict();
+
+export const timelineQuery = z.object({
+  before: z.coerce.number().int().positive().optional(),
+  take: z.coerce.number().int().min(1).max(500).default(200),
+});
+export const timelineResponse = z.strictObject({
+  conversation: conversationRow.extend({ activeFork }),
+  /** Oldest first. */
+  messages: z.array(timelineMessage),
+  /** Pass as ?before= for the previous page; null at the start. */
+  nextBefore: z.number().int().nullable(),
+});
+
+export const conversationStatsResponse = z.strictObject({
+  /** Messages per hour, oldest first, 48 buckets. */
+  activity: z.array(z.strictObject({ at: isoDate, inbound: z.number().int(), outbound: z.number().int() })),
+  /** The agent's newest 100 turn latencies, oldest first. */
+  latency: z.array(z.strictObject({ at: isoDate, ms: z.number(), failed: z.boolean() })),
+  latencyP50: z.number().nullable(),
+});
+
+export const okResponse = z.strictObject({ ok: z.literal(true) });
+
+export const operations = defineOperations([
+  {
+    method: "get",
+    path: "/conversations",
+    summary: "Conversations by last activity, with last message, unread count, agent on/off and active fork",
+    query: conversationListQuery,
+    response: { status: 200, schema: conversationListResponse },
+  },
+  { method: "get", path: "/conversations/{id}", summary: "One conversation", response: { status: 200, schema: conversationResponse } },
+  {
+    method: "patch",
+    path: "/conversations/{id}",
+    summary: "Pause ({ agentEnabled: false }) or resume the agent in this conversation; operators answer by hand meanwhile",
+    body: conversationPatchBody,
+    response: { status: 200, schema: conversationResponse },
+  },
+  {
+    method: "get",
+    path: "/conversations/{id}/messages",
+    summary: "A conversation's timeline, oldest first; page backwards with ?before=<message id> (changes nothing)",
+    query: timelineQuery,
+    response: { status: 200, schema: timelineResponse },
+  },
+  { method: "post", path: "/conversations/{id}/read", summary: "Mark the conversation read (its unread count drops to 0)", response: { status: 200, schema: okResponse } },
+  {
+    method: "get",
+    path: "/conversations/{id}/stats",
+    summary: "Messages per hour over two days and the agent's turn latencies",
+    response: { status: 200, schema: conversationStatsResponse },
+  },
+]);

@@ -1,0 +1,82 @@
+import { z } from "zod";
+import { replyBodySchema } from "../pipeline/operator-reply";
+import { defineOperations, isoDate } from "./operation";
+
+export const messageDirection = z.enum(["inbound", "outbound"]);
+export const senderKind = z.enum(["user", "agent", "operator", "system"]);
+
+/** A stored message, every column (the Message table). */
+export const messageRow = z.strictObject({
+  id: z.number().int(),
+  conversationId: z.number().int(),
+  direction: messageDirection,
+  senderKind,
+  senderPlatformId: z.string().nullable(),
+  senderName: z.string().nullable(),
+  senderUsername: z.string().nullable(),
+  senderIsBot: z.boolean(),
+  /** A group member's role or title, when the platform says. */
+  senderRole: z.string().nullable(),
+  text: z.string(),
+  forwardedFrom: z.string().nullable(),
+  viaBot: z.string().nullable(),
+  /** The chat of a reply to a message in another chat. */
+  replyToChatTitle: z.string().nullable(),
+  platformMessageId: z.string().nullable(),
+  platformTopicId: z.string().nullable(),
+  replyToMessageId: z.number().int().nullable(),
+  replyToPlatformId: z.string().nullable(),
+  replyToText: z.string().nullable(),
+  replyToSenderName: z.string().nullable(),
+  replyToSenderIsBot: z.boolean().nullable(),
+  quoteText: z.string().nullable(),
+  threadId: z.number().int().nullable(),
+  forkId: z.number().int().nullable(),
+  mentionsBot: z.boolean(),
+  sentAt: isoDate,
+  editedAt: isoDate.nullable(),
+  deletedAt: isoDate.nullable(),
+  createdAt: isoDate,
+});
+
+const envelopeStatus = z.enum(["pending", "processing", "done", "failed"]);
+
+/** A message on the timeline, with the envelopes that carried it and its earlier texts (oldest first) when edited. */
+export const timelineMessage = messageRow.extend({
+  envelopes: z.array(z.strictObject({ id: z.number().int(), status: envelopeStatus, lastDeliveryError: z.string().nullable(), from: z.string() })),
+  revisions: z.array(z.strictObject({ text: z.string(), replacedAt: isoDate })),
+});
+
+/** A member of a reply tree. */
+export const threadMember = z.strictObject({
+  id: z.number().int(),
+  conversationId: z.number().int(),
+  direction: messageDirection,
+  senderKind,
+  senderName: z.string().nullable(),
+  text: z.string(),
+  sentAt: isoDate,
+  replyToMessageId: z.number().int().nullable(),
+  forkId: z.number().int().nullable(),
+  threadId: z.number().int().nullable(),
+  envelopes: z.array(
+    z.strictObject({ id: z.number().int(), status: envelopeStatus, lastDeliveryError: z.string().nullable(), turn: z.strictObject({ id: z.number().int() }).nullable() }),
+  ),
+});
+
+export const messageThreadResponse = z.strictObject({ messageId: z.number().int(), threadId: z.number().int().nullable(), members: z.array(threadMember) });
+
+export { replyBodySchema };
+export const replyResponse = z.strictObject({ ok: z.literal(true), envelopeId: z.number().int(), messageId: z.number().int().nullable() });
+
+export const operations = defineOperations([
+  { method: "get", path: "/messages/{id}/thread", summary: "The reply tree around a message (one query on the materialized thread)", response: { status: 200, schema: messageThreadResponse } },
+  {
+    method: "post",
+    path: "/messages/{id}/reply",
+    summary: "An operator's threaded reply, sent as a native reply on the platform",
+    body: replyBodySchema,
+    response: { status: 201, schema: replyResponse },
+    errors: { 502: "The platform refused (recorded on the envelope; `details.envelopeId`)" },
+  },
+]);

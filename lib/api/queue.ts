@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { defineOperations, isoDate } from "./operation";
+
+const limits = z.strictObject({ turnConcurrency: z.number().int(), modelConcurrency: z.number().int(), burstDebounceMs: z.number().int() });
+
+/** The queue as operators see it: the database's view (all instances) and this instance's limits and model gate. */
+export const queueResponse = z.strictObject({
+  waiting: z.strictObject({
+    /** Conversations with a due envelope: each one turn. */
+    turns: z.number().int(),
+    envelopes: z.number().int(),
+    oldestWaitMs: z.number().nullable(),
+  }),
+  runningTurns: z.number().int(),
+  /** Time to answer (user's message stored → answer sent) per minute over the last hour, oldest first. */
+  timeToAnswer: z.array(z.strictObject({ at: isoDate, n: z.number().int(), p50: z.number().nullable(), p99: z.number().nullable() })),
+  /** The limits in force (settings over the server's environment). */
+  limits,
+  instance: z.strictObject({
+    /** Turns running on this instance, and the limits its worker last read. */
+    running: z.number().int(),
+    turns: z.number().int(),
+    debounceMs: z.number().int(),
+    /** This instance's model calls: in flight, waiting for a slot, and the rate-limit pause. */
+    model: z.strictObject({ active: z.number().int(), waiting: z.number().int(), limit: z.number().int(), pausedUntil: isoDate.nullable() }).nullable(),
+  }),
+});
+
+export const operations = defineOperations([
+  {
+    method: "get",
+    path: "/queue",
+    summary: "The worker's queue: turns waiting and running, oldest wait, limits in force, this instance's model calls, time to answer per minute (p50/p99, last hour)",
+    response: { status: 200, schema: queueResponse },
+  },
+]);

@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { settingsSchema, settingsUpdateSchema } from "../settings/schema";
+import { defineOperations, isoDate } from "./operation";
+
+/** All settings as in force (stored values over defaults). */
+export const settingsValues = z.strictObject(settingsSchema.shape);
+
+export const settingChange = z.strictObject({
+  id: z.number().int(),
+  key: z.string(),
+  oldValue: z.unknown(),
+  newValue: z.unknown(),
+  /** The operator's name. */
+  changedBy: z.string(),
+  createdAt: isoDate,
+});
+
+export const settingsResponse = z.strictObject({ settings: settingsValues, changes: z.array(settingChange) });
+export const updatedSettingsResponse = z.strictObject({ settings: settingsValues });
+
+export { settingsUpdateSchema };
+
+export const operations = defineOperations([
+  { method: "get", path: "/settings", summary: "Settings and their change log (newest 50)", response: { status: 200, schema: settingsResponse } },
+  {
+    method: "patch",
+    path: "/settings",
+    summary: "Update some settings; effective on the next message, on every instance",
+    body: settingsUpdateSchema,
+    response: { status: 200, schema: updatedSettingsResponse },
+  },
+]);

@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { envelopeStatus } from "./envelopes";
+import { defineOperations, isoDate, storedJson } from "./operation";
+
+/** One agent turn: exactly what the model was shown and what it did (the Turn table, with its envelope). */
+export const turnResponse = z.strictObject({
+  id: z.number().int(),
+  envelopeId: z.number().int(),
+  conversationId: z.number().int(),
+  forkId: z.number().int().nullable(),
+  model: z.string(),
+  system: z.string(),
+  /** The messages the model was given. */
+  prompt: storedJson(z.array(z.looseObject({ role: z.string(), content: z.unknown() }))),
+  /** Each reply tool call: the message and what became of it. */
+  toolCalls: storedJson(z.array(z.looseObject({ message: z.string(), outcome: z.unknown() }))),
+  usage: storedJson(z.record(z.string(), z.unknown())),
+  latencyMs: z.number().int().nullable(),
+  error: z.string().nullable(),
+  createdAt: isoDate,
+  envelope: z.strictObject({ id: z.number().int(), messageId: z.number().int().nullable(), status: envelopeStatus }),
+});
+
+export const operations = defineOperations([
+  { method: "get", path: "/turns/{id}", summary: "Prompt inspector: the system prompt, messages, tool calls, usage and latency of one agent turn", response: { status: 200, schema: turnResponse } },
+]);
