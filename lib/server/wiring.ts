@@ -95,7 +95,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     ingest: (event) => ingest(event),
   });
   const ingest = async (event: Exclude<InboundEvent, { type: "ignored" }>) => {
-    const result = await ingestEvent(db, event, { modelConfigured: model !== null });
+    const result = await ingestEvent(db, event, { modelConfigured: model !== null, deps: turnDeps });
     // Only a pending envelope gives the worker work; its turn is due after the burst debounce.
     if (result.status === "stored" && result.answer) worker.messageArrived();
     return result;
