@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { receiveMailSchema, sendEnvelopeSchema } from "../pipeline/envelopes";
 import { exitStrategySchema, startTaskSchema } from "../pipeline/forks";
+import { handoffBodySchema } from "../pipeline/handoff";
 import { replyBodySchema } from "../pipeline/operator-reply";
 import { settingsUpdateSchema } from "../settings/schema";
 
@@ -44,6 +45,18 @@ export function openApiDocument() {
       "/conversations/{id}/messages": {
         get: { summary: "A conversation's timeline, oldest first; page with ?before=<message id>", parameters: [id(), { name: "before", in: "query", schema: { type: "integer" } }], responses: { "200": ok("messages"), ...errors } },
       },
+      "/conversations/{id}": {
+        get: { summary: "One conversation, with `handoff`: null or { state: waiting | assigned, reason, since, operator }", parameters: [id()], responses: { "200": ok("conversation"), ...errors } },
+      },
+      "/conversations/{id}/handoff": {
+        post: {
+          summary: "Move the human handoff: request (bot → waiting), take (waiting → assigned; one operator wins), release (back to the agent)",
+          parameters: [id()],
+          requestBody: body(handoffBodySchema),
+          responses: { "200": ok("handoff (null after release)"), "409": { description: "Invalid transition for the current state" }, ...errors },
+        },
+      },
+      "/handoffs": { get: { summary: "Open handoffs (\"Needs a human\"), longest waiting first, with their reasons", responses: { "200": ok("handoffs"), ...errors } } },
       "/conversations/{id}/read": { post: { summary: "Mark the conversation read", parameters: [id()], responses: { "200": ok("ok"), ...errors } } },
       "/messages/{id}/thread": { get: { summary: "The reply tree around a message (one query)", parameters: [id()], responses: { "200": ok("thread"), ...errors } } },
       "/messages/{id}/reply": {

@@ -4,6 +4,7 @@ import { keepPossiblyDelivered } from "./send-to-chat";
 import { failForksOfFailedTasks } from "../db/forks";
 import { deleteExpiredSessions } from "../db/operators";
 import { sweepForks } from "./forks";
+import { handoffTimeouts } from "./handoff";
 import type { TurnDeps } from "./respond";
 
 /**
@@ -15,6 +16,7 @@ import type { TurnDeps } from "./respond";
  */
 export async function housekeeping(deps: TurnDeps, leaseMs: number, now = new Date()) {
   await sweepForks(deps, now);
+  await handoffTimeouts(deps, now);
   await keepStaleSends(deps, new Date(now.getTime() - leaseMs));
   const last = lastPurge.get(deps.db) ?? 0;
   if (now.getTime() - last >= 60_000) {

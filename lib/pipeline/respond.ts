@@ -99,7 +99,9 @@ export async function executeTurn(
     requestHandoff: async (reason) => {
       let outcome: HandoffOutcome;
       try {
-        await requestHandoff(deps, { conversationId: input.conversationId, reason, by: envelope.to, replyTo: { envelopeId: envelope.id, message: input.delivery.replyTo } });
+        // The waiting message is threaded under the turn's envelope but not a native reply: a
+        // `reply` in the same step replies to that message at the same moment (one thread root).
+        await requestHandoff(deps, { conversationId: input.conversationId, reason, by: envelope.to, replyTo: { envelopeId: envelope.id, message: null } });
         handedOff = true;
         outcome = { status: "handed off" };
       } catch (e) {

@@ -3,6 +3,7 @@ import { findConversation, setAgentEnabled } from "@/lib/db/conversations";
 import { notFound } from "@/lib/errors";
 import { withOperator } from "@/lib/http/api";
 import { idParam, json, readJson } from "@/lib/http/respond";
+import { handoffView } from "@/lib/pipeline/handoff";
 
 export const dynamic = "force-dynamic";
 
@@ -11,7 +12,7 @@ const patchSchema = z.object({ agentEnabled: z.boolean() }).strict();
 export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
   const conversation = await findConversation(ctx.db, idParam(params.id));
   if (!conversation) throw notFound("conversation");
-  return json({ conversation });
+  return json({ conversation: { ...conversation, handoff: handoffView(conversation) } });
 });
 
 /** { agentEnabled: false } pauses the agent here; operators answer by hand. */
