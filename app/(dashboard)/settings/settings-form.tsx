@@ -5,6 +5,7 @@ import { useEffect, useState } from "react";
 import { api, ApiError } from "../_lib/api";
 import { clock } from "../_lib/time";
 import type { StatusInfo } from "../_lib/types";
+import { HandoffSettingsFields, type HandoffSettings } from "../handoff/handoff-settings";
 
 type Settings = {
   recencyWindow: number;
@@ -22,7 +23,7 @@ type Settings = {
   turnConcurrency: number | null;
   modelConcurrency: number | null;
   burstDebounceMs: number | null;
-};
+} & HandoffSettings;
 type Limits = { turnConcurrency: number; modelConcurrency: number; burstDebounceMs: number };
 type Change = { id: number; key: string; oldValue: unknown; newValue: unknown; changedBy: string; createdAt: string };
 
@@ -128,6 +129,7 @@ export function SettingsForm() {
           </select>
           <label htmlFor="agentInstructions">Agent instructions</label>
           <textarea id="agentInstructions" rows={4} value={draft.agentInstructions} onChange={(e) => setDraft({ ...draft, agentInstructions: e.target.value })} />
+          <HandoffSettingsFields draft={draft} onChange={(patch) => setDraft({ ...draft, ...patch })} fieldError={fieldError} />
           {save.isError && !fieldError("x") && <p className="error" role="alert">Not saved: {save.error.message}</p>}
           {save.isSuccess && <p role="status" className="muted">Saved. The next message uses these values.</p>}
           <p>
