@@ -25,7 +25,7 @@ export function NeedsHuman() {
                 <div className="muted">{h.channel}</div>
               </td>
               <td style={{ maxWidth: 420 }}>{h.reason ?? <span className="muted">no reason given</span>}</td>
-              <td className="muted">{h.since ? `waiting since ${timeAgo(h.since)}` : ""}</td>
+              <td className="muted">{h.since ? `asked ${timeAgo(h.since)}` : ""}</td>
               <td>
                 {h.state === "waiting" ? (
                   <span className="badge warn">{h.timedOutAt ? "waiting (user told: overdue)" : "waiting"}</span>
