@@ -49,7 +49,7 @@ export async function ingestInbound(db: Database, message: InboundMessage, optio
 async function handoffByCommand(deps: TurnDeps, stored: Extract<StoreInboundResult, { status: "stored" }>, reason: string | null) {
   const { agentName } = await getSettings(deps.db);
   // The inbound envelope says why the agent did not answer it.
-  await finishEnvelope(deps.db, stored.envelopeId, { status: "done", metadata: { skipped: "handoff command", handoff: "command" } });
+  await finishEnvelope(deps.db, stored.envelopeId, { status: "done", metadata: { skipped: "handoff command", handoff: { action: "request", via: "command" } } });
   const message = await deps.db.prisma.message.findUnique({ where: { id: stored.messageId }, select: { id: true, threadId: true, platformMessageId: true, platformTopicId: true } });
   try {
     await requestHandoff(deps, {

@@ -172,7 +172,7 @@ export async function executeTurn(
     metadata: {
       replied: outcomeUnknown ? "unknown" : sent,
       ...(answerEnvelopeId ? { answerEnvelopeId } : {}),
-      ...(handedOff ? { handoff: "requested" } : {}),
+      ...(handedOff ? { handoff: { action: "request", via: "tool" } } : {}),
       ...burst,
       ...(error ? { modelError: error } : {}),
       ...(turnError ? { turnError } : {}),
@@ -219,7 +219,7 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: 
   };
   if (agentStaysSilent(message.conversation.handoffState)) {
     // A human was called or has the conversation: the agent says nothing until it is handed back.
-    await finishEnvelope(db, [...earlier.map((e) => e.id), envelopeId], { status: "done", metadata: { skipped: "handed off to a human", handoff: message.conversation.handoffState } });
+    await finishEnvelope(db, [...earlier.map((e) => e.id), envelopeId], { status: "done", metadata: { skipped: "handed off to a human", handoff: { state: message.conversation.handoffState } } });
     return;
   }
   if ((envelope.metadata as { forkConflict?: boolean }).forkConflict) {

@@ -90,7 +90,7 @@ describe("human handoff (AI SDK mock model)", () => {
     expect(turn.toolCalls).toEqual([{ tool: "handoff", reason: "first reason", outcome: { status: "handed off" } }]);
     const envelope = await t!.db.prisma.envelope.findFirstOrThrow({ where: { text: "help" } });
     expect(envelope.status).toBe("done");
-    expect((envelope.metadata as Record<string, unknown>).handoff).toBe("requested");
+    expect((envelope.metadata as Record<string, unknown>).handoff).toEqual({ action: "request", via: "tool" });
   });
 
   it("the /human command hands off at once with no model configured, and only once", async () => {
