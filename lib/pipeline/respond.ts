@@ -62,7 +62,7 @@ export async function executeTurn(
   },
 ): Promise<{ sent: boolean }> {
   const { envelope } = input;
-  const toolCalls: ({ message: string; outcome: ReplyOutcome } | { tool: "handoff"; reason: string; outcome: HandoffOutcome })[] = [];
+  const toolCalls: ({ message: string; outcome: ReplyOutcome } | { tool: "handoff"; message: string; outcome: HandoffOutcome })[] = [];
   let sent = false;
   // Why no reply reached the user, when one was attempted (shown on the turn and the envelope).
   let deliveryFailure: string | null = null;
@@ -108,7 +108,7 @@ export async function executeTurn(
         if (!(e instanceof AppError)) log.warn("agent.handoff_failed", { envelopeId: envelope.id, error: (e as Error).message });
         outcome = { error: e instanceof AppError && e.code === "conflict" ? `not handed off: ${e.message}` : "the handoff failed; answer the user yourself" };
       }
-      toolCalls.push({ tool: "handoff", reason, outcome });
+      toolCalls.push({ tool: "handoff", message: reason, outcome });
       return outcome;
     },
   });

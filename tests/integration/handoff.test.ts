@@ -64,7 +64,7 @@ describe("human handoff (AI SDK mock model)", () => {
     expect(request).toMatchObject({ from: "agent:main", to: ON_CALL, conversationId: c.id });
     expect((request.metadata as { handoff: unknown }).handoff).toMatchObject({ action: "request", state: "waiting" });
     const turn = await t!.db.prisma.turn.findFirstOrThrow();
-    expect(turn.toolCalls).toContainEqual({ tool: "handoff", reason: "the user wants a refund decision", outcome: { status: "handed off" } });
+    expect(turn.toolCalls).toContainEqual({ tool: "handoff", message: "the user wants a refund decision", outcome: { status: "handed off" } });
     expect(turn.system).toContain("`handoff` tool");
     expect(turn.system).toContain(defaultSettings.handoffGuidance);
 
@@ -87,7 +87,7 @@ describe("human handoff (AI SDK mock model)", () => {
     expect(sendTexts()).toEqual([WAITING]);
     const turn = await t!.db.prisma.turn.findFirstOrThrow();
     // Like `reply`: the second call never reached the handoff (the model got the guard's error).
-    expect(turn.toolCalls).toEqual([{ tool: "handoff", reason: "first reason", outcome: { status: "handed off" } }]);
+    expect(turn.toolCalls).toEqual([{ tool: "handoff", message: "first reason", outcome: { status: "handed off" } }]);
     const envelope = await t!.db.prisma.envelope.findFirstOrThrow({ where: { text: "help" } });
     expect(envelope.status).toBe("done");
     expect((envelope.metadata as Record<string, unknown>).handoff).toEqual({ action: "request", via: "tool" });

@@ -80,7 +80,7 @@ export type Turn = {
   model: string;
   system: string;
   prompt: { role: string; content: unknown }[];
-  toolCalls: { message: string; outcome: unknown }[];
+  toolCalls: { tool?: "handoff"; message: string; outcome: unknown }[];
   usage: Record<string, unknown>;
   latencyMs: number | null;
   error: string | null;
