@@ -5,6 +5,7 @@ import { createFork, setActiveFork } from "@/lib/db/forks";
 import { AppError } from "@/lib/errors";
 import { errorResponse } from "@/lib/http/respond";
 import { changeHandoff, handoffTimeouts, handoffView, listOpenHandoffs, ON_CALL } from "@/lib/pipeline/handoff";
+import { startBackgroundTask } from "@/lib/pipeline/forks";
 import { sendOperatorReply } from "@/lib/pipeline/operator-reply";
 import { updateSettings } from "@/lib/settings/store";
 import { defaultSettings } from "@/lib/settings/schema";
@@ -193,6 +194,20 @@ describe("human handoff (AI SDK mock model)", () => {
     expect(handoffView(c)).toMatchObject({ state: "waiting" });
     expect(c.handoffTimedOutAt).not.toBeNull();
     expect(await listOpenHandoffs(t!.db)).toHaveLength(1);
+  });
+
+  it("a background task in a handed-off conversation does not run: nothing is posted, the task fails with the reason", async () => {
+    const { calls } = await start([{ replies: ["task output"] }]);
+    await t!.post(update({ text: "/human" }));
+    await t!.settle();
+    const { id } = await conversation();
+    const { fork, envelope } = await startBackgroundTask(t!.db, { conversationId: id, task: "remind them about the invoice", from: "operator:alice" });
+    t!.app.worker.messageArrived();
+    await t!.settle();
+    expect(calls).toHaveLength(0);
+    expect(sendTexts()).toEqual([WAITING]);
+    expect(await t!.db.prisma.envelope.findUniqueOrThrow({ where: { id: envelope.id } })).toMatchObject({ status: "failed", lastDeliveryError: "not run: the conversation is handed off to a human" });
+    expect(await t!.db.prisma.fork.findUniqueOrThrow({ where: { id: fork.id } })).toMatchObject({ status: "failed" });
   });
 
   it("the operators' Telegram chat is told about a new handoff when set", async () => {
