@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
+import { HandoffBadge } from "./handoff/handoff-badge";
 
 const links = [
   { href: "/", label: "Conversations" },
@@ -30,6 +31,7 @@ export function Nav({ operator }: { operator: string }) {
           </Link>
         );
       })}
+      <HandoffBadge />
       <div className="spacer" />
       <div className="who">Signed in as {operator}</div>
       <button type="button" onClick={signOut} style={{ margin: "6px 10px" }}>

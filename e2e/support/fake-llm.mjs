@@ -2,7 +2,7 @@
 // calling `reply` with "Echo: <last line of the user's message>". e2e never calls a
 // real model. Started by playwright.config.ts as a web server on E2E_LLM_PORT.
 // A message containing "[malformed]" gets a `reply` call with invalid arguments, as
-// models sometimes produce.
+// models sometimes produce; one containing "[handoff]" also gets a `handoff` call.
 import { createServer } from "node:http";
 
 const port = Number(process.env.E2E_LLM_PORT ?? 3901);
@@ -21,5 +21,8 @@ createServer(async (req, res) => {
   const text = String(typeof last.content === "string" ? last.content : JSON.stringify(last.content)).split("\n").pop();
   const args = text.includes("[malformed]") ? { msg: 42 } : { message: `Echo: ${text}` };
   const call = { id: `call_${calls}`, type: "function", function: { name: "reply", arguments: JSON.stringify(args) } };
-  res.end(JSON.stringify({ ...base, choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [call] }, finish_reason: "tool_calls" }] }));
+  // "[handoff]": the model also passes the conversation to a human, in the same turn.
+  const handoff = { id: `handoff_${calls}`, type: "function", function: { name: "handoff", arguments: JSON.stringify({ reason: "the user asked for a person" }) } };
+  const toolCalls = text.includes("[handoff]") ? [call, handoff] : [call];
+  res.end(JSON.stringify({ ...base, choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: toolCalls }, finish_reason: "tool_calls" }] }));
 }).listen(port, "127.0.0.1", () => console.log(`fake LLM on ${port}`));

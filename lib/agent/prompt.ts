@@ -3,7 +3,7 @@ import type { BuiltContext } from "../context/build";
 import type { StoredMessage } from "../context/types";
 import { FIELD_SEPARATOR, formatEnvelope, formatTime } from "../prompt/format";
 import { canonicalText, sanitizeBody, sanitizeInline, truncate, userLabel } from "../prompt/sanitize";
-import type { Settings } from "../settings/schema";
+import { defaultSettings, type Settings } from "../settings/schema";
 
 /** A main-session message an interactive fork's prompt shows as context. */
 export type PendingUpdate = Pick<StoredMessage, "senderKind" | "senderName" | "text" | "sentAt">;
@@ -13,13 +13,15 @@ export type PromptInput = {
   /** The message being answered (its id is in context.messages). */
   currentId: number;
   conversation: { channel: string; type: string; title: string | null; topicName?: string | null };
-  settings: Pick<Settings, "agentInstructions" | "quoteMaxChars">;
+  settings: Pick<Settings, "agentInstructions" | "quoteMaxChars"> & Partial<Pick<Settings, "handoffGuidance">>;
   /** Our own fixed instructions for the system prompt (never text a chat user wrote), e.g. a background task's role. */
   extraSystem?: string[];
   /** An interactive fork's pending main-session updates: one data turn before the message answered. */
   pendingUpdates?: PendingUpdate[];
   /** A background task: the last user turn, instead of a stored message. */
   task?: { text: string; at: Date };
+  /** The conversation came back from a human: a note says who handled it, from when to when. */
+  handoffNote?: { from: Date; until: Date; operator: string | null } | null;
 };
 
 export type Prompt = { system: string; messages: ModelMessage[] };
@@ -56,6 +58,8 @@ export type SystemPromptInput = {
   gapNote: string | null;
   /** Some of the history's own messages may not have reached the user. */
   possiblyUndelivered?: boolean;
+  /** When to call `handoff` (the operators' words, from settings). */
+  handoffGuidance?: string;
 };
 
 /** The system prompt: persona, how to read the envelopes, and the reply tool's rules. */
@@ -80,6 +84,13 @@ export function systemPrompt(input: SystemPromptInput): string {
       "If no answer is needed (the message is not meant for you, or there is nothing useful to say), do not call it: nothing is sent.",
       "Text you write outside the tool is never shown to anyone.",
     ].join("\n"),
+    [
+      "To pass the conversation to a human operator, call the `handoff` tool with a short reason (at most once per turn). You may also call `reply` in the same turn to tell the user; after a handoff you stay silent until the operator hands the conversation back.",
+      (input.handoffGuidance ?? defaultSettings.handoffGuidance).trim(),
+      `A \`--- note …\` turn may say that a human operator handled the conversation for a while: their messages start with \`${OPERATOR_PREFIX.trim()}\`. Do not contradict what they told the user or promised.`,
+    ]
+      .filter(Boolean)
+      .join("\n"),
     ...(input.possiblyUndelivered
       ? [`A message of yours that starts with \`${POSSIBLY_UNDELIVERED_PREFIX.trim()}\` may never have reached the chat (the platform did not confirm it): do not assume the user saw it.`]
       : []),
@@ -119,6 +130,12 @@ export function noteTurn(m: Pick<StoredMessage, "text" | "sentAt">): string {
   return `--- note${FIELD_SEPARATOR}${formatTime(m.sentAt)}${FIELD_SEPARATOR}${NOTE_HEADER}\n${sanitizeBody(truncate(m.text, 2000))}`;
 }
 
+/** The hand-back note's text: our own words (times, an operator's name from our records). */
+export function handoffNoteText(note: { from: Date; until: Date; operator: string | null }): string {
+  const who = note.operator ? `A human operator (${note.operator})` : "A human operator";
+  return `${who} handled this conversation from ${formatTime(note.from)} to ${formatTime(note.until)} and has handed it back to you. Their messages in that time are marked as sent by a human operator.`;
+}
+
 /**
  * The model's view of the conversation: user messages as formatted envelopes,
  * the bot's own (agent or operator) messages as assistant turns, and every other
@@ -133,7 +150,13 @@ export function buildPrompt(input: PromptInput): Prompt {
   const details = chatDetailsTurn(input.conversation);
   if (details) out.push({ role: "user", content: details });
   const pending = pendingUpdatesTurn(channel, input.pendingUpdates ?? []);
+  // The hand-back note sits where it happened in time: before the first message after it.
+  let handoffNote = input.handoffNote ? noteTurn({ text: handoffNoteText(input.handoffNote), sentAt: input.handoffNote.until }) : null;
   messages.forEach((m) => {
+    if (handoffNote && m.sentAt > input.handoffNote!.until) {
+      out.push({ role: "user", content: handoffNote });
+      handoffNote = null;
+    }
     if (pending && m.id === input.currentId) out.push({ role: "user", content: pending });
     if (m.senderKind === "system") {
       out.push({ role: "user", content: noteTurn(m) });
@@ -149,6 +172,7 @@ export function buildPrompt(input: PromptInput): Prompt {
     const target = m.replyToMessageId !== null ? (byId.get(m.replyToMessageId) ?? null) : null;
     out.push({ role: "user", content: formatEnvelope(m, { channel, previousAt: m.previousSentAt, target, quoteMaxChars: input.settings.quoteMaxChars }) });
   });
+  if (handoffNote) out.push({ role: "user", content: handoffNote });
   if (pending && !byId.has(input.currentId)) out.push({ role: "user", content: pending });
   if (input.task) {
     out.push({ role: "user", content: `${TASK_HEADER}${FIELD_SEPARATOR}${formatTime(input.task.at)}\n${sanitizeBody(input.task.text)}` });
@@ -165,6 +189,7 @@ export function buildPrompt(input: PromptInput): Prompt {
     extraSystem: input.extraSystem ?? [],
     gapNote: input.context.gapNote,
     possiblyUndelivered: messages.some(isPossiblyUndelivered),
+    handoffGuidance: input.settings.handoffGuidance,
   });
   return { system, messages: out };
 }

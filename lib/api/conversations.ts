@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { handoffBodySchema } from "../pipeline/handoff";
 import { defineOperations, isoDate } from "./operation";
 import { senderKind, timelineMessage } from "./messages";
 
@@ -25,6 +26,17 @@ export const conversationRow = z.strictObject({
   membership: z.string().nullable(),
   membershipChangedAt: isoDate.nullable(),
   servedAt: isoDate.nullable(),
+  /** Human handoff (docs/HANDOFF.md): null = the agent answers, else waiting or assigned. */
+  handoffState: z.enum(["waiting", "assigned"]).nullable(),
+  handoffReason: z.string().nullable(),
+  handoffRequestedAt: isoDate.nullable(),
+  handoffOperator: z.string().nullable(),
+  handoffAssignedAt: isoDate.nullable(),
+  handoffTimedOutAt: isoDate.nullable(),
+  /** The last handoff handed back (for the next turn's note). */
+  lastHandoffFrom: isoDate.nullable(),
+  lastHandoffUntil: isoDate.nullable(),
+  lastHandoffOperator: z.string().nullable(),
   createdAt: isoDate,
   updatedAt: isoDate,
 });
@@ -45,7 +57,28 @@ export const conversationListQuery = z.object({
 });
 export const conversationListResponse = z.strictObject({ conversations: z.array(conversationSummary) });
 
-export const conversationResponse = z.strictObject({ conversation: conversationRow });
+/** A conversation's handoff as the API shows it: null while the agent has it. */
+export const handoffView = z
+  .strictObject({
+    state: z.enum(["waiting", "assigned"]),
+    reason: z.string().nullable(),
+    /** When it was handed off (the inbox orders by it). */
+    since: isoDate.nullable(),
+    operator: z.string().nullable(),
+    assignedAt: isoDate.nullable(),
+    /** When the user got the "nobody came" message, if they did. */
+    timedOutAt: isoDate.nullable(),
+  })
+  .nullable();
+
+export const conversationResponse = z.strictObject({ conversation: conversationRow.extend({ handoff: handoffView }) });
+export const handoffResponse = z.strictObject({ handoff: handoffView });
+export const handoffListResponse = z.strictObject({
+  /** Longest waiting first. */
+  handoffs: z.array(
+    handoffView.unwrap().extend({ conversationId: z.number().int(), channel: z.string(), platformChatId: z.string(), title: z.string().nullable() }),
+  ),
+});
 export const conversationPatchBody = z.object({ agentEnabled: z.boolean() }).strict();
 
 export const timelineQuery = z.object({
@@ -78,7 +111,21 @@ export const operations = defineOperations([
     query: conversationListQuery,
     response: { status: 200, schema: conversationListResponse },
   },
-  { method: "get", path: "/conversations/{id}", summary: "One conversation", response: { status: 200, schema: conversationResponse } },
+  {
+    method: "get",
+    path: "/conversations/{id}",
+    summary: "One conversation, with `handoff`: null or { state: waiting | assigned, reason, since, operator }",
+    response: { status: 200, schema: conversationResponse },
+  },
+  {
+    method: "post",
+    path: "/conversations/{id}/handoff",
+    summary: "Move the human handoff: request (bot → waiting), take (waiting → assigned; one operator wins), release (back to the agent); 409 on an invalid transition",
+    body: handoffBodySchema,
+    response: { status: 200, schema: handoffResponse },
+    errors: { 409: "Invalid transition for the current state (e.g. take when nobody is waiting, or another operator took it first)" },
+  },
+  { method: "get", path: "/handoffs", summary: "Open handoffs (\"Needs a human\"), longest waiting first, with their reasons", response: { status: 200, schema: handoffListResponse } },
   {
     method: "patch",
     path: "/conversations/{id}",

@@ -12,8 +12,8 @@ export const turnResponse = z.strictObject({
   system: z.string(),
   /** The messages the model was given. */
   prompt: storedJson(z.array(z.looseObject({ role: z.string(), content: z.unknown() }))),
-  /** Each reply tool call: the message and what became of it. */
-  toolCalls: storedJson(z.array(z.looseObject({ message: z.string(), outcome: z.unknown() }))),
+  /** Each tool call: the reply's message (or the handoff's reason, `tool: "handoff"`) and what became of it. */
+  toolCalls: storedJson(z.array(z.looseObject({ tool: z.literal("handoff").optional(), message: z.string(), outcome: z.unknown() }))),
   usage: storedJson(z.record(z.string(), z.unknown())),
   latencyMs: z.number().int().nullable(),
   error: z.string().nullable(),

@@ -74,7 +74,7 @@ export function findReplyTarget(db: Database, id: number) {
 }
 
 const messageColumns = { dates: ["sentAt", "editedAt", "deletedAt", "createdAt"], booleans: ["senderIsBot", "replyToSenderIsBot", "mentionsBot"] };
-const conversationColumns = { dates: ["lastMessageAt", "lastReadAt", "membershipChangedAt", "servedAt", "createdAt", "updatedAt"], booleans: ["agentEnabled"] };
+const conversationColumns = { dates: ["lastMessageAt", "lastReadAt", "membershipChangedAt", "servedAt", "createdAt", "updatedAt", "handoffRequestedAt", "handoffAssignedAt", "handoffTimedOutAt", "lastHandoffFrom", "lastHandoffUntil"], booleans: ["agentEnabled"] };
 
 /** A message with its conversation, as Prisma's `include` returns it; on the hand-written path (every turn reads it). */
 export async function findMessage(db: Database, id: number): Promise<(Message & { conversation: Conversation }) | null> {

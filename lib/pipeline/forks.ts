@@ -24,9 +24,11 @@ import { log } from "../log";
 import { getSettings } from "../settings/store";
 import { decideResume, interactiveChildOf } from "./fork-routing";
 import { sendToChat } from "./send-to-chat";
+import { agentStaysSilent } from "./handoff-rules";
 import { executeTurn, type TurnDeps } from "./respond";
 
 /** How a fork's report starts: the model wrote it (from users' messages), not the user or the operator. */
+const HANDED_OFF = "not run: the conversation is handed off to a human";
 export const MODEL_SUMMARY_LABEL = "The model's summary of side thread";
 
 export const exitStrategySchema = z.object({ strategy: z.enum(["discard", "save", "report"]) });
@@ -69,6 +71,12 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
   const conversation = await findConversation(db, envelope.conversationId);
   if (!conversation) {
     await finishEnvelope(db, envelopeId, { status: "failed", error: "conversation not found" });
+    return;
+  }
+  if (agentStaysSilent(conversation.handoffState)) {
+    // A human was called or has the chat: the agent posts nothing there, not even a task's message.
+    await updateFork(db, envelope.forkId, { status: "failed", endedAt: new Date(), summary: `failed: ${HANDED_OFF}` });
+    await finishEnvelope(db, envelopeId, { status: "failed", error: HANDED_OFF });
     return;
   }
   if (!deps.model) {

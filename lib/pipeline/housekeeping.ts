@@ -5,6 +5,7 @@ import { failForksOfFailedTasks } from "../db/forks";
 import { findReplyTarget } from "../db/messages";
 import { deleteExpiredSessions } from "../db/operators";
 import { sweepForks } from "./forks";
+import { handoffTimeouts } from "./handoff";
 import type { TurnDeps } from "./respond";
 
 /**
@@ -16,6 +17,7 @@ import type { TurnDeps } from "./respond";
  */
 export async function housekeeping(deps: TurnDeps, leaseMs: number, now = new Date()) {
   await sweepForks(deps, now);
+  await handoffTimeouts(deps, now);
   await keepStaleSends(deps, new Date(now.getTime() - leaseMs));
   const last = lastPurge.get(deps.db) ?? 0;
   if (now.getTime() - last >= 60_000) {

@@ -21,11 +21,15 @@ import {
   upsertConversation,
 } from "../db/ingest";
 import type { SqlRunner } from "../db/sql";
+import { finishEnvelope } from "../db/envelopes";
 import { agentAddress, channelAddress } from "../envelope/address";
 import { log } from "../log";
 import type { Settings } from "../settings/schema";
 import { getSettings } from "../settings/store";
 import { decideResume, interactiveChildOf, replyResumes } from "./fork-routing";
+import { requestHandoff } from "./handoff";
+import { COMMAND_REASON, parseHandoffCommand } from "./handoff-rules";
+import type { TurnDeps } from "./respond";
 import { inboundOutcome, shouldAnswer } from "./should-answer";
 
 export type StoreInboundResult =
@@ -35,7 +39,11 @@ export type StoreInboundResult =
 
 export type StoreEventResult = { status: "duplicate" } | { status: "membership"; membership: string | null } | { status: "deleted"; found: boolean } | { status: "topic" };
 
-type IngestOptions = { modelConfigured: boolean };
+export type IngestOptions = {
+  modelConfigured: boolean;
+  /** What the handoff command needs to tell the user (send) and report a fork; without it the command is an ordinary message. */
+  deps?: TurnDeps;
+};
 
 /**
  * Stores one inbound platform message in a single transaction and decides
@@ -47,12 +55,41 @@ type IngestOptions = { modelConfigured: boolean };
 export async function ingestInbound(db: Database, message: InboundMessage, options: IngestOptions = { modelConfigured: true }): Promise<StoreInboundResult> {
   const settings = await getSettings(db);
   const clean = storable(message);
+  // The handoff command (a person asking for a person) is decided here, without the model:
+  // stored like any message but never answered by the agent, then the handoff.
+  const command = options.deps && message.kind === "new" && !message.sender.isBot ? parseHandoffCommand(message.message.text, settings.handoffCommand) : null;
+  let stored: StoreInboundResult;
   try {
-    return await db.transaction((sql) => storeInbound(sql, clean, settings, options));
+    stored = await db.transaction((sql) => storeInbound(sql, clean, settings, { ...options, handoffCommand: command !== null }));
   } catch (error) {
     // A concurrent delivery of the same update committed first.
     if (isUniqueViolation(error)) return { status: "duplicate" };
     throw error;
+  }
+  if (command && options.deps && stored.status === "stored") await handoffByCommand(options.deps, stored, command.reason);
+  return stored;
+}
+
+/**
+ * The user's handoff command: the conversation goes to a human at once. Already
+ * handed off: nothing more (the user was told when it started). A failure is
+ * logged, never the webhook's 500: the message is stored and an operator can act.
+ */
+async function handoffByCommand(deps: TurnDeps, stored: Extract<StoreInboundResult, { status: "stored" }>, reason: string | null) {
+  const { agentName } = await getSettings(deps.db);
+  // The inbound envelope says why the agent did not answer it.
+  await finishEnvelope(deps.db, stored.envelopeId, { status: "done", metadata: { skipped: "handoff command", handoff: { action: "request", via: "command" } } });
+  const message = await deps.db.prisma.message.findUnique({ where: { id: stored.messageId }, select: { id: true, threadId: true, platformMessageId: true, platformTopicId: true } });
+  try {
+    await requestHandoff(deps, {
+      conversationId: stored.conversationId,
+      reason: reason ? `${COMMAND_REASON}: ${reason}` : COMMAND_REASON,
+      by: agentAddress(agentName),
+      replyTo: { envelopeId: stored.envelopeId, message },
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === "conflict") return;
+    log.error("handoff.command_failed", { conversationId: stored.conversationId, error: (error as Error).message });
   }
 }
 
@@ -66,7 +103,7 @@ export async function ingestEvent(db: Database, event: Exclude<InboundEvent, { t
   return result;
 }
 
-async function storeInbound(sql: SqlRunner, msg: InboundMessage, settings: Settings, options: IngestOptions): Promise<StoreInboundResult> {
+async function storeInbound(sql: SqlRunner, msg: InboundMessage, settings: Settings, options: IngestOptions & { handoffCommand: boolean }): Promise<StoreInboundResult> {
   const now = new Date();
   // A repeated update id rolls the whole transaction back: ingestInbound answers "duplicate".
   await insertInboundUpdate(sql, msg.channel, msg.updateId, now);
@@ -111,7 +148,7 @@ async function storeInbound(sql: SqlRunner, msg: InboundMessage, settings: Setti
     settings.groupAnswerMode,
     settings.answerChatSenders,
   );
-  const outcome = inboundOutcome({ agentEnabled, addressed, modelConfigured: options.modelConfigured, forkConflict });
+  const outcome = inboundOutcome({ agentEnabled, addressed, modelConfigured: options.modelConfigured, forkConflict, handoffCommand: options.handoffCommand });
   // The same message under a new update id hits the (conversation, platform id) key: duplicate.
   const messageId = await insertInboundMessage(sql, { conversationId, message: msg, replyToMessageId: target?.id ?? null, threadId, forkId, editedAt }, now);
   const metadata = {

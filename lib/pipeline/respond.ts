@@ -3,6 +3,7 @@ import { RateLimitedError } from "../agent/call-limits";
 import type { ModelHandle } from "../agent/model";
 import { buildPrompt, type Prompt } from "../agent/prompt";
 import { createReplyTool, type ReplyOutcome } from "../agent/reply-tool";
+import { createHandoffTool, type HandoffOutcome } from "../agent/handoff-tool";
 import type { ChannelAdapter } from "../channels/types";
 import { buildContext } from "../context/build";
 import type { Database } from "../db/database";
@@ -14,16 +15,12 @@ import { saveTurn } from "../db/turns";
 import { log } from "../log";
 import type { Settings } from "../settings/schema";
 import { getSettings } from "../settings/store";
+import { AppError } from "../errors";
+import type { TurnDeps } from "./turn-deps";
+import { agentStaysSilent, handoffNoteFor } from "./handoff-rules";
 import { sendToChat, type SendInput } from "./send-to-chat";
 
-export type TurnDeps = {
-  db: Database;
-  channels: Record<string, ChannelAdapter>;
-  /** Null: no model configured; the message waits for an operator. */
-  model: ModelHandle | null;
-  /** How long one model call may take. */
-  timeoutMs: number;
-};
+export type { TurnDeps } from "./turn-deps";
 
 /** A model failure worth another attempt later (5xx, timeout, malformed output). */
 export class TurnError extends Error {
@@ -58,7 +55,7 @@ export async function executeTurn(
   },
 ): Promise<{ sent: boolean }> {
   const { envelope } = input;
-  const toolCalls: { message: string; outcome: ReplyOutcome }[] = [];
+  const toolCalls: ({ message: string; outcome: ReplyOutcome } | { tool: "handoff"; message: string; outcome: HandoffOutcome })[] = [];
   let sent = false;
   // Why no reply reached the user, when one was attempted (shown on the turn and the envelope).
   let deliveryFailure: string | null = null;
@@ -89,6 +86,26 @@ export async function executeTurn(
     },
   });
 
+  // The model may hand off beside (or instead of) replying; the handoff's own waiting message tells the user.
+  let handedOff = false;
+  const handoff = createHandoffTool({
+    requestHandoff: async (reason) => {
+      let outcome: HandoffOutcome;
+      try {
+        // The waiting message is threaded under the turn's envelope but not a native reply: a
+        // `reply` in the same step replies to that message at the same moment (one thread root).
+        await deps.requestHandoff(deps, { conversationId: input.conversationId, reason, by: envelope.to, replyTo: { envelopeId: envelope.id, message: null } });
+        handedOff = true;
+        outcome = { status: "handed off" };
+      } catch (e) {
+        if (!(e instanceof AppError)) log.warn("agent.handoff_failed", { envelopeId: envelope.id, error: (e as Error).message });
+        outcome = { error: e instanceof AppError && e.code === "conflict" ? `not handed off: ${e.message}` : "the handoff failed; answer the user yourself" };
+      }
+      toolCalls.push({ tool: "handoff", message: reason, outcome });
+      return outcome;
+    },
+  });
+
   const started = performance.now();
   let usage: Record<string, unknown> = {};
   let error: string | null = null;
@@ -99,10 +116,10 @@ export async function executeTurn(
       model: deps.model.model,
       system: input.prompt.system,
       messages: input.prompt.messages,
-      tools: { reply },
-      // Once the reply is out there is nothing left to do (it works once per turn):
+      tools: { reply, handoff },
+      // Once the reply is out (or a human has the conversation) there is nothing left to do:
       // no further model call. A failed send goes back to the model as the tool's error.
-      stopWhen: [() => sent, stepCountIs(3)],
+      stopWhen: [() => sent || handedOff, stepCountIs(3)],
       maxRetries: 0,
       abortSignal: AbortSignal.timeout(deps.timeoutMs),
     });
@@ -135,7 +152,7 @@ export async function executeTurn(
   if (error && !sent) throw failure instanceof RateLimitedError ? failure : new TurnError(`model call failed: ${error}`);
   const coalesced = input.coalesced ?? [];
   const burst = coalesced.length ? { burst: [...coalesced, envelope.id], turnEnvelopeId: envelope.id } : {};
-  if (!sent && (deliveryFailure || malformed) && !outcomeUnknown) {
+  if (!sent && !handedOff && (deliveryFailure || malformed) && !outcomeUnknown) {
     // Nothing reached the user: the turn's envelope (the burst's latest) fails with the
     // reason, so the operator sees it and has one Retry; the burst's earlier ones point at it.
     if (coalesced.length) await finishEnvelope(deps.db, coalesced, { status: "done", metadata: { replied: false, ...burst } });
@@ -148,6 +165,7 @@ export async function executeTurn(
     metadata: {
       replied: outcomeUnknown ? "unknown" : sent,
       ...(answerEnvelopeId ? { answerEnvelopeId } : {}),
+      ...(handedOff ? { handoff: { action: "request", via: "tool" } } : {}),
       ...burst,
       ...(error ? { modelError: error } : {}),
       ...(turnError ? { turnError } : {}),
@@ -192,6 +210,11 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: 
     forkId: message.forkId,
     platform: (envelope.metadata as { platform?: Record<string, unknown> }).platform,
   };
+  if (agentStaysSilent(message.conversation.handoffState)) {
+    // A human was called or has the conversation: the agent says nothing until it is handed back.
+    await finishEnvelope(db, [...earlier.map((e) => e.id), envelopeId], { status: "done", metadata: { skipped: "handed off to a human", handoff: { state: message.conversation.handoffState } } });
+    return;
+  }
   if ((envelope.metadata as { forkConflict?: boolean }).forkConflict) {
     // No nesting of forks: tell the user (the operator sees the flag on the envelope).
     await sendToChat(deps, { ...delivery, text: FORK_CONFLICT_NOTICE, dedupeKey: `reply:${envelope.id}` });
@@ -219,6 +242,7 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: 
     settings,
     pendingUpdates: input.pendingUpdates,
     extraSystem: burstNote(burst.length + 1),
+    handoffNote: handoffNoteFor(message.conversation, context.messages),
   });
   await executeTurn({ ...deps, model: deps.model }, { envelope, conversationId: message.conversationId, forkId: message.forkId, prompt, delivery, coalesced });
   if (message.forkId) await updateFork(db, message.forkId, { lastActivityAt: new Date() });

@@ -14,6 +14,8 @@ import { env, type Env } from "../env";
 import { dispatchEnvelope } from "../pipeline/dispatch";
 import { housekeeping } from "../pipeline/housekeeping";
 import { ingestEvent } from "../pipeline/ingest";
+import { requestHandoff } from "../pipeline/handoff";
+import type { TurnDeps } from "../pipeline/turn-deps";
 import { EnvelopeWorker } from "../pipeline/worker";
 import { getSettings } from "../settings/store";
 import { throughput } from "../settings/throughput";
@@ -33,7 +35,7 @@ export type App = {
   gate: ProviderGate | null;
   worker: EnvelopeWorker;
   /** What pipeline steps need: database, channels, model, model timeout. */
-  turnDeps: { db: Database; channels: Record<string, ChannelAdapter>; model: ModelHandle | null; timeoutMs: number };
+  turnDeps: TurnDeps;
   /** The secret the Telegram webhook expects; random per process in the sandbox when unset. */
   telegramSecret: string;
   telegramWebhook: (request: Request) => Promise<Response>;
@@ -69,7 +71,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   const gate = configured ? new ProviderGate(configured.provider, e.LLM_CONCURRENCY) : null;
   const model = configured && gate ? limitModel(configured, gate) : null;
   const timeoutMs = e.LLM_TIMEOUT_SECONDS * 1000;
-  const turnDeps = { db, channels, model, timeoutMs };
+  const turnDeps: TurnDeps = { db, channels, model, timeoutMs, requestHandoff };
   // Longer than a whole turn (three model steps), so a live turn is never taken over.
   const leaseMs = overrides.leaseMs ?? timeoutMs * 4;
   const worker = new EnvelopeWorker({
@@ -95,7 +97,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     ingest: (event) => ingest(event),
   });
   const ingest = async (event: Exclude<InboundEvent, { type: "ignored" }>) => {
-    const result = await ingestEvent(db, event, { modelConfigured: model !== null });
+    const result = await ingestEvent(db, event, { modelConfigured: model !== null, deps: turnDeps });
     // Only a pending envelope gives the worker work; its turn is due after the burst debounce.
     if (result.status === "stored" && result.answer) worker.messageArrived();
     return result;

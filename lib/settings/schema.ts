@@ -39,6 +39,23 @@ export const settingsSchema = z.object({
   burstDebounceMs: z.number().int().min(0).max(60_000).nullable().default(null),
   /** Channel adapters each agent may send to: { "main": ["telegram"] }. */
   agentBindings: z.record(z.string(), z.array(z.string())).default({ main: ["telegram", "line"] }),
+  /** A user's message that is exactly this command hands the conversation to a human at once (no model needed). */
+  handoffCommand: z.string().regex(/^\/[a-z0-9_]{1,32}$/, "a slash command: / then lowercase letters, digits or _").default("/human"),
+  /** Sent to the user when a handoff starts; empty = nothing is sent. */
+  handoffWaitingMessage: z.string().max(1000).default("Thanks — a person from our team will reply here soon."),
+  /** How long a handoff may wait for an operator before the user is told (once); it stays in the inbox. */
+  handoffTimeoutMinutes: z.number().int().min(1).max(7 * 24 * 60).default(30),
+  /** Sent once when nobody took the handoff in time; empty = nothing is sent. */
+  handoffTimeoutMessage: z.string().max(1000).default("Sorry, everyone is busy right now. Your conversation is in our queue and a person will reply as soon as they can."),
+  /** When the agent should hand off (in its system prompt); operators edit it here. */
+  handoffGuidance: z
+    .string()
+    .max(2000)
+    .default(
+      "Call `handoff` when the user asks for a human, when the request is outside what you can do, when the user is frustrated, or when a decision needs a person.",
+    ),
+  /** A Telegram chat the bot tells about each new handoff (operators' group); null = none. */
+  handoffTelegramChatId: z.string().regex(/^-?\d{1,20}$/, "a Telegram chat id (digits, optionally -)").nullable().default(null),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;

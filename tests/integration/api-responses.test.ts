@@ -119,6 +119,15 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
     const received = expectDocumented(receive, await call(receive, { body: { to: "agent:other" } })) as { envelopes: unknown[] };
     expect(received.envelopes).toHaveLength(1);
 
+    const handoff = operation("post", "/conversations/{id}/handoff");
+    expect(expectDocumented(handoff, await call(handoff, { id: ids.conversation, body: { action: "request", reason: "needs a refund decision" } }))).toMatchObject({
+      handoff: { state: "waiting", reason: "needs a refund decision" },
+    });
+    const inbox = operation("get", "/handoffs");
+    expect(expectDocumented(inbox, await call(inbox))).toMatchObject({ handoffs: [{ conversationId: ids.conversation, state: "waiting" }] });
+    expect(expectDocumented(handoff, await call(handoff, { id: ids.conversation, body: { action: "take" } }))).toMatchObject({ handoff: { state: "assigned" } });
+    expect(expectDocumented(handoff, await call(handoff, { id: ids.conversation, body: { action: "release" } }))).toEqual({ handoff: null });
+
     const outbound = await h.t.db.prisma.envelope.findFirstOrThrow({ where: { to: { startsWith: "channel:" } } });
     await h.t.db.prisma.envelope.update({ where: { id: outbound.id }, data: { status: "failed", lastDeliveryError: "Telegram 500" } });
     const retry = operation("post", "/envelopes/{id}/retry");

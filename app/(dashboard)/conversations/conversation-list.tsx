@@ -7,6 +7,7 @@ import { api } from "../_lib/api";
 import { membershipLabel } from "../_lib/membership";
 import type { ConversationSummary, StatusInfo } from "../_lib/types";
 import { timeAgo } from "../_lib/time";
+import { NeedsHuman } from "../handoff/needs-human";
 
 export function ConversationList() {
   const router = useRouter();
@@ -22,6 +23,7 @@ export function ConversationList() {
   return (
     <>
       <h1>Conversations</h1>
+      <NeedsHuman />
       {status.data && !status.data.model && (
         <div className="banner" data-testid="no-model-banner">
           No model configured: messages are stored and shown here, and operators answer by hand. Set LLM_PROVIDER and LLM_MODEL to let the agent answer.

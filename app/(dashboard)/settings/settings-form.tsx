@@ -5,6 +5,7 @@ import { useEffect, useState } from "react";
 import { api, ApiError } from "../_lib/api";
 import { clock } from "../_lib/time";
 import type { QueueInfo, Settings, SettingsInfo, StatusInfo } from "../_lib/types";
+import { HandoffSettingsFields } from "../handoff/handoff-settings";
 
 type Limits = QueueInfo["limits"];
 type Change = SettingsInfo["changes"][number];
@@ -111,6 +112,7 @@ export function SettingsForm() {
           </select>
           <label htmlFor="agentInstructions">Agent instructions</label>
           <textarea id="agentInstructions" rows={4} value={draft.agentInstructions} onChange={(e) => setDraft({ ...draft, agentInstructions: e.target.value })} />
+          <HandoffSettingsFields draft={draft} onChange={(patch) => setDraft({ ...draft, ...patch })} fieldError={fieldError} />
           {save.isError && !fieldError("x") && <p className="error" role="alert">Not saved: {save.error.message}</p>}
           {save.isSuccess && <p role="status" className="muted">Saved. The next message uses these values.</p>}
           <p>

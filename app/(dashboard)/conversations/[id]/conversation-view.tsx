@@ -11,6 +11,7 @@ import type { ConversationDetail, TimelineMessage } from "../../_lib/types";
 import { useForkActions } from "../../_lib/use-forks";
 import { useReply } from "../../_lib/use-reply";
 import { ForkControls } from "../../forks/fork-controls";
+import { HandoffControl } from "../../handoff/handoff-control";
 import { ConversationCharts } from "./charts";
 
 /** Pause or resume the agent in this conversation. */
@@ -121,6 +122,7 @@ export function ConversationView({ id }: { id: number }) {
           )}
           <Link href={`/forks?conversationId=${conversation.id}`}>forks</Link>
           <AgentSwitch conversationId={conversation.id} enabled={conversation.agentEnabled} />
+          <HandoffControl conversationId={conversation.id} />
         </div>
       </div>
       {conversation.membership && (

@@ -39,7 +39,7 @@ export function TurnView({ id }: { id: number }) {
       ) : (
         turn.toolCalls.map((c, i) => (
           <div key={i} className="panel" style={{ marginBottom: 8 }}>
-            <div className="muted">reply → {JSON.stringify(c.outcome)}</div>
+            <div className="muted">{c.tool ?? "reply"} → {JSON.stringify(c.outcome)}</div>
             <pre style={{ whiteSpace: "pre-wrap", margin: 0 }}>{c.message}</pre>
           </div>
         ))

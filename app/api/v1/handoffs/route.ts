@@ -1,0 +1,9 @@
+import { handoffListResponse } from "@/lib/api/conversations";
+import { withOperator } from "@/lib/http/api";
+import { jsonOf } from "@/lib/http/respond";
+import { listOpenHandoffs } from "@/lib/pipeline/handoff";
+
+export const dynamic = "force-dynamic";
+
+/** The "Needs a human" inbox: open handoffs, longest waiting first. */
+export const GET = withOperator(async ({ ctx }) => jsonOf(handoffListResponse, { handoffs: await listOpenHandoffs(ctx.db) }));

@@ -1,0 +1,67 @@
+import { expect, test } from "./fixtures";
+
+test("a handoff lands in Needs a human; an operator takes over, replies, hands back, and the bot answers the next message", async ({ page, dashboard }) => {
+  const userId = 7000 + Math.floor(Math.random() * 1000);
+  await dashboard.signIn();
+  // The fake model replies and calls `handoff` for a message that says [handoff].
+  await dashboard.simulate("I need a real person [handoff]", { firstName: "Hana", userId });
+  await expect(page.getByTestId("sim-timeline")).toContainText("a person from our team will reply here soon");
+
+  // The badge shows on every page, the inbox lists it at the top with the reason.
+  await expect(page.getByTestId("handoff-badge")).toBeVisible();
+  await page.getByRole("link", { name: "Conversations" }).click();
+  const inbox = page.getByTestId("needs-human");
+  const row = inbox.getByTestId("needs-human-row").filter({ hasText: "Hana" });
+  await expect(row).toContainText("the user asked for a person");
+  await expect(row).toContainText("waiting");
+  await dashboard.screenshot("needs-a-human");
+
+  // While it waits, the agent is silent.
+  await dashboard.simulate("hello? [still waiting]", { firstName: "Hana", userId });
+  await page.getByRole("link", { name: "Conversations" }).click();
+  await inbox.getByTestId("needs-human-row").filter({ hasText: "Hana" }).getByRole("link").click();
+  const timeline = page.getByTestId("timeline");
+  await expect(timeline.getByTestId("message").filter({ hasText: "hello? [still waiting]" })).toBeVisible();
+  await expect(timeline).not.toContainText("Echo: hello?");
+
+  // Take over, reply, hand back.
+  const control = page.getByTestId("handoff-control");
+  await control.getByRole("button", { name: "Take over" }).click();
+  await expect(control.getByTestId("handoff-state")).toContainText("with admin");
+  await timeline.getByTestId("message").filter({ hasText: "hello? [still waiting]" }).getByRole("button", { name: /^Reply to message/ }).click();
+  await page.getByLabel("Message", { exact: true }).fill("Hi Hana, this is a person. Your refund is on its way.");
+  await page.getByRole("button", { name: "Send reply" }).click();
+  await expect(timeline.getByTestId("message").filter({ hasText: "this is a person" })).toBeVisible();
+  await dashboard.screenshot("handoff-assigned");
+  await control.getByRole("button", { name: "Hand back" }).click();
+  await expect(control.getByRole("button", { name: "Hand off to a human" })).toBeVisible();
+
+  // The next user message is answered by the bot again.
+  await dashboard.simulate("thanks, all good now", { firstName: "Hana", userId });
+  await expect(page.getByTestId("sim-timeline")).toContainText("Echo: thanks, all good now");
+  await page.getByRole("link", { name: "Conversations" }).click();
+  await expect(page.getByTestId("needs-human-row").filter({ hasText: "Hana" })).toHaveCount(0);
+});
+
+test("the handoff API refuses an invalid transition with 409", async ({ page, dashboard }) => {
+  const userId = 8000 + Math.floor(Math.random() * 1000);
+  await dashboard.signIn();
+  await dashboard.simulate("just saying hi", { firstName: "Ivo", userId });
+  const { conversations } = await (await page.request.get("/api/v1/conversations?search=Ivo")).json();
+  const id = conversations[0].id;
+  const csrf = (await page.context().cookies()).find((c) => c.name === "sb_csrf")!.value;
+  const post = (action: string) => page.request.post(`/api/v1/conversations/${id}/handoff`, { data: { action }, headers: { "x-csrf-token": csrf } });
+  expect((await post("take")).status()).toBe(409);
+  expect((await post("release")).status()).toBe(409);
+  // A mutation without the CSRF token changes nothing.
+  expect((await page.request.post(`/api/v1/conversations/${id}/handoff`, { data: { action: "request" } })).status()).toBe(403);
+  const requested = await post("request");
+  expect(requested.status()).toBe(200);
+  expect((await requested.json()).handoff).toMatchObject({ state: "waiting" });
+  expect((await post("request")).status()).toBe(409);
+  const detail = await (await page.request.get(`/api/v1/conversations/${id}`)).json();
+  expect(detail.conversation.handoff).toMatchObject({ state: "waiting", operator: null });
+  expect((await post("take")).status()).toBe(200);
+  expect((await post("take")).status()).toBe(409);
+  expect((await post("release")).status()).toBe(200);
+});

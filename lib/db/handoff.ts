@@ -1,0 +1,127 @@
+import type { Database } from "./database";
+
+export type HandoffRow = {
+  id: number;
+  channel: string;
+  platformChatId: string;
+  title: string | null;
+  activeForkId: number | null;
+  handoffState: string | null;
+  handoffReason: string | null;
+  handoffRequestedAt: Date | null;
+  handoffOperator: string | null;
+  handoffAssignedAt: Date | null;
+  handoffTimedOutAt: Date | null;
+  lastHandoffFrom: Date | null;
+  lastHandoffUntil: Date | null;
+  lastHandoffOperator: string | null;
+};
+
+const handoffSelect = {
+  id: true,
+  channel: true,
+  platformChatId: true,
+  title: true,
+  activeForkId: true,
+  handoffState: true,
+  handoffReason: true,
+  handoffRequestedAt: true,
+  handoffOperator: true,
+  handoffAssignedAt: true,
+  handoffTimedOutAt: true,
+  lastHandoffFrom: true,
+  lastHandoffUntil: true,
+  lastHandoffOperator: true,
+} as const;
+
+export function readHandoff(db: Database, conversationId: number): Promise<HandoffRow | null> {
+  return db.prisma.conversation.findUnique({ where: { id: conversationId }, select: handoffSelect });
+}
+
+/** What one transition writes: the new state's columns and its record in the history. */
+export type TransitionWrite = {
+  conversationId: number;
+  action: "request" | "take" | "release";
+  /** The states the action may start from (lib/pipeline/handoff-rules.ts): the conditional UPDATE's WHERE. */
+  from: readonly ("waiting" | "assigned" | null)[];
+  at: Date;
+  reason?: string | null;
+  operator?: string | null;
+  /** The transition's envelope (done at once: a record, never delivered). */
+  envelope: { from: string; to: string; text: string; replyToEnvelopeId?: number | null; metadata: Record<string, unknown> };
+};
+
+/**
+ * Moves a conversation's handoff state with one conditional UPDATE (WHERE the
+ * state is one the action may start from) and records the transition as an
+ * envelope, in one transaction. Two operators (or instances) taking the same
+ * conversation: the database lets exactly one UPDATE match. Returns the
+ * transition envelope's id, or null when the state had already moved.
+ */
+export async function writeTransition(db: Database, input: TransitionWrite): Promise<{ envelopeId: number } | null> {
+  return db.transaction(async (sql) => {
+    const { from } = input;
+    const where = [...(from.includes(null) ? [`"handoffState" IS NULL`] : []), ...from.filter((s) => s !== null).map((s) => `"handoffState" = '${s}'`)].join(" OR ");
+    let changed: number;
+    if (input.action === "request") {
+      changed = await sql.run(
+        `UPDATE "Conversation" SET "handoffState" = 'waiting', "handoffReason" = ?, "handoffRequestedAt" = ?, "handoffOperator" = NULL,
+           "handoffAssignedAt" = NULL, "handoffTimedOutAt" = NULL, "updatedAt" = ? WHERE "id" = ? AND (${where})`,
+        input.reason ?? null, input.at, input.at, input.conversationId,
+      );
+    } else if (input.action === "take") {
+      changed = await sql.run(
+        `UPDATE "Conversation" SET "handoffState" = 'assigned', "handoffOperator" = ?, "handoffAssignedAt" = ?, "updatedAt" = ? WHERE "id" = ? AND (${where})`,
+        input.operator ?? null, input.at, input.at, input.conversationId,
+      );
+    } else {
+      // SET expressions read the row as it was: the ending handoff becomes the "last" one.
+      changed = await sql.run(
+        `UPDATE "Conversation" SET "lastHandoffFrom" = COALESCE("handoffAssignedAt", "handoffRequestedAt"), "lastHandoffUntil" = ?,
+           "lastHandoffOperator" = COALESCE("handoffOperator", ?), "handoffState" = NULL, "handoffReason" = NULL, "handoffRequestedAt" = NULL,
+           "handoffOperator" = NULL, "handoffAssignedAt" = NULL, "handoffTimedOutAt" = NULL, "updatedAt" = ? WHERE "id" = ? AND (${where})`,
+        input.at, input.operator ?? null, input.at, input.conversationId,
+      );
+    }
+    if (Number(changed) !== 1) return null;
+    const parent = input.envelope.replyToEnvelopeId
+      ? await sql.one<{ id: number; threadRootId: number | null }>(`SELECT "id", "threadRootId" FROM "Envelope" WHERE "id" = ?`, input.envelope.replyToEnvelopeId)
+      : undefined;
+    const envelope = (await sql.one<{ id: number }>(
+      `INSERT INTO "Envelope" ("from", "to", "status", "text", "replyToEnvelopeId", "threadRootId", "conversationId", "metadata", "doneAt", "createdAt", "updatedAt")
+       VALUES (?, ?, 'done', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
+      input.envelope.from, input.envelope.to, input.envelope.text, parent?.id ?? null, parent ? (parent.threadRootId ?? parent.id) : null,
+      input.conversationId, input.envelope.metadata, input.at, input.at, input.at,
+    ))!;
+    return { envelopeId: envelope.id };
+  });
+}
+
+/** Conversations handed to a human, longest waiting first (the inbox's "Needs a human"). */
+export function listHandoffs(db: Database, take = 200) {
+  return db.prisma.conversation.findMany({
+    where: { handoffState: { in: ["waiting", "assigned"] } },
+    orderBy: [{ handoffRequestedAt: "asc" }, { id: "asc" }],
+    take,
+    select: handoffSelect,
+  });
+}
+
+/** Waiting handoffs requested before `before` whose user was not told yet. */
+export function findOverdueHandoffs(db: Database, before: Date) {
+  return db.prisma.conversation.findMany({
+    where: { handoffState: "waiting", handoffTimedOutAt: null, handoffRequestedAt: { lt: before } },
+    orderBy: { handoffRequestedAt: "asc" },
+    take: 100,
+    select: handoffSelect,
+  });
+}
+
+/** Marks a waiting handoff as timed out, once: true for the one caller that did (ticks and instances overlap). */
+export async function markHandoffTimedOut(db: Database, conversationId: number, requestedAt: Date, at: Date): Promise<boolean> {
+  const { count } = await db.prisma.conversation.updateMany({
+    where: { id: conversationId, handoffState: "waiting", handoffTimedOutAt: null, handoffRequestedAt: requestedAt },
+    data: { handoffTimedOutAt: at },
+  });
+  return count === 1;
+}

@@ -1,0 +1,80 @@
+/**
+ * The pure rules of human handoff: which message is the handoff command, which
+ * transitions are allowed, and whether the agent stays silent. No I/O, so the
+ * state machine is tested on its own (tests/unit/handoff-rules.test.ts).
+ *
+ *   bot (null) --request--> waiting --take--> assigned --release--> bot
+ *                                   \-------------release---------/
+ */
+export type HandoffState = "waiting" | "assigned";
+export type HandoffAction = "request" | "take" | "release";
+export const handoffActions = ["request", "take", "release"] as const;
+
+/** The states an action may start from: the conditional UPDATE's WHERE. */
+export const allowedFrom: Record<HandoffAction, (HandoffState | null)[]> = {
+  request: [null],
+  take: ["waiting"],
+  release: ["waiting", "assigned"],
+};
+
+export const stateAfter: Record<HandoffAction, HandoffState | null> = { request: "waiting", take: "assigned", release: null };
+
+/** Why an action cannot run in a state (the 409's message), or null when it can. */
+export function transitionRefusal(current: HandoffState | null, action: HandoffAction): string | null {
+  if (allowedFrom[action].includes(current)) return null;
+  if (action === "request") return current === "waiting" ? "a handoff is already waiting for an operator" : "an operator already has this conversation";
+  if (action === "take") return current === "assigned" ? "another operator already took this conversation" : "nothing to take: no handoff is waiting here";
+  return "the agent already has this conversation: nothing to hand back";
+}
+
+/** A stored state read back (anything unknown reads as the bot's: never stuck silent on a bad value). */
+export function parseHandoffState(value: string | null | undefined): HandoffState | null {
+  return value === "waiting" || value === "assigned" ? value : null;
+}
+
+/** While a human is called or has the conversation, the agent answers nothing. */
+export function agentStaysSilent(state: string | null | undefined): boolean {
+  return parseHandoffState(state) !== null;
+}
+
+/**
+ * The handoff command in a user's message: the whole message is the command
+ * (`/human`), optionally addressed to a bot (`/human@SomeBot`, as Telegram groups
+ * send it) and followed by the user's own reason. Null when it is not the command.
+ */
+export function parseHandoffCommand(text: string, command: string): { reason: string | null } | null {
+  const trimmed = text.trim();
+  const lower = trimmed.toLowerCase();
+  if (!lower.startsWith(command.toLowerCase())) return null;
+  let rest = trimmed.slice(command.length);
+  const addressed = /^@[A-Za-z0-9_]{1,64}/.exec(rest);
+  if (addressed) rest = rest.slice(addressed[0].length);
+  if (rest !== "" && !/^\s/.test(rest)) return null;
+  const reason = rest.trim();
+  return { reason: reason ? reason.slice(0, 500) : null };
+}
+
+/** The reason recorded when the user asked with the command and gave none. */
+export const COMMAND_REASON = "the user asked for a human";
+
+/**
+ * Whether the next turn's prompt carries the "a human handled this" note: when
+ * the hand-back falls inside the messages the model sees, or when the bot has
+ * not spoken since it (the first turns after a hand-back).
+ */
+export function showHandoffNote(handedBackAt: Date | null, context: { sentAt: Date; senderKind: string }[]): boolean {
+  if (!handedBackAt || context.length === 0) return false;
+  const oldest = context.reduce((min, m) => (m.sentAt < min ? m.sentAt : min), context[0].sentAt);
+  if (handedBackAt >= oldest) return true;
+  return !context.some((m) => m.senderKind === "agent");
+}
+
+/** The last hand-back for the prompt's note, when the note is due (see showHandoffNote). */
+export function handoffNoteFor(
+  conversation: { lastHandoffFrom: Date | null; lastHandoffUntil: Date | null; lastHandoffOperator: string | null },
+  context: { sentAt: Date; senderKind: string }[],
+): { from: Date; until: Date; operator: string | null } | null {
+  const { lastHandoffFrom: from, lastHandoffUntil: until } = conversation;
+  if (!from || !until || !showHandoffNote(until, context)) return null;
+  return { from, until, operator: conversation.lastHandoffOperator };
+}

@@ -1,0 +1,181 @@
+import { z } from "zod";
+import type { Database } from "../db/database";
+import { findOverdueHandoffs, listHandoffs, markHandoffTimedOut, readHandoff, writeTransition, type HandoffRow } from "../db/handoff";
+import { agentAddress, operatorAddress } from "../envelope/address";
+import { AppError, notFound } from "../errors";
+import { log } from "../log";
+import { getSettings } from "../settings/store";
+import { exitFork } from "./forks";
+import { allowedFrom, handoffActions, parseHandoffState, stateAfter, transitionRefusal, type HandoffAction, type HandoffState } from "./handoff-rules";
+import type { HandoffRequest, TurnDeps } from "./turn-deps";
+import { sendToChat } from "./send-to-chat";
+
+/**
+ * Human handoff, the orchestration: request (the agent's `handoff` tool, the
+ * user's command, or an operator), take, release, and the wait timeout. The state
+ * lives on the Conversation (lib/db/handoff.ts); every transition is also an
+ * envelope in the conversation's history, from `agent:<name>` or
+ * `operator:<name>`, so the audit trail is the envelope log like everything else.
+ */
+
+/** Where an agent's handoff request is addressed: whichever operator is on duty. */
+export const ON_CALL = operatorAddress("on-call");
+
+export const handoffBodySchema = z
+  .object({
+    action: z.enum(handoffActions),
+    reason: z.string().trim().min(1).max(500).optional(),
+  })
+  .strict();
+
+/** The API's view of a conversation's handoff: null while the agent has it. */
+export type HandoffView = { state: HandoffState; reason: string | null; since: Date | null; operator: string | null; assignedAt: Date | null; timedOutAt: Date | null };
+
+export function handoffView(c: Pick<HandoffRow, "handoffState" | "handoffReason" | "handoffRequestedAt" | "handoffOperator" | "handoffAssignedAt" | "handoffTimedOutAt">): HandoffView | null {
+  const state = parseHandoffState(c.handoffState);
+  if (!state) return null;
+  return { state, reason: c.handoffReason, since: c.handoffRequestedAt, operator: c.handoffOperator, assignedAt: c.handoffAssignedAt, timedOutAt: c.handoffTimedOutAt };
+}
+
+
+/**
+ * Hands the conversation to a human: an interactive fork in progress is reported
+ * first (its summary joins the main session, where the operator reads it), the
+ * state moves bot → waiting (409 if it is not the bot's), the user gets the
+ * waiting message and the operators' Telegram chat, when set, is told.
+ */
+export async function requestHandoff(deps: TurnDeps, input: HandoffRequest): Promise<{ envelopeId: number; view: HandoffView }> {
+  const { db } = deps;
+  const settings = await getSettings(db);
+  const current = await readHandoff(db, input.conversationId);
+  if (!current) throw notFound("conversation");
+  const refusal = transitionRefusal(parseHandoffState(current.handoffState), "request");
+  if (refusal) throw new AppError("conflict", refusal);
+  if (current.activeForkId !== null) {
+    try {
+      await exitFork(deps, current.activeForkId, "report", "handoff");
+    } catch (error) {
+      // Another exit won meanwhile: the conversation is back on its main session either way.
+      log.warn("handoff.fork_report_failed", { conversationId: input.conversationId, error });
+    }
+  }
+  const at = new Date();
+  const fromAgent = input.by.startsWith("agent:");
+  const written = await writeTransition(db, {
+    conversationId: input.conversationId,
+    action: "request",
+    from: allowedFrom.request,
+    at,
+    reason: input.reason,
+    envelope: {
+      from: input.by,
+      to: fromAgent ? ON_CALL : agentAddress(settings.agentName),
+      text: `handoff requested: ${input.reason}`,
+      replyToEnvelopeId: input.replyTo?.envelopeId ?? null,
+      metadata: { handoff: { action: "request", state: "waiting", reason: input.reason } },
+    },
+  });
+  if (!written) throw new AppError("conflict", "the conversation's handoff state changed meanwhile; reload and try again");
+  log.info("handoff.requested", { conversationId: input.conversationId, by: input.by });
+  if (settings.handoffWaitingMessage.trim()) {
+    await sendToChat(deps, {
+      from: agentAddress(settings.agentName),
+      senderKind: "agent",
+      senderName: settings.agentName,
+      conversation: current,
+      text: settings.handoffWaitingMessage,
+      replyTo: input.replyTo?.message ?? null,
+      replyToEnvelopeId: written.envelopeId,
+      forkId: null,
+      dedupeKey: `handoff-waiting:${written.envelopeId}`,
+    });
+  }
+  await tellOperatorsChat(deps, settings.handoffTelegramChatId, current, input.reason);
+  return { envelopeId: written.envelopeId, view: { state: "waiting", reason: input.reason, since: at, operator: null, assignedAt: null, timedOutAt: null } };
+}
+
+/** Optional: a line in the operators' Telegram chat. Best effort: a failure is logged, the handoff stands. */
+async function tellOperatorsChat(deps: TurnDeps, chatId: string | null, conversation: HandoffRow, reason: string) {
+  const telegram = deps.channels.telegram;
+  if (!chatId || !telegram) return;
+  const name = conversation.title ?? `${conversation.channel} chat ${conversation.platformChatId}`;
+  try {
+    await telegram.send({ chatId, text: `Needs a human: ${name} (conversation #${conversation.id}). Reason: ${reason}` });
+  } catch (error) {
+    log.warn("handoff.operators_chat_failed", { conversationId: conversation.id, error: (error as Error).message });
+  }
+}
+
+/**
+ * An operator moves the handoff: request (hand off from the dashboard), take
+ * (waiting → assigned: of two operators or instances exactly one wins, the other
+ * gets 409), release (back to the agent; the next turn carries a note that a
+ * human handled it).
+ */
+export async function changeHandoff(deps: TurnDeps, conversationId: number, body: z.infer<typeof handoffBodySchema>, operator: string) {
+  if (body.action === "request") {
+    return (await requestHandoff(deps, { conversationId, reason: body.reason ?? `requested by ${operator}`, by: operatorAddress(operator) })).view;
+  }
+  return moveHandoff(deps.db, conversationId, body.action, operator);
+}
+
+async function moveHandoff(db: Database, conversationId: number, action: Exclude<HandoffAction, "request">, operator: string): Promise<HandoffView | null> {
+  const current = await readHandoff(db, conversationId);
+  if (!current) throw notFound("conversation");
+  const refusal = transitionRefusal(parseHandoffState(current.handoffState), action);
+  if (refusal) throw new AppError("conflict", refusal);
+  const { agentName } = await getSettings(db);
+  const at = new Date();
+  const written = await writeTransition(db, {
+    conversationId,
+    action,
+    from: allowedFrom[action],
+    at,
+    operator,
+    envelope: {
+      from: operatorAddress(operator),
+      to: agentAddress(agentName),
+      text: action === "take" ? `taken over by ${operator}` : `handed back to the agent by ${operator}`,
+      metadata: { handoff: { action, state: stateAfter[action], operator } },
+    },
+  });
+  if (!written) {
+    const now = await readHandoff(db, conversationId);
+    throw new AppError("conflict", transitionRefusal(parseHandoffState(now?.handoffState), action) ?? "the handoff changed meanwhile; try again");
+  }
+  log.info(action === "take" ? "handoff.taken" : "handoff.released", { conversationId, operator });
+  const after = await readHandoff(db, conversationId);
+  return after ? handoffView(after) : null;
+}
+
+/** The inbox: handoffs waiting (longest first) and those an operator has. */
+export async function listOpenHandoffs(db: Database) {
+  const rows = await listHandoffs(db);
+  return rows.map((row) => ({ conversationId: row.id, channel: row.channel, platformChatId: row.platformChatId, title: row.title, ...handoffView(row)! }));
+}
+
+/**
+ * Handoffs nobody took within the setting's time: the user is told once (the
+ * timeout message), and the conversation stays waiting in the inbox — it never
+ * goes back to the bot by itself. Run by the worker's housekeeping tick.
+ */
+export async function handoffTimeouts(deps: TurnDeps, now = new Date()) {
+  const settings = await getSettings(deps.db);
+  const overdue = await findOverdueHandoffs(deps.db, new Date(now.getTime() - settings.handoffTimeoutMinutes * 60_000));
+  for (const row of overdue) {
+    if (!(await markHandoffTimedOut(deps.db, row.id, row.handoffRequestedAt!, now))) continue;
+    log.info("handoff.timed_out", { conversationId: row.id });
+    if (!settings.handoffTimeoutMessage.trim()) continue;
+    await sendToChat(deps, {
+      from: agentAddress(settings.agentName),
+      senderKind: "agent",
+      senderName: settings.agentName,
+      conversation: row,
+      text: settings.handoffTimeoutMessage,
+      replyTo: null,
+      replyToEnvelopeId: null,
+      forkId: null,
+      dedupeKey: `handoff-timeout:${row.id}:${row.handoffRequestedAt!.getTime()}`,
+    });
+  }
+}

@@ -1,0 +1,29 @@
+import type { ModelHandle } from "../agent/model";
+import type { ChannelAdapter } from "../channels/types";
+import type { Database } from "../db/database";
+
+/** A request to hand a conversation to a human (lib/pipeline/handoff.ts). */
+export type HandoffRequest = {
+  conversationId: number;
+  reason: string;
+  /** Who asks: `agent:<name>` (tool or command) or `operator:<name>`. */
+  by: string;
+  /** The user's message it answers (the waiting message replies to it natively). */
+  replyTo?: { envelopeId: number; message: { id: number; threadId: number | null; platformMessageId: string | null; platformTopicId?: string | null } | null } | null;
+};
+
+/** What the pipeline's steps need: database, channels, model, model timeout. */
+export type TurnDeps = {
+  db: Database;
+  channels: Record<string, ChannelAdapter>;
+  /** Null: no model configured; the message waits for an operator. */
+  model: ModelHandle | null;
+  /** How long one model call may take. */
+  timeoutMs: number;
+  /**
+   * Hands the conversation to a human (the `handoff` tool calls it). Passed in by
+   * the wiring rather than imported: a handoff reports an open fork, and that
+   * report runs a model turn, so the turn cannot import the handoff.
+   */
+  requestHandoff: (deps: TurnDeps, request: HandoffRequest) => Promise<unknown>;
+};

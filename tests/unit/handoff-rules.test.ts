@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { agentStaysSilent, handoffNoteFor, parseHandoffCommand, showHandoffNote, transitionRefusal } from "@/lib/pipeline/handoff-rules";
+
+describe("handoff rules", () => {
+  it("the command is the whole message, optionally addressed to a bot and followed by a reason", () => {
+    expect(parseHandoffCommand("/human", "/human")).toEqual({ reason: null });
+    expect(parseHandoffCommand("  /HUMAN  ", "/human")).toEqual({ reason: null });
+    expect(parseHandoffCommand("/human@SwitchboardBot", "/human")).toEqual({ reason: null });
+    expect(parseHandoffCommand("/human my order is lost", "/human")).toEqual({ reason: "my order is lost" });
+    expect(parseHandoffCommand("/humane", "/human")).toBeNull();
+    expect(parseHandoffCommand("please /human", "/human")).toBeNull();
+    expect(parseHandoffCommand("/human", "/operator")).toBeNull();
+    expect(parseHandoffCommand(`/human ${"x".repeat(900)}`, "/human")!.reason).toHaveLength(500);
+  });
+
+  it("bot → waiting → assigned → bot; everything else is refused", () => {
+    expect(transitionRefusal(null, "request")).toBeNull();
+    expect(transitionRefusal("waiting", "take")).toBeNull();
+    expect(transitionRefusal("assigned", "release")).toBeNull();
+    expect(transitionRefusal("waiting", "release")).toBeNull();
+    expect(transitionRefusal(null, "take")).not.toBeNull();
+    expect(transitionRefusal(null, "release")).not.toBeNull();
+    expect(transitionRefusal("waiting", "request")).not.toBeNull();
+    expect(transitionRefusal("assigned", "take")).not.toBeNull();
+    expect(transitionRefusal("assigned", "request")).not.toBeNull();
+  });
+
+  it("the agent is silent while waiting or assigned, never on an unknown value", () => {
+    expect(agentStaysSilent("waiting")).toBe(true);
+    expect(agentStaysSilent("assigned")).toBe(true);
+    expect(agentStaysSilent(null)).toBe(false);
+    expect(agentStaysSilent("garbage")).toBe(false);
+  });
+
+  it("the hand-back note shows while the hand-back is in view or the bot has not spoken since", () => {
+    const at = (m: number) => new Date(Date.UTC(2026, 10, 20, 10, m));
+    const back = at(30);
+    expect(showHandoffNote(back, [{ sentAt: at(10), senderKind: "user" }, { sentAt: at(31), senderKind: "user" }])).toBe(true);
+    expect(showHandoffNote(back, [{ sentAt: at(31), senderKind: "user" }])).toBe(true);
+    expect(showHandoffNote(back, [{ sentAt: at(31), senderKind: "user" }, { sentAt: at(32), senderKind: "agent" }])).toBe(false);
+    expect(showHandoffNote(null, [{ sentAt: at(31), senderKind: "user" }])).toBe(false);
+    expect(handoffNoteFor({ lastHandoffFrom: at(5), lastHandoffUntil: back, lastHandoffOperator: "alice" }, [{ sentAt: at(31), senderKind: "user" }])).toEqual({ from: at(5), until: back, operator: "alice" });
+  });
+});
