@@ -1,5 +1,6 @@
 import type { InboundEvent, InboundMessage } from "../channels/types";
 import { channelAddress } from "../envelope/address";
+import type { EnvelopeMetadata } from "../envelope/metadata";
 import type { Database } from "./database";
 import { log } from "../log";
 import { isUniqueViolation } from "./errors";
@@ -225,7 +226,7 @@ async function store(sql: SqlRunner, msg: InboundMessage, options: StoreInboundO
     ...(forkConflict ? { forkConflict: true } : {}),
     ...(msg.platform ? { platform: msg.platform } : {}),
     ...(answer ? {} : { skipped: !agentEnabled ? "agent paused in this conversation" : wanted ? "no model configured" : "not addressed to the bot" }),
-  };
+  } satisfies EnvelopeMetadata;
   const envelope = (await sql.one<{ id: number }>(
     `INSERT INTO "Envelope" ("from", "to", "status", "text", "conversationId", "messageId", "forkId", "metadata", "doneAt", "createdAt", "updatedAt")
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,

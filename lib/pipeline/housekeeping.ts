@@ -37,7 +37,7 @@ async function keepStaleSends(deps: TurnDeps, startedBefore: Date) {
       await finishEnvelope(deps.db, envelope.id, { status: "failed", error: STALE_SEND, metadata: { outcome: "unknown" } });
       continue;
     }
-    const inReplyTo = (envelope.metadata as { inReplyToMessageId?: number | null }).inReplyToMessageId;
+    const inReplyTo = envelope.metadata.inReplyToMessageId;
     const replyTo = inReplyTo
       ? await deps.db.prisma.message.findUnique({ where: { id: inReplyTo }, select: { id: true, threadId: true, platformMessageId: true, platformTopicId: true } })
       : null;

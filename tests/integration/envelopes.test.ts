@@ -46,14 +46,16 @@ describe.each(databases)("envelopes on $name", ({ open }) => {
     expect(telegram.sends().map((c) => c.body.text)).toEqual(["news!"]);
   });
 
-  it("a failed channel send is terminal and recorded in metadata.lastDeliveryError", async () => {
+  it("a failed channel send is terminal and recorded once, in lastDeliveryError", async () => {
     telegram.failNext({ status: 403, body: { ok: false, error_code: 403, description: "Forbidden: bot was kicked" } });
     const e = await sendEnvelope(t.db, { from: "agent:main", to: chat, text: "hi" }, api);
     t.app.worker.kick();
     await t.settle();
     const failed = await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: e.id } });
     expect(failed.status).toBe("failed");
-    expect((failed.metadata as Record<string, unknown>).lastDeliveryError).toBe("Telegram 403: Forbidden: bot was kicked");
+    expect(failed.lastDeliveryError).toBe("Telegram 403: Forbidden: bot was kicked");
+    expect(failed.metadata).not.toHaveProperty("lastDeliveryError");
+    expect(failed.metadata).toMatchObject({ outcome: "not_sent" });
     expect(telegram.sends()).toHaveLength(1);
   });
 
