@@ -25,7 +25,8 @@ export type ConversationSummary = {
   lastMessage: { text: string; senderName: string | null; senderKind: string; sentAt: string } | null;
 };
 
-export type EnvelopeBrief = { id: number; status: string; lastDeliveryError: string | null; from?: string };
+/** `outcome` of a failed send: "unknown" = possibly delivered, "not_sent" = refused. */
+export type EnvelopeBrief = { id: number; status: string; lastDeliveryError: string | null; outcome: "not_sent" | "unknown" | null; from?: string };
 
 export type TimelineMessage = {
   id: number;
