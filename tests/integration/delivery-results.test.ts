@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/lib/errors";
 import { sendOperatorReply, UNRECORDED_REPLY_WARNING } from "@/lib/pipeline/operator-reply";
+import { getConversationTimeline } from "@/lib/pipeline/timeline";
+import { messageThread } from "@/lib/db/messages";
 import type { Database } from "@/lib/db/database";
 import { update } from "../fixtures/telegram";
 import { databases } from "../helpers/db";
@@ -51,6 +53,23 @@ describe.each(databases)("delivery results on $name", ({ open }) => {
     const failure = await sendOperatorReply(h.t.app, { messageId: inbound.id, text: "from the operator", operator: "admin" }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(AppError);
     expect(failure).toMatchObject({ status: 502, message: "Telegram 403: Forbidden: bot was blocked by the user", details: { outcome: "not_sent" } });
+  });
+
+  it("the timeline and the thread give a failed send's outcome (possibly delivered vs refused) from the metadata, not the text", async () => {
+    const inbound = await inboundMessage();
+    h.telegram.failNext({ status: 500, body: { ok: false, error_code: 500, description: "Internal Server Error" } });
+    await sendOperatorReply(h.t.app, { messageId: inbound.id, text: "maybe delivered", operator: "admin" }).catch(() => {});
+    h.telegram.failNext({ status: 400, body: { ok: false, error_code: 400, description: "Bad Request: chat not found" } });
+    await sendOperatorReply(h.t.app, { messageId: inbound.id, text: "refused", operator: "admin" }).catch(() => {});
+    const { messages } = await getConversationTimeline(h.t.db, inbound.conversationId, { take: 50 });
+    const kept = messages.find((m) => m.text === "maybe delivered")!;
+    expect(kept.envelopes).toEqual([expect.objectContaining({ status: "failed", outcome: "unknown" })]);
+    expect(kept.envelopes[0]).not.toHaveProperty("metadata");
+    // The refused send left no message; its envelope hangs under the message it answered.
+    const thread = (await messageThread(h.t.db, inbound.id))!;
+    const outcomes = thread.members.flatMap((m) => m.envelopes).map((e) => e.outcome);
+    expect(outcomes).toEqual(expect.arrayContaining(["unknown"]));
+    expect(await h.t.db.prisma.envelope.findFirstOrThrow({ where: { text: "refused" } })).toMatchObject({ status: "failed", metadata: expect.objectContaining({ outcome: "not_sent" }) });
   });
 
   it("an agent reply delivered but not saved answers the turn (replied: true, never retried into a second copy)", async () => {
