@@ -65,8 +65,6 @@ export function repliedOf(result: SendResult): NonNullable<EnvelopeMetadata["rep
   }
 }
 
-type Envelope = StoredEnvelope;
-
 /**
  * Runs the model once with the `reply` tool bound to one delivery: at most one
  * message goes out (per-turn guard, and a dedupe key across retries), the turn is
@@ -78,7 +76,7 @@ type Envelope = StoredEnvelope;
 export async function executeTurn(
   deps: TurnDeps & { model: ModelHandle },
   input: {
-    envelope: Envelope;
+    envelope: StoredEnvelope;
     conversationId: number;
     forkId: number | null;
     prompt: Prompt;
