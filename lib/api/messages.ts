@@ -5,6 +5,9 @@ import { defineOperations, isoDate } from "./operation";
 export const messageDirection = z.enum(["inbound", "outbound"]);
 export const senderKind = z.enum(["user", "agent", "operator", "system"]);
 
+/** How a failed send ended, when it did: "unknown" = possibly delivered, "not_sent" = refused. */
+const deliveryOutcome = z.enum(["not_sent", "unknown"]).nullable();
+
 /** A stored message, every column (the Message table). */
 export const messageRow = z.strictObject({
   id: z.number().int(),
@@ -43,7 +46,16 @@ const envelopeStatus = z.enum(["pending", "processing", "done", "failed"]);
 
 /** A message on the timeline, with the envelopes that carried it and its earlier texts (oldest first) when edited. */
 export const timelineMessage = messageRow.extend({
-  envelopes: z.array(z.strictObject({ id: z.number().int(), status: envelopeStatus, lastDeliveryError: z.string().nullable(), from: z.string() })),
+  envelopes: z.array(
+    z.strictObject({
+      id: z.number().int(),
+      status: envelopeStatus,
+      lastDeliveryError: z.string().nullable(),
+      /** A failed send: "unknown" = possibly delivered (never resent by itself), "not_sent" = refused. */
+      outcome: deliveryOutcome,
+      from: z.string(),
+    }),
+  ),
   revisions: z.array(z.strictObject({ text: z.string(), replacedAt: isoDate })),
 });
 
@@ -60,14 +72,24 @@ export const threadMember = z.strictObject({
   forkId: z.number().int().nullable(),
   threadId: z.number().int().nullable(),
   envelopes: z.array(
-    z.strictObject({ id: z.number().int(), status: envelopeStatus, lastDeliveryError: z.string().nullable(), turn: z.strictObject({ id: z.number().int() }).nullable() }),
+    z.strictObject({
+      id: z.number().int(),
+      status: envelopeStatus,
+      lastDeliveryError: z.string().nullable(),
+      outcome: deliveryOutcome,
+      turn: z.strictObject({ id: z.number().int() }).nullable(),
+    }),
   ),
 });
 
 export const messageThreadResponse = z.strictObject({ messageId: z.number().int(), threadId: z.number().int().nullable(), members: z.array(threadMember) });
 
 export { replyBodySchema };
-export const replyResponse = z.strictObject({ ok: z.literal(true), envelopeId: z.number().int(), messageId: z.number().int().nullable() });
+/** 201 once delivered; `recorded: false` (with a warning) when it could not be saved to the history: never send it again. */
+export const replyResponse = z.discriminatedUnion("recorded", [
+  z.strictObject({ ok: z.literal(true), recorded: z.literal(true), envelopeId: z.number().int(), messageId: z.number().int() }),
+  z.strictObject({ ok: z.literal(true), recorded: z.literal(false), envelopeId: z.number().int(), messageId: z.null(), warning: z.string() }),
+]);
 
 export const operations = defineOperations([
   { method: "get", path: "/messages/{id}/thread", summary: "The reply tree around a message (one query on the materialized thread)", response: { status: 200, schema: messageThreadResponse } },
@@ -77,6 +99,6 @@ export const operations = defineOperations([
     summary: "An operator's threaded reply, sent as a native reply on the platform",
     body: replyBodySchema,
     response: { status: 201, schema: replyResponse },
-    errors: { 502: "The platform refused (recorded on the envelope; `details.envelopeId`)" },
+    errors: { 502: "Not delivered (recorded on the envelope; `details.envelopeId`, and `details.outcome`: not_sent, or unknown = possibly delivered)" },
   },
 ]);

@@ -91,21 +91,32 @@ export interface ChannelAdapter {
 }
 
 /**
- * A send failure the operator should see, with whether retrying could help and
- * whether the platform may have delivered it anyway ("unknown": a timeout, a 5xx,
- * a cut connection, a long text cut after its first part) — such sends are kept in
- * the history as possibly delivered and never resent automatically.
+ * What a failed send means for the message: "not_sent" — the platform refused it or
+ * was never reached, the user got nothing; "unknown" — a timeout, a 5xx, a cut
+ * connection, a long text cut after its first part: it may have been delivered,
+ * so it is kept in the history as possibly delivered and never resent automatically.
  */
+export type DeliveryOutcome = "not_sent" | "unknown";
+
+export type DeliveryErrorOptions = {
+  outcome: DeliveryOutcome;
+  /** Whether a later attempt could succeed (a 5xx, a 429, the network). */
+  retryable: boolean;
+  /** The platform said the bot can no longer send to this chat (blocked, removed). */
+  membership?: Membership;
+};
+
+/** A send failure the operator should see; callers switch on `outcome`, never on the message. */
 export class DeliveryError extends Error {
-  constructor(
-    message: string,
-    readonly retryable: boolean,
-    // Adapters that do not say: a transient failure (5xx, 429, network) may have gone out.
-    readonly outcome: "not_sent" | "unknown" = retryable ? "unknown" : "not_sent",
-    /** The platform said the bot can no longer send to this chat (blocked, removed). */
-    readonly membership: Membership = null,
-  ) {
+  readonly outcome: DeliveryOutcome;
+  readonly retryable: boolean;
+  readonly membership: Membership;
+
+  constructor(message: string, options: DeliveryErrorOptions) {
     super(message);
     this.name = "DeliveryError";
+    this.outcome = options.outcome;
+    this.retryable = options.retryable;
+    this.membership = options.membership ?? null;
   }
 }

@@ -125,11 +125,12 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
     }
 
     // Each candidate conversation's queue (live leases included, to re-check under the lock).
+    // forkConflict as lib/envelope/metadata.ts reads it: only a JSON true is the flag.
     const rows = conversations.length
       ? await sql.all<QueueRow>(
           `SELECT "id", "conversationId", "to", "status", "messageId", "forkId", "createdAt", "deliverAt", "leaseUntil", "forkConflict" FROM (
              SELECT "id", "conversationId", "to", "status", "messageId", "forkId", "createdAt", "deliverAt", "leaseUntil",
-               ${sql.dialect === "sqlite" ? `json_extract("metadata", '$.forkConflict')` : `CAST("metadata"->>'forkConflict' = 'true' AS int)`} AS "forkConflict",
+               ${sql.dialect === "sqlite" ? `json_type("metadata", '$.forkConflict') = 'true'` : `CAST("metadata"->'forkConflict' = 'true'::jsonb AS int)`} AS "forkConflict",
                ROW_NUMBER() OVER (PARTITION BY "conversationId" ORDER BY "id") AS "n"
              FROM "Envelope"
              WHERE ${inJsonList(sql, `"conversationId"`)} AND ${WORKER_MAIL_SQL}

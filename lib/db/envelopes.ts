@@ -1,3 +1,4 @@
+import { readEnvelopeMetadata, type EnvelopeMetadata } from "../envelope/metadata";
 import type { Database } from "./database";
 import { isUniqueViolation } from "./errors";
 import type { Envelope } from "./generated/sqlite/client";
@@ -15,7 +16,7 @@ export type NewEnvelope = {
   conversationId?: number | null;
   messageId?: number | null;
   forkId?: number | null;
-  metadata?: Record<string, unknown>;
+  metadata?: EnvelopeMetadata;
   dedupeKey?: string | null;
 };
 
@@ -66,8 +67,16 @@ export async function insertEnvelope(db: Database, input: NewEnvelope): Promise<
   }
 }
 
-export function findEnvelopeByDedupeKey(db: Database, dedupeKey: string) {
-  return db.prisma.envelope.findUnique({ where: { dedupeKey } });
+/** An envelope read by the pipeline: its metadata parsed (tolerant of older rows). */
+export type StoredEnvelope = Omit<Envelope, "metadata"> & { metadata: EnvelopeMetadata };
+
+function withMetadata<T extends { metadata: unknown }>(row: T): Omit<T, "metadata"> & { metadata: EnvelopeMetadata } {
+  return { ...row, metadata: readEnvelopeMetadata(row.metadata) };
+}
+
+export async function findEnvelopeByDedupeKey(db: Database, dedupeKey: string): Promise<StoredEnvelope | null> {
+  const row = await db.prisma.envelope.findUnique({ where: { dedupeKey } });
+  return row ? withMetadata(row) : null;
 }
 
 /** Takes a refused send back for another attempt (only while it is still failed: one taker wins). */
@@ -97,18 +106,22 @@ export async function repliedEnvelopeIds(db: Database, ids: number[]): Promise<n
 }
 
 /** One envelope as Prisma returns it, read on the hand-written path (every turn starts here). */
-export async function findEnvelope(db: Database, id: number): Promise<Envelope | null> {
+export async function findEnvelope(db: Database, id: number): Promise<StoredEnvelope | null> {
   const [row] = await db.read<Record<string, unknown>>(`SELECT * FROM "Envelope" WHERE "id" = ?`, id);
-  return row ? prismaRow<Envelope>(row, { dates: ["deliverAt", "leaseUntil", "createdAt", "updatedAt", "doneAt"], json: ["metadata"] }) : null;
+  return row ? withMetadata(prismaRow<Envelope>(row, { dates: ["deliverAt", "leaseUntil", "createdAt", "updatedAt", "doneAt"], json: ["metadata"] })) : null;
 }
 
-/** Ends an envelope (or all envelopes of a burst, answered by one turn): done, or failed with the error the operator will see. */
+/**
+ * Ends an envelope (or all envelopes of a burst, answered by one turn): done, or
+ * failed with the error the operator will see (the `lastDeliveryError` column).
+ * The metadata keys given are set on top of the stored ones.
+ */
 export async function finishEnvelope(
   db: Database,
   id: number | number[],
-  outcome: { status: "done" | "failed"; error?: string; messageId?: number; metadata?: Record<string, unknown> },
+  outcome: { status: "done" | "failed"; error?: string; messageId?: number; metadata?: EnvelopeMetadata },
 ) {
-  const patch = { ...(outcome.metadata ?? {}), ...(outcome.error ? { lastDeliveryError: outcome.error } : {}) };
+  const patch = outcome.metadata ?? {};
   const now = new Date();
   // One statement on every turn's path: the metadata is merged in SQL, not read first.
   await db.transaction((sql) =>
@@ -129,9 +142,9 @@ function mergeJson(sql: SqlRunner) {
 export async function retryEnvelopeLater(db: Database, id: number, at: Date, error: string) {
   await db.transaction((sql) =>
     sql.run(
-      `UPDATE "Envelope" SET "status" = 'pending', "deliverAt" = ?, "lastDeliveryError" = ?, "metadata" = ${mergeJson(sql)},
+      `UPDATE "Envelope" SET "status" = 'pending', "deliverAt" = ?, "lastDeliveryError" = ?,
          "claimedBy" = NULL, "leaseUntil" = NULL, "updatedAt" = ? WHERE "id" = ?`,
-      at, error, { lastDeliveryError: error }, new Date(), id,
+      at, error, new Date(), id,
     ),
   );
 }
@@ -200,12 +213,13 @@ export async function claimStaleSend(db: Database, id: number, error: string) {
   return count === 1;
 }
 
-export function findStaleSends(db: Database, startedBefore: Date) {
-  return db.prisma.envelope.findMany({
+export async function findStaleSends(db: Database, startedBefore: Date) {
+  const rows = await db.prisma.envelope.findMany({
     where: { status: "processing", claimedBy: null, to: { startsWith: "channel:" }, updatedAt: { lt: startedBefore } },
     include: { conversation: { select: { id: true, channel: true, platformChatId: true } } },
     take: 100,
   });
+  return rows.map(withMetadata);
 }
 
 /** The first envelope that carried a message in or out (an operator's reply threads under it), or null. */

@@ -2,6 +2,12 @@ import type { Database } from "./database";
 import { joinThread } from "./ingest";
 import type { Conversation, Message } from "./generated/sqlite/client";
 import { prismaRow } from "./sql";
+import { readEnvelopeMetadata } from "../envelope/metadata";
+
+/** An envelope as the timeline shows it: its failure's `outcome` ("unknown" = possibly delivered) read from the metadata, not from the text. */
+function envelopeBrief<T extends { metadata: unknown }>({ metadata, ...envelope }: T) {
+  return { ...envelope, outcome: readEnvelopeMetadata(metadata).outcome ?? null };
+}
 
 export type OutboundMessageInput = {
   conversationId: number;
@@ -86,17 +92,18 @@ export async function findMessage(db: Database, id: number): Promise<(Message & 
 }
 
 /** A page of a conversation's timeline, newest first (the dashboard reverses it). */
-export function listConversationMessages(db: Database, conversationId: number, options: { beforeId?: number; take: number }) {
-  return db.prisma.message.findMany({
+export async function listConversationMessages(db: Database, conversationId: number, options: { beforeId?: number; take: number }) {
+  const messages = await db.prisma.message.findMany({
     where: { conversationId, ...(options.beforeId ? { id: { lt: options.beforeId } } : {}) },
     orderBy: [{ id: "desc" }],
     take: options.take,
     include: {
-      envelopes: { select: { id: true, status: true, lastDeliveryError: true, from: true }, orderBy: { id: "asc" } },
+      envelopes: { select: { id: true, status: true, lastDeliveryError: true, from: true, metadata: true }, orderBy: { id: "asc" } },
       // An edited message shows its earlier texts too.
       revisions: { select: { text: true, replacedAt: true }, orderBy: { id: "asc" } },
     },
   });
+  return messages.map((m) => ({ ...m, envelopes: m.envelopes.map(envelopeBrief) }));
 }
 
 /**
@@ -121,8 +128,8 @@ export async function messageThread(db: Database, messageId: number) {
       replyToMessageId: true,
       forkId: true,
       threadId: true,
-      envelopes: { select: { id: true, status: true, lastDeliveryError: true, turn: { select: { id: true } } } },
+      envelopes: { select: { id: true, status: true, lastDeliveryError: true, metadata: true, turn: { select: { id: true } } } },
     },
   });
-  return { messageId, threadId: message.threadId, members };
+  return { messageId, threadId: message.threadId, members: members.map((m) => ({ ...m, envelopes: m.envelopes.map(envelopeBrief) })) };
 }

@@ -4,32 +4,46 @@ import { findConversationByChat } from "../db/conversations";
 import { findEnvelope, finishEnvelope } from "../db/envelopes";
 import { findReplyTarget } from "../db/messages";
 import { parseAddress } from "../envelope/address";
-import { sendToChat, keepPossiblyDelivered } from "./send-to-chat";
+import { sendToChat, keepPossiblyDelivered, type SendResult } from "./send-to-chat";
 import { runBackgroundTask } from "./forks";
-import { runAgentTurn, type TurnDeps } from "./respond";
+import { runAgentTurn, type TurnDeps, type TurnOutcome } from "./respond";
+
+/** How a claimed envelope ended: a chat turn's outcome, a send's result, or nothing to do. */
+export type DispatchOutcome =
+  | { to: "agent"; turn: TurnOutcome }
+  | { to: "background_task" }
+  | { to: "channel"; delivery: ChannelMailOutcome };
+
+/** A send's result, or why nothing was sent (already finished, not channel mail). */
+export type ChannelMailOutcome = SendResult | { kind: "skipped"; reason: string };
 
 /**
  * Routes a claimed turn: chat turns to the agent (a burst of a user's messages is
  * answered once, as a reply to the latest), channel mail to its adapter.
  */
-export async function dispatchEnvelope(deps: TurnDeps, turn: ClaimedTurn) {
+export async function dispatchEnvelope(deps: TurnDeps, turn: ClaimedTurn): Promise<DispatchOutcome> {
   const envelope = turn.envelopes.at(-1)!;
   const address = parseAddress(envelope.to);
   // A chat turn carries the message it answers; agent mail without one is a background task.
-  if (address.kind === "agent") return envelope.messageId ? runAgentTurn(deps, envelope.id, turn.envelopes.slice(0, -1)) : runBackgroundTask(deps, envelope.id);
-  if (address.kind === "channel") return deliverEnvelopeToChat(deps, envelope.id);
+  if (address.kind === "agent") {
+    if (envelope.messageId) return { to: "agent", turn: await runAgentTurn(deps, envelope.id, turn.envelopes.slice(0, -1)) };
+    await runBackgroundTask(deps, envelope.id);
+    return { to: "background_task" };
+  }
+  return { to: "channel", delivery: await deliverEnvelopeToChat(deps, envelope.id) };
 }
 
 /** Delivers an envelope addressed to channel:<adapter>:<chat> (scheduled or API sends). */
-export async function deliverEnvelopeToChat(deps: { db: Database } & Pick<TurnDeps, "channels">, envelopeId: number) {
+export async function deliverEnvelopeToChat(deps: { db: Database } & Pick<TurnDeps, "channels">, envelopeId: number): Promise<ChannelMailOutcome> {
   const envelope = await findEnvelope(deps.db, envelopeId);
-  if (!envelope || envelope.status === "done" || envelope.status === "failed") return;
+  if (!envelope || envelope.status === "done" || envelope.status === "failed") return { kind: "skipped", reason: "the envelope is already finished" };
   const address = parseAddress(envelope.to);
-  if (address.kind !== "channel") return;
+  if (address.kind !== "channel") return { kind: "skipped", reason: "not addressed to a chat" };
   const conversation = await findConversationByChat(deps.db, address.adapter, address.chatId);
   if (!conversation) {
-    await finishEnvelope(deps.db, envelopeId, { status: "failed", error: `no conversation ${envelope.to} is known` });
-    return;
+    const error = `no conversation ${envelope.to} is known`;
+    await finishEnvelope(deps.db, envelopeId, { status: "failed", error });
+    return { kind: "failed", envelopeId, outcome: "not_sent", error };
   }
   // Thread natively under the replied-to envelope's message, when it has one in this
   // chat: another chat's message id means nothing here (and its tree is not ours). The
@@ -49,8 +63,9 @@ export async function deliverEnvelopeToChat(deps: { db: Database } & Pick<TurnDe
   if (envelope.attempts > 1) {
     // An earlier claim ran out without finishing: it may have sent already. At most once;
     // kept in the history as possibly delivered.
-    await keepPossiblyDelivered(deps.db, envelopeId, { ...message, error: "delivery outcome unknown: an earlier attempt stopped mid-send" });
-    return;
+    const error = "delivery outcome unknown: an earlier attempt stopped mid-send";
+    await keepPossiblyDelivered(deps.db, envelopeId, { ...message, error });
+    return { kind: "failed", envelopeId, outcome: "unknown", error };
   }
-  await sendToChat(deps, { ...message, from: envelope.from, replyToEnvelopeId: envelope.replyToEnvelopeId, envelopeId });
+  return sendToChat(deps, { ...message, from: envelope.from, replyToEnvelopeId: envelope.replyToEnvelopeId, envelopeId });
 }

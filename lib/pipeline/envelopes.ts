@@ -17,6 +17,7 @@ export const sendEnvelopeSchema = z.object({
   deliverAt: z.string().max(64).optional(),
   /** With `to` = this instance's agent: run the text as a background task in that conversation. */
   conversationId: z.number().int().positive().optional(),
+  /** The caller's own data: kept under the envelope's `metadata.client`, never read by the server (no control flag can be set this way). */
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
 export type SendEnvelopeInput = z.infer<typeof sendEnvelopeSchema>;
@@ -70,7 +71,8 @@ export async function sendEnvelope(db: Database, input: SendEnvelopeInput, calle
     deliverAt,
     replyToEnvelopeId: parent?.id ?? null,
     conversationId: conversationId ?? parent?.conversationId ?? null,
-    metadata: { ...(input.metadata ?? {}), sentBy: caller.operator.name },
+    // The caller's keys stay in their namespace: none of them can act as a control flag.
+    metadata: { ...(input.metadata ? { client: input.metadata } : {}), sentBy: caller.operator.name },
   });
 }
 

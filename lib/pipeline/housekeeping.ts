@@ -40,7 +40,7 @@ async function keepStaleSends(deps: TurnDeps, startedBefore: Date) {
       await finishEnvelope(deps.db, envelope.id, { status: "failed", error: STALE_SEND, metadata: { outcome: "unknown" } });
       continue;
     }
-    const inReplyTo = (envelope.metadata as { inReplyToMessageId?: number | null }).inReplyToMessageId;
+    const inReplyTo = envelope.metadata.inReplyToMessageId;
     const replyTo = inReplyTo ? await findReplyTarget(deps.db, inReplyTo) : null;
     const sender = parseAddress(envelope.from);
     await keepPossiblyDelivered(deps.db, envelope.id, {

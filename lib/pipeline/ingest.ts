@@ -23,6 +23,7 @@ import {
 import type { SqlRunner } from "../db/sql";
 import { finishEnvelope } from "../db/envelopes";
 import { agentAddress, channelAddress } from "../envelope/address";
+import type { EnvelopeMetadata } from "../envelope/metadata";
 import { log } from "../log";
 import type { Settings } from "../settings/schema";
 import { getSettings } from "../settings/store";
@@ -157,7 +158,7 @@ async function storeInbound(sql: SqlRunner, msg: InboundMessage, settings: Setti
     ...(forkConflict ? { forkConflict: true } : {}),
     ...(msg.platform ? { platform: msg.platform } : {}),
     ...(outcome.answer ? {} : { skipped: outcome.skipped }),
-  };
+  } satisfies EnvelopeMetadata;
   const envelopeId = await insertInboundEnvelope(
     sql,
     {

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { firstEnvelopeIdOfMessage } from "../db/envelopes";
 import { findMessage } from "../db/messages";
 import { operatorAddress } from "../envelope/address";
-import { notFound } from "../errors";
+import { AppError, notFound } from "../errors";
+import { log } from "../log";
 import { sendToChat, type SendDeps } from "./send-to-chat";
 
 export const replyBodySchema = z.object({ text: z.string().trim().min(1, "write a message").max(4000) });
@@ -10,13 +11,25 @@ export const replyBodySchema = z.object({ text: z.string().trim().min(1, "write 
 export type OperatorReplyInput = { messageId: number; text: string; operator: string };
 
 /**
+ * What the operator gets back (201). `recorded: false`: the user got the reply but it
+ * could not be saved to the history; the warning says so, and the reply must not be
+ * sent again (it is not an error, which would invite a resend).
+ */
+export type OperatorReplyResponse =
+  | { ok: true; recorded: true; envelopeId: number; messageId: number }
+  | { ok: true; recorded: false; envelopeId: number; messageId: null; warning: string };
+
+export const UNRECORDED_REPLY_WARNING = "Delivered, but it could not be saved to the conversation's history: do not send it again.";
+
+/**
  * An operator's threaded reply from the dashboard: an outbound envelope from
  * operator:<name> with replyToEnvelopeId, sent as a native reply to the message.
+ * Throws 502 only when it did not go out (or may not have: the error says so).
  */
-export async function sendOperatorReply(deps: SendDeps, input: OperatorReplyInput) {
+export async function sendOperatorReply(deps: SendDeps, input: OperatorReplyInput): Promise<OperatorReplyResponse> {
   const message = await findMessage(deps.db, input.messageId);
   if (!message) throw notFound("message");
-  return sendToChat(deps, {
+  const result = await sendToChat(deps, {
     from: operatorAddress(input.operator),
     senderKind: "operator",
     senderName: input.operator,
@@ -26,4 +39,16 @@ export async function sendOperatorReply(deps: SendDeps, input: OperatorReplyInpu
     replyToEnvelopeId: await firstEnvelopeIdOfMessage(deps.db, message.id),
     forkId: message.forkId,
   });
+  switch (result.kind) {
+    case "sent":
+      return { ok: true, recorded: true, envelopeId: result.envelopeId, messageId: result.messageId };
+    case "unrecorded":
+      log.warn("operator_reply.unrecorded", { envelopeId: result.envelopeId, messageId: input.messageId, error: result.error });
+      return { ok: true, recorded: false, envelopeId: result.envelopeId, messageId: null, warning: UNRECORDED_REPLY_WARNING };
+    case "failed":
+      throw new AppError("bad_gateway", result.error, { envelopeId: result.envelopeId, outcome: result.outcome });
+    case "duplicate":
+      // Operator replies carry no dedupe key; kept for completeness of the switch.
+      throw new AppError("conflict", result.error, { envelopeId: result.envelopeId });
+  }
 }

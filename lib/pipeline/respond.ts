@@ -8,17 +8,18 @@ import type { ChannelAdapter } from "../channels/types";
 import { buildContext } from "../context/build";
 import type { Database } from "../db/database";
 import { findStoredMessages, loadContextInput, previousSentAtOf } from "../db/context-input";
-import { finishEnvelope, findEnvelope, repliedEnvelopeIds } from "../db/envelopes";
+import { finishEnvelope, findEnvelope, repliedEnvelopeIds, type StoredEnvelope } from "../db/envelopes";
 import { updateFork } from "../db/forks";
 import { findMessage } from "../db/messages";
 import { saveTurn } from "../db/turns";
+import type { EnvelopeMetadata } from "../envelope/metadata";
 import { log } from "../log";
 import type { Settings } from "../settings/schema";
 import { getSettings } from "../settings/store";
 import { AppError } from "../errors";
+import { agentStaysSilent, handoffNoteFor, parseHandoffState } from "./handoff-rules";
+import { sendToChat, type SendInput, type SendResult } from "./send-to-chat";
 import type { TurnDeps } from "./turn-deps";
-import { agentStaysSilent, handoffNoteFor } from "./handoff-rules";
-import { sendToChat, type SendInput } from "./send-to-chat";
 
 export type { TurnDeps } from "./turn-deps";
 
@@ -33,7 +34,33 @@ export class TurnError extends Error {
 export const FORK_CONFLICT_NOTICE =
   "You're replying to an earlier side thread while another one is still open here. Let's finish the open one first — or ask for it to be closed.";
 
-type Envelope = NonNullable<Awaited<ReturnType<typeof findEnvelope>>>;
+/**
+ * How a turn ended, as recorded on its envelope(s); callers switch on `kind`.
+ * - answered: the user got the answer (`recorded: false` when it is missing from the history);
+ * - possibly_answered: the platform did not confirm the send (kept as possibly delivered, never resent);
+ * - not_answered: nothing reached the user; the turn's envelope failed with `error` (one Retry);
+ * - silent: the model chose not to reply;
+ * - skipped: no turn ran (`reason`).
+ */
+export type TurnOutcome =
+  | { kind: "answered"; answerEnvelopeId: number | null; recorded: boolean }
+  | { kind: "possibly_answered"; error: string }
+  | { kind: "not_answered"; error: string }
+  | { kind: "silent" }
+  | { kind: "skipped"; reason: string };
+
+/** What a send means for the message it answers: the `replied` the envelope records. */
+export function repliedOf(result: SendResult): NonNullable<EnvelopeMetadata["replied"]> {
+  switch (result.kind) {
+    case "sent":
+    case "unrecorded":
+      return true;
+    case "duplicate":
+      return result.earlier === "delivered" ? true : "unknown";
+    case "failed":
+      return result.outcome === "unknown" ? "unknown" : false;
+  }
+}
 
 /**
  * Runs the model once with the `reply` tool bound to one delivery: at most one
@@ -46,40 +73,58 @@ type Envelope = NonNullable<Awaited<ReturnType<typeof findEnvelope>>>;
 export async function executeTurn(
   deps: TurnDeps & { model: ModelHandle },
   input: {
-    envelope: Envelope;
+    envelope: StoredEnvelope;
     conversationId: number;
     forkId: number | null;
     prompt: Prompt;
     delivery: Omit<SendInput, "text" | "dedupeKey">;
     coalesced?: number[];
   },
-): Promise<{ sent: boolean }> {
+): Promise<TurnOutcome> {
   const { envelope } = input;
   const toolCalls: ({ message: string; outcome: ReplyOutcome } | { tool: "handoff"; message: string; outcome: HandoffOutcome })[] = [];
   let sent = false;
   // Why no reply reached the user, when one was attempted (shown on the turn and the envelope).
   let deliveryFailure: string | null = null;
   let outcomeUnknown = false;
+  // The reply went out but is missing from the history (shown on the turn).
+  let unrecorded: string | null = null;
   let answerEnvelopeId: number | null = null;
   const reply = createReplyTool({
     sendReply: async (text) => {
       const result = await sendToChat(deps, { ...input.delivery, text, dedupeKey: `reply:${envelope.id}` });
       let outcome: ReplyOutcome;
-      if (result.ok) {
-        sent = true;
-        answerEnvelopeId = result.envelopeId;
-        outcome = { status: "sent" };
-      } else if (result.duplicate === "delivered") {
-        sent = true;
-        outcome = { error: "you already answered this message" };
-      } else {
-        log.warn("agent.reply_failed", { envelopeId: envelope.id, error: result.error });
-        outcomeUnknown = result.duplicate === "unknown" || result.outcome === "unknown";
-        deliveryFailure = result.error;
-        // Never "you already answered" unless it was: the model (and the operator) must not be told the user got it.
-        outcome = {
-          error: result.error === "failed to save message" ? "failed to save message" : outcomeUnknown ? "the reply may not have reached the user (the platform did not confirm it); it was not sent again" : "failed to send reply",
-        };
+      switch (result.kind) {
+        case "sent":
+          sent = true;
+          answerEnvelopeId = result.envelopeId;
+          outcome = { status: "sent" };
+          break;
+        case "unrecorded":
+          // The user has it: the turn is answered (never retried into a second copy).
+          log.warn("agent.reply_unrecorded", { envelopeId: envelope.id, answerEnvelopeId: result.envelopeId, error: result.error });
+          sent = true;
+          answerEnvelopeId = result.envelopeId;
+          unrecorded = result.error;
+          outcome = { status: "sent" };
+          break;
+        case "duplicate":
+          if (result.earlier === "delivered") {
+            sent = true;
+            outcome = { error: "you already answered this message" };
+            break;
+          }
+          outcomeUnknown = true;
+          deliveryFailure = result.error;
+          outcome = { error: "the reply may not have reached the user (the platform did not confirm it); it was not sent again" };
+          break;
+        case "failed":
+          log.warn("agent.reply_failed", { envelopeId: envelope.id, error: result.error, outcome: result.outcome });
+          outcomeUnknown = result.outcome === "unknown";
+          deliveryFailure = result.error;
+          // Never "you already answered" unless it was: the model (and the operator) must not be told the user got it.
+          outcome = { error: outcomeUnknown ? "the reply may not have reached the user (the platform did not confirm it); it was not sent again" : "failed to send reply" };
+          break;
       }
       toolCalls.push({ message: text, outcome });
       return outcome;
@@ -135,7 +180,7 @@ export async function executeTurn(
     failure = e;
     error = (e as Error).message || String(e);
   }
-  const turnError = error ?? (!sent && deliveryFailure ? `reply not delivered: ${deliveryFailure}` : null) ?? (!sent ? malformed : null);
+  const turnError = error ?? (!sent && deliveryFailure ? `reply not delivered: ${deliveryFailure}` : null) ?? (!sent ? malformed : null) ?? (unrecorded ? `reply ${unrecorded}` : null);
   await saveTurn(deps.db, {
     envelopeId: envelope.id,
     conversationId: input.conversationId,
@@ -157,7 +202,7 @@ export async function executeTurn(
     // reason, so the operator sees it and has one Retry; the burst's earlier ones point at it.
     if (coalesced.length) await finishEnvelope(deps.db, coalesced, { status: "done", metadata: { replied: false, ...burst } });
     await finishEnvelope(deps.db, envelope.id, { status: "failed", error: turnError!, metadata: { replied: false, ...burst } });
-    return { sent };
+    return { kind: "not_answered", error: turnError! };
   }
   // An unknown outcome is shown on the reply itself (kept in the history as possibly delivered).
   await finishEnvelope(deps.db, [...coalesced, envelope.id], {
@@ -171,7 +216,8 @@ export async function executeTurn(
       ...(turnError ? { turnError } : {}),
     },
   });
-  return { sent };
+  if (outcomeUnknown) return { kind: "possibly_answered", error: deliveryFailure ?? "the platform did not confirm the reply" };
+  return sent ? { kind: "answered", answerEnvelopeId, recorded: unrecorded === null } : { kind: "silent" };
 }
 
 /**
@@ -182,14 +228,19 @@ export async function executeTurn(
  * model decide whether to call `reply`, deliver at most once as a native reply to
  * the latest, and end every envelope of the burst.
  */
-export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: { id: number; messageId: number | null; attempts?: number }[] = []): Promise<void> {
+export async function runAgentTurn(
+  deps: TurnDeps,
+  envelopeId: number,
+  earlier: { id: number; messageId: number | null; attempts?: number }[] = [],
+): Promise<TurnOutcome> {
   const { db } = deps;
   const envelope = await findEnvelope(db, envelopeId);
-  if (!envelope || envelope.status === "done" || envelope.status === "failed") return;
+  if (!envelope || envelope.status === "done" || envelope.status === "failed") return { kind: "skipped", reason: "the envelope is already finished" };
   const message = envelope.messageId ? await findMessage(db, envelope.messageId) : null;
   if (!message) {
-    await finishEnvelope(db, [...earlier.map((e) => e.id), envelopeId], { status: "failed", error: "the envelope's message is missing" });
-    return;
+    const error = "the envelope's message is missing";
+    await finishEnvelope(db, [...earlier.map((e) => e.id), envelopeId], { status: "failed", error });
+    return { kind: "not_answered", error };
   }
   if (earlier.length && earlier.some((e) => (e.attempts ?? 1) > 1)) {
     // A crashed turn may have answered part of this burst already: those stay answered (at most once).
@@ -208,23 +259,20 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: 
     replyTo: message,
     replyToEnvelopeId: envelope.id,
     forkId: message.forkId,
-    platform: (envelope.metadata as { platform?: Record<string, unknown> }).platform,
+    platform: envelope.metadata.platform,
   };
   if (agentStaysSilent(message.conversation.handoffState)) {
     // A human was called or has the conversation: the agent says nothing until it is handed back.
-    await finishEnvelope(db, [...earlier.map((e) => e.id), envelopeId], { status: "done", metadata: { skipped: "handed off to a human", handoff: { state: message.conversation.handoffState } } });
-    return;
+    const reason = "handed off to a human";
+    await finishEnvelope(db, [...earlier.map((e) => e.id), envelopeId], { status: "done", metadata: { skipped: reason, handoff: { state: parseHandoffState(message.conversation.handoffState) } } });
+    return { kind: "skipped", reason };
   }
-  if ((envelope.metadata as { forkConflict?: boolean }).forkConflict) {
-    // No nesting of forks: tell the user (the operator sees the flag on the envelope).
-    await sendToChat(deps, { ...delivery, text: FORK_CONFLICT_NOTICE, dedupeKey: `reply:${envelope.id}` });
-    await finishEnvelope(db, envelopeId, { status: "done", metadata: { replied: true, notice: "fork conflict" } });
-    return;
-  }
+  if (envelope.metadata.forkConflict) return sendForkConflictNotice(deps, envelope.id, delivery);
   const coalesced = earlier.map((e) => e.id);
   if (!deps.model) {
-    await finishEnvelope(db, [...coalesced, envelopeId], { status: "done", metadata: { skipped: "no model configured" } });
-    return;
+    const reason = "no model configured";
+    await finishEnvelope(db, [...coalesced, envelopeId], { status: "done", metadata: { skipped: reason } });
+    return { kind: "skipped", reason };
   }
   const input = await loadContextInput(db, { current: message, settings });
   // Every message of the burst is in the prompt, even beyond the recency window, and
@@ -244,8 +292,38 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: 
     extraSystem: burstNote(burst.length + 1),
     handoffNote: handoffNoteFor(message.conversation, context.messages),
   });
-  await executeTurn({ ...deps, model: deps.model }, { envelope, conversationId: message.conversationId, forkId: message.forkId, prompt, delivery, coalesced });
+  const outcome = await executeTurn({ ...deps, model: deps.model }, { envelope, conversationId: message.conversationId, forkId: message.forkId, prompt, delivery, coalesced });
   if (message.forkId) await updateFork(db, message.forkId, { lastActivityAt: new Date() });
+  return outcome;
+}
+
+/**
+ * No nesting of forks: the user is told instead of a model turn (the operator sees
+ * the flag on the envelope). The envelope records what became of the notice: a
+ * refused one fails it with the reason (one Retry sends it again), one the platform
+ * did not confirm is marked "unknown".
+ */
+async function sendForkConflictNotice(deps: TurnDeps, envelopeId: number, delivery: Omit<SendInput, "text" | "dedupeKey">): Promise<TurnOutcome> {
+  const result = await sendToChat(deps, { ...delivery, text: FORK_CONFLICT_NOTICE, dedupeKey: `reply:${envelopeId}` });
+  const notice = "fork conflict";
+  switch (result.kind) {
+    case "sent":
+    case "unrecorded":
+      await finishEnvelope(deps.db, envelopeId, { status: "done", metadata: { replied: true, notice, answerEnvelopeId: result.envelopeId } });
+      return { kind: "answered", answerEnvelopeId: result.envelopeId, recorded: result.kind === "sent" };
+    case "duplicate":
+      await finishEnvelope(deps.db, envelopeId, { status: "done", metadata: { replied: repliedOf(result), notice } });
+      return result.earlier === "delivered" ? { kind: "answered", answerEnvelopeId: result.envelopeId, recorded: true } : { kind: "possibly_answered", error: result.error };
+    case "failed": {
+      if (result.outcome === "unknown") {
+        await finishEnvelope(deps.db, envelopeId, { status: "done", metadata: { replied: "unknown", notice } });
+        return { kind: "possibly_answered", error: result.error };
+      }
+      const error = `fork conflict notice not delivered: ${result.error}`;
+      await finishEnvelope(deps.db, envelopeId, { status: "failed", error, metadata: { replied: false, notice } });
+      return { kind: "not_answered", error };
+    }
+  }
 }
 
 /** Several messages arrived together: the model answers them once. */

@@ -1,10 +1,11 @@
-import type { ChannelAdapter } from "../channels/types";
+import type { ChannelAdapter, DeliveryOutcome } from "../channels/types";
 import { DeliveryError } from "../channels/types";
 import type { Database } from "../db/database";
 import { markMembership, membershipError, readMembership } from "../db/conversations";
 import { findEnvelopeByDedupeKey, insertEnvelope, finishEnvelope, reclaimRefusedSend } from "../db/envelopes";
 import { appendOutboundMessage, confirmKeptMessage, keptMessageOfEnvelope } from "../db/messages";
 import { channelAddress } from "../envelope/address";
+import type { PlatformDetails } from "../envelope/metadata";
 import { log } from "../log";
 
 export type SendDeps = { db: Database; channels: Record<string, ChannelAdapter> };
@@ -24,20 +25,26 @@ export type SendInput = {
   /** An existing pending envelope to deliver (scheduled sends) instead of a new one. */
   envelopeId?: number;
   /** The inbound envelope's platform details (e.g. a LINE reply token). */
-  platform?: Record<string, unknown>;
+  platform?: PlatformDetails;
 };
 
+/** How a send ended; callers switch on `kind` (never on the error text). */
 export type SendResult =
-  | { ok: true; envelopeId: number; messageId: number | null }
-  | {
-      ok: false;
-      envelopeId: number | null;
-      error: string;
-      /** "not_sent": the platform refused; "unknown": maybe delivered (kept in the history as such). */
-      outcome?: "not_sent" | "unknown";
-      /** The dedupe key was used before: delivered, still in flight, or with an unknown outcome. */
-      duplicate?: "delivered" | "unknown";
-    };
+  /** Delivered and saved to the history. */
+  | { kind: "sent"; envelopeId: number; messageId: number }
+  /**
+   * Delivered, but the message could not be saved to the history (`error` says why;
+   * the envelope is done with `saveError`). The user has it: never send it again.
+   */
+  | { kind: "unrecorded"; envelopeId: number; platformMessageId: string; error: string }
+  /**
+   * Not delivered: "not_sent" (refused, unreachable, no such channel, the bot is
+   * blocked) or "unknown" (maybe delivered, kept in the history as such). The
+   * envelope ended failed with `error` as its lastDeliveryError.
+   */
+  | { kind: "failed"; envelopeId: number; outcome: DeliveryOutcome; error: string }
+  /** The dedupe key was used before: the earlier send was delivered, or may have been (in flight, or an unknown outcome). Nothing was sent. */
+  | { kind: "duplicate"; envelopeId: number | null; earlier: "delivered" | "unknown"; error: string };
 
 export const POSSIBLY_DELIVERED = "outcome unknown, possibly delivered";
 
@@ -112,10 +119,12 @@ export async function sendToChat(deps: SendDeps, input: SendInput): Promise<Send
       // The key was used before. A send the platform refused outright can go again
       // (the user got nothing); one that went out, or may have, never does.
       const earlier = await findEnvelopeByDedupeKey(db, input.dedupeKey!);
-      const refused = earlier?.status === "failed" && (earlier.metadata as { outcome?: string }).outcome === "not_sent";
+      const refused = earlier?.status === "failed" && earlier.metadata.outcome === "not_sent";
       if (!earlier || !refused || !(await reclaimRefusedSend(db, earlier.id, input.text))) {
-        const duplicate = earlier?.status === "done" ? "delivered" : "unknown";
-        return { ok: false, envelopeId: earlier?.id ?? null, error: duplicate === "delivered" ? "already replied to this message" : "an earlier send of this reply may or may not have been delivered", duplicate };
+        const delivered = earlier?.status === "done";
+        return delivered
+          ? { kind: "duplicate", envelopeId: earlier.id, earlier: "delivered", error: "already replied to this message" }
+          : { kind: "duplicate", envelopeId: earlier?.id ?? null, earlier: "unknown", error: "an earlier send of this reply may or may not have been delivered" };
       }
       envelopeId = earlier.id;
     }
@@ -124,8 +133,8 @@ export async function sendToChat(deps: SendDeps, input: SendInput): Promise<Send
   const channel = deps.channels[input.conversation.channel];
   if (!channel) {
     const error = `channel "${input.conversation.channel}" is not configured`;
-    await finishEnvelope(db, envelopeId, { status: "failed", error });
-    return { ok: false, envelopeId, error };
+    await finishEnvelope(db, envelopeId, { status: "failed", error, metadata: { outcome: "not_sent" } });
+    return { kind: "failed", envelopeId, outcome: "not_sent", error };
   }
 
   // Blocked or removed: the platform would answer 403 to every try. Stop here and say why.
@@ -133,7 +142,7 @@ export async function sendToChat(deps: SendDeps, input: SendInput): Promise<Send
   if (membership) {
     const error = membershipError(membership);
     await finishEnvelope(db, envelopeId, { status: "failed", error, metadata: { outcome: "not_sent" } });
-    return { ok: false, envelopeId, error, outcome: "not_sent" };
+    return { kind: "failed", envelopeId, outcome: "not_sent", error };
   }
 
   let sent;
@@ -148,14 +157,14 @@ export async function sendToChat(deps: SendDeps, input: SendInput): Promise<Send
   } catch (error) {
     const message = error instanceof DeliveryError ? error.message : `send failed: ${(error as Error).message}`;
     if (error instanceof DeliveryError && error.membership) await markMembership(db, input.conversation.id, error.membership, new Date());
-    const outcome = error instanceof DeliveryError ? error.outcome : "unknown";
+    const outcome: DeliveryOutcome = error instanceof DeliveryError ? error.outcome : "unknown";
     // Terminal: a retry could deliver twice. The operator sees the error and can resend.
     if (outcome === "unknown") {
       await keepPossiblyDelivered(db, envelopeId, { ...input, error: message });
     } else {
       await finishEnvelope(db, envelopeId, { status: "failed", error: message, metadata: { outcome } });
     }
-    return { ok: false, envelopeId, error: message, outcome };
+    return { kind: "failed", envelopeId, outcome, error: message };
   }
 
   const kept = await keptMessageOf(db, input.envelopeId);
@@ -163,7 +172,7 @@ export async function sendToChat(deps: SendDeps, input: SendInput): Promise<Send
     // A Retry of a send kept as possibly delivered: that message is now confirmed.
     await confirmKeptMessage(db, kept.id, sent.platformMessageId);
     await finishEnvelope(db, envelopeId, { status: "done", messageId: kept.id, metadata: { platformMessageId: sent.platformMessageId } });
-    return { ok: true, envelopeId, messageId: kept.id };
+    return { kind: "sent", envelopeId, messageId: kept.id };
   }
 
   try {
@@ -179,14 +188,14 @@ export async function sendToChat(deps: SendDeps, input: SendInput): Promise<Send
       platformTopicId: input.replyTo?.platformTopicId ?? null,
     });
     await finishEnvelope(db, envelopeId, { status: "done", messageId: message.id, metadata: { platformMessageId: sent.platformMessageId } });
-    return { ok: true, envelopeId, messageId: message.id };
+    return { kind: "sent", envelopeId, messageId: message.id };
   } catch (error) {
+    const saveError = (error as Error).message || String(error);
     log.error("deliver.save_failed", { envelopeId, error });
-    // Sent but not stored: record what we know so the operator sees it.
-    await finishEnvelope(db, envelopeId, {
-      status: "done",
-      metadata: { platformMessageId: sent.platformMessageId, saveError: (error as Error).message },
-    }).catch(() => {});
-    return { ok: false, envelopeId, error: "failed to save message" };
+    // Sent but not stored: the user has it (done, never resent); the operator sees why it is missing.
+    await finishEnvelope(db, envelopeId, { status: "done", metadata: { platformMessageId: sent.platformMessageId, saveError } }).catch((finishError) =>
+      log.error("deliver.save_failed_unrecorded", { envelopeId, error: finishError }),
+    );
+    return { kind: "unrecorded", envelopeId, platformMessageId: sent.platformMessageId, error: `delivered, but not saved to the history: ${saveError}` };
   }
 }

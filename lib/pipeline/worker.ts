@@ -18,8 +18,8 @@ export type WorkerLimits = {
 
 export type WorkerDeps = {
   db: Database;
-  /** Runs one claimed turn (one envelope, or a burst of one conversation's messages); throws to ask for a retry. */
-  run: (turn: ClaimedTurn) => Promise<void>;
+  /** Runs one claimed turn (one envelope, or a burst of one conversation's messages); throws to ask for a retry. Its outcome is on the envelopes. */
+  run: (turn: ClaimedTurn) => Promise<unknown>;
   /** How long a claim holds before another worker may take the envelope over. */
   leaseMs: number;
   maxAttempts: number;

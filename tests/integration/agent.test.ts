@@ -126,7 +126,7 @@ describe("saving the assistant message", () => {
       { from: "agent:main", senderKind: "agent", senderName: "main", conversation, text: "agent answer", replyTo: { ...target, platformTopicId: null }, replyToEnvelopeId: null, forkId: null },
     );
     expect(interfered).toBe(true);
-    expect(result.ok).toBe(true);
+    expect(result.kind).toBe("sent");
     const texts = (await db.prisma.message.findMany({ where: { direction: "outbound" }, orderBy: { id: "asc" } })).map((m) => m.text);
     expect(texts).toEqual(["operator was faster", "agent answer"]);
     expect((await db.prisma.conversation.findUniqueOrThrow({ where: { id: conversation.id } })).generation).toBe(2);
@@ -140,15 +140,15 @@ describe("saving the assistant message", () => {
     const input = { from: "agent:main", senderKind: "agent" as const, senderName: "main", conversation, text: "once", replyTo: null, replyToEnvelopeId: null, forkId: null, dedupeKey: "reply:42" };
     const first = await sendToChat({ db, channels: { telegram: channel } }, input);
     const second = await sendToChat({ db, channels: { telegram: channel } }, input);
-    expect(first.ok).toBe(true);
-    expect(second).toMatchObject({ ok: false, duplicate: "delivered" });
+    expect(first.kind).toBe("sent");
+    expect(second).toMatchObject({ kind: "duplicate", earlier: "delivered" });
     expect(sends).toBe(1);
   });
 
   it("after a refused send the same key may send again; after an unknown outcome it never does, and says so", async () => {
     const { db } = testDb;
     const conversation = await db.prisma.conversation.create({ data: { channel: "telegram", platformChatId: "1", type: "private" } });
-    const failures: DeliveryError[] = [new DeliveryError("Telegram 403: Forbidden: bot was blocked by the user", false, "not_sent")];
+    const failures: DeliveryError[] = [new DeliveryError("Telegram 403: Forbidden: bot was blocked by the user", { outcome: "not_sent", retryable: false })];
     let sends = 0;
     const channel: ChannelAdapter = {
       name: "telegram",
@@ -162,21 +162,21 @@ describe("saving the assistant message", () => {
     };
     const deps = { db, channels: { telegram: channel } };
     const input = { from: "agent:main", senderKind: "agent" as const, senderName: "main", conversation, text: "hello", replyTo: null, replyToEnvelopeId: null, forkId: null, dedupeKey: "reply:7" };
-    expect(await sendToChat(deps, input)).toMatchObject({ ok: false, outcome: "not_sent" });
+    expect(await sendToChat(deps, input)).toMatchObject({ kind: "failed", outcome: "not_sent" });
     expect(await db.prisma.message.count({ where: { direction: "outbound" } })).toBe(0);
     // The user got nothing: the retry sends (and reuses the envelope).
-    expect(await sendToChat(deps, input)).toMatchObject({ ok: true });
+    expect(await sendToChat(deps, input)).toMatchObject({ kind: "sent" });
     expect(await db.prisma.envelope.count({ where: { dedupeKey: "reply:7" } })).toBe(1);
 
     // A hang (timeout): maybe delivered. Kept in the history, marked; a retry sends nothing and does not claim it was answered.
-    failures.push(new DeliveryError("Telegram unreachable: Request timed out", true, "unknown"));
+    failures.push(new DeliveryError("Telegram unreachable: Request timed out", { outcome: "unknown", retryable: true }));
     const hung = { ...input, text: "after the hang", dedupeKey: "reply:8" };
-    expect(await sendToChat(deps, hung)).toMatchObject({ ok: false, outcome: "unknown" });
+    expect(await sendToChat(deps, hung)).toMatchObject({ kind: "failed", outcome: "unknown" });
     const kept = await db.prisma.message.findFirstOrThrow({ where: { text: "after the hang" }, include: { envelopes: true } });
     expect(kept.platformMessageId).toBeNull();
     expect(kept.envelopes[0]).toMatchObject({ status: "failed", lastDeliveryError: expect.stringMatching(/possibly delivered/) });
     const sendsBefore = sends;
-    expect(await sendToChat(deps, hung)).toMatchObject({ ok: false, duplicate: "unknown" });
+    expect(await sendToChat(deps, hung)).toMatchObject({ kind: "duplicate", earlier: "unknown" });
     expect(sends).toBe(sendsBefore);
   });
 });

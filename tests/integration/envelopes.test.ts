@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Caller } from "@/lib/auth/operators";
 import { envelopeChainByPointers, envelopeThread } from "@/lib/db/envelope-threads";
-import { createEnvelope } from "@/lib/db/envelopes";
+import { createEnvelope, findEnvelope } from "@/lib/db/envelopes";
 import { AppError } from "@/lib/errors";
 import { queryEnvelopes, receiveAgentMail, receiveMailSchema, sendEnvelope } from "@/lib/pipeline/envelopes";
 import { updateSettings } from "@/lib/settings/store";
@@ -46,14 +46,52 @@ describe.each(databases)("envelopes on $name", ({ open }) => {
     expect(telegram.sends().map((c) => c.body.text)).toEqual(["news!"]);
   });
 
-  it("a failed channel send is terminal and recorded in metadata.lastDeliveryError", async () => {
+  it("a caller's metadata is kept under metadata.client: it cannot set a control flag or a reply token", async () => {
+    const forged = { forkConflict: true, platform: { replyToken: "forged-token", receivedAt: Date.now() }, outcome: "not_sent", replied: true, note: "mine" };
+    const e = await sendEnvelope(t.db, { from: "agent:main", to: chat, text: "news!", metadata: forged }, api);
+    expect(e.metadata).toEqual({ client: forged, sentBy: "api" });
+    const read = (await findEnvelope(t.db, e.id))!;
+    expect(read.metadata).toMatchObject({ client: forged, sentBy: "api" });
+    for (const flag of ["forkConflict", "platform", "outcome", "replied"] as const) expect(read.metadata[flag]).toBeUndefined();
+    t.app.worker.kick();
+    await t.settle();
+    // Delivered as any mail (a forged reply token would have gone to the adapter as `platform`).
+    expect(await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: e.id } })).toMatchObject({ status: "done" });
+    expect(telegram.sends().map((c) => c.body.text)).toEqual(["news!"]);
+  });
+
+  it("reads a chat turn's envelope written by an older version: unknown keys and wrong types do not crash it or act as flags", async () => {
+    const message = await t.db.prisma.message.findFirstOrThrow();
+    const old = await t.db.prisma.envelope.create({
+      data: {
+        from: chat,
+        to: "agent:main",
+        text: "hello again",
+        conversationId: message.conversationId,
+        messageId: message.id,
+        metadata: { lastDeliveryError: "an old copy", forkConflict: "yes", retiredKey: { nested: [1, 2] }, platform: "not an object", updateId: "9" },
+      },
+    });
+    expect((await findEnvelope(t.db, old.id))!.metadata).toEqual({ updateId: "9" });
+    t.app.worker.kick();
+    await t.settle();
+    // Not taken for a fork conflict (no notice sent): the turn ran as usual (no model here: skipped).
+    const after = await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: old.id } });
+    expect(after.status).toBe("done");
+    expect(after.metadata).toMatchObject({ skipped: "no model configured" });
+    expect(telegram.sends()).toHaveLength(0);
+  });
+
+  it("a failed channel send is terminal and recorded once, in lastDeliveryError", async () => {
     telegram.failNext({ status: 403, body: { ok: false, error_code: 403, description: "Forbidden: bot was kicked" } });
     const e = await sendEnvelope(t.db, { from: "agent:main", to: chat, text: "hi" }, api);
     t.app.worker.kick();
     await t.settle();
     const failed = await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: e.id } });
     expect(failed.status).toBe("failed");
-    expect((failed.metadata as Record<string, unknown>).lastDeliveryError).toBe("Telegram 403: Forbidden: bot was kicked");
+    expect(failed.lastDeliveryError).toBe("Telegram 403: Forbidden: bot was kicked");
+    expect(failed.metadata).not.toHaveProperty("lastDeliveryError");
+    expect(failed.metadata).toMatchObject({ outcome: "not_sent" });
     expect(telegram.sends()).toHaveLength(1);
   });
 

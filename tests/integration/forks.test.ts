@@ -102,7 +102,22 @@ describe.each(databases)("forks on $name", ({ open }) => {
     expect(await h.t.db.prisma.fork.count({ where: { kind: "interactive" } })).toBe(1);
     expect(h.telegram.sends().slice(sendsBefore).map((c) => c.body.text)).toEqual([FORK_CONFLICT_NOTICE]);
     const flagged = await h.t.db.prisma.envelope.findFirstOrThrow({ where: { text: "and the second one" } });
-    expect((flagged.metadata as Record<string, unknown>).forkConflict).toBe(true);
+    expect(flagged.metadata).toMatchObject({ forkConflict: true, replied: true, notice: "fork conflict" });
+  });
+
+  it("a fork-conflict notice the platform refuses is recorded as not replied: the envelope fails with the reason", async () => {
+    const first = await withBackgroundPost();
+    const second = await startBackgroundTask(h.t.db, { conversationId: (await conversation()).id, task: "Post the daily digest", from: "operator:admin" });
+    h.t.app.worker.kick();
+    await h.t.settle();
+    const secondPost = await h.t.db.prisma.message.findFirstOrThrow({ where: { forkId: second.fork.id } });
+    await say("about the first digest", { message_id: Number(first.post.platformMessageId), text: first.post.text, fromBot: true });
+    h.telegram.failNext({ status: 400, body: { ok: false, error_code: 400, description: "Bad Request: not enough rights to send text messages to the chat" } });
+    await say("and the second one", { message_id: Number(secondPost.platformMessageId), text: secondPost.text, fromBot: true });
+    const flagged = await h.t.db.prisma.envelope.findFirstOrThrow({ where: { text: "and the second one" } });
+    expect(flagged).toMatchObject({ status: "failed", lastDeliveryError: expect.stringMatching(/^fork conflict notice not delivered: Telegram 400/) });
+    expect(flagged.metadata).toMatchObject({ forkConflict: true, replied: false, notice: "fork conflict" });
+    expect(await h.t.db.prisma.message.count({ where: { text: FORK_CONFLICT_NOTICE } })).toBe(0);
   });
 
   async function interactiveFork() {

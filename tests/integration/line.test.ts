@@ -165,7 +165,7 @@ describe("the LINE adapter", () => {
     expect(line.calls[1].body).toEqual({ to: "Uabcdef1234", messages: [{ type: "text", text: "re: late" }] });
     const inbound = await t.db.prisma.message.findFirstOrThrow({ where: { platformMessageId: "m20" } });
     const result = await sendOperatorReply(t.app, { messageId: inbound.id, text: "an operator here", operator: "admin" });
-    expect(result.ok).toBe(true);
+    expect(result).toMatchObject({ ok: true, recorded: true });
     expect(line.calls.at(-1)).toEqual({ path: "/v2/bot/message/push", body: { to: "Uabcdef1234", messages: [{ type: "text", text: "an operator here" }] } });
   });
 });

@@ -19,7 +19,7 @@ export function DeliveryFailure({ envelope, onRetried }: { envelope: EnvelopeBri
     },
   });
   const reason = envelope.lastDeliveryError ?? "failed";
-  const possiblyDelivered = reason.includes("possibly delivered");
+  const possiblyDelivered = envelope.outcome === "unknown";
   return (
     <div className={`delivery-failure ${possiblyDelivered ? "warn" : "error"}`} data-testid="delivery-failure" role="note">
       <span className={`badge ${possiblyDelivered ? "warn" : "err"}`}>{possiblyDelivered ? "possibly delivered" : "failed"}</span> {reason}{" "}

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
+import type { OperatorReplyResponse } from "@/lib/pipeline/operator-reply";
 import { api } from "./api";
 import type { z } from "zod";
 import type { replyResponse } from "@/lib/api/messages";
@@ -8,7 +9,8 @@ import type { ConversationDetail, TimelineMessage } from "./types";
 
 /**
  * Sends an operator's threaded reply. The reply shows at once in the timeline
- * (optimistic), then is replaced by the stored message or marked failed.
+ * (optimistic), then is replaced by the stored message or marked failed. A reply
+ * delivered but not saved succeeds with `recorded: false` and a warning to show.
  */
 export function useReply(conversationId: number, operator = "you") {
   const client = useQueryClient();

@@ -17,8 +17,12 @@ export type LineChannelOptions = { accessToken: string; apiRoot?: string };
 export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
   const client = new messagingApi.MessagingApiClient({ channelAccessToken: options.accessToken, ...(options.apiRoot ? { baseURL: options.apiRoot } : {}) });
   const failure = (error: unknown) => {
-    if (error instanceof HTTPFetchError) return new DeliveryError(`LINE ${error.status}: ${error.body?.slice(0, 200) ?? error.statusText}`, error.status >= 500 || error.status === 429);
-    return new DeliveryError(`LINE send failed: ${(error as Error).message}`, false);
+    if (error instanceof HTTPFetchError) {
+      // A 5xx or 429 may follow a message that went out; any other status is a refusal.
+      const retryable = error.status >= 500 || error.status === 429;
+      return new DeliveryError(`LINE ${error.status}: ${error.body?.slice(0, 200) ?? error.statusText}`, { outcome: retryable ? "unknown" : "not_sent", retryable });
+    }
+    return new DeliveryError(`LINE send failed: ${(error as Error).message}`, { outcome: "not_sent", retryable: false });
   };
   return {
     name: "line",

@@ -30,9 +30,9 @@ export type TelegramChannel = ChannelAdapter & {
 
 /** Platform failures the simulator can play, each as the live adapter would report it. */
 export const SIMULATED_SEND_FAILURES = {
-  refused: () => new DeliveryError("Telegram 400: Bad Request: not enough rights to send text messages to the chat", false, "not_sent"),
-  server_error: () => new DeliveryError("Telegram 500: Internal Server Error", true, "unknown"),
-  timeout: () => new DeliveryError("Telegram unreachable: Network request for 'sendMessage' failed! (timeout)", true, "unknown"),
+  refused: () => new DeliveryError("Telegram 400: Bad Request: not enough rights to send text messages to the chat", { outcome: "not_sent", retryable: false }),
+  server_error: () => new DeliveryError("Telegram 500: Internal Server Error", { outcome: "unknown", retryable: true }),
+  timeout: () => new DeliveryError("Telegram unreachable: Network request for 'sendMessage' failed! (timeout)", { outcome: "unknown", retryable: true }),
 } as const;
 export type SimulatedSendFailure = keyof typeof SIMULATED_SEND_FAILURES;
 
@@ -71,15 +71,19 @@ export function toDeliveryError(error: unknown): DeliveryError {
     // 403 "bot was blocked by the user" / "bot was kicked from the group chat": no send will work.
     const membership = error.error_code !== 403 ? null : /blocked/i.test(error.description) ? "blocked" : /kicked|not a member|removed/i.test(error.description) ? "removed" : /deactivated/i.test(error.description) ? "blocked" : null;
     // A 4xx is a refusal (nothing sent); a 5xx may come after the message went out.
-    return new DeliveryError(`Telegram ${error.error_code}: ${error.description}`, retryable, error.error_code >= 500 ? "unknown" : "not_sent", membership);
+    return new DeliveryError(`Telegram ${error.error_code}: ${error.description}`, {
+      outcome: error.error_code >= 500 ? "unknown" : "not_sent",
+      retryable,
+      membership,
+    });
   }
   if (error instanceof HttpError) {
     // No connection at all: nothing sent. A timeout or a cut connection: maybe sent.
     const code = (error.error as { code?: string; cause?: { code?: string } } | undefined)?.code ?? (error.error as { cause?: { code?: string } } | undefined)?.cause?.code;
     const refused = ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"].includes(code ?? "");
-    return new DeliveryError(`Telegram unreachable: ${error.message}${code ? ` (${code})` : ""}`, true, refused ? "not_sent" : "unknown");
+    return new DeliveryError(`Telegram unreachable: ${error.message}${code ? ` (${code})` : ""}`, { outcome: refused ? "not_sent" : "unknown", retryable: true });
   }
-  return new DeliveryError(`Telegram send failed: ${(error as Error).message}`, false, "unknown");
+  return new DeliveryError(`Telegram send failed: ${(error as Error).message}`, { outcome: "unknown", retryable: false });
 }
 
 let sandboxCounter = 0;
@@ -115,7 +119,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
         if (n >= attempts) {
           state = { state: "failed", attempts: n, error: reason };
           log.error("telegram.getme_failed", { attempts: n, error: reason });
-          throw new DeliveryError(`getMe failed after ${n} attempts: ${reason}`, true);
+          throw new DeliveryError(`getMe failed after ${n} attempts: ${reason}`, { outcome: "not_sent", retryable: true });
         }
         state = { state: "connecting", attempts: n, error: reason };
         log.warn("telegram.getme_retry", { attempt: n, error: reason });
@@ -155,7 +159,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
       } catch (error) {
         const cause = toDeliveryError(error);
         // Part of a long text already went out: the user has something.
-        const failure = first ? new DeliveryError(`${cause.message} (after the first part was sent)`, false, "unknown") : cause;
+        const failure = first ? new DeliveryError(`${cause.message} (after the first part was sent)`, { outcome: "unknown", retryable: false }) : cause;
         log.warn("telegram.send_failed", { chatId: request.chatId, error: failure.message, outcome: failure.outcome, sentParts: first ? 1 : 0 });
         throw failure;
       }

@@ -204,6 +204,7 @@ export function ConversationView({ id }: { id: number }) {
         <label htmlFor="reply-text">Message</label>
         <textarea id="reply-text" rows={3} value={text} onChange={(e) => setText(e.target.value)} disabled={!replyTo} />
         {reply.isError && <p className="error" role="alert">Not sent: {reply.error.message}</p>}
+        {reply.data?.recorded === false && <p className="delivery-failure warn" role="alert">{reply.data.warning}</p>}
         <p>
           <button className="primary" type="submit" disabled={!replyTo || !text.trim() || reply.isPending}>
             {reply.isPending ? "Sending…" : "Send reply"}

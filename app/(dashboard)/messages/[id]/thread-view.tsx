@@ -162,7 +162,8 @@ function MessageDetails({ member, conversationId }: { member: ThreadMember | nul
         <label htmlFor="thread-reply">Reply to this message</label>
         <textarea id="thread-reply" rows={3} value={text} onChange={(e) => setText(e.target.value)} />
         {reply.isError && <p className="error" role="alert">Not sent: {reply.error.message}</p>}
-        {reply.isSuccess && <p className="muted" role="status">Sent.</p>}
+        {reply.data?.recorded === false && <p className="delivery-failure warn" role="alert">{reply.data.warning}</p>}
+        {reply.isSuccess && reply.data.recorded && <p className="muted" role="status">Sent.</p>}
         <p>
           <button className="primary" type="submit" disabled={!text.trim() || reply.isPending}>
             {reply.isPending ? "Sending…" : "Send reply"}
