@@ -1,4 +1,5 @@
 import type { Database } from "./database";
+import { publish } from "../events/bus";
 import { isUniqueViolation } from "./errors";
 import type { Envelope } from "./generated/sqlite/client";
 import { inJsonList, jsonList, prismaRow, type SqlRunner } from "./sql";
@@ -118,6 +119,8 @@ export async function finishEnvelope(
       outcome.status, outcome.error ?? null, outcome.messageId ?? null, patch, now, now, jsonList(Array.isArray(id) ? id : [id]),
     ),
   );
+  // After the commit: open pages refresh the envelope's status.
+  publish(db, { type: "envelope", envelopeId: Array.isArray(id) ? id[0] : id });
 }
 
 /** `"metadata"` with the keys of a JSON object parameter set on top, like a spread (callers patch scalar values: json_patch would merge nested objects). */

@@ -42,7 +42,18 @@ export function openApiDocument() {
         },
       },
       "/conversations/{id}/messages": {
-        get: { summary: "A conversation's timeline, oldest first; page with ?before=<message id>", parameters: [id(), { name: "before", in: "query", schema: { type: "integer" } }], responses: { "200": ok("messages"), ...errors } },
+        get: {
+          summary: "A conversation's timeline, oldest first; page with ?before=<message id> (the response's nextBefore)",
+          parameters: [id(), { name: "before", in: "query", schema: { type: "integer" } }, { name: "take", in: "query", schema: { type: "integer", minimum: 1, maximum: 500 } }],
+          responses: { "200": ok("messages"), ...errors },
+        },
+        post: { summary: "An operator's plain message to the chat (not a reply), sent through the channel", parameters: [id()], requestBody: body(replyBodySchema), responses: { "201": ok("sent"), "502": { description: "The platform refused; recorded on the envelope" }, ...errors } },
+      },
+      "/events": {
+        get: {
+          summary: "Server-sent events (text/event-stream): message, envelope, fork, conversation and settings changes, each `data:` a JSON { type, …ids }; heartbeat comments; `retry:` first",
+          responses: { "200": { description: "event stream", content: { "text/event-stream": { schema: { type: "string" } } } }, ...errors },
+        },
       },
       "/conversations/{id}/read": { post: { summary: "Mark the conversation read", parameters: [id()], responses: { "200": ok("ok"), ...errors } } },
       "/messages/{id}/thread": { get: { summary: "The reply tree around a message (one query)", parameters: [id()], responses: { "200": ok("thread"), ...errors } } },

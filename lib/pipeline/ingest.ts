@@ -2,6 +2,7 @@ import type { InboundEvent, InboundMessage } from "../channels/types";
 import type { Database } from "../db/database";
 import { storeEvent, storeInbound, type StoreEventResult, type StoreInboundResult } from "../db/ingest";
 import { agentAddress } from "../envelope/address";
+import { publish } from "../events/bus";
 import { log } from "../log";
 import { getSettings } from "../settings/store";
 import { shouldAnswer } from "./should-answer";
@@ -31,8 +32,14 @@ export async function ingestEvent(
   event: Exclude<InboundEvent, { type: "ignored" }>,
   options: { modelConfigured: boolean } = { modelConfigured: true },
 ): Promise<StoreInboundResult | StoreEventResult> {
-  if (event.type === "message") return ingestInbound(db, event.message, options);
+  if (event.type === "message") {
+    const stored = await ingestInbound(db, event.message, options);
+    if (stored.status !== "duplicate") publish(db, { type: "message", conversationId: stored.conversationId, messageId: stored.messageId });
+    return stored;
+  }
   const result = await storeEvent(db, event);
+  // Membership, an unsent message, a topic's name: what the pages show changed.
+  if (result.status !== "duplicate") publish(db, { type: "conversation" });
   if (event.type === "membership" && result.status === "membership") {
     log.info("ingest.membership_changed", { channel: event.channel, chatId: event.chat.id, membership: event.membership });
   }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Database } from "../db/database";
+import { findConversation } from "../db/conversations";
 import { findMessage } from "../db/messages";
 import { operatorAddress } from "../envelope/address";
 import { notFound } from "../errors";
@@ -31,5 +32,27 @@ export async function sendOperatorReply(deps: SendDeps, input: OperatorReplyInpu
     replyTo: message,
     replyToEnvelopeId: await envelopeOf(deps.db, message.id),
     forkId: message.forkId,
+  });
+}
+
+export type OperatorMessageInput = { conversationId: number; text: string; operator: string };
+
+/**
+ * A plain message from the dashboard's composer: an outbound envelope from
+ * operator:<name>, not a reply to anything, in the conversation's active fork if
+ * one is active (the chat's next messages continue it too).
+ */
+export async function sendOperatorMessage(deps: SendDeps, input: OperatorMessageInput) {
+  const conversation = await findConversation(deps.db, input.conversationId);
+  if (!conversation) throw notFound("conversation");
+  return sendToChat(deps, {
+    from: operatorAddress(input.operator),
+    senderKind: "operator",
+    senderName: input.operator,
+    conversation,
+    text: input.text,
+    replyTo: null,
+    replyToEnvelopeId: null,
+    forkId: conversation.activeForkId,
   });
 }

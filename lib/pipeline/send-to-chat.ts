@@ -5,6 +5,7 @@ import { markMembership, membershipError, readMembership } from "../db/conversat
 import { findEnvelopeByDedupeKey, insertEnvelope, finishEnvelope, reclaimRefusedSend } from "../db/envelopes";
 import { GenerationConflict, appendOutboundMessage, readGeneration } from "../db/messages";
 import { channelAddress } from "../envelope/address";
+import { publish } from "../events/bus";
 import { log } from "../log";
 
 export type SendDeps = { db: Database; channels: Record<string, ChannelAdapter> };
@@ -98,6 +99,13 @@ export async function keepPossiblyDelivered(
  * 4. the envelope ends done, or failed with lastDeliveryError for the operator.
  */
 export async function sendToChat(deps: SendDeps, input: SendInput): Promise<SendResult> {
+  const result = await sendAndRecord(deps, input);
+  // Sent, kept as possibly delivered or refused: the timeline shows each.
+  publish(deps.db, { type: "message", conversationId: input.conversation.id, ...(result.ok && result.messageId ? { messageId: result.messageId } : {}) });
+  return result;
+}
+
+async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResult> {
   const { db } = deps;
   const to = channelAddress(input.conversation.channel, input.conversation.platformChatId);
   const envelopeData = {

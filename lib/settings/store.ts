@@ -1,5 +1,6 @@
 import type { Database } from "../db/database";
 import { listSettingChanges, readSettingRows, writeSettings } from "../db/settings";
+import { publish } from "../events/bus";
 import { log } from "../log";
 import { defaultSettings, settingsSchema, settingsUpdateSchema, type Settings } from "./schema";
 
@@ -54,6 +55,7 @@ export async function updateSettings(db: Database, input: unknown, changedBy: st
   if (changes.length) await writeSettings(db, changes, changedBy);
   cache.delete(db);
   reading.delete(db);
+  if (changes.length) publish(db, { type: "settings" });
   return { ...current, ...update };
 }
 
