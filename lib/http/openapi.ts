@@ -49,6 +49,13 @@ export function openApiDocument() {
         },
         post: { summary: "An operator's plain message to the chat (not a reply), sent through the channel", parameters: [id()], requestBody: body(replyBodySchema), responses: { "201": ok("sent"), "502": { description: "The platform refused; recorded on the envelope" }, ...errors } },
       },
+      "/search": {
+        get: {
+          summary: "Full-text search over message text, best matches first: { results: [{ messageId, conversationId, snippet, sentAt, senderName, conversationTitle }] }; snippet is HTML-escaped text whose only markup is <mark> around hits; words only (operators and quotes are ignored)",
+          parameters: [{ name: "q", in: "query", schema: { type: "string", maxLength: 500 } }, { name: "take", in: "query", schema: { type: "integer", minimum: 1, maximum: 100 } }],
+          responses: { "200": ok("results"), ...errors },
+        },
+      },
       "/events": {
         get: {
           summary: "Server-sent events (text/event-stream): message, envelope, fork, conversation and settings changes, each `data:` a JSON { type, …ids }; heartbeat comments; `retry:` first",

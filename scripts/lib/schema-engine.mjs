@@ -9,7 +9,12 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
 const require = createRequire(import.meta.url);
-const filters = { externalTables: [], externalEnums: [] };
+// Tables hand-written migrations create that Prisma's schema language cannot describe
+// (the FTS5 full-text index and its shadow tables): not drift.
+const filters = {
+  externalTables: ["MessageSearch", "MessageSearch_data", "MessageSearch_idx", "MessageSearch_docsize", "MessageSearch_config", "MessageSearch_content"],
+  externalEnums: [],
+};
 
 /**
  * @param {"sqlite" | "postgresql"} provider

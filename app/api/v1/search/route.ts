@@ -1,0 +1,11 @@
+import { withOperator } from "@/lib/http/api";
+import { json } from "@/lib/http/respond";
+import { searchMessageText, searchQuerySchema } from "@/lib/search/search";
+
+export const dynamic = "force-dynamic";
+
+/** Full-text search over message text: ?q=words → { results: [{ messageId, conversationId, snippet, sentAt }] }. */
+export const GET = withOperator(async ({ request, ctx }) => {
+  const query = searchQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+  return json(await searchMessageText(ctx.db, query));
+});
