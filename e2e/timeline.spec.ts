@@ -4,7 +4,8 @@ import { expect, test } from "./fixtures";
 
 const API = { authorization: "Bearer e2e-api-token-0123456789" };
 const member = { id: 9_400_001, is_bot: false, first_name: "Ines" };
-let updateId = 94_000_000;
+// From the clock: a retried worker reloads this file, and a reused update id would be dropped as a duplicate.
+let updateId = 94_000_000 + (Date.now() % 10_000_000) * 10;
 
 /** A group chat the bot reads but does not answer (not addressed): its history is only what the test posts. */
 function groupChat(id: number, title: string) {
@@ -57,6 +58,8 @@ async function scrollToTopUntilStart(page: Page) {
 async function checkLongTimeline(page: Page, dashboard: { signIn(): Promise<void>; screenshot(name: string): Promise<void> }, id: number, shot: string) {
   await dashboard.signIn();
   await page.goto(`/conversations/${id}`);
+  // On a phone the charts come first: bring the timeline itself into view.
+  await page.getByTestId("timeline").scrollIntoViewIfNeeded();
   // Opens at the newest message, and only what is near the view is in the DOM.
   await expect(message(page, "the newest, answering the third")).toBeInViewport();
   await expect(message(page, label(1))).toHaveCount(0);
@@ -72,6 +75,7 @@ async function checkLongTimeline(page: Page, dashboard: { signIn(): Promise<void
 
   // A fresh page loads older pages as the operator scrolls up, to the first message.
   await page.reload();
+  await page.getByTestId("timeline").scrollIntoViewIfNeeded();
   await expect(message(page, "the newest, answering the third")).toBeInViewport();
   await scrollToTopUntilStart(page);
   await expect(message(page, label(1))).toBeInViewport();
@@ -133,6 +137,7 @@ test("a message arriving while the page is open shows without a reload; scrolled
   const id = await conversationId(request, "E2E Live");
   await dashboard.signIn();
   await page.goto(`/conversations/${id}`);
+  await page.getByTestId("timeline").scrollIntoViewIfNeeded();
   await expect(message(page, "live 40")).toBeInViewport();
   // No navigation from here on: the update must come over the event stream (polling is 30 s while it is open).
   let navigations = 0;
@@ -151,4 +156,35 @@ test("a message arriving while the page is open shows without a reload; scrolled
   await pill.click();
   await expect(message(page, "arrived while reading old ones")).toBeInViewport();
   expect(navigations).toBe(0);
+});
+
+test("search finds what was said and opens the timeline at that message", async ({ page, dashboard, request }) => {
+  test.setTimeout(120_000);
+  const { post } = groupChat(-1_009_400_000_005, "E2E Search");
+  await post(request, "the <b>zebracorn</b> shipment left the warehouse");
+  // More than a page after it: the timeline must load back to it.
+  for (let n = 1; n <= 130; n++) await post(request, `later chatter ${n}`);
+  await dashboard.signIn();
+  await page.getByRole("link", { name: "Search" }).click();
+  await page.getByLabel("Search message text").fill('zebracorn "AND(');
+  await page.getByRole("button", { name: "Search" }).click();
+  // A query with stray syntax still finds the words it has.
+  const result = page.getByTestId("search-result");
+  await expect(result).toHaveCount(1);
+  await expect(result.locator("mark")).toHaveText("zebracorn");
+  // The message's own markup shows as text, never as an element.
+  await expect(result).toContainText("<b>");
+  await expect(result.locator("b")).toHaveCount(0);
+  await dashboard.screenshot("search-results");
+  await result.getByRole("link").click();
+  await expect(page).toHaveURL(/\/conversations\/\d+\?message=\d+/);
+  await page.getByTestId("timeline").scrollIntoViewIfNeeded();
+  const target = message(page, "zebracorn shipment");
+  await expect(target).toBeInViewport();
+  await expect(target).toHaveClass(/highlight/);
+  await dashboard.screenshot("search-jumped");
+
+  // Nonsense is an empty result, not an error.
+  await page.goto(`/search?q=${encodeURIComponent('"')}`);
+  await expect(page.getByText("No message matches")).toBeVisible();
 });
