@@ -144,8 +144,9 @@ export function Timeline({ messages, hasMore, loadingOlder, loadOlder, ensureLoa
   useEffect(() => {
     if (opened.current || messages.length === 0) return;
     opened.current = true;
-    virtualizer.scrollToEnd();
-  }, [messages.length, virtualizer]);
+    // Opened for one message (a search result): the jump scrolls there instead.
+    if (!focusMessageId) virtualizer.scrollToEnd();
+  }, [messages.length, virtualizer, focusMessageId]);
 
   // New messages while scrolled up: count them on the pill (at the bottom, the virtualizer follows).
   useEffect(() => {
@@ -178,16 +179,19 @@ export function Timeline({ messages, hasMore, loadingOlder, loadOlder, ensureLoa
         return;
       }
       setHighlight(id);
-      // After the render that holds the loaded pages.
-      requestAnimationFrame(() => {
-        const index = messagesRef.current.findIndex((m) => m.id === id);
-        if (index >= 0) virtualizer.scrollToIndex(index, { align: "center" });
-      });
+      setScrollTarget({ id });
     },
-    [ensureLoaded, virtualizer],
+    [ensureLoaded],
   );
-  const messagesRef = useRef(messages);
-  messagesRef.current = messages;
+  // Scrolls once the render holding the loaded pages is committed (an object: the same id twice scrolls twice).
+  const [scrollTarget, setScrollTarget] = useState<{ id: number } | null>(null);
+  useEffect(() => {
+    if (!scrollTarget) return;
+    const index = messages.findIndex((m) => m.id === scrollTarget.id);
+    if (index < 0) return;
+    setScrollTarget(null);
+    virtualizer.scrollToIndex(index, { align: "center" });
+  }, [scrollTarget, messages, virtualizer]);
 
   useEffect(() => {
     if (highlight === null) return;
