@@ -10,8 +10,11 @@ import { dirname, join } from "node:path";
 
 const require = createRequire(import.meta.url);
 // Tables hand-written migrations create that Prisma's schema language cannot describe
-// (the FTS5 full-text index and its shadow tables): not drift.
-const filters = {
+// (SQLite's FTS5 full-text index and its shadow tables): not drift. Only the
+// database diff (db:check, SQLite) needs them; a datamodel diff has none, and the
+// PostgreSQL engine would reject unqualified names.
+const noFilters = { externalTables: [], externalEnums: [] };
+const sqliteDatabaseFilters = {
   externalTables: ["MessageSearch", "MessageSearch_data", "MessageSearch_idx", "MessageSearch_docsize", "MessageSearch_config", "MessageSearch_content"],
   externalEnums: [],
 };
@@ -42,7 +45,7 @@ export async function openSchemaEngine(provider, url, datamodel) {
 }
 
 /** Runs `diff` and returns the SQL script. */
-async function diffToScript(engine, from, to) {
+async function diffToScript(engine, from, to, filters = noFilters) {
   const { stdout } = await engine.diff({ from, to, script: true, exitCode: null, filters });
   return stdout ?? "";
 }
@@ -59,5 +62,5 @@ export async function diffDatamodels(provider, from, to) {
 export async function diffDatabase(provider, url, datamodel) {
   const engine = await openSchemaEngine(provider, url, datamodel);
   const files = [{ path: "schema.prisma", content: datamodel }];
-  return diffToScript(engine, { tag: "schemaDatasource", files, configDir: process.cwd() }, { tag: "schemaDatamodel", files });
+  return diffToScript(engine, { tag: "schemaDatasource", files, configDir: process.cwd() }, { tag: "schemaDatamodel", files }, provider === "sqlite" ? sqliteDatabaseFilters : noFilters);
 }
