@@ -185,7 +185,7 @@ test("search finds what was said and opens the timeline at that message", async 
   await result.getByRole("link").click();
   await expect(page).toHaveURL(/\/conversations\/\d+\?message=\d+/);
   await page.getByTestId("timeline").scrollIntoViewIfNeeded();
-  const target = message(page, "zebracorn shipment");
+  const target = message(page, "shipment left the warehouse");
   await expect(target).toBeInViewport();
   await expect(target).toHaveClass(/highlight/);
   await dashboard.screenshot("search-jumped");
