@@ -153,6 +153,10 @@ test("a message arriving while the page is open shows without a reload; scrolled
   await expect(message(page, "arrived while watching")).toBeInViewport({ timeout: 8_000 });
   await expect(page.getByTestId("new-messages-pill")).toHaveCount(0);
 
+  // A send through another route (the API, as an agent or a second operator would) reaches this page too.
+  expect((await request.post(`/api/v1/conversations/${id}/messages`, { headers: API, data: { text: "sent from elsewhere" } })).status()).toBe(201);
+  await expect(message(page, "sent from elsewhere")).toBeInViewport({ timeout: 8_000 });
+
   await page.getByTestId("timeline").evaluate((el) => el.scrollTo({ top: 0 }));
   await expect(message(page, "live 01")).toBeInViewport();
   await post(request, "arrived while reading old ones");

@@ -66,7 +66,12 @@ export class EventBus {
 
 // Keyed by the database handle, like the settings cache: every writer already
 // holds `db`, so no signature changes, and tests with two handles get two buses.
-const buses = new WeakMap<Database, EventBus>();
+// Kept on globalThis (as the App is, lib/server/wiring.ts): Next bundles each route
+// handler with its own copy of this module, and a route that sends (POST
+// …/messages) must publish on the same bus the events route streams.
+const shared = globalThis as unknown as { [key: symbol]: WeakMap<Database, EventBus> | undefined };
+const KEY = Symbol.for("switchboard.eventBuses");
+const buses = (shared[KEY] ??= new WeakMap<Database, EventBus>());
 
 export function eventsOf(db: Database): EventBus {
   let bus = buses.get(db);
