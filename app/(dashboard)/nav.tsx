@@ -8,6 +8,7 @@ const links = [
   { href: "/", label: "Conversations" },
   { href: "/envelopes", label: "Envelopes" },
   { href: "/forks", label: "Forks" },
+  { href: "/search", label: "Search" },
   { href: "/simulator", label: "Simulator" },
   { href: "/settings", label: "Settings" },
 ];

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { handoffBodySchema } from "../pipeline/handoff";
 import { defineOperations, isoDate } from "./operation";
-import { senderKind, timelineMessage } from "./messages";
+import { replyBodySchema, replyResponse, senderKind, timelineMessage } from "./messages";
 
 /** A conversation, every column (the Conversation table). */
 export const conversationRow = z.strictObject({
@@ -139,6 +139,14 @@ export const operations = defineOperations([
     summary: "A conversation's timeline, oldest first; page backwards with ?before=<message id> (changes nothing)",
     query: timelineQuery,
     response: { status: 200, schema: timelineResponse },
+  },
+  {
+    method: "post",
+    path: "/conversations/{id}/messages",
+    summary: "An operator's plain message to the chat (not a reply), in the active fork if one is open: 201 once delivered (`recorded: false` with a warning when not saved)",
+    body: replyBodySchema,
+    response: { status: 201, schema: replyResponse },
+    errors: { 502: "Not delivered (recorded on the envelope; `details.envelopeId`, and `details.outcome`)" },
   },
   { method: "post", path: "/conversations/{id}/read", summary: "Mark the conversation read (its unread count drops to 0)", response: { status: 200, schema: okResponse } },
   {

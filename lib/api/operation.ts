@@ -15,8 +15,8 @@ export type Operation = {
   query?: z.ZodObject;
   /** The JSON request body. */
   body?: z.ZodType;
-  /** The success response: its status and the schema of its JSON body. */
-  response: { status: 200 | 201; schema: z.ZodType; description?: string };
+  /** The success response: its status and the schema of its JSON body (of each event's `data:` for a stream). */
+  response: { status: 200 | 201; schema: z.ZodType; description?: string; contentType?: "application/json" | "text/event-stream" };
   /** Errors beyond 400 (invalid input), 401 (no session or token) and, for paths with an id, 404: status → when. */
   errors?: Record<number, string>;
 };

@@ -1,6 +1,7 @@
 import { operations as conversations } from "./conversations";
 import { operations as envelopes } from "./envelopes";
 import { operations as forks } from "./forks";
+import { operations as live } from "./live";
 import { operations as messages } from "./messages";
 import type { Operation } from "./operation";
 import { operations as queue } from "./queue";
@@ -10,4 +11,4 @@ import { operations as status } from "./status";
 import { operations as turns } from "./turns";
 
 /** Every /api/v1 operation, in the document's order. A new resource module adds its list here. */
-export const operations: readonly Operation[] = [...status, ...conversations, ...messages, ...envelopes, ...forks, ...turns, ...queue, ...settings, ...simulator];
+export const operations: readonly Operation[] = [...status, ...conversations, ...messages, ...envelopes, ...forks, ...turns, ...queue, ...settings, ...simulator, ...live];

@@ -4,6 +4,7 @@ import { PrismaClient as PostgresClient } from "./generated/postgres/client";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
 import { postgresTarget, providerOf, sqlitePath } from "./migrations.mjs";
 import { SettingRowsCache } from "./settings-cache";
+import { EventBus } from "../events/bus";
 import { postgresSql, sqliteSql, type SqlRunner, type SqlValue } from "./sql";
 import { SqliteConnection } from "./sqlite-connection";
 
@@ -41,6 +42,8 @@ export interface Database {
   read<T>(sql: string, ...params: SqlValue[]): Promise<T[]>;
   /** The stored settings, cached for as long as this handle lives (lib/settings/store.ts reads through it). */
   readonly settingRows: SettingRowsCache;
+  /** What changed, for open dashboard pages: writers publish after their commit (lib/events/bus.ts). */
+  readonly events: EventBus;
   /** The SQLite connection behind the client (tests reach its lock); undefined on PostgreSQL. */
   readonly sqliteConnection?: SqliteConnection;
   close(): Promise<void>;
@@ -85,6 +88,7 @@ export async function openDb(url: string, options: OpenOptions = {}): Promise<Da
     return {
       prisma,
       dialect: "postgresql",
+      events: new EventBus(),
       transaction: sql.transaction,
       read: sql.read,
       settingRows: new SettingRowsCache(sql.read, false),
@@ -105,6 +109,7 @@ export async function openDb(url: string, options: OpenOptions = {}): Promise<Da
   return {
     prisma,
     dialect: "sqlite",
+    events: new EventBus(),
     transaction: sql.transaction,
     read: sql.read,
     settingRows: new SettingRowsCache(sql.read, true),

@@ -1,5 +1,6 @@
 import { readEnvelopeMetadata, type EnvelopeMetadata } from "../envelope/metadata";
 import type { Database } from "./database";
+import { publish } from "../events/bus";
 import { isUniqueViolation } from "./errors";
 import type { Envelope } from "./generated/sqlite/client";
 import { inJsonList, jsonList, prismaRow, type SqlRunner } from "./sql";
@@ -131,6 +132,8 @@ export async function finishEnvelope(
       outcome.status, outcome.error ?? null, outcome.messageId ?? null, patch, now, now, jsonList(Array.isArray(id) ? id : [id]),
     ),
   );
+  // After the commit: open pages refresh the envelope's status.
+  publish(db, { type: "envelope", envelopeId: Array.isArray(id) ? id[0] : id });
 }
 
 /** `"metadata"` with the keys of a JSON object parameter set on top, like a spread (callers patch scalar values: json_patch would merge nested objects). */

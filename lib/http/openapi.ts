@@ -41,7 +41,10 @@ function operationObject(op: Operation) {
     ...(parameters.length ? { parameters } : {}),
     ...(op.body ? { requestBody: { required: true, content: jsonContent(jsonSchema(op.body, "input")) } } : {}),
     responses: {
-      [op.response.status]: { description: op.response.description ?? "OK", content: jsonContent(jsonSchema(op.response.schema, "output")) },
+      [op.response.status]: {
+        description: op.response.description ?? "OK",
+        content: { [op.response.contentType ?? "application/json"]: { schema: jsonSchema(op.response.schema, "output") } },
+      },
       ...Object.fromEntries(Object.entries(errors).map(([status, description]) => [status, errorRef(description)])),
     },
   };

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Caller } from "../auth/operators";
 import type { Database } from "../db/database";
 import { findConversationByChat } from "../db/conversations";
+import { publish } from "../events/bus";
 import { createEnvelope, findEnvelope, listEnvelopes, takeAgentMail, type EnvelopeStatus } from "../db/envelopes";
 import { parseAddress } from "../envelope/address";
 import { parseDeliverAt } from "../envelope/deliver-at";
@@ -64,7 +65,7 @@ export async function sendEnvelope(db: Database, input: SendEnvelopeInput, calle
   }
   const parent = input.replyTo ? await findEnvelope(db, input.replyTo) : null;
   if (input.replyTo && !parent) throw notFound(`envelope ${input.replyTo}`);
-  return createEnvelope(db, {
+  const envelope = await createEnvelope(db, {
     from: input.from,
     to: input.to,
     text: input.text,
@@ -74,6 +75,8 @@ export async function sendEnvelope(db: Database, input: SendEnvelopeInput, calle
     // The caller's keys stay in their namespace: none of them can act as a control flag.
     metadata: { ...(input.metadata ? { client: input.metadata } : {}), sentBy: caller.operator.name },
   });
+  publish(db, { type: "envelope", envelopeId: envelope.id, conversationId: envelope.conversationId });
+  return envelope;
 }
 
 /** Lists envelopes; never changes them (GET must not: a cross-site link would consume an agent's mail). */

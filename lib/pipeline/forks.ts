@@ -20,6 +20,7 @@ import {
 import { agentAddress, parseAddress } from "../envelope/address";
 import { canonicalText } from "../prompt/sanitize";
 import { AppError, notFound } from "../errors";
+import { publish } from "../events/bus";
 import { log } from "../log";
 import { getSettings } from "../settings/store";
 import { decideResume, interactiveChildOf } from "./fork-routing";
@@ -60,6 +61,7 @@ export async function startBackgroundTask(db: Database, input: { conversationId:
     deliverAt: input.deliverAt ?? null,
     metadata: { backgroundTask: true },
   });
+  publish(db, { type: "fork", conversationId: conversation.id, forkId: fork.id });
   return { fork, envelope };
 }
 
@@ -118,6 +120,7 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
     envelope.forkId,
     ended?.status === "failed" ? { status: "failed", endedAt: new Date(), summary: `failed: ${ended.lastDeliveryError ?? "the task failed"}` } : { status: "done", lastActivityAt: new Date() },
   );
+  publish(db, { type: "fork", conversationId: conversation.id, forkId: envelope.forkId });
 }
 
 /**
@@ -145,6 +148,7 @@ export async function resumeFork(db: Database, forkId: number, by: string) {
   if (!(await setActiveFork(db, fork.conversationId, interactive.id, null))) {
     throw new AppError("conflict", "another fork became active meanwhile; try again");
   }
+  publish(db, { type: "fork", conversationId: fork.conversationId, forkId: interactive.id });
   return interactive;
 }
 
@@ -195,6 +199,7 @@ export async function exitFork(deps: TurnDeps, forkId: number, strategy: ExitStr
   await setActiveFork(db, fork.conversationId, null, forkId);
   const updated = await updateFork(db, forkId, { status: "exited", exitStrategy: strategy, summary, endedAt: new Date() });
   log.info("fork.exited", { forkId, strategy, by });
+  publish(db, { type: "fork", conversationId: fork.conversationId, forkId });
   return updated;
 }
 

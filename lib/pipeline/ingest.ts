@@ -24,6 +24,7 @@ import type { SqlRunner } from "../db/sql";
 import { finishEnvelope } from "../db/envelopes";
 import { agentAddress, channelAddress } from "../envelope/address";
 import type { EnvelopeMetadata } from "../envelope/metadata";
+import { publish } from "../events/bus";
 import { log } from "../log";
 import type { Settings } from "../settings/schema";
 import { getSettings } from "../settings/store";
@@ -96,8 +97,14 @@ async function handoffByCommand(deps: TurnDeps, stored: Extract<StoreInboundResu
 
 /** Any parsed delivery: messages go through ingestInbound, the rest are recorded once. */
 export async function ingestEvent(db: Database, event: Exclude<InboundEvent, { type: "ignored" }>, options: IngestOptions = { modelConfigured: true }): Promise<StoreInboundResult | StoreEventResult> {
-  if (event.type === "message") return ingestInbound(db, event.message, options);
+  if (event.type === "message") {
+    const stored = await ingestInbound(db, event.message, options);
+    if (stored.status !== "duplicate") publish(db, { type: "message", conversationId: stored.conversationId, messageId: stored.messageId });
+    return stored;
+  }
   const result = await storeEvent(db, event);
+  // Membership, an unsent message, a topic's name: what the pages show changed.
+  if (result.status !== "duplicate") publish(db, { type: "conversation" });
   if (event.type === "membership" && result.status === "membership") {
     log.info("ingest.membership_changed", { channel: event.channel, chatId: event.chat.id, membership: event.membership });
   }

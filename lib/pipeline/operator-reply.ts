@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { findConversation } from "../db/conversations";
 import { firstEnvelopeIdOfMessage } from "../db/envelopes";
 import { findMessage } from "../db/messages";
 import { operatorAddress } from "../envelope/address";
 import { AppError, notFound } from "../errors";
 import { log } from "../log";
-import { sendToChat, type SendDeps } from "./send-to-chat";
+import { sendToChat, type SendDeps, type SendResult } from "./send-to-chat";
 
 export const replyBodySchema = z.object({ text: z.string().trim().min(1, "write a message").max(4000) });
 
@@ -39,11 +40,39 @@ export async function sendOperatorReply(deps: SendDeps, input: OperatorReplyInpu
     replyToEnvelopeId: await firstEnvelopeIdOfMessage(deps.db, message.id),
     forkId: message.forkId,
   });
+  return operatorResponse(result, input.operator);
+}
+
+export type OperatorMessageInput = { conversationId: number; text: string; operator: string };
+
+/**
+ * A plain message from the dashboard's composer: an outbound envelope from
+ * operator:<name>, not a reply to anything, in the conversation's active fork if
+ * one is active (the chat's next messages continue it too).
+ */
+export async function sendOperatorMessage(deps: SendDeps, input: OperatorMessageInput): Promise<OperatorReplyResponse> {
+  const conversation = await findConversation(deps.db, input.conversationId);
+  if (!conversation) throw notFound("conversation");
+  const result = await sendToChat(deps, {
+    from: operatorAddress(input.operator),
+    senderKind: "operator",
+    senderName: input.operator,
+    conversation,
+    text: input.text,
+    replyTo: null,
+    replyToEnvelopeId: null,
+    forkId: conversation.activeForkId,
+  });
+  return operatorResponse(result, input.operator);
+}
+
+/** What the operator's send means for the operator: 201 once delivered, 502 only when it did not (or may not have) go out. */
+function operatorResponse(result: SendResult, operator: string): OperatorReplyResponse {
   switch (result.kind) {
     case "sent":
       return { ok: true, recorded: true, envelopeId: result.envelopeId, messageId: result.messageId };
     case "unrecorded":
-      log.warn("operator_reply.unrecorded", { envelopeId: result.envelopeId, messageId: input.messageId, error: result.error });
+      log.warn("operator_reply.unrecorded", { envelopeId: result.envelopeId, operator, error: result.error });
       return { ok: true, recorded: false, envelopeId: result.envelopeId, messageId: null, warning: UNRECORDED_REPLY_WARNING };
     case "failed":
       throw new AppError("bad_gateway", result.error, { envelopeId: result.envelopeId, outcome: result.outcome });

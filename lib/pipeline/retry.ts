@@ -2,6 +2,7 @@ import type { Database } from "../db/database";
 import { findEnvelope, releaseReplyKey, requeueFailedEnvelope } from "../db/envelopes";
 import { parseAddress } from "../envelope/address";
 import { AppError, notFound } from "../errors";
+import { publish } from "../events/bus";
 
 /**
  * An operator's Retry on a failed envelope. A failed turn (agent mail) runs again
@@ -17,6 +18,7 @@ export async function retryEnvelope(db: Database, id: number) {
   if (to.kind === "operator") throw new AppError("bad_request", "mail to an operator is not delivered by the server");
   if (to.kind === "agent") await releaseReplyKey(db, id);
   if (!(await requeueFailedEnvelope(db, id))) throw new AppError("conflict", `envelope ${id} changed meanwhile; reload`);
+  publish(db, { type: "envelope", envelopeId: id, conversationId: envelope.conversationId });
   return { envelope: { ...envelope, status: "pending" as const, lastDeliveryError: null }, retried: to.kind === "agent" ? ("turn" as const) : ("send" as const) };
 }
 

@@ -6,6 +6,7 @@ import { findEnvelopeByDedupeKey, insertEnvelope, finishEnvelope, reclaimRefused
 import { appendOutboundMessage, confirmKeptMessage, keptMessageOfEnvelope } from "../db/messages";
 import { channelAddress } from "../envelope/address";
 import type { PlatformDetails } from "../envelope/metadata";
+import { publish } from "../events/bus";
 import { log } from "../log";
 
 export type SendDeps = { db: Database; channels: Record<string, ChannelAdapter> };
@@ -99,6 +100,13 @@ export async function keepPossiblyDelivered(
  * 4. the envelope ends done, or failed with lastDeliveryError for the operator.
  */
 export async function sendToChat(deps: SendDeps, input: SendInput): Promise<SendResult> {
+  const result = await sendAndRecord(deps, input);
+  // Sent, kept as possibly delivered or refused: the timeline shows each.
+  publish(deps.db, { type: "message", conversationId: input.conversation.id, ...(result.kind === "sent" ? { messageId: result.messageId } : {}) });
+  return result;
+}
+
+async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResult> {
   const { db } = deps;
   const to = channelAddress(input.conversation.channel, input.conversation.platformChatId);
   const envelopeData = {

@@ -11,6 +11,8 @@ import { AppError } from "../errors";
 import { errorResponse } from "../http/respond";
 import { openDb, postgresPoolSize, type Database } from "../db/database";
 import { env, type Env } from "../env";
+import type { EventBus } from "../events/bus";
+import { startPostgresRelay, type Relay } from "../events/postgres-relay";
 import { dispatchEnvelope } from "../pipeline/dispatch";
 import { housekeeping } from "../pipeline/housekeeping";
 import { ingestEvent } from "../pipeline/ingest";
@@ -43,6 +45,10 @@ export type App = {
   lineWebhook: (request: Request) => Promise<Response>;
   /** First-run setup needs it: SETUP_CODE, else random per process and printed to the server log at start. */
   setupCode: string;
+  /** What changed, for GET /api/v1/events (this database's bus). */
+  events: EventBus;
+  /** On PostgreSQL: carries events between instances (LISTEN/NOTIFY); null on SQLite (one process). */
+  relay: Relay | null;
 };
 
 const holder = globalThis as unknown as { __switchboardContext?: Promise<App> };
@@ -110,7 +116,8 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   // In the background, bounded: the webhook answers 503 until the bot's identity is known.
   telegram.identity().catch(() => {});
   const setupCode = e.SETUP_CODE ?? newSetupCode();
-  return { env: e, db, telegram, channels, model, gate, worker, turnDeps, telegramSecret, telegramWebhook, lineWebhook, setupCode };
+  const relay = db.dialect === "postgresql" ? startPostgresRelay(db, e.DATABASE_URL) : null;
+  return { env: e, db, telegram, channels, model, gate, worker, turnDeps, telegramSecret, telegramWebhook, lineWebhook, setupCode, events: db.events, relay };
 }
 
 async function build(): Promise<App> {

@@ -1,6 +1,7 @@
 import type { Database } from "../db/database";
 import { listSettingChanges, writeSettings } from "../db/settings";
 import type { SettingRow } from "../db/settings-cache";
+import { publish } from "../events/bus";
 import { log } from "../log";
 import { defaultSettings, settingsSchema, settingsUpdateSchema, type Settings } from "./schema";
 
@@ -41,6 +42,7 @@ export async function updateSettings(db: Database, input: unknown, changedBy: st
     .filter(([key, value]) => JSON.stringify(current[key as keyof Settings]) !== JSON.stringify(value))
     .map(([key, newValue]) => ({ key, oldValue: current[key as keyof Settings], newValue }));
   if (changes.length) await writeSettings(db, changes, changedBy);
+  if (changes.length) publish(db, { type: "settings" });
   return { ...current, ...update };
 }
 

@@ -9,7 +9,15 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
 const require = createRequire(import.meta.url);
-const filters = { externalTables: [], externalEnums: [] };
+// Tables hand-written migrations create that Prisma's schema language cannot describe
+// (SQLite's FTS5 full-text index and its shadow tables): not drift. Only the
+// database diff (db:check, SQLite) needs them; a datamodel diff has none, and the
+// PostgreSQL engine would reject unqualified names.
+const noFilters = { externalTables: [], externalEnums: [] };
+const sqliteDatabaseFilters = {
+  externalTables: ["MessageSearch", "MessageSearch_data", "MessageSearch_idx", "MessageSearch_docsize", "MessageSearch_config", "MessageSearch_content"],
+  externalEnums: [],
+};
 
 /**
  * @param {"sqlite" | "postgresql"} provider
@@ -37,7 +45,7 @@ export async function openSchemaEngine(provider, url, datamodel) {
 }
 
 /** Runs `diff` and returns the SQL script. */
-async function diffToScript(engine, from, to) {
+async function diffToScript(engine, from, to, filters = noFilters) {
   const { stdout } = await engine.diff({ from, to, script: true, exitCode: null, filters });
   return stdout ?? "";
 }
@@ -54,5 +62,5 @@ export async function diffDatamodels(provider, from, to) {
 export async function diffDatabase(provider, url, datamodel) {
   const engine = await openSchemaEngine(provider, url, datamodel);
   const files = [{ path: "schema.prisma", content: datamodel }];
-  return diffToScript(engine, { tag: "schemaDatasource", files, configDir: process.cwd() }, { tag: "schemaDatamodel", files });
+  return diffToScript(engine, { tag: "schemaDatasource", files, configDir: process.cwd() }, { tag: "schemaDatamodel", files }, provider === "sqlite" ? sqliteDatabaseFilters : noFilters);
 }

@@ -57,7 +57,10 @@ export async function startTestApp(options: TestAppOptions) {
     post,
     /** Waits until the worker has nothing left to run. */
     settle: () => app.worker.idle(),
-    stop: () => app.worker.stop(),
+    stop: async () => {
+      await app.worker.stop();
+      await app.relay?.close();
+    },
   };
 }
 

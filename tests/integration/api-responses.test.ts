@@ -78,7 +78,7 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
   it("every GET operation answers what its schema says, on real data", async () => {
     const ids = await populate();
     const idFor: Record<string, number> = { conversations: ids.conversation, messages: ids.message, envelopes: ids.envelope, turns: ids.turn, forks: ids.fork };
-    const gets = operations.filter((op) => op.method === "get");
+    const gets = operations.filter((op) => op.method === "get" && op.response.contentType !== "text/event-stream");
     expect(gets.length).toBeGreaterThan(10);
     for (const op of gets) {
       const id = op.path.includes("{id}") ? idFor[op.path.split("/")[1]] : undefined;
@@ -119,6 +119,9 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
     const received = expectDocumented(receive, await call(receive, { body: { to: "agent:other" } })) as { envelopes: unknown[] };
     expect(received.envelopes).toHaveLength(1);
 
+    const plain = operation("post", "/conversations/{id}/messages");
+    expect(expectDocumented(plain, await call(plain, { id: ids.conversation, body: { text: "a plain operator message" } }))).toMatchObject({ ok: true, recorded: true });
+
     const handoff = operation("post", "/conversations/{id}/handoff");
     expect(expectDocumented(handoff, await call(handoff, { id: ids.conversation, body: { action: "request", reason: "needs a refund decision" } }))).toMatchObject({
       handoff: { state: "waiting", reason: "needs a refund decision" },
@@ -132,6 +135,33 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
     await h.t.db.prisma.envelope.update({ where: { id: outbound.id }, data: { status: "failed", lastDeliveryError: "Telegram 500" } });
     const retry = operation("post", "/envelopes/{id}/retry");
     expect(expectDocumented(retry, await call(retry, { id: outbound.id }))).toMatchObject({ retried: "send" });
+    await h.t.settle();
+  });
+
+  it("the event stream's events are what its schema says", async () => {
+    const op = operation("get", "/events");
+    called.add("get /events");
+    const route = (await import(resolve("app/api/v1/events/route.ts"))) as { GET: (r: Request, c: { params: Promise<unknown> }) => Promise<Response> };
+    const abort = new AbortController();
+    const response = await route.GET(new Request("http://localhost/api/v1/events", { headers: { authorization: `Bearer ${TOKEN}` }, signal: abort.signal }), { params: Promise.resolve({}) });
+    expect(response.status).toBe(op.response.status);
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    const read = (async () => {
+      while (!/^data: .*\n\n/m.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value);
+      }
+    })();
+    await h.t.post(update({ text: "an event for the stream" }));
+    await read;
+    abort.abort();
+    const data = /^data: (.*)$/m.exec(text)![1];
+    const parsed = op.response.schema.safeParse(JSON.parse(data));
+    expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
     await h.t.settle();
   });
 

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { conversationStatsResponse, conversationSummary, timelineResponse } from "@/lib/api/conversations";
 import type { envelopeThreadResponse, envelopeWithTurn } from "@/lib/api/envelopes";
 import type { forkListItem, forkRow } from "@/lib/api/forks";
-import type { messageThreadResponse, timelineMessage } from "@/lib/api/messages";
+import type { messageThreadResponse, replyResponse, timelineMessage } from "@/lib/api/messages";
 import type { queueResponse } from "@/lib/api/queue";
 import type { settingsResponse, settingsValues } from "@/lib/api/settings";
 import type { simulatedUpdateResponse } from "@/lib/api/simulator";
@@ -46,3 +46,6 @@ export type QueueInfo = z.output<typeof queueResponse>;
 export type Settings = z.output<typeof settingsValues>;
 export type SettingsInfo = z.output<typeof settingsResponse>;
 export type SimulatedUpdateResult = z.output<typeof simulatedUpdateResponse>;
+
+/** What an operator's reply or plain message returns (201): `recorded: false` carries a warning to show. */
+export type ReplyResponse = z.output<typeof replyResponse>;

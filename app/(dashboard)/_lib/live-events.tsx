@@ -1,0 +1,100 @@
+"use client";
+
+import type { z } from "zod";
+import type { liveEvent } from "@/lib/api/live";
+import { useQueryClient, type QueryClient } from "@tanstack/react-query";
+import { useEffect, useSyncExternalStore } from "react";
+
+/** An event from GET /api/v1/events (lib/events/bus.ts LiveEvent). */
+export type LiveEvent = z.output<typeof liveEvent>;
+
+// Whether the stream is open, for polling intervals: a module store read with useSyncExternalStore.
+let connected = false;
+const watchers = new Set<() => void>();
+function setConnected(value: boolean) {
+  if (connected === value) return;
+  connected = value;
+  for (const watch of watchers) watch();
+}
+const subscribe = (watch: () => void) => {
+  watchers.add(watch);
+  return () => watchers.delete(watch);
+};
+
+/** True while the event stream is open; pages then poll only as a slow fallback. */
+export function useLiveConnected(): boolean {
+  return useSyncExternalStore(subscribe, () => connected, () => false);
+}
+
+/** A polling interval: `fast` without the stream, `slow` while it is open. */
+export function usePollInterval(fast: number, slow = 30_000): number {
+  return useLiveConnected() ? slow : fast;
+}
+
+/** Which TanStack queries an event makes stale (prefix keys; only active ones refetch). */
+export function invalidateFor(client: QueryClient, event: LiveEvent) {
+  const invalidate = (queryKey: unknown[]) => void client.invalidateQueries({ queryKey });
+  switch (event.type) {
+    case "message":
+      invalidate(event.conversationId ? ["conversation", event.conversationId] : ["conversation"]);
+      invalidate(["conversations"]);
+      invalidate(["thread"]);
+      invalidate(["stats"]);
+      break;
+    case "envelope":
+      invalidate(["conversation"]);
+      invalidate(["envelopes"]);
+      invalidate(["envelope"]);
+      invalidate(["envelope-thread"]);
+      invalidate(["queue"]);
+      invalidate(["thread"]);
+      break;
+    case "fork":
+      invalidate(["forks"]);
+      invalidate(event.conversationId ? ["conversation", event.conversationId] : ["conversation"]);
+      invalidate(["conversations"]);
+      break;
+    case "conversation":
+      invalidate(["conversation"]);
+      invalidate(["conversations"]);
+      break;
+    case "settings":
+      invalidate(["settings"]);
+      invalidate(["status"]);
+      invalidate(["queue-limits"]);
+      break;
+  }
+}
+
+/**
+ * Listens to the server's events once per dashboard and refreshes what they
+ * touch. EventSource reconnects by itself (the server's `retry:`); a page also
+ * refetches on reconnect, since events sent while it was away are not replayed.
+ */
+export function LiveEvents() {
+  const client = useQueryClient();
+  useEffect(() => {
+    if (typeof EventSource === "undefined") return;
+    const source = new EventSource("/api/v1/events");
+    let wasOpen = false;
+    source.onopen = () => {
+      if (wasOpen) void client.invalidateQueries();
+      wasOpen = true;
+      setConnected(true);
+    };
+    source.onerror = () => setConnected(false);
+    const onEvent = (message: MessageEvent<string>) => {
+      try {
+        invalidateFor(client, JSON.parse(message.data) as LiveEvent);
+      } catch {
+        // A malformed frame changes nothing.
+      }
+    };
+    for (const type of ["message", "envelope", "fork", "settings", "conversation"]) source.addEventListener(type, onEvent as EventListener);
+    return () => {
+      source.close();
+      setConnected(false);
+    };
+  }, [client]);
+  return null;
+}

@@ -1,0 +1,131 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { api, ApiError } from "../../_lib/api";
+import type { ReplyResponse, TimelineMessage } from "../../_lib/types";
+
+/** A send that did not go out; `outcome: "unknown"` = it may have (check the chat before sending again). */
+type Failed = { text: string; replyTo: TimelineMessage | null; error: string; envelopeId: number | null; outcome: "not_sent" | "unknown" | null };
+
+/**
+ * Writes to the chat as an operator: a plain message (POST
+ * /conversations/{id}/messages) or, after "Reply" on a message, a native reply
+ * (POST /messages/{id}/reply). Enter sends, Shift+Enter starts a new line. A
+ * refused send stays here with its reason and a Retry.
+ */
+export function Composer({ conversationId, replyTo, onCancelReply }: { conversationId: number; replyTo: TimelineMessage | null; onCancelReply: () => void }) {
+  const client = useQueryClient();
+  const [text, setText] = useState("");
+  const [failed, setFailed] = useState<Failed | null>(null);
+  const refresh = () => client.invalidateQueries({ queryKey: ["conversation", conversationId] });
+
+  const send = useMutation({
+    mutationFn: (input: { text: string; replyTo: TimelineMessage | null }) =>
+      input.replyTo
+        ? api<ReplyResponse>(`/messages/${input.replyTo.id}/reply`, { method: "POST", body: { text: input.text } })
+        : api<ReplyResponse>(`/conversations/${conversationId}/messages`, { method: "POST", body: { text: input.text } }),
+    onMutate: (input) => {
+      setText("");
+      setFailed(null);
+      onCancelReply();
+      return input;
+    },
+    onError: (error, input) => {
+      const details = error instanceof ApiError ? (error.details as { envelopeId?: number | null; outcome?: "not_sent" | "unknown" } | undefined) : undefined;
+      setFailed({ ...input, error: error.message, envelopeId: details?.envelopeId ?? null, outcome: details?.outcome ?? null });
+    },
+    onSettled: () => refresh(),
+  });
+
+  const retry = useMutation({
+    mutationFn: (envelopeId: number) => api(`/envelopes/${envelopeId}/retry`, { method: "POST" }),
+    onSuccess: () => {
+      setFailed(null);
+      void refresh();
+    },
+  });
+
+  function submit() {
+    const value = text.trim();
+    if (!value || send.isPending) return;
+    send.mutate({ text: value, replyTo });
+  }
+
+  return (
+    <form
+      className="panel composer"
+      style={{ marginTop: 12, maxWidth: 820 }}
+      onSubmit={(e) => {
+        e.preventDefault();
+        submit();
+      }}
+    >
+      {replyTo && (
+        <div className="row muted" data-testid="replying-to">
+          Replying to {replyTo.senderName ?? replyTo.senderKind}: “{replyTo.text.slice(0, 80)}”
+          <button type="button" onClick={onCancelReply}>
+            Cancel
+          </button>
+        </div>
+      )}
+      <label htmlFor="reply-text">Message</label>
+      <textarea
+        id="reply-text"
+        rows={2}
+        value={text}
+        placeholder={replyTo ? "Your reply (Enter sends, Shift+Enter for a new line)" : "Write to the chat (Enter sends, Shift+Enter for a new line)"}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          // Enter sends; Shift+Enter (and Enter while an input method composes) is a new line.
+          if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+            e.preventDefault();
+            submit();
+          }
+        }}
+      />
+      {send.isPending && (
+        <p className="muted" role="status" data-testid="composer-status">
+          Sending…
+        </p>
+      )}
+      {send.data?.recorded === false && (
+        <p className="delivery-failure warn" role="alert" data-testid="composer-warning">
+          {send.data.warning}
+        </p>
+      )}
+      {failed && (
+        <div className={`delivery-failure ${failed.outcome === "unknown" ? "warn" : "error"}`} role="alert" data-testid="composer-failure">
+          {failed.outcome === "unknown" ? (
+            <>
+              <span className="badge warn">possibly delivered</span> {failed.error}: check the chat before sending it again{" "}
+            </>
+          ) : (
+            <>
+              <span className="badge err">failed</span> Not sent: {failed.error}{" "}
+            </>
+          )}
+          (“{failed.text.slice(0, 80)}”){" "}
+          {failed.envelopeId ? (
+            <button type="button" onClick={() => retry.mutate(failed.envelopeId!)} disabled={retry.isPending}>
+              Retry
+            </button>
+          ) : (
+            <button type="button" onClick={() => send.mutate({ text: failed.text, replyTo: failed.replyTo })} disabled={send.isPending}>
+              Send again
+            </button>
+          )}{" "}
+          <button type="button" onClick={() => setFailed(null)}>
+            Dismiss
+          </button>
+          {retry.isError && <span className="error"> {retry.error.message}</span>}
+        </div>
+      )}
+      <p>
+        <button className="primary" type="submit" disabled={!text.trim() || send.isPending}>
+          {replyTo ? "Send reply" : "Send"}
+        </button>
+      </p>
+    </form>
+  );
+}

@@ -1,0 +1,259 @@
+"use client";
+
+import { useVirtualizer } from "@tanstack/react-virtual";
+import Link from "next/link";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { DeliveryFailure } from "../../_lib/delivery-failure";
+import { clock } from "../../_lib/time";
+import type { TimelineMessage } from "../../_lib/types";
+
+const GAP_MS = 15 * 60_000;
+
+function gapLabel(ms: number): string {
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 60) return `${minutes} minutes later`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} hour${hours === 1 ? "" : "s"} later`;
+  return `${Math.floor(hours / 24)} days later`;
+}
+
+/** Per-message delivery status: sending, waiting, sent; failures are shown in full below the text. */
+function statusBadge(m: TimelineMessage) {
+  if (m.pending) return <span className="badge" data-testid="message-status">sending…</span>;
+  if (m.envelopes.some((e) => e.status === "failed")) return null;
+  const waiting = m.envelopes.find((e) => e.status === "pending" || e.status === "processing");
+  if (waiting) return <span className="badge warn" data-testid="message-status">{waiting.status}</span>;
+  if (m.direction === "outbound" && m.senderKind !== "system") return <span className="badge ok" data-testid="message-status">sent</span>;
+  return null;
+}
+
+type ItemProps = {
+  m: TimelineMessage;
+  previous: TimelineMessage | undefined;
+  target: TimelineMessage | undefined;
+  selected: boolean;
+  highlighted: boolean;
+  onReply: (m: TimelineMessage) => void;
+  onJump: (id: number) => void;
+};
+
+function MessageItem({ m, previous, target, selected, highlighted, onReply, onJump }: ItemProps) {
+  const gap = previous ? new Date(m.sentAt).getTime() - new Date(previous.sentAt).getTime() : 0;
+  const quoted = m.quoteText ?? target?.text ?? m.replyToText;
+  const arrow = (
+    <>
+      ↩ {target ? (target.senderName ?? target.senderKind) : (m.replyToSenderName ?? "message")}
+      {m.replyToChatTitle ? ` in ${m.replyToChatTitle}` : ""}: “{(quoted ?? "").slice(0, 140)}”
+    </>
+  );
+  return (
+    <>
+      {gap > GAP_MS && <div className="gap" data-testid="gap-marker">— {gapLabel(gap)} —</div>}
+      <article
+        className={`msg ${m.senderKind} ${selected ? "selected" : ""} ${highlighted ? "highlight" : ""}`}
+        data-testid="message"
+        data-message-id={m.id}
+        aria-current={highlighted ? "true" : undefined}
+      >
+        <div className="meta">
+          <strong>{m.senderName ?? m.senderKind}</strong>
+          <span>{m.senderKind}</span>
+          <span>{clock(m.sentAt)}</span>
+          {m.editedAt && <span>(edited)</span>}
+          {m.deletedAt && <span className="badge warn">unsent</span>}
+          {m.senderRole && <span className="badge">{m.senderRole.replace("_", " ")}</span>}
+          {m.viaBot && <span>via @{m.viaBot}</span>}
+          {m.forkId && <span className="badge">fork #{m.forkId}</span>}
+          {statusBadge(m)}
+        </div>
+        {(m.replyToMessageId || quoted) &&
+          (m.replyToMessageId ? (
+            <button type="button" className="reply-arrow linklike" data-testid="reply-arrow" onClick={() => onJump(m.replyToMessageId!)} title="Jump to the original message">
+              {arrow}
+            </button>
+          ) : (
+            <div className="reply-arrow" data-testid="reply-arrow">
+              {arrow}
+            </div>
+          ))}
+        {m.forwardedFrom && <div className="muted">forwarded from {m.forwardedFrom}</div>}
+        <div className="text">{m.text}</div>
+        {(m.revisions ?? []).map((r, n) => (
+          <div key={n} className="muted" data-testid="earlier-text">
+            earlier: “{r.text}” (replaced {clock(r.replacedAt)})
+          </div>
+        ))}
+        {m.envelopes
+          .filter((e) => e.status === "failed")
+          .map((e) => (
+            <DeliveryFailure key={e.id} envelope={e} />
+          ))}
+        {m.id > 0 && (
+          <div className="row" style={{ marginTop: 6 }}>
+            <button type="button" onClick={() => onReply(m)} aria-label={`Reply to message ${m.id}`}>
+              Reply
+            </button>
+            <Link href={`/messages/${m.id}`}>Thread</Link>
+          </div>
+        )}
+      </article>
+    </>
+  );
+}
+
+export type TimelineProps = {
+  messages: TimelineMessage[];
+  hasMore: boolean;
+  loadingOlder: boolean;
+  loadOlder: () => Promise<unknown>;
+  ensureLoaded: (id: number) => Promise<boolean>;
+  replyTo: TimelineMessage | null;
+  onReply: (m: TimelineMessage) => void;
+  /** A message to show at once (search results link with ?message=). */
+  focusMessageId?: number;
+};
+
+/**
+ * The conversation's history, virtualized: only the rows in view (and a margin)
+ * are in the DOM, so 100,000 messages scroll like 100. Opens at the newest and
+ * follows new messages while the operator is at the bottom; scrolled up, a pill
+ * counts what arrived. Scrolling near the top loads older pages, keeping the
+ * row being read in place (the virtualizer's end anchor).
+ */
+export function Timeline({ messages, hasMore, loadingOlder, loadOlder, ensureLoaded, replyTo, onReply, focusMessageId }: TimelineProps) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const byId = useMemo(() => new Map(messages.map((m) => [m.id, m])), [messages]);
+  const virtualizer = useVirtualizer({
+    count: messages.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => 110,
+    overscan: 12,
+    getItemKey: (index) => messages[index]!.id,
+    anchorTo: "end",
+    followOnAppend: true,
+    scrollEndThreshold: 48,
+  });
+  const [highlight, setHighlight] = useState<number | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [unseen, setUnseen] = useState(0);
+  const opened = useRef(false);
+  const lastId = messages.at(-1)?.id;
+  const previousLast = useRef<number | undefined>(undefined);
+
+  // Opens at the newest message, once the first page is there.
+  useEffect(() => {
+    if (opened.current || messages.length === 0) return;
+    opened.current = true;
+    // Opened for one message (a search result): the jump scrolls there instead.
+    if (!focusMessageId) virtualizer.scrollToEnd();
+  }, [messages.length, virtualizer, focusMessageId]);
+
+  // New messages while scrolled up: count them on the pill (at the bottom, the virtualizer follows).
+  useEffect(() => {
+    const before = previousLast.current;
+    previousLast.current = lastId;
+    if (before === undefined || lastId === undefined || lastId <= before) return;
+    if (virtualizer.isAtEnd()) return;
+    setUnseen((n) => n + messages.filter((m) => m.id > before && m.id > 0).length);
+  }, [lastId, messages, virtualizer]);
+
+  const onScroll = useCallback(() => {
+    const el = scroller.current;
+    if (!el) return;
+    if (virtualizer.isAtEnd()) setUnseen(0);
+    if (el.scrollTop < 600 && hasMore && !loadingOlder && opened.current) void loadOlder();
+  }, [hasMore, loadingOlder, loadOlder, virtualizer]);
+
+  // A short history that does not fill the view cannot be scrolled up: load on.
+  useEffect(() => {
+    const el = scroller.current;
+    if (el && opened.current && hasMore && !loadingOlder && el.scrollHeight <= el.clientHeight + 600) void loadOlder();
+  }, [messages.length, hasMore, loadingOlder, loadOlder]);
+
+  const jump = useCallback(
+    async (id: number) => {
+      setNotice(null);
+      const found = await ensureLoaded(id);
+      if (!found) {
+        setNotice("The original message is not in this conversation's history.");
+        return;
+      }
+      setHighlight(id);
+      setScrollTarget({ id });
+    },
+    [ensureLoaded],
+  );
+  // Scrolls once the render holding the loaded pages is committed (an object: the same id twice scrolls twice).
+  const [scrollTarget, setScrollTarget] = useState<{ id: number } | null>(null);
+  useEffect(() => {
+    if (!scrollTarget) return;
+    const index = messages.findIndex((m) => m.id === scrollTarget.id);
+    if (index < 0) return;
+    setScrollTarget(null);
+    virtualizer.scrollToIndex(index, { align: "center" });
+  }, [scrollTarget, messages, virtualizer]);
+
+  useEffect(() => {
+    if (highlight === null) return;
+    const timer = setTimeout(() => setHighlight(null), 4_000);
+    return () => clearTimeout(timer);
+  }, [highlight]);
+
+  const focused = useRef<number | null>(null);
+  useEffect(() => {
+    if (!focusMessageId || focused.current === focusMessageId || messages.length === 0) return;
+    focused.current = focusMessageId;
+    void jump(focusMessageId);
+  }, [focusMessageId, messages.length, jump]);
+
+  const items = virtualizer.getVirtualItems();
+  return (
+    <div className="timeline-frame">
+      {messages.length > 0 && (
+        <div className="timeline-edge muted" data-testid="history-edge">
+          {hasMore ? (loadingOlder ? "Loading older messages…" : "Scroll up for older messages") : "Beginning of the conversation"}
+        </div>
+      )}
+      <div ref={scroller} className="timeline-scroll" data-testid="timeline" onScroll={onScroll} role="log" aria-label="Messages" aria-busy={loadingOlder}>
+        <div style={{ height: virtualizer.getTotalSize(), position: "relative", width: "100%" }}>
+          <div style={{ position: "absolute", top: 0, left: 0, width: "100%", transform: `translateY(${items[0]?.start ?? 0}px)` }}>
+            {items.map((row) => {
+              const m = messages[row.index]!;
+              return (
+                <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className="timeline-row">
+                  <MessageItem
+                    m={m}
+                    previous={messages[row.index - 1]}
+                    target={m.replyToMessageId ? byId.get(m.replyToMessageId) : undefined}
+                    selected={replyTo?.id === m.id}
+                    highlighted={highlight === m.id}
+                    onReply={onReply}
+                    onJump={jump}
+                  />
+                </div>
+              );
+            })}
+          </div>
+        </div>
+      </div>
+      {unseen > 0 && (
+        <button
+          type="button"
+          className="new-messages-pill"
+          data-testid="new-messages-pill"
+          onClick={() => {
+            setUnseen(0);
+            virtualizer.scrollToEnd();
+          }}
+        >
+          ↓ {unseen} new message{unseen === 1 ? "" : "s"}
+        </button>
+      )}
+      {notice && (
+        <p className="muted" role="status">
+          {notice}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,12 @@
+import { searchQuerySchema, searchResponse } from "@/lib/api/live";
+import { withOperator } from "@/lib/http/api";
+import { jsonOf } from "@/lib/http/respond";
+import { searchMessageText } from "@/lib/search/search";
+
+export const dynamic = "force-dynamic";
+
+/** Full-text search over message text: ?q=words → { results: [{ messageId, conversationId, snippet, sentAt, … }] }. */
+export const GET = withOperator(async ({ request, ctx }) => {
+  const query = searchQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+  return jsonOf(searchResponse, await searchMessageText(ctx.db, query));
+});

@@ -1,0 +1,48 @@
+import { z } from "zod";
+import { searchQuerySchema } from "../search/search";
+import { defineOperations, isoDate } from "./operation";
+
+/**
+ * One server-sent event's `data:` (its `event:` is the type). Coarse on purpose:
+ * ids to narrow what a page refetches, never the data itself.
+ */
+export const liveEvent = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("message"), conversationId: z.number().int(), messageId: z.number().int().optional() }),
+  z.strictObject({ type: z.literal("envelope"), conversationId: z.number().int().nullable().optional(), envelopeId: z.number().int().optional() }),
+  z.strictObject({ type: z.literal("fork"), conversationId: z.number().int().nullable().optional(), forkId: z.number().int().optional() }),
+  z.strictObject({ type: z.literal("settings") }),
+  /** Something about conversations changed (membership, an unsent message, a topic name, a handoff). */
+  z.strictObject({ type: z.literal("conversation"), conversationId: z.number().int().nullable().optional() }),
+]);
+
+export { searchQuerySchema };
+export const searchResponse = z.strictObject({
+  /** Best matches first (ranked among the newest 2,000 matches). */
+  results: z.array(
+    z.strictObject({
+      messageId: z.number().int(),
+      conversationId: z.number().int(),
+      /** HTML-escaped text whose only markup is <mark> around the hits. */
+      snippet: z.string(),
+      sentAt: isoDate,
+      senderName: z.string().nullable(),
+      conversationTitle: z.string().nullable(),
+    }),
+  ),
+});
+
+export const operations = defineOperations([
+  {
+    method: "get",
+    path: "/search",
+    summary: "Full-text search over message text, best matches first; words only (operators and quotes are ignored), every word must match",
+    query: searchQuerySchema,
+    response: { status: 200, schema: searchResponse },
+  },
+  {
+    method: "get",
+    path: "/events",
+    summary: "Server-sent events for open pages: `retry:` first, then one event per change (message, envelope, fork, conversation, settings), heartbeat comments every 15 s",
+    response: { status: 200, schema: liveEvent, contentType: "text/event-stream", description: "A stream; each event's `data:` is one JSON object of this schema" },
+  },
+]);

@@ -1,0 +1,55 @@
+import type { Database } from "./database";
+import { fts5Match, HIT_END, HIT_START } from "../search/query";
+import { sqlDate } from "./sql";
+
+export type SearchRow = { messageId: number; conversationId: number; snippet: string; sentAt: Date; senderName: string | null; conversationTitle: string | null };
+
+/**
+ * Full-text search over message text, best matches first among the newest
+ * 2,000 that match: SQLite's FTS5 index (bm25) or PostgreSQL's GIN index on
+ * to_tsvector('simple', text) (ts_rank).
+ * Terms come from searchTerms() (words only, quoted): user text never reaches
+ * the query syntax. Snippets carry HIT_START/HIT_END around each hit.
+ */
+/** How many of the newest matches are ranked (see below). */
+const RANKED = 2_000;
+
+export async function searchMessages(db: Database, terms: string[], take: number): Promise<SearchRow[]> {
+  if (terms.length === 0) return [];
+  if (db.dialect === "sqlite") {
+    const match = fts5Match(terms);
+    // Ranked among the newest RANKED matches: FTS5 walks a term's doclist by rowid
+    // cheaply, but bm25 over every match of a common word (10% of a million
+    // messages) would cost seconds. Snippets are made for the winners only.
+    const best = await db.read<{ id: number }>(
+      `SELECT "id" FROM (SELECT rowid AS "id", bm25("MessageSearch") AS "score" FROM "MessageSearch" WHERE "MessageSearch" MATCH ? ORDER BY rowid DESC LIMIT ?)
+       ORDER BY "score", "id" DESC LIMIT ?`,
+      match, RANKED, take,
+    );
+    if (best.length === 0) return [];
+    const ids = best.map((r) => Number(r.id));
+    const rows = await db.read<{ messageId: number; conversationId: number; snippet: string; sentAt: unknown; senderName: string | null; conversationTitle: string | null }>(
+      `SELECT m."id" AS "messageId", m."conversationId", m."sentAt", m."senderName", c."title" AS "conversationTitle",
+         snippet("MessageSearch", 0, ?, ?, '…', 16) AS "snippet"
+       FROM "MessageSearch" s JOIN "Message" m ON m."id" = s.rowid JOIN "Conversation" c ON c."id" = m."conversationId"
+       WHERE "MessageSearch" MATCH ? AND s.rowid IN (${ids.map(() => "?").join(", ")})`,
+      HIT_START, HIT_END, match, ...ids,
+    );
+    const order = new Map(ids.map((id, i) => [id, i]));
+    return rows.sort((a, b) => order.get(Number(a.messageId))! - order.get(Number(b.messageId))!).map((r) => ({ ...r, sentAt: sqlDate(r.sentAt as string)! }));
+  }
+  // The best `take` by rank first (index scan), headlines only for those.
+  const rows = await db.read<SearchRow>(
+    `WITH q AS (SELECT plainto_tsquery('simple', ?) AS query),
+     newest AS (SELECT m."id" FROM "Message" m, q WHERE to_tsvector('simple', m."text") @@ q.query ORDER BY m."id" DESC LIMIT ?),
+     hits AS (
+       SELECT m."id", m."conversationId", m."sentAt", m."senderName", m."text", ts_rank(to_tsvector('simple', m."text"), q.query) AS rank
+       FROM newest n JOIN "Message" m ON m."id" = n."id", q ORDER BY rank DESC, m."id" DESC LIMIT ?
+     )
+     SELECT h."id" AS "messageId", h."conversationId", h."sentAt", h."senderName", c."title" AS "conversationTitle",
+       ts_headline('simple', h."text", q.query, ?) AS "snippet"
+     FROM hits h JOIN "Conversation" c ON c."id" = h."conversationId", q ORDER BY h.rank DESC, h."id" DESC`,
+    terms.join(" "), RANKED, take, `StartSel=${HIT_START}, StopSel=${HIT_END}, MaxWords=24, MinWords=8, MaxFragments=2, FragmentDelimiter=" … "`,
+  );
+  return rows.map((r) => ({ ...r, messageId: Number(r.messageId), conversationId: Number(r.conversationId) }));
+}

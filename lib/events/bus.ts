@@ -1,0 +1,80 @@
+import { EventEmitter } from "node:events";
+import { log } from "../log";
+
+/**
+ * What changed, coarse on purpose: the dashboard refetches what it shows, so an
+ * event carries ids to narrow that refetch, never the data itself (nothing a
+ * reader is not allowed to see travels on the bus or through NOTIFY).
+ */
+export type LiveEvent =
+  | { type: "message"; conversationId: number; messageId?: number }
+  | { type: "envelope"; conversationId?: number | null; envelopeId?: number }
+  | { type: "fork"; conversationId?: number | null; forkId?: number }
+  | { type: "settings" }
+  /** Something about conversations changed (membership, an unsent message, a topic name). */
+  | { type: "conversation"; conversationId?: number | null };
+
+export type LiveListener = (event: LiveEvent) => void;
+
+/**
+ * One process's event bus for one database (`Database.events`, made by openDb). Writers publish after their commit;
+ * SSE streams subscribe. A relay (PostgreSQL LISTEN/NOTIFY) may carry events to
+ * and from other instances; it sees local publishes and feeds remote ones in.
+ */
+export class EventBus {
+  private readonly emitter = new EventEmitter();
+  /** Set by a cross-instance relay: called for each local publish. */
+  relay: ((event: LiveEvent) => void) | null = null;
+
+  constructor() {
+    // Every open dashboard page is one listener: no leak warning at 10.
+    this.emitter.setMaxListeners(0);
+  }
+
+  /** A change committed here: to local listeners and, through the relay, to other instances. */
+  publish(event: LiveEvent) {
+    this.deliver(event);
+    try {
+      this.relay?.(event);
+    } catch (error) {
+      log.warn("events.relay_failed", { error });
+    }
+  }
+
+  /** A change from another instance: local listeners only. */
+  deliver(event: LiveEvent) {
+    // A listener's failure (a closed stream) must never reach the writer.
+    for (const listener of this.emitter.listeners("event") as LiveListener[]) {
+      try {
+        listener(event);
+      } catch (error) {
+        log.warn("events.listener_failed", { error });
+      }
+    }
+  }
+
+  subscribe(listener: LiveListener): () => void {
+    this.emitter.on("event", listener);
+    return () => this.emitter.off("event", listener);
+  }
+
+  listenerCount() {
+    return this.emitter.listenerCount("event");
+  }
+}
+
+/** Shorthand for writers: publish on the bus of this database. */
+export function publish(db: { readonly events: EventBus }, event: LiveEvent) {
+  db.events.publish(event);
+}
+
+/** Parses an event from another instance; anything malformed is dropped. */
+export function parseLiveEvent(text: string): LiveEvent | null {
+  try {
+    const value = JSON.parse(text) as Partial<LiveEvent>;
+    if (value && typeof value === "object" && ["message", "envelope", "fork", "settings", "conversation"].includes(String(value.type))) return value as LiveEvent;
+  } catch {
+    // fall through
+  }
+  return null;
+}

@@ -1,0 +1,89 @@
+import { createHash, randomUUID } from "node:crypto";
+import pg from "pg";
+import { postgresTarget } from "../db/migrations.mjs";
+import type { Database } from "../db/database";
+import { log } from "../log";
+import { parseLiveEvent, type LiveEvent } from "./bus";
+
+/** One channel per database schema, so instances of different deployments (and tests) never hear each other. */
+function channelName(schema: string) {
+  return `switchboard_events_${createHash("sha256").update(schema).digest("hex").slice(0, 16)}`;
+}
+
+export type Relay = {
+  /** Settles once the first LISTEN is in place (tests wait for it before another instance publishes). */
+  ready: Promise<void>;
+  close(): Promise<void>;
+};
+
+/**
+ * Carries this instance's events to the others on the same PostgreSQL database
+ * and theirs to this one: NOTIFY on publish (through the pool), LISTEN on one
+ * dedicated connection, reconnected after a failure. An event's origin id keeps
+ * an instance from delivering its own events twice.
+ */
+export function startPostgresRelay(db: Database, url: string, options: { reconnectMs?: number } = {}): Relay {
+  const { connectionString, schema } = postgresTarget(url);
+  const channel = channelName(schema);
+  const origin = randomUUID();
+  const bus = db.events;
+  let client: pg.Client | null = null;
+  let closed = false;
+  let timer: NodeJS.Timeout | null = null;
+
+  bus.relay = (event: LiveEvent) => {
+    db.read(`SELECT pg_notify(?, ?)`, channel, JSON.stringify({ origin, event })).catch((error) => log.warn("events.notify_failed", { error: (error as Error).message }));
+  };
+
+  const connect = async () => {
+    if (closed) return;
+    const next = new pg.Client({ connectionString });
+    next.on("notification", (message) => {
+      if (message.channel !== channel || !message.payload) return;
+      try {
+        const parsed = JSON.parse(message.payload) as { origin?: string; event?: unknown };
+        if (parsed.origin === origin) return;
+        const event = parseLiveEvent(JSON.stringify(parsed.event));
+        if (event) bus.deliver(event);
+      } catch {
+        // Not ours: ignore.
+      }
+    });
+    const retry = () => {
+      if (closed || client !== next) return;
+      client = null;
+      next.end().catch(() => {});
+      timer = setTimeout(() => void connect(), options.reconnectMs ?? 1_000);
+      timer.unref?.();
+    };
+    next.on("error", (error) => {
+      log.warn("events.listen_connection_failed", { error: error.message });
+      retry();
+    });
+    next.on("end", retry);
+    client = next;
+    try {
+      await next.connect();
+      await next.query(`LISTEN "${channel}"`);
+      // Other instances' events no longer wait on this connection to close.
+      (next as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+    } catch (error) {
+      log.warn("events.listen_failed", { error: (error as Error).message });
+      retry();
+    }
+  };
+  const ready = connect();
+
+  return {
+    ready,
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      bus.relay = null;
+      await ready;
+      const current = client;
+      client = null;
+      await current?.end().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import type { EventBus, LiveEvent } from "../events/bus";
+
+export type EventStreamOptions = {
+  /** A comment line this often keeps proxies from closing an idle stream. */
+  heartbeatMs?: number;
+  /** What the browser's EventSource waits before reconnecting. */
+  retryMs?: number;
+};
+
+/**
+ * A text/event-stream Response fed by the bus: `retry:` first, then one `data:`
+ * line per event (named by its type), a heartbeat comment while idle. Ends
+ * cleanly when the client goes away (the request's signal): the subscription and
+ * the timer are released, and nothing is written after.
+ */
+export function eventStreamResponse(bus: EventBus, signal: AbortSignal, options: EventStreamOptions = {}): Response {
+  const encoder = new TextEncoder();
+  let release = () => {};
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      let open = true;
+      const write = (text: string) => {
+        if (!open) return;
+        try {
+          controller.enqueue(encoder.encode(text));
+        } catch {
+          close();
+        }
+      };
+      const unsubscribe = bus.subscribe((event: LiveEvent) => write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`));
+      const heartbeat = setInterval(() => write(`: heartbeat ${Date.now()}\n\n`), options.heartbeatMs ?? 15_000);
+      heartbeat.unref?.();
+      const close = () => {
+        if (!open) return;
+        open = false;
+        clearInterval(heartbeat);
+        unsubscribe();
+        signal.removeEventListener("abort", close);
+        try {
+          controller.close();
+        } catch {
+          // Already closed by the reader.
+        }
+      };
+      release = close;
+      signal.addEventListener("abort", close);
+      if (signal.aborted) return close();
+      write(`retry: ${options.retryMs ?? 3_000}\n: connected\n\n`);
+    },
+    cancel() {
+      release();
+    },
+  });
+  return new Response(stream, {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-store, no-transform",
+      connection: "keep-alive",
+      // Proxies (nginx) would buffer the stream otherwise.
+      "x-accel-buffering": "no",
+    },
+  });
+}

@@ -1,0 +1,178 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { GET as eventsRoute } from "@/app/api/v1/events/route";
+import { GET as timelineRoute, POST as messageRoute } from "@/app/api/v1/conversations/[id]/messages/route";
+import { EventBus, type LiveEvent } from "@/lib/events/bus";
+import { startPostgresRelay } from "@/lib/events/postgres-relay";
+import { openDb } from "@/lib/db/database";
+import type { App } from "@/lib/server/wiring";
+import { update } from "../fixtures/telegram";
+import { startTestApp, type TestApp } from "../helpers/app";
+import { databases, hasPostgres, postgresTestDb, POSTGRES_SKIP_REASON, type TestDb } from "../helpers/db";
+import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
+
+const TOKEN = "live-events-token-0123456789";
+const auth = { authorization: `Bearer ${TOKEN}` };
+const holder = globalThis as unknown as { __switchboardContext?: Promise<App> };
+const route = <P>(params: P) => ({ params: Promise.resolve(params) });
+
+/** Reads SSE frames from a response body until `match` accepts one (or the stream ends). */
+async function readUntil(body: ReadableStream<Uint8Array>, match: (frame: string) => boolean) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  const frames: string[] = [];
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return { frames, found: null, ended: true };
+      buffer += decoder.decode(value, { stream: true });
+      let end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        frames.push(frame);
+        if (match(frame)) return { frames, found: frame, ended: false };
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+describe.each(databases)("live events and the timeline API ($name)", ({ open }) => {
+  let testDb: TestDb;
+  let telegram: FakeTelegram;
+  let t: TestApp;
+  beforeEach(async () => {
+    telegram = await startFakeTelegram();
+    testDb = await open();
+    t = await startTestApp({ db: testDb, telegram, model: null, env: { SWITCHBOARD_API_TOKEN: TOKEN } });
+    holder.__switchboardContext = Promise.resolve(t.app);
+  });
+  afterEach(async () => {
+    holder.__switchboardContext = undefined;
+    await t.settle();
+    await t.stop();
+    await testDb.close();
+    await telegram.close();
+  });
+
+  it("GET /events needs a session or the API token", async () => {
+    const response = await eventsRoute(new Request("http://localhost/api/v1/events"), route({}));
+    expect(response.status).toBe(401);
+    expect(t.db.events.listenerCount()).toBe(0);
+  });
+
+  it("streams a message event after an ingest, and closes cleanly when the client goes away", async () => {
+    const abort = new AbortController();
+    const response = await eventsRoute(new Request("http://localhost/api/v1/events", { headers: auth, signal: abort.signal }), route({}));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(t.db.events.listenerCount()).toBe(1);
+    const posted = t.post(update({ text: "hello over the stream" }));
+    const { found, frames } = await readUntil(response.body!, (frame) => frame.startsWith("event: message"));
+    expect(frames[0]).toMatch(/^retry: \d+/);
+    expect((await posted).status).toBe(200);
+    const event = JSON.parse(found!.split("\ndata: ")[1]!) as LiveEvent;
+    const stored = await t.db.prisma.message.findFirstOrThrow({ where: { text: "hello over the stream" } });
+    expect(event).toEqual({ type: "message", conversationId: stored.conversationId, messageId: stored.id });
+    abort.abort();
+    const rest = await readUntil(response.body!, () => false);
+    expect(rest.ended).toBe(true);
+    expect(t.db.events.listenerCount()).toBe(0);
+  });
+
+  it("pages the whole history backwards with nextBefore", async () => {
+    for (let i = 1; i <= 7; i++) expect((await t.post(update({ text: `message ${i}` }))).status).toBe(200);
+    const conversation = await t.db.prisma.conversation.findFirstOrThrow();
+    const seen: string[] = [];
+    let before: number | null = null;
+    for (let page = 0; page < 10; page++) {
+      const url = `http://localhost/api/v1/conversations/${conversation.id}/messages?take=3${before ? `&before=${before}` : ""}`;
+      const response = await timelineRoute(new Request(url, { headers: auth }), route({ id: String(conversation.id) }));
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { messages: { text: string }[]; nextBefore: number | null };
+      seen.unshift(...body.messages.map((m) => m.text));
+      before = body.nextBefore;
+      if (!before) break;
+    }
+    expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7].map((i) => `message ${i}`));
+  });
+
+  it("a plain operator message goes out through the channel, is recorded and published", async () => {
+    await t.post(update({ text: "hi" }));
+    const conversation = await t.db.prisma.conversation.findFirstOrThrow();
+    const events: LiveEvent[] = [];
+    const unsubscribe = t.db.events.subscribe((e) => events.push(e));
+    const post = (headers: Record<string, string>, body: unknown) =>
+      messageRoute(
+        new Request(`http://localhost/api/v1/conversations/${conversation.id}/messages`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }),
+        route({ id: String(conversation.id) }),
+      );
+    expect((await post({}, { text: "no auth" })).status).toBe(401);
+    expect((await post(auth, { text: "   " })).status).toBe(400);
+    const response = await post(auth, { text: "A plain message from the console" });
+    expect(response.status).toBe(201);
+    const { messageId } = (await response.json()) as { messageId: number };
+    unsubscribe();
+    const sends = telegram.sends();
+    expect(sends).toHaveLength(1);
+    expect(sends[0]!.body).toMatchObject({ text: "A plain message from the console" });
+    expect((sends[0]!.body as Record<string, unknown>).reply_parameters).toBeUndefined();
+    const stored = await t.db.prisma.message.findUniqueOrThrow({ where: { id: messageId } });
+    expect(stored).toMatchObject({ senderKind: "operator", senderName: "api", replyToMessageId: null, direction: "outbound" });
+    expect(await t.db.prisma.envelope.findFirst({ where: { messageId, from: "operator:api", status: "done" } })).not.toBeNull();
+    expect(events).toContainEqual({ type: "message", conversationId: conversation.id, messageId });
+    // A stranger's unknown conversation is a 404, not a send.
+    expect((await messageRoute(new Request("http://localhost/api/v1/conversations/999999/messages", { method: "POST", headers: { "content-type": "application/json", ...auth }, body: '{"text":"x"}' }), route({ id: "999999" }))).status).toBe(404);
+    expect(telegram.sends()).toHaveLength(1);
+  });
+});
+
+describe.skipIf(!hasPostgres)("live events across instances (PostgreSQL LISTEN/NOTIFY)", () => {
+  it("an ingest on one instance reaches the other's subscribers", async () => {
+    const testDb = await postgresTestDb();
+    const second = await openDb(testDb.url);
+    const telegram = await startFakeTelegram();
+    const a = await startTestApp({ db: testDb, telegram, model: null });
+    const relay = startPostgresRelay(second, testDb.url);
+    try {
+      await Promise.all([a.app.relay!.ready, relay.ready]);
+      const received: LiveEvent[] = [];
+      const arrived = new Promise<void>((resolve) =>
+        second.events.subscribe((event) => {
+          received.push(event);
+          if (event.type === "message") resolve();
+        }),
+      );
+      const local: LiveEvent[] = [];
+      testDb.db.events.subscribe((event) => local.push(event));
+      expect((await a.post(update({ text: "from instance A" }))).status).toBe(200);
+      await arrived;
+      const stored = await testDb.db.prisma.message.findFirstOrThrow({ where: { text: "from instance A" } });
+      expect(received).toContainEqual({ type: "message", conversationId: stored.conversationId, messageId: stored.id });
+      // The publishing instance hears its own event once, not a second time through NOTIFY.
+      await new Promise((r) => setTimeout(r, 200));
+      expect(local.filter((e) => e.type === "message")).toHaveLength(1);
+    } finally {
+      await relay.close();
+      await a.stop();
+      await second.close();
+      await testDb.close();
+      await telegram.close();
+    }
+  }, 30_000);
+});
+
+describe("the event bus", () => {
+  it("keeps a failing listener from reaching the writer", async () => {
+    const bus = new EventBus();
+    const got: LiveEvent[] = [];
+    bus.subscribe(() => {
+      throw new Error("closed stream");
+    });
+    bus.subscribe((e) => got.push(e));
+    expect(() => bus.publish({ type: "settings" })).not.toThrow();
+    expect(got).toEqual([{ type: "settings" }]);
+  });
+});

@@ -1,0 +1,95 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { GET as searchRoute } from "@/app/api/v1/search/route";
+import type { App } from "@/lib/server/wiring";
+import { searchTerms, snippetMarkup, HIT_END, HIT_START, fts5Match } from "@/lib/search/query";
+import { group, update } from "../fixtures/telegram";
+import { startTestApp, type TestApp } from "../helpers/app";
+import { databases, type TestDb } from "../helpers/db";
+import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
+
+const TOKEN = "search-token-0123456789abcdef";
+const holder = globalThis as unknown as { __switchboardContext?: Promise<App> };
+type Result = { messageId: number; conversationId: number; snippet: string; sentAt: string };
+
+describe("search terms and snippets", () => {
+  it("keeps words only, so no query syntax reaches the database", () => {
+    expect(searchTerms('"')).toEqual([]);
+    expect(searchTerms("AND(")).toEqual(["and"]);
+    expect(searchTerms('invoice* -"refund" NEAR(a b)')).toEqual(["invoice", "refund", "near", "a", "b"]);
+    expect(searchTerms("Größe café")).toEqual(["größe", "café"]);
+    expect(fts5Match(["and", 'x"y'])).toBe('"and" "x""y"');
+  });
+
+  it("escapes the text and marks only the database's hits", () => {
+    expect(snippetMarkup(`<img src=x onerror=alert(1)> ${HIT_START}refund${HIT_END} & more`)).toBe("&lt;img src=x onerror=alert(1)&gt; <mark>refund</mark> &amp; more");
+    expect(snippetMarkup(`${HIT_START}open`)).toBe("<mark>open</mark>");
+    expect(snippetMarkup(`stray${HIT_END}`)).toBe("stray");
+  });
+});
+
+describe.each(databases)("GET /api/v1/search ($name)", ({ open }) => {
+  let testDb: TestDb;
+  let telegram: FakeTelegram;
+  let t: TestApp;
+  beforeEach(async () => {
+    telegram = await startFakeTelegram();
+    testDb = await open();
+    t = await startTestApp({ db: testDb, telegram, model: null, env: { SWITCHBOARD_API_TOKEN: TOKEN } });
+    holder.__switchboardContext = Promise.resolve(t.app);
+  });
+  afterEach(async () => {
+    holder.__switchboardContext = undefined;
+    await t.settle();
+    await t.stop();
+    await testDb.close();
+    await telegram.close();
+  });
+
+  const search = async (q: string, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) => {
+    const response = await searchRoute(new Request(`http://localhost/api/v1/search?q=${encodeURIComponent(q)}`, { headers }), { params: Promise.resolve({}) });
+    return { status: response.status, body: (await response.json()) as { results: Result[] } };
+  };
+
+  it("finds what was said, best match first, with a marked, escaped snippet", async () => {
+    await t.post(update({ chat: group, text: "the weather is nice today" }));
+    await t.post(update({ chat: group, text: "my refund for the invoice has not arrived" }));
+    await t.post(update({ chat: group, text: "refund refund refund: <b>still</b> waiting for the refund" }));
+    await t.post(update({ text: "an unrelated private note" }));
+    const best = await t.db.prisma.message.findFirstOrThrow({ where: { text: { startsWith: "refund refund" } } });
+    const other = await t.db.prisma.message.findFirstOrThrow({ where: { text: { startsWith: "my refund" } } });
+
+    const { status, body } = await search("Refund");
+    expect(status).toBe(200);
+    expect(body.results.map((r) => r.messageId)).toEqual([best.id, other.id]);
+    expect(body.results[0]).toMatchObject({ conversationId: best.conversationId, sentAt: best.sentAt.toISOString() });
+    expect(body.results[0]!.snippet).toContain("<mark>refund</mark>");
+    // The message's own markup never survives as markup (SQLite escapes it; PostgreSQL's parser drops tags).
+    expect(body.results[0]!.snippet).toContain("still");
+    expect(body.results[0]!.snippet.replace(/<\/?mark>/g, "")).not.toMatch(/[<>]/);
+    // Every word must match.
+    expect((await search("refund invoice")).body.results.map((r) => r.messageId)).toEqual([other.id]);
+  });
+
+  it("follows edits: the new text is found, the old one no longer", async () => {
+    await t.post(update({ chat: group, messageId: 501, text: "first draft with a typo" }));
+    await t.post(update({ chat: group, messageId: 501, text: "final wording", edited: true }));
+    expect((await search("typo")).body.results).toEqual([]);
+    expect((await search("wording")).body.results).toHaveLength(1);
+  });
+
+  it.each(['"', "AND(", "NEAR(", "*", "-", "a OR", '""""', "(", ")", "^", "col:val", "\u0000", "'; DROP TABLE \"Message\"; --", "x".repeat(500)])(
+    "a hostile query %j is a 200, never a 500",
+    async (q) => {
+      await t.post(update({ chat: group, text: "and near or not" }));
+      const { status, body } = await search(q);
+      expect(status).toBe(200);
+      expect(Array.isArray(body.results)).toBe(true);
+      expect(await t.db.prisma.message.count()).toBe(1);
+    },
+  );
+
+  it("needs a session or the API token; an over-long query is a 400", async () => {
+    expect((await search("refund", {})).status).toBe(401);
+    expect((await search("x".repeat(501))).status).toBe(400);
+  });
+});
