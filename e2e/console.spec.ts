@@ -1,0 +1,110 @@
+import type { APIRequestContext, Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
+
+const auth = { authorization: "Bearer e2e-api-token-0123456789" };
+
+async function replyVia(request: APIRequestContext, messageId: number, text: string): Promise<number> {
+  const response = await request.post(`/api/v1/messages/${messageId}/reply`, { headers: auth, data: { text } });
+  expect(response.status(), await response.text()).toBe(201);
+  return (await response.json()).messageId;
+}
+
+/** The viewport's zoom, read from React Flow's transform. */
+async function zoomOf(page: Page): Promise<number> {
+  const transform = await page.locator(".react-flow__viewport").evaluate((el) => getComputedStyle(el).transform);
+  return new DOMMatrixReadOnly(transform).a;
+}
+
+const LONG = `Branch root with a long question that runs well past what a node can show: ${"lorem ipsum ".repeat(20)}END-OF-ROOT`;
+
+/** A user message, the agent's echo, and operator replies making a fork point: root → [echo, one, two → deep]. */
+async function branchingThread(page: Page, request: APIRequestContext, dashboard: import("./fixtures").Dashboard, userId: number) {
+  await dashboard.simulate(LONG, { firstName: "Bea", userId });
+  await expect(page.getByTestId("sim-timeline")).toContainText("Echo: Branch root");
+  await page.getByRole("link", { name: "Open in dashboard" }).click();
+  await page.getByTestId("message").filter({ hasText: "END-OF-ROOT" }).first().getByRole("link", { name: "Thread" }).click();
+  await expect(page).toHaveURL(/\/messages\/\d+$/);
+  const rootId = Number(new URL(page.url()).pathname.split("/").pop());
+  await replyVia(request, rootId, "Side answer one");
+  const two = await replyVia(request, rootId, "Side answer two");
+  const deep = await replyVia(request, two, "Deep answer under two");
+  return { rootId, two, deep };
+}
+
+test("the reply tree zooms, fits, collapses, reads a branch with sibling switchers and opens the timeline at a message", async ({ page, request, dashboard }) => {
+  await dashboard.signIn();
+  const { rootId, deep } = await branchingThread(page, request, dashboard, 7070);
+  await page.goto(`/messages/${rootId}`);
+  const tree = page.getByTestId("thread-tree");
+  await expect(tree.getByTestId("tree-node")).toHaveCount(5);
+
+  // A node shows a truncated text inside its box; the panel shows it in full.
+  const rootNode = tree.getByRole("treeitem", { name: /^Bea: Branch root/ });
+  const box = (await rootNode.boundingBox())!;
+  expect(box.height).toBeLessThan(100);
+  await rootNode.click();
+  await expect(page.getByTestId("message-full-text")).toContainText("END-OF-ROOT");
+  await expect(rootNode).not.toContainText("END-OF-ROOT", { useInnerText: true });
+  await dashboard.screenshot("reply-tree");
+
+  // Zoom in, then fit: every node is back in view.
+  const before = await zoomOf(page);
+  await page.getByRole("button", { name: "Zoom In" }).click();
+  await expect.poll(() => zoomOf(page)).toBeGreaterThan(before);
+  await page.getByRole("button", { name: "Zoom In" }).click();
+  await page.getByRole("button", { name: "Zoom In" }).click();
+  await page.getByRole("button", { name: "Fit View" }).click();
+  for (const node of await tree.getByTestId("tree-node").all()) await expect(node).toBeInViewport();
+  await expect(page.getByRole("img", { name: "Mini Map" })).toBeVisible();
+
+  // Collapse the root: one node left, saying how many are hidden; expand brings them back.
+  await rootNode.getByRole("button", { name: "Collapse replies" }).click();
+  await expect(tree.getByTestId("tree-node")).toHaveCount(1);
+  await rootNode.getByRole("button", { name: "Expand 4 replies" }).click();
+  await expect(tree.getByTestId("tree-node")).toHaveCount(5);
+
+  // Branch view through the deepest reply, switching sibling at the fork point.
+  await tree.getByRole("treeitem", { name: "Deep answer under two" }).click();
+  await page.getByRole("tab", { name: "Branch" }).click();
+  const steps = page.getByTestId("branch-step");
+  await expect(steps).toHaveCount(3);
+  await expect(steps.nth(2)).toContainText("Deep answer under two");
+  await expect(steps.nth(1).getByRole("group", { name: "Branches here" })).toContainText("3/3");
+  await dashboard.screenshot("branch-view");
+  await steps.nth(1).getByRole("button", { name: "Previous branch" }).click();
+  await expect(steps).toHaveCount(2);
+  await expect(steps.nth(1)).toContainText("Side answer one");
+  await expect(steps.nth(1).getByRole("group", { name: "Branches here" })).toContainText("2/3");
+  await steps.nth(1).getByRole("button", { name: "Previous branch" }).click();
+  await expect(steps.nth(1)).toContainText("Echo: Branch root");
+  await expect(steps.nth(1).getByRole("button", { name: "Previous branch" })).toBeDisabled();
+
+  // Back to the tree and open the timeline at the deep reply.
+  await page.getByRole("tab", { name: "Tree" }).click();
+  await tree.getByRole("treeitem", { name: "Deep answer under two" }).click();
+  const open = page.getByTestId("message-details").getByRole("link", { name: "Open in timeline" });
+  await expect(open).toHaveAttribute("href", new RegExp(`^/conversations/\\d+\\?message=${deep}$`));
+  await open.click();
+  await expect(page).toHaveURL(new RegExp(`/conversations/\\d+\\?message=${deep}$`));
+});
+
+test("at phone width the tree takes the full width and the selected message opens as a bottom sheet", async ({ page, request, dashboard }) => {
+  await dashboard.signIn();
+  const { rootId } = await branchingThread(page, request, dashboard, 7171);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`/messages/${rootId}`);
+  const tree = page.getByTestId("thread-tree");
+  await expect(tree.getByTestId("tree-node").first()).toBeVisible();
+  expect((await tree.boundingBox())!.width).toBeGreaterThan(340);
+  const details = page.getByTestId("message-details");
+  await expect(details).toBeHidden();
+  await tree.getByRole("treeitem", { name: "Side answer two" }).click();
+  await expect(details).toBeVisible();
+  const sheet = (await page.getByRole("complementary", { name: "Selected message" }).boundingBox())!;
+  expect(Math.round(sheet.y + sheet.height)).toBe(844);
+  expect(sheet.width).toBe(390);
+  await expect(details).toContainText("Side answer two");
+  await dashboard.screenshot("reply-tree-phone");
+  await page.getByRole("button", { name: "Close details" }).click();
+  await expect(details).toBeHidden();
+});
