@@ -11,8 +11,7 @@ async function replyVia(request: APIRequestContext, messageId: number, text: str
 
 /** The viewport's zoom, read from React Flow's transform. */
 async function zoomOf(page: Page): Promise<number> {
-  const transform = await page.locator(".react-flow__viewport").evaluate((el) => getComputedStyle(el).transform);
-  return new DOMMatrixReadOnly(transform).a;
+  return page.locator(".react-flow__viewport").evaluate((el) => new DOMMatrixReadOnly(getComputedStyle(el).transform).a);
 }
 
 const LONG = `Branch root with a long question that runs well past what a node can show: ${"lorem ipsum ".repeat(20)}END-OF-ROOT`;

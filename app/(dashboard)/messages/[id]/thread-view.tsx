@@ -19,6 +19,11 @@ const FIT_ON_OPEN_MAX = 150;
 /** Two lines of a node hold about this much; the rest is in the panel (the box clamps it too). */
 const NODE_TEXT_MAX = 90;
 
+const HANDLES = [
+  { type: "target" as const, position: Position.Top, x: NODE_W / 2, y: 0 },
+  { type: "source" as const, position: Position.Bottom, x: NODE_W / 2, y: NODE_H },
+];
+
 type MessageNodeData = { member: ThreadMember; childCount: number; hidden: number };
 type MessageNode = Node<MessageNodeData, "message">;
 
@@ -57,6 +62,13 @@ function Thread({ id }: { id: number }) {
   const [mode, setMode] = useState<"tree" | "branch">("tree");
   const [sheetOpen, setSheetOpen] = useState(false);
   const flow = useReactFlow();
+  // The minimap draws every node (5,000 SVG rects): mount it after the tree has painted.
+  const [minimap, setMinimap] = useState(false);
+  useEffect(() => {
+    if (!query.isSuccess || minimap) return;
+    const timer = setTimeout(() => setMinimap(true), 50);
+    return () => clearTimeout(timer);
+  }, [query.isSuccess, minimap]);
 
   const nodes = useMemo<MessageNode[]>(
     () =>
@@ -67,6 +79,8 @@ function Thread({ id }: { id: number }) {
         // Fixed size: nodes never rendered (off screen) still cull and fit correctly.
         width: NODE_W,
         height: NODE_H,
+        // Known handles: without them React Flow renders every node once to measure them (5,000 nodes = seconds).
+        handles: HANDLES,
         data: { member: n.member, childCount: n.childCount, hidden: n.hidden },
         draggable: false,
         connectable: false,
@@ -165,7 +179,7 @@ function Thread({ id }: { id: number }) {
                 defaultEdgeOptions={{ type: "smoothstep" }}
               >
                 <Controls showInteractive={false} />
-                <MiniMap pannable zoomable nodeColor={(n) => COLORS[(n.data as MessageNodeData).member.senderKind] ?? "#999"} nodeStrokeWidth={0} />
+                {minimap && <MiniMap pannable zoomable nodeColor={(n) => COLORS[(n.data as MessageNodeData).member.senderKind] ?? "#999"} nodeStrokeWidth={0} />}
               </ReactFlow>
             </div>
           ) : (
