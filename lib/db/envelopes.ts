@@ -142,6 +142,7 @@ export type EnvelopeFilter = {
   /** Matches either address (dashboard search). */
   address?: string;
   status?: EnvelopeStatus;
+  conversationId?: number;
   /** Only envelopes scheduled for later (deliverAt in the future). */
   scheduled?: boolean;
   beforeId?: number;
@@ -155,6 +156,7 @@ export function listEnvelopes(db: Database, filter: EnvelopeFilter, now: Date) {
       ...(filter.from ? { from: filter.from } : {}),
       ...(filter.address ? { OR: [{ to: { contains: filter.address } }, { from: { contains: filter.address } }] } : {}),
       ...(filter.status ? { status: filter.status } : {}),
+      ...(filter.conversationId ? { conversationId: filter.conversationId } : {}),
       ...(filter.scheduled ? { deliverAt: { gt: now } } : {}),
       ...(filter.beforeId ? { id: { lt: filter.beforeId } } : {}),
     },

@@ -52,8 +52,8 @@ export function openApiDocument() {
       "/envelopes": {
         post: { summary: "Send an envelope (deliverAt: ISO time or +30m/+2h)", requestBody: body(sendEnvelopeSchema), responses: { "201": ok("created"), "403": { description: "Agent not bound to the adapter" }, ...errors } },
         get: {
-          summary: "List envelopes (changes nothing)",
-          parameters: ["to", "from", "address", "status", "scheduled", "before", "take"].map((name) => ({ name, in: "query", schema: { type: "string" } })),
+          summary: "List envelopes, newest first (changes nothing); page with ?before=<nextBefore>",
+          parameters: ["to", "from", "address", "status", "conversation", "scheduled", "before", "take"].map((name) => ({ name, in: "query", schema: { type: "string" } })),
           responses: { "200": ok("envelopes"), ...errors },
         },
       },
