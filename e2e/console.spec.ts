@@ -107,3 +107,59 @@ test("at phone width the tree takes the full width and the selected message open
   await page.getByRole("button", { name: "Close details" }).click();
   await expect(details).toBeHidden();
 });
+
+test("the envelopes page pages past 100 rows, filters by address and conversation, and composes with field errors", async ({ page, request, dashboard }) => {
+  await dashboard.signIn();
+  for (let batch = 0; batch < 13; batch++) {
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        request.post("/api/v1/envelopes", { headers: auth, data: { from: "agent:main", to: "agent:pager", text: `paged ${batch * 10 + i}`, deliverAt: "+1d" } }).then((r) => expect(r.status()).toBe(201)),
+      ),
+    );
+  }
+  await dashboard.simulate("envelope filter check", { firstName: "Fil", userId: 7272 });
+  await expect(page.getByTestId("sim-timeline")).toContainText("Echo: envelope filter check");
+
+  await page.goto("/envelopes");
+  const rows = page.getByTestId("envelope-row");
+  const filters = page.getByRole("search", { name: "Filter envelopes" });
+  await filters.getByLabel("To", { exact: true }).fill("agent:pager");
+  await expect(rows).toHaveCount(100);
+  await page.getByRole("button", { name: "Load older envelopes" }).click();
+  await expect(rows).toHaveCount(130);
+  await expect(rows.last()).toContainText("paged 0");
+  await expect(page.getByRole("button", { name: "Load older envelopes" })).toHaveCount(0);
+
+  // Conversation filter: only that chat's envelopes.
+  await filters.getByLabel("To", { exact: true }).fill("");
+  await filters.getByLabel("Address").fill("channel:telegram:7272");
+  const chatLink = rows.first().getByRole("link", { name: "chat" });
+  const conversationId = (await chatLink.getAttribute("href"))!.split("/").pop()!;
+  await filters.getByLabel("Address").fill("");
+  await filters.getByLabel("Conversation").fill(conversationId);
+  await expect(rows.filter({ hasText: "envelope filter check" }).first()).toBeVisible();
+  await expect(rows.filter({ hasText: "paged" })).toHaveCount(0);
+  for (const link of await rows.getByRole("link", { name: "chat" }).all()) await expect(link).toHaveAttribute("href", `/conversations/${conversationId}`);
+
+  // Compose: the browser checks with the API's schema and names the field.
+  await page.getByText("Compose an envelope").click();
+  const form = page.getByRole("form", { name: "Compose an envelope" });
+  await expect(form.getByLabel("From", { exact: true })).toHaveValue("operator:admin");
+  await form.getByLabel("To", { exact: true }).fill("telegram 42");
+  await form.getByLabel("Text").fill("composed in the dashboard");
+  await form.getByLabel("Deliver at").fill("soon");
+  await form.getByRole("button", { name: "Send envelope" }).click();
+  await expect(form.getByTestId("to-error")).toContainText('invalid address "telegram 42"');
+  await expect(form.getByTestId("deliverAt-error")).toContainText("invalid deliverAt");
+  await expect(form.getByLabel("To", { exact: true })).toHaveAttribute("aria-invalid", "true");
+  await dashboard.screenshot("envelope-compose-errors");
+  await form.getByLabel("To", { exact: true }).fill("agent:pager");
+  await form.getByLabel("Deliver at").fill("+2h");
+  await form.getByRole("button", { name: "Send envelope" }).click();
+  await expect(form.getByRole("status")).toContainText(/Envelope #\d+ queued/);
+  await expect(form.getByTestId("to-error")).toHaveCount(0);
+  await filters.getByLabel("Conversation").fill("");
+  await filters.getByLabel("To", { exact: true }).fill("agent:pager");
+  await expect(rows.first()).toContainText("composed in the dashboard");
+  await expect(rows.first()).toContainText("operator:admin");
+});
