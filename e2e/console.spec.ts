@@ -163,3 +163,39 @@ test("the envelopes page pages past 100 rows, filters by address and conversatio
   await expect(rows.first()).toContainText("composed in the dashboard");
   await expect(rows.first()).toContainText("operator:admin");
 });
+
+test("the prompt inspector opens from the agent's answer, steps to the previous and next turn, and copies the turn as JSON", async ({ page, context, dashboard }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await dashboard.signIn();
+  await dashboard.simulate("inspector first", { firstName: "Ida", userId: 7373 });
+  await expect(page.getByTestId("sim-timeline")).toContainText("Echo: inspector first");
+  await dashboard.simulate("inspector second", { firstName: "Ida", userId: 7373 });
+  await expect(page.getByTestId("sim-timeline")).toContainText("Echo: inspector second");
+
+  // From the agent's answer in the reply tree (the answer has no turn of its own: it is the turn's output).
+  await page.getByRole("link", { name: "Open in dashboard" }).click();
+  await page.getByTestId("message").filter({ hasText: "Echo: inspector second" }).first().getByRole("link", { name: "Thread" }).click();
+  await page.getByTestId("thread-tree").getByRole("treeitem", { name: /Echo: inspector second/ }).click();
+  await page.getByTestId("message-details").getByRole("link", { name: "Prompt inspector" }).click();
+  await expect(page).toHaveURL(/\/turns\/\d+$/);
+  const second = Number(new URL(page.url()).pathname.split("/").pop());
+  await expect(page.getByTestId("prompt-message").last()).toContainText("inspector second");
+  await expect(page.getByTestId("turn-latency")).toContainText(/\d+ ms/);
+  await expect(page.getByRole("link", { name: "Next turn ›" })).toHaveCount(0);
+
+  await page.getByRole("link", { name: "‹ Previous turn" }).click();
+  await expect(page).not.toHaveURL(new RegExp(`/turns/${second}$`));
+  const first = Number(new URL(page.url()).pathname.split("/").pop());
+  expect(first).toBeLessThan(second);
+  await expect(page.getByTestId("prompt-message").last()).toContainText("inspector first");
+  await page.getByRole("button", { name: "Copy as JSON" }).click();
+  await expect(page.getByRole("status")).toContainText("Copied.");
+  const copied = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()));
+  expect(copied).toMatchObject({ id: first, model: expect.any(String) });
+  expect(copied.system).toContain("call the `reply` tool");
+  await dashboard.screenshot("prompt-inspector-nav");
+  await page.getByRole("link", { name: "Next turn ›" }).click();
+  await expect(page).toHaveURL(new RegExp(`/turns/${second}$`));
+  await page.getByRole("main").getByRole("link", { name: "Conversation", exact: true }).click();
+  await expect(page).toHaveURL(/\/conversations\/\d+\?message=\d+$/);
+});

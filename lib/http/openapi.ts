@@ -71,7 +71,8 @@ export function openApiDocument() {
       },
       "/forks/{id}/resume": { post: { summary: "Make the fork the conversation's active interactive fork", parameters: [id()], responses: { "200": ok("fork"), "409": { description: "Another fork is active" }, ...errors } } },
       "/forks/{id}/exit": { post: { summary: "Leave an interactive fork", parameters: [id()], requestBody: body(exitStrategySchema), responses: { "200": ok("fork"), "409": { description: "Not an active interactive fork" }, ...errors } } },
-      "/turns/{id}": { get: { summary: "Prompt inspector: the system prompt, messages, tool calls of one agent turn", parameters: [id()], responses: { "200": ok("turn"), ...errors } } },
+      "/messages/{id}/turn": { get: { summary: "The agent turn behind a message (the user's message it answered, or the agent's answer): { turnId }", parameters: [id()], responses: { "200": ok("turnId"), ...errors } } },
+      "/turns/{id}": { get: { summary: "Prompt inspector: the system prompt, messages, tool calls of one agent turn, with previousTurnId/nextTurnId in its conversation", parameters: [id()], responses: { "200": ok("turn"), ...errors } } },
       "/queue": {
         get: {
           summary: "The worker's queue: turns waiting and running, oldest wait, limits in force, this instance's model calls, time to answer per minute (p50/p99, last hour)",

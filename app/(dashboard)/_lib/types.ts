@@ -85,6 +85,10 @@ export type Turn = {
   latencyMs: number | null;
   error: string | null;
   createdAt: string;
+  conversationId: number;
+  envelope: { id: number; messageId: number | null; status: string };
+  previousTurnId: number | null;
+  nextTurnId: number | null;
 };
 
 export type Envelope = {

@@ -4,6 +4,7 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { api } from "../_lib/api";
+import { InspectLink } from "../_lib/inspect-link";
 import { clock } from "../_lib/time";
 import type { Envelope } from "../_lib/types";
 import { EnvelopeCompose } from "./envelope-compose";
@@ -92,11 +93,19 @@ export function EnvelopeList({ operator }: { operator: string }) {
                 <td className="muted">{e.deliverAt ? clock(e.deliverAt) : "now"}</td>
                 <td>
                   <Link href={`/envelopes/${e.id}`}>thread</Link>
-                  {e.turn && (
+                  {e.turn ? (
                     <>
                       {" · "}
                       <Link href={`/turns/${e.turn.id}`}>prompt</Link>
                     </>
+                  ) : (
+                    e.messageId &&
+                    e.from.startsWith("agent:") && (
+                      <>
+                        {" · "}
+                        <InspectLink messageId={e.messageId}>prompt</InspectLink>
+                      </>
+                    )
                   )}
                   {e.conversationId && (
                     <>

@@ -7,6 +7,7 @@ import Link from "next/link";
 import { createContext, memo, useCallback, useContext, useEffect, useMemo, useRef, useState } from "react";
 import { api } from "../../_lib/api";
 import { DeliveryFailure } from "../../_lib/delivery-failure";
+import { InspectLink } from "../../_lib/inspect-link";
 import { clock } from "../../_lib/time";
 import type { ThreadMember, ThreadResponse } from "../../_lib/types";
 import { useForkActions } from "../../_lib/use-forks";
@@ -319,7 +320,7 @@ function MessageDetails({ member, onShowInTree }: { member: ThreadMember | null;
       {failed && <DeliveryFailure envelope={failed} />}
       <p className="row">
         <Link href={`/conversations/${member.conversationId}?message=${member.id}`}>Open in timeline</Link>
-        {turn && <Link href={`/turns/${turn.id}`}>Prompt inspector</Link>}
+        {turn ? <Link href={`/turns/${turn.id}`}>Prompt inspector</Link> : member.senderKind === "agent" && <InspectLink messageId={member.id} />}
         {onShowInTree && (
           <button type="button" className="link-button" onClick={() => onShowInTree(member.id)}>
             Show in tree
