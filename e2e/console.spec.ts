@@ -199,3 +199,34 @@ test("the prompt inspector opens from the agent's answer, steps to the previous 
   await page.getByRole("main").getByRole("link", { name: "Conversation", exact: true }).click();
   await expect(page).toHaveURL(/\/conversations\/\d+\?message=\d+$/);
 });
+
+test("charts have axes and a tooltip; the queue page charts time to answer and queue depth", async ({ page, dashboard }) => {
+  await dashboard.signIn();
+  await dashboard.simulate("chart check", { firstName: "Cy", userId: 7474 });
+  await expect(page.getByTestId("sim-timeline")).toContainText("Echo: chart check");
+  await page.getByRole("link", { name: "Open in dashboard" }).click();
+
+  const activity = page.getByTestId("activity-chart");
+  await expect(activity.locator(".u-axis")).toHaveCount(2);
+  // The newest hour is the last bar, at the right edge.
+  const over = (await activity.locator(".u-over").boundingBox())!;
+  await page.mouse.move(over.x + over.width - 2, over.y + over.height / 2);
+  await expect(activity.getByTestId("chart-tooltip")).toContainText(/1 from users, 1 from the bot/);
+  const latency = page.getByTestId("latency-chart");
+  await expect(latency.locator(".u-axis")).toHaveCount(2);
+  const lat = (await latency.locator(".u-over").boundingBox())!;
+  await page.mouse.move(lat.x + lat.width / 2, lat.y + lat.height / 2);
+  await expect(latency.getByTestId("chart-tooltip")).toContainText(/\d+ ms/);
+  await dashboard.screenshot("conversation-charts");
+
+  await page.goto("/envelopes");
+  const answer = page.getByTestId("answer-chart");
+  await expect(answer.locator(".u-axis")).toHaveCount(2);
+  const depth = page.getByTestId("depth-chart");
+  await expect(depth.locator(".u-axis")).toHaveCount(2);
+  await page.waitForTimeout(3_500); // a second depth sample (the page polls every 3 s)
+  const box = (await depth.locator(".u-over").boundingBox())!;
+  await page.mouse.move(box.x + box.width - 2, box.y + box.height / 2);
+  await expect(depth.getByTestId("chart-tooltip")).toContainText(/0 turns, 0 envelopes waiting/);
+  await dashboard.screenshot("queue-charts");
+});
