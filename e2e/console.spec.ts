@@ -230,3 +230,30 @@ test("charts have axes and a tooltip; the queue page charts time to answer and q
   await expect(depth.getByTestId("chart-tooltip")).toContainText(/0 turns, 0 envelopes waiting/);
   await dashboard.screenshot("queue-charts");
 });
+
+test("discarding a fork asks first; Cancel keeps it active, Yes discards it", async ({ page, dashboard }) => {
+  await dashboard.signIn();
+  await dashboard.simulate("discard me later", { firstName: "Dee", userId: 7575 });
+  await expect(page.getByTestId("sim-timeline")).toContainText("Echo: discard me later");
+  await page.getByRole("link", { name: "Open in dashboard" }).click();
+  await page.getByText("Run a task in the background…").click();
+  await page.getByLabel("Background task").fill("A task to discard");
+  await page.getByRole("button", { name: "Run in background" }).click();
+  await expect(page.getByTestId("message").filter({ hasText: "Echo: A task to discard" })).toBeVisible();
+  await page.getByRole("link", { name: "forks", exact: true }).click();
+  await page.getByTestId("fork-row").filter({ hasText: "background" }).getByRole("button", { name: "Resume" }).click();
+  const interactive = page.getByTestId("fork-row").filter({ hasText: "interactive" });
+  await expect(interactive).toContainText("active");
+
+  await interactive.getByRole("button", { name: "Discard" }).click();
+  const confirm = interactive.getByRole("group", { name: "Confirm discard" });
+  await expect(confirm).toContainText(/Discard fork #\d+\?/);
+  await confirm.getByRole("button", { name: "Cancel" }).click();
+  await expect(confirm).toHaveCount(0);
+  await expect(interactive).not.toContainText("exited");
+  await expect(interactive.getByRole("button", { name: "Discard" })).toBeVisible();
+
+  await interactive.getByRole("button", { name: "Discard" }).click();
+  await confirm.getByRole("button", { name: "Yes, discard" }).click();
+  await expect(interactive).toContainText("exited");
+});
