@@ -69,3 +69,14 @@ describe("reply tree", () => {
     expect(layoutThread(index).nodes).toHaveLength(5000);
   });
 });
+
+describe("sender display names", async () => {
+  const { senderDisplayName } = await import("../../app/(dashboard)/_lib/sender");
+  it("shows the bot's username for the agent, operators without the address prefix, users as named", () => {
+    expect(senderDisplayName("agent", "main", "switchboard_bot")).toBe("@switchboard_bot");
+    expect(senderDisplayName("agent", "main", null)).toBe("main");
+    expect(senderDisplayName("system", "operator:op", "b")).toBe("op");
+    expect(senderDisplayName("operator", "alice", "b")).toBe("alice");
+    expect(senderDisplayName("user", null, "b")).toBe("user");
+  });
+});

@@ -7,6 +7,7 @@ import Link from "next/link";
 import { createContext, memo, useCallback, useContext, useEffect, useMemo, useRef, useState } from "react";
 import { api } from "../../_lib/api";
 import { DeliveryFailure } from "../../_lib/delivery-failure";
+import { senderDisplayName, useBotUsername } from "../../_lib/sender";
 import { InspectLink } from "../../_lib/inspect-link";
 import { clock } from "../../_lib/time";
 import type { ThreadMember, ThreadResponse } from "../../_lib/types";
@@ -36,7 +37,12 @@ const TreeState = createContext<{ selectedId: number; collapsed: ReadonlySet<num
   toggle: () => {},
 });
 
-const senderLabel = (m: ThreadMember) => m.senderName ?? m.senderKind;
+/** Set once per page from /status: the agent shows as the bot's @username. */
+const BotName = createContext<string | null>(null);
+function useSenderLabel() {
+  const bot = useContext(BotName);
+  return (m: ThreadMember) => senderDisplayName(m.senderKind, m.senderName, bot);
+}
 
 /**
  * The reply tree around a message on a React Flow canvas (pan, zoom, fit,
@@ -53,6 +59,7 @@ export function ThreadView({ id }: { id: number }) {
 }
 
 function Thread({ id }: { id: number }) {
+  const bot = useBotUsername();
   const query = useQuery({ queryKey: ["thread", id], queryFn: () => api<ThreadResponse>(`/messages/${id}/thread`), refetchInterval: 3_000 });
   const members = query.data?.members;
   const index = useMemo(() => indexThread(members ?? []), [members]);
@@ -128,7 +135,7 @@ function Thread({ id }: { id: number }) {
   const count = members!.length;
   const selected = index.byId.get(selectedId) ?? null;
   return (
-    <>
+    <BotName.Provider value={bot}>
       <h1>Thread</h1>
       <div className="row thread-toolbar">
         <div role="tablist" aria-label="View" className="row">
@@ -197,13 +204,14 @@ function Thread({ id }: { id: number }) {
           <MessageDetails key={selected?.id} member={selected} onShowInTree={mode === "branch" ? showInTree : undefined} />
         </aside>
       </div>
-    </>
+    </BotName.Provider>
   );
 }
 
 /** One message in the tree: sender, two lines of text, and a collapse toggle when it has replies. */
 const MessageNodeView = memo(function MessageNodeView({ data }: NodeProps<MessageNode>) {
   const { selectedId, collapsed, select, toggle } = useContext(TreeState);
+  const senderLabel = useSenderLabel();
   const m = data.member;
   const isSelected = m.id === selectedId;
   const isCollapsed = collapsed.has(m.id);
@@ -246,6 +254,7 @@ const nodeTypes = { message: MessageNodeView };
 
 /** One root-to-leaf path as a conversation, with `‹ 2/5 ›` at every fork point. */
 function BranchView({ steps, selectedId, onSelect, onSwitch, onShowInTree }: { steps: BranchStep[]; selectedId: number; onSelect: (id: number) => void; onSwitch: (id: number) => void; onShowInTree: (id: number) => void }) {
+  const senderLabel = useSenderLabel();
   return (
     <div className="timeline branch-view" data-testid="branch-view">
       {steps.map(({ member: m, siblings, position }) => (
@@ -304,6 +313,7 @@ function ResumeFork({ forkId }: { forkId: number }) {
 function MessageDetails({ member, onShowInTree }: { member: ThreadMember | null; onShowInTree?: (id: number) => void }) {
   const [text, setText] = useState("");
   const reply = useReply(member?.conversationId ?? 0);
+  const senderLabel = useSenderLabel();
   if (!member) return <div className="panel muted">Select a message.</div>;
   const turn = member.envelopes.find((e) => e.turn)?.turn;
   const failed = member.envelopes.find((e) => e.status === "failed");
