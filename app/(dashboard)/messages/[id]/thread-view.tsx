@@ -20,6 +20,7 @@ const COLORS: Record<string, string> = { user: "var(--user)", agent: "var(--agen
 const FIT_ON_OPEN_MAX = 150;
 /** Two lines of a node hold about this much; the rest is in the panel (the box clamps it too). */
 const NODE_TEXT_MAX = 90;
+const FIT_OPTIONS = { maxZoom: 1, padding: 0.15 };
 
 const HANDLES = [
   { type: "target" as const, position: Position.Top, x: NODE_W / 2, y: 0 },
@@ -70,6 +71,7 @@ function Thread({ id }: { id: number }) {
   const [mode, setMode] = useState<"tree" | "branch">("tree");
   const [sheetOpen, setSheetOpen] = useState(false);
   const flow = useReactFlow();
+  // The minimap sits top right: a tree is narrow at the top (the root), so it hides the least there.
   // The minimap draws every node (5,000 SVG rects): mount it after the tree has painted.
   const [minimap, setMinimap] = useState(false);
   useEffect(() => {
@@ -116,8 +118,8 @@ function Thread({ id }: { id: number }) {
     if (opened.current || !members) return;
     opened.current = true;
     const node = layout.nodes.find((n) => n.member.id === id);
-    if (members.length <= FIT_ON_OPEN_MAX || !node) void flow.fitView({ maxZoom: 1, padding: 0.15 });
-    else void flow.setCenter(node.x, node.y + NODE_H * 2, { zoom: 1 });
+    // A small tree is fitted by React Flow's own fitView prop (once its nodes are in); a big one opens at the message.
+    if (members.length > FIT_ON_OPEN_MAX && node) void flow.setCenter(node.x, node.y + NODE_H * 2, { zoom: 1 });
   }, [flow, layout, members, id]);
 
   const showInTree = useCallback(
@@ -176,6 +178,8 @@ function Thread({ id }: { id: number }) {
                 edges={edges}
                 nodeTypes={nodeTypes}
                 onInit={onInit}
+                fitView={count <= FIT_ON_OPEN_MAX}
+                fitViewOptions={FIT_OPTIONS}
                 onNodeClick={(_, node) => select(Number(node.id))}
                 onlyRenderVisibleElements
                 nodesDraggable={false}
@@ -187,7 +191,7 @@ function Thread({ id }: { id: number }) {
                 defaultEdgeOptions={{ type: "smoothstep" }}
               >
                 <Controls showInteractive={false} />
-                {minimap && <MiniMap pannable zoomable nodeColor={(n) => COLORS[(n.data as MessageNodeData).member.senderKind] ?? "#999"} nodeStrokeWidth={0} />}
+                {minimap && <MiniMap position="top-right" style={{ width: 140, height: 100 }} pannable zoomable nodeColor={(n) => COLORS[(n.data as MessageNodeData).member.senderKind] ?? "#999"} nodeStrokeWidth={0} />}
               </ReactFlow>
             </div>
           ) : (
