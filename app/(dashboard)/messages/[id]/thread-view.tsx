@@ -76,8 +76,9 @@ function Thread({ id }: { id: number }) {
   const [minimap, setMinimap] = useState(false);
   useEffect(() => {
     if (!query.isSuccess || minimap) return;
-    const timer = setTimeout(() => setMinimap(true), 50);
-    return () => clearTimeout(timer);
+    // When the browser is idle after painting the tree (at the latest after 500 ms).
+    const idle = typeof requestIdleCallback === "function" ? requestIdleCallback(() => setMinimap(true), { timeout: 500 }) : setTimeout(() => setMinimap(true), 50);
+    return () => (typeof cancelIdleCallback === "function" ? cancelIdleCallback(idle as number) : clearTimeout(idle as ReturnType<typeof setTimeout>));
   }, [query.isSuccess, minimap]);
 
   const nodes = useMemo<MessageNode[]>(
@@ -164,7 +165,7 @@ function Thread({ id }: { id: number }) {
             </button>
             <span className="muted">
               {count} message{count === 1 ? "" : "s"} · <span style={{ color: COLORS.user }}>user</span>, <span style={{ color: COLORS.agent }}>agent</span>,{" "}
-              <span style={{ color: COLORS.operator }}>operator</span>; dashed = in a side thread
+              <span style={{ color: COLORS.operator }}>operator</span>; dashed = in a fork
             </span>
           </>
         )}
