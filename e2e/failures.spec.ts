@@ -29,7 +29,7 @@ test("a send with an unknown outcome stays in the timeline marked possibly deliv
   // Retry sends it again and confirms the kept message: one copy in the timeline, no failure left.
   await page.getByTestId("message-details").getByRole("button", { name: "Retry" }).click();
   await expect(page.getByTestId("message-details").getByTestId("delivery-failure")).toHaveCount(0, { timeout: 15_000 });
-  await page.getByTestId("message-details").getByRole("link", { name: "Open conversation" }).click();
+  await page.getByTestId("message-details").getByRole("link", { name: "Open in timeline" }).click();
   await expect(page.getByTestId("message").filter({ hasText: "Echo: are you there" })).toHaveCount(1);
   await expect(page.getByTestId("delivery-failure")).toHaveCount(0);
 });

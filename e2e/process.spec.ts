@@ -115,9 +115,17 @@ test("npm start: serves at once with the Bot API hanging, guards setup with a co
     const setup = (name: string, withCode: string) =>
       fetch(`${base}/api/auth/setup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name, password: "a-long-password", code: withCode }) });
     expect((await setup("intruder", "AAAAA-BBBBB-CCCCC")).status).toBe(403);
-    const statuses = await Promise.all(Array.from({ length: 20 }, (_, i) => setup(`admin${i}`, code!).then((r) => r.status)));
+    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => setup(`admin${i}`, code!)));
+    const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s !== 201).every((s) => s === 403)).toBe(true);
+    // Setup signs the new operator in: its session opens the console without a second sign-in.
+    const created = responses.find((r) => r.status === 201)!;
+    const cookie = created.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    expect(cookie).toMatch(/sb_session=/);
+    const console = await fetch(`${base}/`, { headers: { cookie }, redirect: "manual" });
+    expect(console.status).toBe(200);
+    expect(await console.text()).toMatch(/Signed in as (<!-- -->)?admin\d+/);
 
     // SIGTERM to the npm process: every process ends and the port closes.
     const tree = [npm.pid!, ...descendants(npm.pid!)];

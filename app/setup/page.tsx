@@ -16,7 +16,7 @@ export default async function SetupPage() {
         Create the first operator account. The setup code is printed in the server&apos;s log (the output of <code>npm start</code>) when it
         starts. Set ADMIN_PASSWORD to skip this step on servers.
       </p>
-      <AuthForm endpoint="/api/auth/setup" submitLabel="Create account" then="/login" askSetupCode />
+      <AuthForm endpoint="/api/auth/setup" submitLabel="Create account" then="/" askSetupCode />
     </div>
   );
 }

@@ -33,7 +33,11 @@ export const envelopeRow = z.strictObject({
 /** An envelope with the agent turn it started, if any (for the prompt inspector link). */
 export const envelopeWithTurn = envelopeRow.extend({ turn: z.strictObject({ id: z.number().int() }).nullable() });
 
-export const envelopeListResponse = z.strictObject({ envelopes: z.array(envelopeWithTurn) });
+export const envelopeListResponse = z.strictObject({
+  envelopes: z.array(envelopeWithTurn),
+  /** Pass as ?before= for the next (older) page; null on the last page. */
+  nextBefore: z.number().int().nullable(),
+});
 export const envelopeResponse = z.strictObject({ envelope: envelopeWithTurn });
 export const sentEnvelopeResponse = z.strictObject({ envelope: envelopeRow });
 export const receivedMailResponse = z.strictObject({ envelopes: z.array(envelopeRow), acknowledged: z.literal(true) });

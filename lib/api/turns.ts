@@ -19,8 +19,20 @@ export const turnResponse = z.strictObject({
   error: z.string().nullable(),
   createdAt: isoDate,
   envelope: z.strictObject({ id: z.number().int(), messageId: z.number().int().nullable(), status: envelopeStatus }),
+  /** The turns just before and after this one in the same conversation (the inspector's previous/next). */
+  previousTurnId: z.number().int().nullable(),
+  nextTurnId: z.number().int().nullable(),
 });
 
+/** The agent turn behind a message: the user's message it answered, or the agent's answer. */
+export const messageTurnResponse = z.strictObject({ turnId: z.number().int() });
+
 export const operations = defineOperations([
+  {
+    method: "get",
+    path: "/messages/{id}/turn",
+    summary: "The agent turn behind a message (the user's message it answered, or the agent's answer); 404 when no turn ran for it",
+    response: { status: 200, schema: messageTurnResponse },
+  },
   { method: "get", path: "/turns/{id}", summary: "Prompt inspector: the system prompt, messages, tool calls, usage and latency of one agent turn", response: { status: 200, schema: turnResponse } },
 ]);

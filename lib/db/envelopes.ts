@@ -158,6 +158,7 @@ export type EnvelopeFilter = {
   /** Matches either address (dashboard search). */
   address?: string;
   status?: EnvelopeStatus;
+  conversationId?: number;
   /** Only envelopes scheduled for later (deliverAt in the future). */
   scheduled?: boolean;
   beforeId?: number;
@@ -171,6 +172,7 @@ export function listEnvelopes(db: Database, filter: EnvelopeFilter, now: Date) {
       ...(filter.from ? { from: filter.from } : {}),
       ...(filter.address ? { OR: [{ to: { contains: filter.address } }, { from: { contains: filter.address } }] } : {}),
       ...(filter.status ? { status: filter.status } : {}),
+      ...(filter.conversationId ? { conversationId: filter.conversationId } : {}),
       ...(filter.scheduled ? { deliverAt: { gt: now } } : {}),
       ...(filter.beforeId ? { id: { lt: filter.beforeId } } : {}),
     },

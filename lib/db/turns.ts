@@ -40,3 +40,27 @@ export function findTurnByEnvelope(db: Database, envelopeId: number) {
 export function findTurn(db: Database, id: number) {
   return db.prisma.turn.findUnique({ where: { id }, include: { envelope: { select: { id: true, messageId: true, status: true } } } });
 }
+
+/** The turns just before and after one in the same conversation (by id: the order they were written). */
+export async function turnNeighbours(db: Database, turn: { id: number; conversationId: number }) {
+  const [previous, next] = await Promise.all([
+    db.prisma.turn.findFirst({ where: { conversationId: turn.conversationId, id: { lt: turn.id } }, orderBy: { id: "desc" }, select: { id: true } }),
+    db.prisma.turn.findFirst({ where: { conversationId: turn.conversationId, id: { gt: turn.id } }, orderBy: { id: "asc" }, select: { id: true } }),
+  ]);
+  return { previousTurnId: previous?.id ?? null, nextTurnId: next?.id ?? null };
+}
+
+/**
+ * The turn behind a message: a user's message is the inbound envelope the turn
+ * ran for; the agent's answer is the outbound envelope replying to it.
+ */
+export async function findTurnForMessage(db: Database, messageId: number): Promise<number | null> {
+  const envelopes = await db.prisma.envelope.findMany({
+    where: { messageId },
+    select: { turn: { select: { id: true } }, replyTo: { select: { turn: { select: { id: true } } } } },
+    orderBy: { id: "asc" },
+  });
+  for (const e of envelopes) if (e.turn) return e.turn.id;
+  for (const e of envelopes) if (e.replyTo?.turn) return e.replyTo.turn.id;
+  return null;
+}

@@ -6,28 +6,19 @@ import { publish } from "../events/bus";
 import { createEnvelope, findEnvelope, listEnvelopes, takeAgentMail, type EnvelopeStatus } from "../db/envelopes";
 import { parseAddress } from "../envelope/address";
 import { parseDeliverAt } from "../envelope/deliver-at";
+import type { SendEnvelopeInput } from "../envelope/send-schema";
 import { AppError, notFound } from "../errors";
 import { getSettings } from "../settings/store";
 import { startBackgroundTask } from "./forks";
 
-export const sendEnvelopeSchema = z.object({
-  from: z.string().min(1).max(200),
-  to: z.string().min(1).max(200),
-  text: z.string().min(1).max(5000),
-  replyTo: z.number().int().positive().optional(),
-  deliverAt: z.string().max(64).optional(),
-  /** With `to` = this instance's agent: run the text as a background task in that conversation. */
-  conversationId: z.number().int().positive().optional(),
-  /** The caller's own data: kept under the envelope's `metadata.client`, never read by the server (no control flag can be set this way). */
-  metadata: z.record(z.string(), z.unknown()).optional(),
-});
-export type SendEnvelopeInput = z.infer<typeof sendEnvelopeSchema>;
+export { sendEnvelopeSchema, type SendEnvelopeInput } from "../envelope/send-schema";
 
 export const listEnvelopesSchema = z.object({
   to: z.string().max(200).optional(),
   from: z.string().max(200).optional(),
   address: z.string().max(200).optional(),
   status: z.enum(["pending", "processing", "done", "failed"]).optional(),
+  conversation: z.coerce.number().int().positive().optional(),
   scheduled: z.enum(["true", "false"]).optional().transform((v) => v === "true"),
   before: z.coerce.number().int().positive().optional(),
   take: z.coerce.number().int().min(1).max(500).default(100),
@@ -81,7 +72,9 @@ export async function sendEnvelope(db: Database, input: SendEnvelopeInput, calle
 
 /** Lists envelopes; never changes them (GET must not: a cross-site link would consume an agent's mail). */
 export async function queryEnvelopes(db: Database, query: z.infer<typeof listEnvelopesSchema>, now = new Date()) {
-  return { envelopes: await listEnvelopes(db, { ...query, status: query.status as EnvelopeStatus | undefined, beforeId: query.before }, now) };
+  const envelopes = await listEnvelopes(db, { ...query, status: query.status as EnvelopeStatus | undefined, beforeId: query.before, conversationId: query.conversation }, now);
+  // A full page may have more behind it: the next page is ?before=<the last id>.
+  return { envelopes, nextBefore: envelopes.length === query.take ? envelopes[envelopes.length - 1].id : null };
 }
 
 export const receiveMailSchema = z.object({

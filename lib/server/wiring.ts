@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { limitModel, ProviderGate } from "../agent/call-limits";
+import { demoModel } from "../agent/demo-model";
 import { modelFromEnv, type ModelHandle } from "../agent/model";
 import { ensureBootstrapOperator, newSetupCode } from "../auth/operators";
 import { createTelegramChannel, type TelegramChannel } from "../channels/telegram/adapter";
@@ -73,7 +74,10 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   const channels: Record<string, ChannelAdapter> = { telegram };
   // LINE is on only with its access token (and secret); else its webhook answers 503.
   if (e.LINE_CHANNEL_ACCESS_TOKEN) channels.line = createLineChannel({ accessToken: e.LINE_CHANNEL_ACCESS_TOKEN, apiRoot: e.LINE_API_ROOT });
-  const configured = overrides.model !== undefined ? overrides.model : modelFromEnv(e);
+  // In the sandbox (no platform token) with no model configured, the labelled demo model answers;
+  // with a real Telegram or LINE token it never does.
+  const sandbox = telegram.mode === "sandbox" && !e.LINE_CHANNEL_ACCESS_TOKEN;
+  const configured = overrides.model !== undefined ? overrides.model : (modelFromEnv(e) ?? (sandbox ? demoModel() : null));
   const gate = configured ? new ProviderGate(configured.provider, e.LLM_CONCURRENCY) : null;
   const model = configured && gate ? limitModel(configured, gate) : null;
   const timeoutMs = e.LLM_TIMEOUT_SECONDS * 1000;

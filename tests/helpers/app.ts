@@ -19,6 +19,8 @@ export type TestAppOptions = {
   leaseMs?: number;
   /** Extra environment (e.g. the LINE adapter's). */
   env?: Record<string, string>;
+  /** Leave the model to the wiring (the sandbox demo model when nothing else is set); by default tests without one have none. */
+  wiringChoosesModel?: boolean;
 };
 
 /** The application wired as the server wires it, on a test database and loopback fakes. */
@@ -35,7 +37,7 @@ export async function startTestApp(options: TestAppOptions) {
     ...options.env,
   });
   const app: App = await createApp(env, options.db.db, {
-    ...(options.model !== undefined ? { model: options.model } : {}),
+    ...(options.model !== undefined ? { model: options.model } : options.llm || options.wiringChoosesModel ? {} : { model: null }),
     leaseMs: options.leaseMs ?? 10_000,
     backoffMs: () => 20,
   });

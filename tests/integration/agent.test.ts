@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DeliveryError, type ChannelAdapter } from "@/lib/channels/types";
 import { appendOutboundMessage } from "@/lib/db/messages";
+import { findTurnForMessage, turnNeighbours } from "@/lib/db/turns";
 import { sendToChat } from "@/lib/pipeline/send-to-chat";
 import { update } from "../fixtures/telegram";
 import { startTestApp, type TestApp } from "../helpers/app";
@@ -48,6 +49,23 @@ describe("the agent's turn with the reply tool (AI SDK mock model)", () => {
     expect(turn!.toolCalls).toEqual([{ message: "Hi there!", outcome: { status: "sent" } }]);
     expect(turn!.usage).toMatchObject({ inputTokens: 10, outputTokens: 4 });
     expect(turn!.system).toContain("call the `reply` tool");
+  });
+
+  it("the inspector finds the turn from the user's message and from the agent's answer, and its neighbours", async () => {
+    const { turn } = await run([{ replies: ["first answer"] }, { replies: ["second answer"] }]);
+    await t!.post(update({ messageId: 901, text: "again" }));
+    await t!.settle();
+    const turns = await t!.db.prisma.turn.findMany({ orderBy: { id: "asc" } });
+    expect(turns).toHaveLength(2);
+    const user = await t!.db.prisma.message.findFirstOrThrow({ where: { text: "hi" } });
+    const answer = await t!.db.prisma.message.findFirstOrThrow({ where: { text: "first answer" } });
+    expect(await findTurnForMessage(t!.db, user.id)).toBe(turn!.id);
+    expect(await findTurnForMessage(t!.db, answer.id)).toBe(turn!.id);
+    const second = await t!.db.prisma.message.findFirstOrThrow({ where: { text: "second answer" } });
+    expect(await findTurnForMessage(t!.db, second.id)).toBe(turns[1].id);
+    expect(await findTurnForMessage(t!.db, 987654)).toBeNull();
+    expect(await turnNeighbours(t!.db, turns[0])).toEqual({ previousTurnId: null, nextTurnId: turns[1].id });
+    expect(await turnNeighbours(t!.db, turns[1])).toEqual({ previousTurnId: turns[0].id, nextTurnId: null });
   });
 
   it("no tool call: nothing is sent, the envelope is done", async () => {

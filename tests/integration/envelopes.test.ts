@@ -3,7 +3,7 @@ import type { Caller } from "@/lib/auth/operators";
 import { envelopeChainByPointers, envelopeThread } from "@/lib/db/envelope-threads";
 import { createEnvelope, findEnvelope } from "@/lib/db/envelopes";
 import { AppError } from "@/lib/errors";
-import { queryEnvelopes, receiveAgentMail, receiveMailSchema, sendEnvelope } from "@/lib/pipeline/envelopes";
+import { listEnvelopesSchema, queryEnvelopes, receiveAgentMail, receiveMailSchema, sendEnvelope, sendEnvelopeSchema } from "@/lib/pipeline/envelopes";
 import { updateSettings } from "@/lib/settings/store";
 import { update } from "../fixtures/telegram";
 import { startTestApp, type TestApp } from "../helpers/app";
@@ -193,6 +193,44 @@ describe.each(databases)("envelopes on $name", ({ open }) => {
     expect(thread.tree[0].createdAt).toBeInstanceOf(Date);
     if (depth <= 50) expect((await envelopeChainByPointers(t.db, last)).map((e) => e.id)).toEqual(thread.chain.map((e) => e.id));
   }, 120_000);
+
+  it("lists past 100 rows page by page with nextBefore, and filters by conversation", async () => {
+    const conversation = await t.db.prisma.conversation.findFirstOrThrow();
+    await t.db.prisma.envelope.createMany({ data: Array.from({ length: 230 }, (_, i) => ({ from: "agent:a", to: "agent:b", text: `page ${i}`, metadata: {} })) });
+    const seen: number[] = [];
+    let before: number | undefined;
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await queryEnvelopes(t.db, { to: "agent:b", take: 100, scheduled: false, before });
+      seen.push(...page.envelopes.map((e) => e.id));
+      if (page.nextBefore === null) break;
+      before = page.nextBefore;
+    }
+    expect(seen).toHaveLength(230);
+    expect(new Set(seen).size).toBe(230);
+    expect(seen).toEqual([...seen].sort((a, b) => b - a));
+    const inChat = await queryEnvelopes(t.db, { conversation: conversation.id, take: 100, scheduled: false });
+    expect(inChat.envelopes.length).toBeGreaterThan(0);
+    expect(inChat.envelopes.every((e) => e.conversationId === conversation.id)).toBe(true);
+    expect(inChat.nextBefore).toBeNull();
+    expect((await queryEnvelopes(t.db, { conversation: conversation.id + 1000, take: 100, scheduled: false })).envelopes).toEqual([]);
+  });
+
+  it("the list query reads ?conversation= as a number and refuses anything else", () => {
+    expect(listEnvelopesSchema.parse({ conversation: "7", before: "120" })).toMatchObject({ conversation: 7, before: 120, take: 100 });
+    expect(listEnvelopesSchema.safeParse({ conversation: "abc" }).success).toBe(false);
+  });
+
+  it("the send schema (API, CLI and the dashboard's form) refuses a bad address or deliverAt at the field, and sendEnvelope stores nothing", async () => {
+    const parsed = sendEnvelopeSchema.safeParse({ from: "agent:main", to: "telegram 42", text: "x", deliverAt: "soon" });
+    expect(parsed.success).toBe(false);
+    const issues = parsed.error!.issues;
+    expect(issues.map((i) => i.path[0]).sort()).toEqual(["deliverAt", "to"]);
+    expect(issues.find((i) => i.path[0] === "to")!.message).toMatch(/invalid address "telegram 42"/);
+    expect(sendEnvelopeSchema.safeParse({ from: "operator:alice", to: chat, text: "ok", deliverAt: "+30m", replyTo: 3 }).success).toBe(true);
+    const count = await t.db.prisma.envelope.count();
+    await expect(sendEnvelope(t.db, { from: "agent:main", to: "telegram 42", text: "x" }, api)).rejects.toThrow(/invalid address/);
+    expect(await t.db.prisma.envelope.count()).toBe(count);
+  });
 
   it("an unknown envelope has no thread", async () => {
     expect(await envelopeThread(t.db, 123456)).toBeNull();

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { api } from "../_lib/api";
+import { ModelInstructions, isDemoModel } from "../_lib/model-setup";
 import { membershipLabel } from "../_lib/membership";
 import type { ConversationSummary, StatusInfo } from "../_lib/types";
 import { timeAgo } from "../_lib/time";
@@ -24,9 +25,12 @@ export function ConversationList() {
     <>
       <h1>Conversations</h1>
       <NeedsHuman />
-      {status.data && !status.data.model && (
+      {status.data && (!status.data.model || isDemoModel(status.data.model)) && (
         <div className="banner" data-testid="no-model-banner">
-          No model configured: messages are stored and shown here, and operators answer by hand. Set LLM_PROVIDER and LLM_MODEL to let the agent answer.
+          {status.data.model
+            ? "No model configured: in the sandbox a labelled demo model answers, describing what it received. "
+            : "No model configured: messages are stored and shown here, and operators answer by hand. "}
+          <ModelInstructions />
         </div>
       )}
       {status.data?.telegram.mode === "sandbox" && (

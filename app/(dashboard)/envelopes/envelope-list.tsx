@@ -1,30 +1,49 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { api } from "../_lib/api";
+import { InspectLink } from "../_lib/inspect-link";
 import { clock } from "../_lib/time";
 import type { Envelope } from "../_lib/types";
+import { EnvelopeCompose } from "./envelope-compose";
 import { QueuePanel } from "./queue-panel";
 import { StatusBadge } from "./status-badge";
 
-/** Every envelope, newest first, filtered by status, address and due time. */
-export function EnvelopeList() {
+type Page = { envelopes: Envelope[]; nextBefore: number | null };
+
+/** Every envelope, newest first, page by page (cursor), filtered by status, addresses, conversation and due time. */
+export function EnvelopeList({ operator }: { operator: string }) {
   const [status, setStatus] = useState("");
   const [address, setAddress] = useState("");
+  const [from, setFrom] = useState("");
+  const [to, setTo] = useState("");
+  const [conversation, setConversation] = useState("");
   const [scheduled, setScheduled] = useState(false);
-  const params = new URLSearchParams({ ...(status ? { status } : {}), ...(address ? { address } : {}), ...(scheduled ? { scheduled: "true" } : {}) });
-  const query = useQuery({
-    queryKey: ["envelopes", status, address, scheduled],
-    queryFn: () => api<{ envelopes: Envelope[] }>(`/envelopes?${params}`),
+  const conversationId = /^\d+$/.test(conversation.trim()) ? conversation.trim() : "";
+  const filters = {
+    ...(status ? { status } : {}),
+    ...(address ? { address } : {}),
+    ...(from.trim() ? { from: from.trim() } : {}),
+    ...(to.trim() ? { to: to.trim() } : {}),
+    ...(conversationId ? { conversation: conversationId } : {}),
+    ...(scheduled ? { scheduled: "true" } : {}),
+  };
+  const query = useInfiniteQuery({
+    queryKey: ["envelopes", filters],
+    queryFn: ({ pageParam }) => api<Page>(`/envelopes?${new URLSearchParams({ ...filters, ...(pageParam ? { before: String(pageParam) } : {}) })}`),
+    initialPageParam: 0,
+    getNextPageParam: (last) => last.nextBefore ?? undefined,
     refetchInterval: 3_000,
   });
+  const envelopes = query.data?.pages.flatMap((p) => p.envelopes) ?? [];
   return (
     <>
       <h1>Envelopes</h1>
       <QueuePanel />
-      <div className="row" style={{ marginBottom: 12 }}>
+      <EnvelopeCompose operator={operator} />
+      <div className="row" style={{ marginBottom: 12 }} role="search" aria-label="Filter envelopes">
         <select aria-label="Status" value={status} onChange={(e) => setStatus(e.target.value)} style={{ maxWidth: 160 }}>
           <option value="">any status</option>
           <option value="pending">pending</option>
@@ -33,6 +52,9 @@ export function EnvelopeList() {
           <option value="failed">failed</option>
         </select>
         <input aria-label="Address" placeholder="address contains… (agent:main, channel:telegram:42)" value={address} onChange={(e) => setAddress(e.target.value)} style={{ maxWidth: 360 }} />
+        <input aria-label="From" placeholder="from (exact)" value={from} onChange={(e) => setFrom(e.target.value)} style={{ maxWidth: 200 }} />
+        <input aria-label="To" placeholder="to (exact)" value={to} onChange={(e) => setTo(e.target.value)} style={{ maxWidth: 200 }} />
+        <input aria-label="Conversation" placeholder="conversation #" inputMode="numeric" value={conversation} onChange={(e) => setConversation(e.target.value)} style={{ maxWidth: 150 }} />
         <label className="row" style={{ margin: 0 }}>
           <input type="checkbox" checked={scheduled} onChange={(e) => setScheduled(e.target.checked)} style={{ width: "auto" }} /> scheduled for later only
         </label>
@@ -41,7 +63,7 @@ export function EnvelopeList() {
         <p className="muted">Loading…</p>
       ) : query.isError ? (
         <p className="error" role="alert">Could not load envelopes: {query.error.message}</p>
-      ) : query.data!.envelopes.length === 0 ? (
+      ) : envelopes.length === 0 ? (
         <div className="panel muted">No envelopes match.</div>
       ) : (
         <table data-testid="envelopes">
@@ -56,7 +78,7 @@ export function EnvelopeList() {
             </tr>
           </thead>
           <tbody>
-            {query.data!.envelopes.map((e) => (
+            {envelopes.map((e) => (
               <tr key={e.id} data-testid="envelope-row">
                 <td>{e.id}</td>
                 <td style={{ fontSize: 13 }}>
@@ -71,11 +93,19 @@ export function EnvelopeList() {
                 <td className="muted">{e.deliverAt ? clock(e.deliverAt) : "now"}</td>
                 <td>
                   <Link href={`/envelopes/${e.id}`}>thread</Link>
-                  {e.turn && (
+                  {e.turn ? (
                     <>
                       {" · "}
                       <Link href={`/turns/${e.turn.id}`}>prompt</Link>
                     </>
+                  ) : (
+                    e.messageId &&
+                    e.from.startsWith("agent:") && (
+                      <>
+                        {" · "}
+                        <InspectLink messageId={e.messageId}>prompt</InspectLink>
+                      </>
+                    )
                   )}
                   {e.conversationId && (
                     <>
@@ -88,6 +118,18 @@ export function EnvelopeList() {
             ))}
           </tbody>
         </table>
+      )}
+      {query.hasNextPage && (
+        <p>
+          <button type="button" onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
+            {query.isFetchingNextPage ? "Loading…" : "Load older envelopes"}
+          </button>
+        </p>
+      )}
+      {envelopes.length > 0 && (
+        <p className="muted" data-testid="envelope-count">
+          {envelopes.length} shown{query.hasNextPage ? ", more older" : ""}
+        </p>
       )}
     </>
   );

@@ -1,33 +1,37 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { useEffect, useMemo, useState } from "react";
 import { api } from "../_lib/api";
+import { Chart } from "../_lib/chart";
 import type { QueueInfo } from "../_lib/types";
 
-const W = 480;
-const H = 110;
 const seconds = (ms: number) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`);
+/** Queue depth samples kept from the polls since the page opened (the API reports only the current depth). */
+const DEPTH_SAMPLES = 200;
 
 /**
  * The queue at a glance, so a backlog shows before users complain: turns waiting
- * and running, the oldest wait, the limits in force, and the time to answer per
- * minute over the last hour (p50 solid, p99 dashed). Plain SVG, like the
- * conversation charts.
+ * and running, the oldest wait, the limits in force, the time to answer per
+ * minute over the last hour (p50 and p99), and the queue depth since this page
+ * opened. Charts: uPlot (_lib/chart.tsx).
  */
 export function QueuePanel() {
   const query = useQuery({ queryKey: ["queue"], queryFn: () => api<QueueInfo>("/queue"), refetchInterval: 3_000 });
+  const [depth, setDepth] = useState<{ at: number; turns: number; envelopes: number }[]>([]);
+  useEffect(() => {
+    if (!query.data) return;
+    const { turns, envelopes } = query.data.waiting;
+    setDepth((d) => [...d.slice(-(DEPTH_SAMPLES - 1)), { at: query.dataUpdatedAt / 1000, turns, envelopes }]);
+  }, [query.data, query.dataUpdatedAt]);
+  const answers = useMemo(() => {
+    const t = query.data?.timeToAnswer ?? [];
+    return [t.map((b) => Date.parse(b.at) / 1000), t.map((b) => (b.p50 === null ? null : b.p50 / 1000)), t.map((b) => (b.p99 === null ? null : b.p99 / 1000))] as [number[], (number | null)[], (number | null)[]];
+  }, [query.data]);
+  const depthData = useMemo(() => [depth.map((d) => d.at), depth.map((d) => d.turns), depth.map((d) => d.envelopes)] as [number[], number[], number[]], [depth]);
   if (!query.data) return null;
   const { waiting, runningTurns, timeToAnswer, limits, instance } = query.data;
-  const points = timeToAnswer.map((b, i) => ({ ...b, i }));
-  const max = Math.max(1000, ...points.map((p) => p.p99 ?? 0));
-  const x = (i: number) => (i / Math.max(1, points.length - 1)) * (W - 8) + 4;
-  const y = (ms: number) => H - 4 - (ms / max) * (H - 14);
-  const line = (key: "p50" | "p99") =>
-    points
-      .filter((p) => p[key] !== null)
-      .map((p) => `${x(p.i)},${y(p[key]!)}`)
-      .join(" ");
-  const latest = [...points].reverse().find((p) => p.n > 0);
+  const latest = [...timeToAnswer].reverse().find((p) => p.n > 0);
   return (
     <section className="panel" style={{ marginBottom: 16 }} data-testid="queue-panel">
       <h2 style={{ marginTop: 0 }}>Queue</h2>
@@ -51,23 +55,42 @@ export function QueuePanel() {
           <dt className="muted">Burst debounce</dt>
           <dd>{limits.burstDebounceMs} ms</dd>
         </dl>
-        <figure style={{ margin: 0 }}>
-          <svg width={W} height={H} role="img" aria-label="Time to answer per minute, last hour" style={{ background: "#fff", border: "1px solid var(--line)", borderRadius: 8 }}>
-            <polyline points={line("p99")} fill="none" stroke="var(--danger)" strokeDasharray="4 3" />
-            <polyline points={line("p50")} fill="none" stroke="var(--agent)" strokeWidth={2} />
-            {points
-              .filter((p) => p.n > 0)
-              .map((p) => (
-                <circle key={p.at} cx={x(p.i)} cy={y(p.p50!)} r={2} fill="var(--agent)">
-                  <title>{`${new Date(p.at).toLocaleTimeString()}: p50 ${seconds(p.p50!)}, p99 ${seconds(p.p99!)} over ${p.n} messages`}</title>
-                </circle>
-              ))}
-          </svg>
+        <div className="chart-box">
+          <Chart
+            label="Time to answer per minute, last hour"
+            testId="answer-chart"
+            data={answers}
+            build={() => ({
+              scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, (max ?? 0) * 1.1)] } },
+              axes: [{}, { label: "seconds", size: 44 }],
+              legend: { show: false },
+              series: [{}, { label: "p50", stroke: "#5f3dc4", width: 2, spanGaps: false, points: { size: 4 } }, { label: "p99", stroke: "#c92a2a", dash: [4, 3], width: 1, spanGaps: false }],
+            })}
+            tooltip={(i) => {
+              const b = timeToAnswer[i];
+              return !b ? "" : b.n === 0 ? `${new Date(b.at).toLocaleTimeString()}: no answers` : `${new Date(b.at).toLocaleTimeString()}: p50 ${seconds(b.p50!)}, p99 ${seconds(b.p99!)} over ${b.n} messages`;
+            }}
+          />
           <figcaption className="muted" data-testid="queue-latency">
             Time to answer per minute, last hour (message stored → answered): p50 solid, p99 dashed
             {latest ? ` · last minute with answers: p50 ${seconds(latest.p50!)}, p99 ${seconds(latest.p99!)}` : " · no answers yet"}
           </figcaption>
-        </figure>
+        </div>
+        <div className="chart-box">
+          <Chart
+            label="Queue depth since this page opened"
+            testId="depth-chart"
+            data={depthData}
+            build={() => ({
+              scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+              axes: [{}, { label: "waiting", size: 44, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000] }],
+              legend: { show: false },
+              series: [{}, { label: "turns", stroke: "#5f3dc4", width: 2, points: { show: false } }, { label: "envelopes", stroke: "#0b7285", width: 1, dash: [4, 3], points: { show: false } }],
+            })}
+            tooltip={(i) => (depth[i] ? `${new Date(depth[i].at * 1000).toLocaleTimeString()}: ${depth[i].turns} turns, ${depth[i].envelopes} envelopes waiting` : "")}
+          />
+          <figcaption className="muted">Queue depth, sampled every 3 s since this page opened (turns solid, envelopes dashed)</figcaption>
+        </div>
       </div>
     </section>
   );

@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { api, ApiError } from "../_lib/api";
+import { ModelInstructions, isDemoModel } from "../_lib/model-setup";
 import { clock } from "../_lib/time";
 import type { QueueInfo, Settings, SettingsInfo, StatusInfo } from "../_lib/types";
 import { HandoffSettingsFields } from "../handoff/handoff-settings";
@@ -124,12 +125,24 @@ export function SettingsForm() {
         <div>
           <div className="panel">
             <h2 style={{ marginTop: 0 }}>Model</h2>
-            {status.data?.model ? (
+            {isDemoModel(status.data?.model) ? (
+              <>
+                <p data-testid="model-status">Demo model (sandbox, no LLM configured): its answers describe what it received, to show the pipeline.</p>
+                <p className="muted">
+                  <ModelInstructions />
+                </p>
+              </>
+            ) : status.data?.model ? (
               <p data-testid="model-status">
                 {status.data.model.provider} · {status.data.model.modelId}
               </p>
             ) : (
-              <p data-testid="model-status">No model configured (set LLM_PROVIDER, LLM_MODEL and LLM_API_KEY).</p>
+              <>
+                <p data-testid="model-status">No model configured: operators answer by hand.</p>
+                <p className="muted">
+                  <ModelInstructions />
+                </p>
+              </>
             )}
             <p className="muted">Read from the server's environment; the key is never shown.</p>
             <h2>Channels</h2>

@@ -1,57 +1,80 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { useMemo } from "react";
 import { api } from "../../_lib/api";
+import { Chart } from "../../_lib/chart";
 import type { ConversationStats } from "../../_lib/types";
 
-const W = 360;
-const H = 90;
+const USER = "#0b7285";
+const AGENT = "#5f3dc4";
+const DANGER = "#c92a2a";
+const seconds = (iso: string) => Date.parse(iso) / 1000;
 
 /**
- * Two small pictures: messages per hour over two days (stacked bars: users below,
- * bot above) and the agent's turn latency (one dot per turn, red when it failed,
- * dashed line at the median). Plain SVG: two charts do not justify a chart library.
+ * Messages per hour over two days (stacked bars: users below, bot above) and
+ * the agent's latency per turn (dots, red when it failed, dashed median), with
+ * time and count/ms axes and a tooltip (uPlot, see _lib/chart.tsx).
  */
 export function ConversationCharts({ conversationId }: { conversationId: number }) {
   const query = useQuery({ queryKey: ["stats", conversationId], queryFn: () => api<ConversationStats>(`/conversations/${conversationId}/stats`), refetchInterval: 10_000 });
+  const activity = useMemo(() => {
+    const a = query.data?.activity ?? [];
+    // Stacked by drawing the total first and the users' part over it.
+    return [a.map((p) => seconds(p.at)), a.map((p) => p.inbound + p.outbound), a.map((p) => p.inbound)] as [number[], number[], number[]];
+  }, [query.data]);
+  const latency = useMemo(() => {
+    const l = query.data?.latency ?? [];
+    const p50 = query.data?.latencyP50 ?? null;
+    // Several turns in one second would share an x: nudge them apart by a millisecond each.
+    const xs = l.map((p, i) => seconds(p.at) + i / 1000);
+    return [xs, l.map((p) => (p.failed ? null : p.ms)), l.map((p) => (p.failed ? p.ms : null)), l.map(() => p50)] as [number[], (number | null)[], (number | null)[], (number | null)[]];
+  }, [query.data]);
   if (!query.data) return null;
-  const { activity, latency, latencyP50 } = query.data;
-  const maxCount = Math.max(1, ...activity.map((a) => a.inbound + a.outbound));
-  const barW = W / activity.length;
-  const maxMs = Math.max(1, ...latency.map((l) => l.ms));
-  const x = (i: number) => (latency.length <= 1 ? W / 2 : (i / (latency.length - 1)) * (W - 8) + 4);
-  const y = (ms: number) => H - 4 - (ms / maxMs) * (H - 12);
+  const { activity: rows, latency: turns, latencyP50 } = query.data;
+
   return (
     <div className="row" style={{ gap: 24, marginBottom: 12, alignItems: "flex-start" }} data-testid="charts">
-      <figure style={{ margin: 0 }}>
-        <svg width={W} height={H} role="img" aria-label="Messages per hour, last 48 hours" style={{ background: "#fff", border: "1px solid var(--line)", borderRadius: 8 }}>
-          {activity.map((a, i) => {
-            const hIn = (a.inbound / maxCount) * (H - 10);
-            const hOut = (a.outbound / maxCount) * (H - 10);
-            return (
-              <g key={a.at}>
-                <title>{`${new Date(a.at).toLocaleString()}: ${a.inbound} in, ${a.outbound} out`}</title>
-                <rect x={i * barW + 0.5} y={H - hIn} width={Math.max(barW - 1, 1)} height={hIn} fill="var(--user)" />
-                <rect x={i * barW + 0.5} y={H - hIn - hOut} width={Math.max(barW - 1, 1)} height={hOut} fill="var(--agent)" />
-              </g>
-            );
+      <div className="chart-box">
+        <Chart
+          label="Messages per hour, last 48 hours"
+          testId="activity-chart"
+          data={activity}
+          build={(lib) => ({
+            scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+            axes: [{}, { label: "messages", size: 40, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000] }],
+            legend: { show: false },
+            series: [
+              {},
+              { label: "bot", fill: AGENT, stroke: AGENT, paths: lib.paths.bars!({ size: [0.9, 24] }), points: { show: false } },
+              { label: "users", fill: USER, stroke: USER, paths: lib.paths.bars!({ size: [0.9, 24] }), points: { show: false } },
+            ],
           })}
-        </svg>
+          tooltip={(i) => `${new Date(rows[i].at).toLocaleString()}: ${rows[i].inbound} from users, ${rows[i].outbound} from the bot`}
+        />
         <figcaption className="muted">Activity, last 48 h (per hour; users · bot)</figcaption>
-      </figure>
-      <figure style={{ margin: 0 }}>
-        <svg width={W} height={H} role="img" aria-label="Agent response latency per turn" style={{ background: "#fff", border: "1px solid var(--line)", borderRadius: 8 }}>
-          {latencyP50 !== null && <line x1={0} x2={W} y1={y(latencyP50)} y2={y(latencyP50)} stroke="#9aa4b2" strokeDasharray="4 3" />}
-          {latency.map((l, i) => (
-            <circle key={l.at + i} cx={x(i)} cy={y(l.ms)} r={3} fill={l.failed ? "var(--danger)" : "var(--agent)"}>
-              <title>{`${new Date(l.at).toLocaleString()}: ${l.ms} ms${l.failed ? " (failed)" : ""}`}</title>
-            </circle>
-          ))}
-        </svg>
-        <figcaption className="muted">
-          Agent latency per turn{latencyP50 !== null ? ` · median ${latencyP50} ms` : " · no turns yet"}
-        </figcaption>
-      </figure>
+      </div>
+      <div className="chart-box">
+        <Chart
+          label="Agent response latency per turn"
+          testId="latency-chart"
+          data={latency}
+          build={() => ({
+            // One turn alone would stretch the time axis over years: give it two minutes either side.
+            scales: { x: { time: true, range: (_u, min, max) => (max - min < 60 ? [min - 120, max + 120] : [min, max]) }, y: { range: (_u, _min, max) => [0, Math.max(100, max * 1.1)] } },
+            axes: [{}, { label: "ms", size: 50 }],
+            legend: { show: false },
+            series: [
+              {},
+              { label: "latency", stroke: AGENT, width: 0, points: { show: true, size: 7, fill: AGENT } },
+              { label: "failed", stroke: DANGER, width: 0, points: { show: true, size: 7, fill: DANGER } },
+              { label: "median", stroke: "#9aa4b2", dash: [4, 3], width: 1, points: { show: false } },
+            ],
+          })}
+          tooltip={(i) => (turns[i] ? `${new Date(turns[i].at).toLocaleString()}: ${turns[i].ms} ms${turns[i].failed ? " (failed)" : ""}` : "")}
+        />
+        <figcaption className="muted">Agent latency per turn{latencyP50 !== null ? ` · median ${latencyP50} ms` : " · no turns yet"}</figcaption>
+      </div>
     </div>
   );
 }

@@ -1,113 +1,304 @@
 "use client";
 
+import "@xyflow/react/dist/style.css";
 import { useQuery } from "@tanstack/react-query";
+import { Controls, Handle, MiniMap, Position, ReactFlow, ReactFlowProvider, useReactFlow, type Edge, type Node, type NodeProps } from "@xyflow/react";
 import Link from "next/link";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { createContext, memo, useCallback, useContext, useEffect, useMemo, useRef, useState } from "react";
 import { api } from "../../_lib/api";
 import { DeliveryFailure } from "../../_lib/delivery-failure";
+import { senderDisplayName, useBotUsername } from "../../_lib/sender";
+import { InspectLink } from "../../_lib/inspect-link";
 import { clock } from "../../_lib/time";
 import type { ThreadMember, ThreadResponse } from "../../_lib/types";
 import { useForkActions } from "../../_lib/use-forks";
 import { useReply } from "../../_lib/use-reply";
-import { NODE_H, NODE_W, layoutThread } from "./tree-layout";
+import { NODE_H, NODE_W, branchThrough, indexThread, layoutThread, type BranchStep } from "./tree-layout";
 
 const COLORS: Record<string, string> = { user: "var(--user)", agent: "var(--agent)", operator: "var(--operator)", system: "var(--muted)" };
-const MARGIN = 400;
+/** Above this many messages the tree opens at the message (zoom 1) instead of fitting everything. */
+const FIT_ON_OPEN_MAX = 150;
+/** Two lines of a node hold about this much; the rest is in the panel (the box clamps it too). */
+const NODE_TEXT_MAX = 90;
+const FIT_OPTIONS = { maxZoom: 1, padding: 0.15 };
 
-/** The reply tree around a message, drawn with d3-hierarchy; only visible nodes render. */
+const HANDLES = [
+  { type: "target" as const, position: Position.Top, x: NODE_W / 2, y: 0 },
+  { type: "source" as const, position: Position.Bottom, x: NODE_W / 2, y: NODE_H },
+];
+
+type MessageNodeData = { member: ThreadMember; childCount: number; hidden: number };
+type MessageNode = Node<MessageNodeData, "message">;
+
+/** What every node needs without being rebuilt when it changes: selection and the collapse toggle. */
+const TreeState = createContext<{ selectedId: number; collapsed: ReadonlySet<number>; select: (id: number) => void; toggle: (id: number) => void }>({
+  selectedId: 0,
+  collapsed: new Set(),
+  select: () => {},
+  toggle: () => {},
+});
+
+/** Set once per page from /status: the agent shows as the bot's @username. */
+const BotName = createContext<string | null>(null);
+function useSenderLabel() {
+  const bot = useContext(BotName);
+  return (m: ThreadMember) => senderDisplayName(m.senderKind, m.senderName, bot);
+}
+
+/**
+ * The reply tree around a message on a React Flow canvas (pan, zoom, fit,
+ * minimap; only visible nodes render), a branch view that reads one
+ * root-to-leaf path as a conversation, and a side panel (a bottom sheet on a
+ * phone) with the selected message in full and its actions.
+ */
 export function ThreadView({ id }: { id: number }) {
+  return (
+    <ReactFlowProvider>
+      <Thread id={id} />
+    </ReactFlowProvider>
+  );
+}
+
+function Thread({ id }: { id: number }) {
+  const bot = useBotUsername();
   const query = useQuery({ queryKey: ["thread", id], queryFn: () => api<ThreadResponse>(`/messages/${id}/thread`), refetchInterval: 3_000 });
-  const layout = useMemo(() => layoutThread(query.data?.members ?? []), [query.data]);
-  const [selectedId, setSelectedId] = useState<number>(id);
-  const selected = query.data?.members.find((m) => m.id === selectedId) ?? null;
-  const scroller = useRef<HTMLDivElement>(null);
-  const [view, setView] = useState({ left: 0, top: 0, width: 1200, height: 800 });
-
+  const members = query.data?.members;
+  const index = useMemo(() => indexThread(members ?? []), [members]);
+  const [collapsed, setCollapsed] = useState<ReadonlySet<number>>(new Set());
+  const layout = useMemo(() => layoutThread(index, collapsed), [index, collapsed]);
+  const [selectedId, setSelectedId] = useState(id);
+  const [tip, setTip] = useState(id);
+  const [mode, setMode] = useState<"tree" | "branch">("tree");
+  const [sheetOpen, setSheetOpen] = useState(false);
+  const flow = useReactFlow();
+  // The minimap sits top right: a tree is narrow at the top (the root), so it hides the least there.
+  // The minimap draws every node (5,000 SVG rects): mount it after the tree has painted.
+  const [minimap, setMinimap] = useState(false);
   useEffect(() => {
-    const el = scroller.current;
-    if (!el) return;
-    const update = () => setView({ left: el.scrollLeft, top: el.scrollTop, width: el.clientWidth, height: el.clientHeight });
-    update();
-    el.addEventListener("scroll", update, { passive: true });
-    window.addEventListener("resize", update);
-    return () => {
-      el.removeEventListener("scroll", update);
-      window.removeEventListener("resize", update);
-    };
-  }, [query.isSuccess]);
+    if (!query.isSuccess || minimap) return;
+    // When the browser is idle after painting the tree (at the latest after 500 ms).
+    const idle = typeof requestIdleCallback === "function" ? requestIdleCallback(() => setMinimap(true), { timeout: 500 }) : setTimeout(() => setMinimap(true), 50);
+    return () => (typeof cancelIdleCallback === "function" ? cancelIdleCallback(idle as number) : clearTimeout(idle as ReturnType<typeof setTimeout>));
+  }, [query.isSuccess, minimap]);
 
-  // Bring the opened message into view once.
-  const centered = useRef(false);
-  useEffect(() => {
-    const el = scroller.current;
-    const node = layout.nodes.find((n) => n.data.id === id);
-    if (!el || !node || centered.current) return;
-    centered.current = true;
-    el.scrollTo({ left: node.x - el.clientWidth / 2, top: node.y - el.clientHeight / 3 });
-  }, [layout, id]);
+  const nodes = useMemo<MessageNode[]>(
+    () =>
+      layout.nodes.map((n) => ({
+        id: String(n.member.id),
+        type: "message",
+        position: { x: n.x - NODE_W / 2, y: n.y },
+        // Fixed size: nodes never rendered (off screen) still cull and fit correctly.
+        width: NODE_W,
+        height: NODE_H,
+        // Known handles: without them React Flow renders every node once to measure them (5,000 nodes = seconds).
+        handles: HANDLES,
+        data: { member: n.member, childCount: n.childCount, hidden: n.hidden },
+        draggable: false,
+        connectable: false,
+      })),
+    [layout],
+  );
+  const edges = useMemo<Edge[]>(() => layout.edges.map((e) => ({ id: e.id, source: String(e.source), target: String(e.target), focusable: false })), [layout]);
+
+  const select = useCallback((next: number) => {
+    setSelectedId(next);
+    setSheetOpen(true);
+  }, []);
+  const toggle = useCallback((target: number) => {
+    setCollapsed((prev) => {
+      const next = new Set(prev);
+      if (!next.delete(target)) next.add(target);
+      return next;
+    });
+  }, []);
+  const state = useMemo(() => ({ selectedId, collapsed, select, toggle }), [selectedId, collapsed, select, toggle]);
+
+  // Open at the message: everything for a small tree, the message itself at zoom 1 for a big one.
+  const opened = useRef(false);
+  const onInit = useCallback(() => {
+    if (opened.current || !members) return;
+    opened.current = true;
+    const node = layout.nodes.find((n) => n.member.id === id);
+    // A small tree is fitted by React Flow's own fitView prop (once its nodes are in); a big one opens at the message.
+    if (members.length > FIT_ON_OPEN_MAX && node) void flow.setCenter(node.x, node.y + NODE_H * 2, { zoom: 1 });
+  }, [flow, layout, members, id]);
+
+  const showInTree = useCallback(
+    (target: number) => {
+      setMode("tree");
+      const node = layout.nodes.find((n) => n.member.id === target);
+      if (node) requestAnimationFrame(() => void flow.setCenter(node.x, node.y + NODE_H / 2, { zoom: Math.max(flow.getZoom(), 0.8), duration: 300 }));
+    },
+    [flow, layout],
+  );
 
   if (query.isLoading) return <p className="muted">Loading…</p>;
   if (query.isError) return <p className="error" role="alert">Could not load the thread: {query.error.message}</p>;
 
-  const visible = (x: number, y: number) =>
-    x > view.left - MARGIN && x < view.left + view.width + MARGIN && y > view.top - MARGIN && y < view.top + view.height + MARGIN;
-  const nodes = layout.nodes.filter((n) => visible(n.x, n.y));
-  const links = layout.links.filter((l) => visible(l.from.x, l.from.y) || visible(l.to.x, l.to.y));
-
+  const count = members!.length;
+  const selected = index.byId.get(selectedId) ?? null;
   return (
-    <>
+    <BotName.Provider value={bot}>
       <h1>Thread</h1>
-      <p className="muted">
-        {query.data!.members.length} message{query.data!.members.length === 1 ? "" : "s"} · colours: <span style={{ color: COLORS.user }}>user</span>,{" "}
-        <span style={{ color: COLORS.agent }}>agent</span>, <span style={{ color: COLORS.operator }}>operator</span>; dashed = in a fork
-      </p>
-      <div className="grid2" style={{ gridTemplateColumns: "minmax(0, 2fr) minmax(280px, 1fr)" }}>
-        <div className="tree" ref={scroller} style={{ overflow: "auto", position: "relative" }} data-testid="thread-tree">
-          <svg width={layout.width} height={layout.height} role="tree" aria-label="Reply tree">
-            {links.map((l) => (
-              <path
-                key={l.id}
-                d={`M${l.from.x},${l.from.y + NODE_H / 2} C${l.from.x},${(l.from.y + l.to.y) / 2} ${l.to.x},${(l.from.y + l.to.y) / 2} ${l.to.x},${l.to.y - NODE_H / 2}`}
-                fill="none"
-                stroke="#c7cdd6"
-              />
-            ))}
-            {nodes.map(({ data, x, y }) => (
-              <g
-                key={data.id}
-                transform={`translate(${x - NODE_W / 2},${y - NODE_H / 2})`}
-                onClick={() => setSelectedId(data.id)}
-                onKeyDown={(e) => e.key === "Enter" && setSelectedId(data.id)}
-                tabIndex={0}
-                role="treeitem"
-                aria-selected={data.id === selectedId}
-                aria-label={`${data.senderName ?? data.senderKind}: ${data.text.slice(0, 60)}`}
-                data-testid="tree-node"
-                data-message-id={data.id}
-                style={{ cursor: "pointer" }}
-              >
-                <rect
-                  width={NODE_W}
-                  height={NODE_H}
-                  rx={8}
-                  fill={data.id === selectedId ? "#eef2ff" : "#fff"}
-                  stroke={COLORS[data.senderKind] ?? "#999"}
-                  strokeWidth={data.id === selectedId ? 3 : 1.5}
-                  strokeDasharray={data.forkId ? "5 3" : undefined}
-                />
-                <text x={10} y={20} fontSize={12} fontWeight={600} fill={COLORS[data.senderKind]}>
-                  {(data.senderName ?? data.senderKind).slice(0, 22)}
-                </text>
-                <text x={10} y={40} fontSize={12} fill="#1d2330">
-                  {data.text.length > 26 ? data.text.slice(0, 25) + "…" : data.text}
-                </text>
-              </g>
-            ))}
-          </svg>
+      <div className="row thread-toolbar">
+        <div role="tablist" aria-label="View" className="row">
+          <button type="button" role="tab" aria-selected={mode === "tree"} className={mode === "tree" ? "primary" : undefined} onClick={() => setMode("tree")}>
+            Tree
+          </button>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={mode === "branch"}
+            className={mode === "branch" ? "primary" : undefined}
+            onClick={() => {
+              setTip(selectedId);
+              setMode("branch");
+            }}
+          >
+            Branch
+          </button>
         </div>
-        <MessageDetails member={selected} conversationId={query.data!.members[0]?.conversationId} />
+        {mode === "tree" && (
+          <>
+            <button type="button" onClick={() => setCollapsed(new Set())} disabled={collapsed.size === 0}>
+              Expand all
+            </button>
+            <span className="muted">
+              {count} message{count === 1 ? "" : "s"} · <span style={{ color: COLORS.user }}>user</span>, <span style={{ color: COLORS.agent }}>agent</span>,{" "}
+              <span style={{ color: COLORS.operator }}>operator</span>; dashed = in a fork
+            </span>
+          </>
+        )}
       </div>
-    </>
+      <div className="thread-layout">
+        <TreeState.Provider value={state}>
+          {mode === "tree" ? (
+            <div className="tree" data-testid="thread-tree" role="tree" aria-label="Reply tree">
+              <ReactFlow<MessageNode, Edge>
+                nodes={nodes}
+                edges={edges}
+                nodeTypes={nodeTypes}
+                onInit={onInit}
+                fitView={count <= FIT_ON_OPEN_MAX}
+                fitViewOptions={FIT_OPTIONS}
+                onNodeClick={(_, node) => select(Number(node.id))}
+                onlyRenderVisibleElements
+                nodesDraggable={false}
+                nodesConnectable={false}
+                edgesFocusable={false}
+                nodesFocusable={false}
+                minZoom={0.05}
+                maxZoom={2}
+                defaultEdgeOptions={{ type: "smoothstep" }}
+              >
+                <Controls showInteractive={false} />
+                {minimap && <MiniMap position="top-right" style={{ width: 140, height: 100 }} pannable zoomable nodeColor={(n) => COLORS[(n.data as MessageNodeData).member.senderKind] ?? "#999"} nodeStrokeWidth={0} />}
+              </ReactFlow>
+            </div>
+          ) : (
+            <BranchView steps={branchThrough(index, tip)} selectedId={selectedId} onSelect={select} onSwitch={(to) => {
+              setTip(to);
+              select(to);
+            }} onShowInTree={showInTree} />
+          )}
+        </TreeState.Provider>
+        <aside className={`thread-panel${sheetOpen ? " open" : ""}`} aria-label="Selected message">
+          <button type="button" className="sheet-close" aria-label="Close details" onClick={() => setSheetOpen(false)}>
+            ×
+          </button>
+          <MessageDetails key={selected?.id} member={selected} onShowInTree={mode === "branch" ? showInTree : undefined} />
+        </aside>
+      </div>
+    </BotName.Provider>
+  );
+}
+
+/** One message in the tree: sender, two lines of text, and a collapse toggle when it has replies. */
+const MessageNodeView = memo(function MessageNodeView({ data }: NodeProps<MessageNode>) {
+  const { selectedId, collapsed, select, toggle } = useContext(TreeState);
+  const senderLabel = useSenderLabel();
+  const m = data.member;
+  const isSelected = m.id === selectedId;
+  const isCollapsed = collapsed.has(m.id);
+  return (
+    <div
+      className={`tree-node${isSelected ? " selected" : ""}${m.forkId ? " in-fork" : ""}`}
+      style={{ borderColor: COLORS[m.senderKind] ?? "#999" }}
+      role="treeitem"
+      aria-selected={isSelected}
+      aria-expanded={data.childCount ? !isCollapsed : undefined}
+      aria-label={`${senderLabel(m)}: ${m.text.slice(0, 60)}`}
+      tabIndex={0}
+      onKeyDown={(e) => e.key === "Enter" && select(m.id)}
+      data-testid="tree-node"
+      data-message-id={m.id}
+    >
+      <Handle type="target" position={Position.Top} isConnectable={false} className="tree-handle" />
+      <div className="tree-node-sender" style={{ color: COLORS[m.senderKind] }}>
+        {senderLabel(m)}
+      </div>
+      <div className="tree-node-text">{m.text.length > NODE_TEXT_MAX ? `${m.text.slice(0, NODE_TEXT_MAX)}…` : m.text}</div>
+      {data.childCount > 0 && (
+        <button
+          type="button"
+          className="tree-node-toggle nodrag nopan"
+          aria-label={isCollapsed ? `Expand ${data.hidden} replies` : "Collapse replies"}
+          onClick={(e) => {
+            e.stopPropagation();
+            toggle(m.id);
+          }}
+        >
+          {isCollapsed ? `+${data.hidden}` : "−"}
+        </button>
+      )}
+      <Handle type="source" position={Position.Bottom} isConnectable={false} className="tree-handle" />
+    </div>
+  );
+});
+const nodeTypes = { message: MessageNodeView };
+
+/** One root-to-leaf path as a conversation, with `‹ 2/5 ›` at every fork point. */
+function BranchView({ steps, selectedId, onSelect, onSwitch, onShowInTree }: { steps: BranchStep[]; selectedId: number; onSelect: (id: number) => void; onSwitch: (id: number) => void; onShowInTree: (id: number) => void }) {
+  const senderLabel = useSenderLabel();
+  return (
+    <div className="timeline branch-view" data-testid="branch-view">
+      {steps.map(({ member: m, siblings, position }) => (
+        <div
+          key={m.id}
+          className={`msg ${m.senderKind}${m.id === selectedId ? " selected" : ""}`}
+          data-testid="branch-step"
+          data-message-id={m.id}
+          onClick={() => onSelect(m.id)}
+        >
+          <div className="meta">
+            <strong>{senderLabel(m)}</strong>
+            <span>{clock(m.sentAt)}</span>
+            {siblings.length > 1 && (
+              <span className="sibling-switcher" role="group" aria-label="Branches here">
+                <button type="button" aria-label="Previous branch" disabled={position === 0} onClick={(e) => (e.stopPropagation(), onSwitch(siblings[position - 1].id))}>
+                  ‹
+                </button>
+                <span>
+                  {position + 1}/{siblings.length}
+                </span>
+                <button
+                  type="button"
+                  aria-label="Next branch"
+                  disabled={position === siblings.length - 1}
+                  onClick={(e) => (e.stopPropagation(), onSwitch(siblings[position + 1].id))}
+                >
+                  ›
+                </button>
+              </span>
+            )}
+            <button type="button" className="link-button" onClick={(e) => (e.stopPropagation(), onShowInTree(m.id))}>
+              show in tree
+            </button>
+          </div>
+          <div className="text">{m.text}</div>
+        </div>
+      ))}
+    </div>
   );
 }
 
@@ -124,9 +315,10 @@ function ResumeFork({ forkId }: { forkId: number }) {
   );
 }
 
-function MessageDetails({ member, conversationId }: { member: ThreadMember | null; conversationId?: number }) {
+function MessageDetails({ member, onShowInTree }: { member: ThreadMember | null; onShowInTree?: (id: number) => void }) {
   const [text, setText] = useState("");
-  const reply = useReply(conversationId ?? 0);
+  const reply = useReply(member?.conversationId ?? 0);
+  const senderLabel = useSenderLabel();
   if (!member) return <div className="panel muted">Select a message.</div>;
   const turn = member.envelopes.find((e) => e.turn)?.turn;
   const failed = member.envelopes.find((e) => e.status === "failed");
@@ -135,22 +327,21 @@ function MessageDetails({ member, conversationId }: { member: ThreadMember | nul
       <div className="muted">
         {member.senderKind} · {clock(member.sentAt)} {member.forkId ? `· fork #${member.forkId}` : ""}
       </div>
-      <h2 style={{ marginTop: 4 }}>{member.senderName ?? member.senderKind}</h2>
-      <p style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }}>{member.text}</p>
-      <p className="muted">
-        Envelopes: {member.envelopes.map((e) => `#${e.id} ${e.status}`).join(", ") || "none"}
+      <h2 style={{ marginTop: 4 }}>{senderLabel(member)}</h2>
+      <p style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }} data-testid="message-full-text">
+        {member.text}
       </p>
+      <p className="muted">Envelopes: {member.envelopes.map((e) => `#${e.id} ${e.status}`).join(", ") || "none"}</p>
       {failed && <DeliveryFailure envelope={failed} />}
-      {turn && (
-        <p>
-          <Link href={`/turns/${turn.id}`}>Prompt inspector</Link>
-        </p>
-      )}
-      {conversationId && (
-        <p>
-          <Link href={`/conversations/${conversationId}`}>Open conversation</Link>
-        </p>
-      )}
+      <p className="row">
+        <Link href={`/conversations/${member.conversationId}?message=${member.id}`}>Open in timeline</Link>
+        {turn ? <Link href={`/turns/${turn.id}`}>Prompt inspector</Link> : member.senderKind === "agent" && <InspectLink messageId={member.id} />}
+        {onShowInTree && (
+          <button type="button" className="link-button" onClick={() => onShowInTree(member.id)}>
+            Show in tree
+          </button>
+        )}
+      </p>
       {member.forkId && <ResumeFork forkId={member.forkId} />}
       <form
         onSubmit={async (e) => {

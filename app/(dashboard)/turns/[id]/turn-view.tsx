@@ -1,6 +1,8 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
 import { api } from "../../_lib/api";
 import { clock } from "../../_lib/time";
 import type { Turn } from "../../_lib/types";
@@ -10,19 +12,71 @@ function contentText(content: unknown): string {
   return JSON.stringify(content, null, 2);
 }
 
-/** The prompt inspector: the exact system prompt and messages the model saw. */
+/** The usage counters the AI SDK reports, in a fixed order; whatever else it sent follows. */
+const USAGE_ORDER = ["inputTokens", "outputTokens", "totalTokens", "reasoningTokens", "cachedInputTokens"];
+
+/** The prompt inspector: the exact system prompt and messages the model saw, what it did, and the turns around it. */
 export function TurnView({ id }: { id: number }) {
   const query = useQuery({ queryKey: ["turn", id], queryFn: () => api<Turn>(`/turns/${id}`) });
+  const [copied, setCopied] = useState<"yes" | "failed" | null>(null);
   if (query.isLoading) return <p className="muted">Loading…</p>;
   if (query.isError) return <p className="error" role="alert">Could not load the turn: {query.error.message}</p>;
   const turn = query.data!;
+  const usage = Object.entries(turn.usage ?? {})
+    .filter(([, v]) => typeof v === "number")
+    .sort(([a], [b]) => (USAGE_ORDER.indexOf(a) + 1 || 99) - (USAGE_ORDER.indexOf(b) + 1 || 99));
+  const messageId = turn.envelope?.messageId;
+
+  async function copy() {
+    const { previousTurnId: _p, nextTurnId: _n, ...record } = turn;
+    try {
+      await navigator.clipboard.writeText(JSON.stringify(record, null, 2));
+      setCopied("yes");
+    } catch {
+      setCopied("failed");
+    }
+  }
+
   return (
     <>
       <h1>Prompt inspector</h1>
-      <p className="muted">
-        Turn #{turn.id} · envelope #{turn.envelopeId} · {turn.model} · {clock(turn.createdAt)} · {turn.latencyMs ?? "?"} ms
-        {turn.usage?.totalTokens ? ` · ${String(turn.usage.totalTokens)} tokens` : ""}
+      <nav className="row" aria-label="Turns" style={{ marginBottom: 8 }}>
+        {turn.previousTurnId ? <Link href={`/turns/${turn.previousTurnId}`}>‹ Previous turn</Link> : <span className="muted">‹ Previous turn</span>}
+        <span className="muted">Turn #{turn.id}</span>
+        {turn.nextTurnId ? <Link href={`/turns/${turn.nextTurnId}`}>Next turn ›</Link> : <span className="muted">Next turn ›</span>}
+        <span style={{ flex: 1 }} />
+        <button type="button" onClick={copy}>
+          Copy as JSON
+        </button>
+        {copied === "yes" && <span className="muted" role="status">Copied.</span>}
+        {copied === "failed" && <span className="error" role="alert">The browser refused the clipboard.</span>}
+      </nav>
+      <p className="row">
+        <Link href={messageId ? `/conversations/${turn.conversationId}?message=${messageId}` : `/conversations/${turn.conversationId}`}>Conversation</Link>
+        {messageId && <Link href={`/messages/${messageId}`}>Message thread</Link>}
+        <Link href={`/envelopes/${turn.envelopeId}`}>Envelope #{turn.envelopeId}</Link>
       </p>
+      <dl className="turn-facts" data-testid="turn-facts">
+        <dt>Model</dt>
+        <dd>{turn.model}</dd>
+        <dt>When</dt>
+        <dd>{clock(turn.createdAt)}</dd>
+        <dt>Latency</dt>
+        <dd data-testid="turn-latency">{turn.latencyMs === null ? "unknown" : `${turn.latencyMs.toLocaleString("en")} ms`}</dd>
+        {usage.length === 0 ? (
+          <>
+            <dt>Tokens</dt>
+            <dd>not reported by the model</dd>
+          </>
+        ) : (
+          usage.map(([k, v]) => (
+            <div key={k} style={{ display: "contents" }}>
+              <dt>{k.replace(/Tokens$/, " tokens").replace(/^./, (c) => c.toUpperCase())}</dt>
+              <dd data-testid={`usage-${k}`}>{(v as number).toLocaleString("en")}</dd>
+            </div>
+          ))
+        )}
+      </dl>
       {turn.error && <p className="error">Model error: {turn.error}</p>}
       <h2>System prompt</h2>
       <pre className="panel" data-testid="system-prompt" style={{ whiteSpace: "pre-wrap" }}>{turn.system}</pre>

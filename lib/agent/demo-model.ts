@@ -1,0 +1,70 @@
+import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult, LanguageModelV3Prompt } from "@ai-sdk/provider";
+import type { ModelHandle } from "./model";
+
+/** Said at the start of every demo answer, so nobody mistakes it for a real model. */
+export const DEMO_LABEL = "[demo model, no LLM configured]";
+
+const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } };
+
+function textOf(message: LanguageModelV3Prompt[number]): string {
+  if (typeof message.content === "string") return message.content;
+  return message.content.map((part) => ("text" in part && typeof part.text === "string" ? part.text : "")).join("\n");
+}
+
+/**
+ * What the demo says: how many messages it was shown, the reply annotation on
+ * the newest one, the gap note in the system prompt. Pure, so it is tested alone.
+ */
+export function describePrompt(prompt: LanguageModelV3Prompt): string {
+  const system = prompt.filter((m) => m.role === "system").map(textOf).join("\n");
+  const messages = prompt.filter((m) => m.role !== "system");
+  const newest = [...messages].reverse().find((m) => m.role === "user");
+  const newestText = newest ? textOf(newest) : "";
+  const annotation = /\[↩ reply to [^\n]*\]/.exec(newestText)?.[0];
+  const gap = /the previous message in this conversation was (.+?) before this one/.exec(system)?.[1];
+  const lines = [
+    `${DEMO_LABEL} I was shown ${messages.length} message${messages.length === 1 ? "" : "s"} in context.`,
+    annotation ? `The newest is a reply: ${annotation}` : "The newest is not a reply to an earlier message.",
+    gap ? `Gap note: the previous message came ${gap} earlier.` : "No gap note (no long pause before this message).",
+    "Set LLM_PROVIDER and LLM_MODEL (see Settings) for real answers.",
+  ];
+  return lines.join("\n");
+}
+
+/**
+ * A built-in model for the sandbox (no LLM configured, no platform token): it
+ * answers through the same `reply` tool a real model uses, describing what it
+ * received, so a newcomer sees the whole pipeline. An AI SDK provider model
+ * (LanguageModelV3), so the turn code cannot tell it from a real one.
+ */
+export function demoModel(): ModelHandle {
+  const generate = async (options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> => {
+    const last = options.prompt[options.prompt.length - 1];
+    const replyTool = options.tools?.some((t) => t.name === "reply");
+    // After its tool call (a tool result is the newest message) or without the tool: say nothing more.
+    const content: LanguageModelV3Content[] =
+      last?.role === "tool" || !replyTool ? [] : [{ type: "tool-call", toolCallId: `demo_${Date.now()}`, toolName: "reply", input: JSON.stringify({ message: describePrompt(options.prompt) }) }];
+    return { content, finishReason: { unified: content.length ? "tool-calls" : "stop", raw: undefined }, usage, warnings: [] };
+  };
+  const model: LanguageModelV3 = {
+    specificationVersion: "v3",
+    provider: "demo",
+    modelId: "sandbox-demo",
+    supportedUrls: {},
+    doGenerate: generate,
+    doStream: async (options) => {
+      const result = await generate(options);
+      return {
+        stream: new ReadableStream({
+          start(controller) {
+            controller.enqueue({ type: "stream-start", warnings: [] });
+            for (const part of result.content) if (part.type === "tool-call") controller.enqueue(part);
+            controller.enqueue({ type: "finish", finishReason: result.finishReason, usage });
+            controller.close();
+          },
+        }),
+      };
+    },
+  };
+  return { model, provider: "demo", modelId: "sandbox-demo" };
+}

@@ -1,0 +1,29 @@
+import { z } from "zod";
+import { parseAddress } from "./address";
+import { parseDeliverAt } from "./deliver-at";
+
+/** The parser's own message, so the API, the CLI and the dashboard's form say the same thing. */
+const accepts = (parse: (text: string) => unknown) => (text: string, ctx: z.RefinementCtx) => {
+  try {
+    parse(text);
+  } catch (error) {
+    ctx.addIssue({ code: "custom", message: error instanceof Error ? error.message : String(error) });
+  }
+};
+
+/**
+ * An envelope to send (POST /api/v1/envelopes, the envelope CLI, the dashboard's
+ * compose form). Pure: no database, so the dashboard validates in the browser
+ * with this very schema and shows the same field errors the API would return.
+ */
+export const sendEnvelopeSchema = z.object({
+  from: z.string().min(1).max(200).superRefine(accepts(parseAddress)),
+  to: z.string().min(1).max(200).superRefine(accepts(parseAddress)),
+  text: z.string().min(1).max(5000),
+  replyTo: z.number().int().positive().optional(),
+  deliverAt: z.string().max(64).superRefine(accepts((text) => parseDeliverAt(text, new Date()))).optional(),
+  /** With `to` = this instance's agent: run the text as a background task in that conversation. */
+  conversationId: z.number().int().positive().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+export type SendEnvelopeInput = z.infer<typeof sendEnvelopeSchema>;
