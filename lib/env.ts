@@ -36,6 +36,8 @@ export const envSchema = z.object({
   LLM_TIMEOUT_SECONDS: z.coerce.number().positive().default(60),
   /** Conversations the worker runs at once (each still strictly in order); the settings page can override it. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(50),
+  /** PostgreSQL: connections of the hand-written SQL pool per instance; unset = sized from WORKER_CONCURRENCY (docs/DATABASE.md). */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).optional(),
   /** Model calls in flight at once per provider; the settings page can override it. */
   LLM_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(50),
   /** Quiet time after a user's last message before the turn starts (a burst becomes one turn); 0 = none. */

@@ -62,10 +62,10 @@ export type OpenOptions = {
  * connection for one short statement or transaction (never across a model
  * call), so half a connection per concurrent turn keeps them from queueing,
  * while the bound leaves room under PostgreSQL's default max_connections (100)
- * for two instances, each with Prisma's own pool of 10.
+ * for three instances, each with Prisma's own pool of 10 (3 × 30).
  */
 export function postgresPoolSize(workerConcurrency: number): number {
-  return Math.min(25, Math.max(5, Math.ceil(workerConcurrency / 2)));
+  return Math.min(20, Math.max(5, Math.ceil(workerConcurrency / 2)));
 }
 
 /** Opens a database for `url`: `file:` is SQLite, `postgres://` PostgreSQL. */

@@ -126,7 +126,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
 
 async function build(): Promise<App> {
   const e = env();
-  return createApp(e, await openDb(e.DATABASE_URL, { backgroundCheckpoints: true, poolSize: postgresPoolSize(e.WORKER_CONCURRENCY) }));
+  return createApp(e, await openDb(e.DATABASE_URL, { backgroundCheckpoints: true, poolSize: e.DATABASE_POOL_SIZE ?? postgresPoolSize(e.WORKER_CONCURRENCY) }));
 }
 
 export function getApp(): Promise<App> {
