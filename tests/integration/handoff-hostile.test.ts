@@ -1,0 +1,115 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { changeHandoff, handoffView } from "@/lib/pipeline/handoff";
+import { defaultSettings } from "@/lib/settings/schema";
+import { BOT, group, update } from "../fixtures/telegram";
+import { startTestApp, type TestApp } from "../helpers/app";
+import { sqliteTestDb, type TestDb } from "../helpers/db";
+import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
+import { scriptedModel } from "../helpers/mock-model";
+import { assertStoredTurnsIntact } from "../helpers/prompt-integrity";
+
+const WAITING = defaultSettings.handoffWaitingMessage;
+
+/** Hostile and odd inputs to the handoff paths (issue #18's attack pass). */
+describe("human handoff under hostile input", () => {
+  let telegram: FakeTelegram;
+  let testDb: TestDb;
+  let t: TestApp | undefined;
+
+  beforeAll(async () => {
+    telegram = await startFakeTelegram();
+  });
+  afterAll(() => telegram.close());
+  beforeEach(async () => {
+    telegram.calls.length = 0;
+    testDb = await sqliteTestDb();
+  });
+  afterEach(async () => {
+    if (t) {
+      await t.settle();
+      await assertStoredTurnsIntact(t.db);
+    }
+    await t?.stop();
+    t = undefined;
+    await testDb.close();
+  });
+
+  async function start(steps: Parameters<typeof scriptedModel>[0] | null) {
+    const scripted = steps ? scriptedModel(steps) : null;
+    t = await startTestApp({ db: testDb, telegram, model: scripted ? scripted.handle : null });
+    return { calls: scripted?.calls ?? [] };
+  }
+  const sendTexts = () => telegram.sends().map((c) => c.body.text);
+  const conversation = () => t!.db.prisma.conversation.findFirstOrThrow();
+  const command = (text: string) => ({ text, entities: [{ type: "bot_command", offset: 0, length: text.split(/\s/)[0].length }] });
+
+  it("/human@OtherBot in a group is for the other bot: ours stays with the agent", async () => {
+    await start(null);
+    await t!.post(update({ chat: group, ...command("/human@OtherBot") }));
+    await t!.settle();
+    expect(handoffView(await conversation())).toBeNull();
+    expect(sendTexts()).toEqual([]);
+    // Addressed to us, it is ours.
+    await t!.post(update({ chat: group, ...command(`/human@${BOT.username} the invoice is wrong`) }));
+    await t!.settle();
+    expect(handoffView(await conversation())).toMatchObject({ state: "waiting", reason: "the user asked for a human: the invoice is wrong" });
+    expect(sendTexts()).toEqual([WAITING]);
+  });
+
+  it("a channel post forwarded into its discussion group is nobody asking: no handoff", async () => {
+    await start(null);
+    const channel = { id: -100777, type: "channel", title: "Releases" };
+    await t!.post(update({ chat: group, text: "/human", from: { id: 777000, first_name: "Telegram" }, extra: { sender_chat: channel, is_automatic_forward: true } }));
+    await t!.settle();
+    expect(handoffView(await conversation())).toBeNull();
+    expect(sendTexts()).toEqual([]);
+  });
+
+  it("a 5,000-character reason is cut to the 500 the tool and the API allow", async () => {
+    await start(null);
+    await t!.post(update({ text: `/HUMAN ${"x".repeat(5000)}` }));
+    await t!.settle();
+    const view = handoffView(await conversation())!;
+    expect(view.state).toBe("waiting");
+    expect(view.reason).toHaveLength(500);
+  });
+
+  it("the command delivered three times at once, and again under a new update id: one handoff, one waiting message", async () => {
+    await start(null);
+    const u = update({ text: "/human" });
+    expect((await Promise.all([t!.post(u), t!.post(u), t!.post(u)])).map((r) => r.status)).toEqual([200, 200, 200]);
+    await t!.post({ ...u, update_id: u.update_id + 100_000 });
+    await t!.settle();
+    expect(sendTexts()).toEqual([WAITING]);
+    expect(await t!.db.prisma.message.count({ where: { text: "/human" } })).toBe(1);
+  });
+
+  it("an operator takes over while the model is thinking: the agent's reply is not sent", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const { calls } = await start([{ replies: ["bot answer"] }]);
+    const model = t!.app.turnDeps.model!.model as unknown as { doGenerate: (o: unknown) => Promise<unknown> };
+    const generate = model.doGenerate.bind(model);
+    let entered!: () => void;
+    const inModel = new Promise<void>((r) => (entered = r));
+    model.doGenerate = async (o) => {
+      entered();
+      await gate;
+      return generate(o);
+    };
+    await t!.post(update({ text: "hi" }));
+    await inModel;
+    const { id } = await conversation();
+    await changeHandoff(t!.app.turnDeps, id, { action: "request" }, "alice");
+    await changeHandoff(t!.app.turnDeps, id, { action: "take" }, "alice");
+    release();
+    await t!.settle();
+    expect(calls).toHaveLength(1);
+    expect(sendTexts()).toEqual([WAITING]);
+    const envelope = await t!.db.prisma.envelope.findFirstOrThrow({ where: { text: "hi" } });
+    expect(envelope.status).toBe("done");
+    expect(envelope.metadata).toMatchObject({ replied: false, skipped: "handed off to a human" });
+    const turn = await t!.db.prisma.turn.findFirstOrThrow();
+    expect(JSON.stringify(turn.toolCalls)).toContain("a human operator has this conversation now");
+  });
+});
