@@ -38,6 +38,12 @@ export function readHandoff(db: Database, conversationId: number): Promise<Hando
   return db.prisma.conversation.findUnique({ where: { id: conversationId }, select: handoffSelect });
 }
 
+/** Just the state, on the turn's hand-written path: checked again right before the agent's reply goes out. */
+export async function readHandoffState(db: Database, conversationId: number): Promise<string | null> {
+  const [row] = await db.read<{ handoffState: string | null }>(`SELECT "handoffState" FROM "Conversation" WHERE "id" = ?`, conversationId);
+  return row?.handoffState ?? null;
+}
+
 /** What one transition writes: the new state's columns and its record in the history. */
 export type TransitionWrite = {
   conversationId: number;
