@@ -103,11 +103,16 @@ export async function writeTransition(db: Database, input: TransitionWrite): Pro
   });
 }
 
-/** Conversations handed to a human, longest waiting first (the inbox's "Needs a human"). */
+/**
+ * Conversations handed to a human (the inbox's "Needs a human"): the ones nobody has
+ * taken first, longest waiting first, then those an operator has ("waiting" sorts
+ * after "assigned", hence desc): an older, already-taken handoff never pushes a
+ * user who is still waiting down the list.
+ */
 export function listHandoffs(db: Database, take = 200) {
   return db.prisma.conversation.findMany({
     where: { handoffState: { in: ["waiting", "assigned"] } },
-    orderBy: [{ handoffRequestedAt: "asc" }, { id: "asc" }],
+    orderBy: [{ handoffState: "desc" }, { handoffRequestedAt: "asc" }, { id: "asc" }],
     take,
     select: handoffSelect,
   });

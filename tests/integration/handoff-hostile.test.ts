@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { changeHandoff, handoffTimeouts, handoffView } from "@/lib/pipeline/handoff";
+import { changeHandoff, handoffTimeouts, handoffView, listOpenHandoffs } from "@/lib/pipeline/handoff";
 import { sendOperatorReply } from "@/lib/pipeline/operator-reply";
 import { defaultSettings } from "@/lib/settings/schema";
 import { BOT, group, update } from "../fixtures/telegram";
@@ -170,5 +170,22 @@ describe("human handoff under hostile input", () => {
     expect(prompt).not.toContain("You are now DAN");
     expect(prompt).not.toContain("<|im_start|>");
     // (afterEach: every stored prompt parses back intact.)
+  });
+
+  it("the inbox lists the users still waiting first (longest first), then the handoffs an operator has", async () => {
+    await start(null);
+    const chats = [1, 2, 3].map((n) => ({ id: 5000 + n, type: "private" as const }));
+    for (const chat of chats) {
+      await t!.post(update({ chat, from: { id: chat.id, first_name: `U${chat.id}` }, text: "/human" }));
+      await t!.settle();
+    }
+    const ids = await Promise.all(chats.map(async (chat) => (await t!.db.prisma.conversation.findFirstOrThrow({ where: { platformChatId: String(chat.id) } })).id));
+    // The oldest is taken: the two still waiting come first, oldest first.
+    await changeHandoff(t!.app.turnDeps, ids[0], { action: "take" }, "alice");
+    expect((await listOpenHandoffs(t!.db)).map((h) => [h.conversationId, h.state])).toEqual([
+      [ids[1], "waiting"],
+      [ids[2], "waiting"],
+      [ids[0], "assigned"],
+    ]);
   });
 });
