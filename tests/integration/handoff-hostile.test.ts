@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { changeHandoff, handoffTimeouts, handoffView, listOpenHandoffs } from "@/lib/pipeline/handoff";
 import { sendOperatorReply } from "@/lib/pipeline/operator-reply";
+import { createFork, setActiveFork } from "@/lib/db/forks";
 import { defaultSettings } from "@/lib/settings/schema";
 import { BOT, group, update } from "../fixtures/telegram";
 import { startTestApp, type TestApp } from "../helpers/app";
@@ -187,5 +188,21 @@ describe("human handoff under hostile input", () => {
       [ids[2], "waiting"],
       [ids[0], "assigned"],
     ]);
+  });
+
+  it("two handoff commands at once inside an interactive fork: the fork is reported once, one handoff", async () => {
+    await start(null);
+    await t!.post(update({ text: "hello" }));
+    await t!.settle();
+    const { id } = await conversation();
+    const fork = await createFork(t!.db, { conversationId: id, kind: "interactive", status: "active", startedBy: "test" });
+    expect(await setActiveFork(t!.db, id, fork.id, null)).toBeTruthy();
+    await Promise.all([t!.post(update({ text: "/human" })), t!.post(update({ text: "/human now please" }))]);
+    await t!.settle();
+    expect(await t!.db.prisma.message.count({ where: { conversationId: id, senderKind: "system" } })).toBe(1);
+    expect(sendTexts()).toEqual([WAITING]);
+    const after = await conversation();
+    expect(after.activeForkId).toBeNull();
+    expect(handoffView(after)).toMatchObject({ state: "waiting" });
   });
 });
