@@ -94,4 +94,17 @@ test("notification permission is asked only on a click; GET on the handoff route
   expect((await page.request.get(`/api/v1/conversations/${id}/handoff`)).status()).toBe(405);
   const detail = await (await page.request.get(`/api/v1/conversations/${id}`)).json();
   expect(detail.conversation.handoff).toBeNull();
+
+  // An operator who answers a waiting user has taken the conversation.
+  const csrf = (await page.context().cookies()).find((c) => c.name === "sb_csrf")!.value;
+  expect((await page.request.post(`/api/v1/conversations/${id}/handoff`, { data: { action: "request" }, headers: { "x-csrf-token": csrf } })).status()).toBe(200);
+  await page.goto(`/conversations/${id}`);
+  const control = page.getByTestId("handoff-control");
+  await expect(control.getByRole("button", { name: "Take over" })).toBeVisible();
+  const timeline = page.getByTestId("timeline");
+  await timeline.getByTestId("message").filter({ hasText: "hello there" }).first().getByRole("button", { name: /^Reply to message/ }).click();
+  await page.getByLabel("Message", { exact: true }).fill("A person here, how can I help?");
+  await page.getByRole("button", { name: "Send reply" }).click();
+  await expect(control.getByTestId("handoff-state")).toContainText("with admin");
+  await expect(control.getByRole("button", { name: "Hand back" })).toBeVisible();
 });

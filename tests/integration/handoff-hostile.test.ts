@@ -205,4 +205,24 @@ describe("human handoff under hostile input", () => {
     expect(after.activeForkId).toBeNull();
     expect(handoffView(after)).toMatchObject({ state: "waiting" });
   });
+
+  it("a message in the same second as the hand-back (platform times are whole seconds): the note comes before it, the user's message is the last turn", async () => {
+    const { calls } = await start([{ handoffs: ["wants a person"] }, { replies: ["Back with you."] }]);
+    await t!.post(update({ text: "get me a person" }));
+    await t!.settle();
+    const { id } = await conversation();
+    await changeHandoff(t!.app.turnDeps, id, { action: "take" }, "alice");
+    await changeHandoff(t!.app.turnDeps, id, { action: "release" }, "alice");
+    const { lastHandoffUntil } = await conversation();
+    // Telegram's date for a message sent right after the hand-back: the same second, truncated.
+    await t!.post(update({ text: "thanks, all good now", date: Math.floor(lastHandoffUntil!.getTime() / 1000) }));
+    await t!.settle();
+    expect(calls).toHaveLength(2);
+    const prompt = calls[1] as { role: string; content: unknown }[];
+    const last = JSON.stringify(prompt.at(-1));
+    expect(last).toContain("thanks, all good now");
+    const text = JSON.stringify(prompt);
+    expect(text).toContain("A human operator (alice) handled this conversation from");
+    expect(text.indexOf("handled this conversation")).toBeLessThan(text.indexOf("thanks, all good now"));
+  });
 });
