@@ -225,4 +225,19 @@ describe("human handoff under hostile input", () => {
     expect(text).toContain("A human operator (alice) handled this conversation from");
     expect(text.indexOf("handled this conversation")).toBeLessThan(text.indexOf("thanks, all good now"));
   });
+
+  it("not the command: /humanoid, an edit of an older message into /human, a caption, another bot's /human", async () => {
+    await start(null);
+    await t!.post(update({ text: "/humanoid" }));
+    const older = update({ text: "hello", messageId: 880_001 });
+    await t!.post(older);
+    await t!.post(update({ text: "/human", messageId: 880_001, edited: true }));
+    await t!.post(update({ extra: { photo: [{ file_id: "a", file_unique_id: "b", width: 1, height: 1 }], caption: "/human" } }));
+    await t!.post(update({ from: { id: 99, first_name: "Other", is_bot: true }, text: "/human" }));
+    await t!.settle();
+    expect(handoffView(await conversation())).toBeNull();
+    expect(sendTexts()).toEqual([]);
+    // The edit was stored as an edit.
+    expect((await t!.db.prisma.message.findFirstOrThrow({ where: { platformMessageId: "880001" } })).text).toBe("/human");
+  });
 });
