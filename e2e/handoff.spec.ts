@@ -65,3 +65,46 @@ test("the handoff API refuses an invalid transition with 409", async ({ page, da
   expect((await post("take")).status()).toBe(409);
   expect((await post("release")).status()).toBe(200);
 });
+
+test("notification permission is asked only on a click; GET on the handoff route changes nothing", async ({ page, dashboard }) => {
+  // Count permission prompts; report "default" so the button shows whatever the headless browser decides.
+  await page.addInitScript(() => {
+    const w = window as unknown as { __asked: number };
+    w.__asked = 0;
+    Object.defineProperty(Notification, "permission", { get: () => "default", configurable: true });
+    Notification.requestPermission = async () => {
+      w.__asked += 1;
+      return "denied";
+    };
+  });
+  await dashboard.signIn();
+  await page.getByRole("link", { name: "Conversations" }).click();
+  const button = page.getByRole("button", { name: "Notify me of handoffs" });
+  await expect(button).toBeVisible();
+  expect(await page.evaluate(() => (window as unknown as { __asked: number }).__asked)).toBe(0);
+  await button.click();
+  await expect.poll(() => page.evaluate(() => (window as unknown as { __asked: number }).__asked)).toBe(1);
+  // Denied: the button goes away and nothing asks again.
+  await expect(button).toHaveCount(0);
+
+  const userId = 9000 + Math.floor(Math.random() * 1000);
+  await dashboard.simulate("hello there", { firstName: "Gus", userId });
+  const { conversations } = await (await page.request.get("/api/v1/conversations?search=Gus")).json();
+  const id = conversations[0].id;
+  expect((await page.request.get(`/api/v1/conversations/${id}/handoff`)).status()).toBe(405);
+  const detail = await (await page.request.get(`/api/v1/conversations/${id}`)).json();
+  expect(detail.conversation.handoff).toBeNull();
+
+  // An operator who answers a waiting user has taken the conversation.
+  const csrf = (await page.context().cookies()).find((c) => c.name === "sb_csrf")!.value;
+  expect((await page.request.post(`/api/v1/conversations/${id}/handoff`, { data: { action: "request" }, headers: { "x-csrf-token": csrf } })).status()).toBe(200);
+  await page.goto(`/conversations/${id}`);
+  const control = page.getByTestId("handoff-control");
+  await expect(control.getByRole("button", { name: "Take over" })).toBeVisible();
+  const timeline = page.getByTestId("timeline");
+  await timeline.getByTestId("message").filter({ hasText: "hello there" }).first().getByRole("button", { name: /^Reply to message/ }).click();
+  await page.getByLabel("Message", { exact: true }).fill("A person here, how can I help?");
+  await page.getByRole("button", { name: "Send reply" }).click();
+  await expect(control.getByTestId("handoff-state")).toContainText("with admin");
+  await expect(control.getByRole("button", { name: "Hand back" })).toBeVisible();
+});

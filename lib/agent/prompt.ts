@@ -150,10 +150,12 @@ export function buildPrompt(input: PromptInput): Prompt {
   const details = chatDetailsTurn(input.conversation);
   if (details) out.push({ role: "user", content: details });
   const pending = pendingUpdatesTurn(channel, input.pendingUpdates ?? []);
-  // The hand-back note sits where it happened in time: before the first message after it.
+  // The hand-back note sits where it happened in time: before the first message after it,
+  // and never after the message being answered (it came after the hand-back: platform
+  // times are whole seconds, so one sent in the same second reads as earlier).
   let handoffNote = input.handoffNote ? noteTurn({ text: handoffNoteText(input.handoffNote), sentAt: input.handoffNote.until }) : null;
   messages.forEach((m) => {
-    if (handoffNote && m.sentAt > input.handoffNote!.until) {
+    if (handoffNote && (m.sentAt > input.handoffNote!.until || m.id === input.currentId)) {
       out.push({ role: "user", content: handoffNote });
       handoffNote = null;
     }

@@ -70,6 +70,16 @@ export function updateFork(
   return db.prisma.fork.update({ where: { id }, data });
 }
 
+/**
+ * Claims an active interactive fork's exit (status exited) with one conditional
+ * UPDATE: of two exits at once (a handoff command and the `handoff` tool, two
+ * commands, an operator and the idle sweep) exactly one gets true and does the rest.
+ */
+export async function claimForkExit(db: Database, id: number, strategy: string, at: Date): Promise<boolean> {
+  const { count } = await db.prisma.fork.updateMany({ where: { id, kind: "interactive", status: "active" }, data: { status: "exited", exitStrategy: strategy, endedAt: at } });
+  return count === 1;
+}
+
 /** Makes `forkId` the conversation's active interactive fork only if none is (null to clear). */
 export async function setActiveFork(db: Database, conversationId: number, forkId: number | null, expectedCurrent: number | null) {
   const { count } = await db.prisma.conversation.updateMany({ where: { id: conversationId, activeForkId: expectedCurrent }, data: { activeForkId: forkId } });

@@ -38,6 +38,12 @@ export function readHandoff(db: Database, conversationId: number): Promise<Hando
   return db.prisma.conversation.findUnique({ where: { id: conversationId }, select: handoffSelect });
 }
 
+/** Just the state, on the turn's hand-written path: checked again right before the agent's reply goes out. */
+export async function readHandoffState(db: Database, conversationId: number): Promise<string | null> {
+  const [row] = await db.read<{ handoffState: string | null }>(`SELECT "handoffState" FROM "Conversation" WHERE "id" = ?`, conversationId);
+  return row?.handoffState ?? null;
+}
+
 /** What one transition writes: the new state's columns and its record in the history. */
 export type TransitionWrite = {
   conversationId: number;
@@ -97,11 +103,16 @@ export async function writeTransition(db: Database, input: TransitionWrite): Pro
   });
 }
 
-/** Conversations handed to a human, longest waiting first (the inbox's "Needs a human"). */
+/**
+ * Conversations handed to a human (the inbox's "Needs a human"): the ones nobody has
+ * taken first, longest waiting first, then those an operator has ("waiting" sorts
+ * after "assigned", hence desc): an older, already-taken handoff never pushes a
+ * user who is still waiting down the list.
+ */
 export function listHandoffs(db: Database, take = 200) {
   return db.prisma.conversation.findMany({
     where: { handoffState: { in: ["waiting", "assigned"] } },
-    orderBy: [{ handoffRequestedAt: "asc" }, { id: "asc" }],
+    orderBy: [{ handoffState: "desc" }, { handoffRequestedAt: "asc" }, { id: "asc" }],
     take,
     select: handoffSelect,
   });

@@ -7,6 +7,7 @@ import { appendSystemNote } from "../db/messages";
 import { findConversation } from "../db/conversations";
 import { createEnvelope, finishEnvelope, findEnvelope } from "../db/envelopes";
 import {
+  claimForkExit,
   createFork,
   expireBackgroundForks,
   findFork,
@@ -189,7 +190,10 @@ export async function exitFork(deps: TurnDeps, forkId: number, strategy: ExitStr
   const { db } = deps;
   const fork = await findFork(db, forkId);
   if (!fork) throw notFound("fork");
-  if (fork.kind !== "interactive" || fork.status !== "active") throw new AppError("conflict", `fork #${forkId} is not an active interactive fork`);
+  const notActive = new AppError("conflict", `fork #${forkId} is not an active interactive fork`);
+  if (fork.kind !== "interactive" || fork.status !== "active") throw notActive;
+  // Claimed before the work: a second exit at the same moment must not report (or merge) it again.
+  if (!(await claimForkExit(db, forkId, strategy, new Date()))) throw notActive;
   let summary: string | null = null;
   if (strategy === "save") await mergeForkMessages(db, forkId);
   if (strategy === "report") {
@@ -197,7 +201,7 @@ export async function exitFork(deps: TurnDeps, forkId: number, strategy: ExitStr
     await appendSystemNote(db, { conversationId: fork.conversationId, senderName: by, text: summary, sentAt: new Date() });
   }
   await setActiveFork(db, fork.conversationId, null, forkId);
-  const updated = await updateFork(db, forkId, { status: "exited", exitStrategy: strategy, summary, endedAt: new Date() });
+  const updated = await updateFork(db, forkId, { summary, endedAt: new Date() });
   log.info("fork.exited", { forkId, strategy, by });
   publish(db, { type: "fork", conversationId: fork.conversationId, forkId });
   return updated;

@@ -42,20 +42,43 @@ export function agentStaysSilent(state: string | null | undefined): boolean {
  * (`/human`), optionally addressed to a bot (`/human@SomeBot`, as Telegram groups
  * send it) and followed by the user's own reason. Null when it is not the command.
  */
-export function parseHandoffCommand(text: string, command: string): { reason: string | null } | null {
+export function parseHandoffCommand(text: string, command: string): { reason: string | null; addressee: string | null } | null {
   const trimmed = text.trim();
   const lower = trimmed.toLowerCase();
   if (!lower.startsWith(command.toLowerCase())) return null;
   let rest = trimmed.slice(command.length);
-  const addressed = /^@[A-Za-z0-9_]{1,64}/.exec(rest);
+  const addressed = /^@([A-Za-z0-9_]{1,64})/.exec(rest);
   if (addressed) rest = rest.slice(addressed[0].length);
   if (rest !== "" && !/^\s/.test(rest)) return null;
   const reason = rest.trim();
-  return { reason: reason ? reason.slice(0, 500) : null };
+  return { reason: reason ? reason.slice(0, 500) : null, addressee: addressed ? addressed[1] : null };
 }
 
 /** The reason recorded when the user asked with the command and gave none. */
 export const COMMAND_REASON = "the user asked for a human";
+
+/** The most a handoff's reason holds (the tool's and the API's limit, the command's too). */
+export const MAX_REASON = 500;
+
+/**
+ * The handoff command in an inbound message, as the recorded reason, or null when
+ * the message is not a person asking this bot for a human: an edit (of an old
+ * message) is not a new request; a bot, a channel's post or its automatic forward
+ * into the discussion group, and a forwarded text are nobody waiting here; and
+ * `/human@OtherBot` in a group is for the other bot (the platform's addressesBot
+ * says whether an addressed command is ours). An anonymous admin is a person.
+ */
+export function handoffCommandIn(
+  message: { kind: "new" | "edit"; text: string; forwarded: boolean; sender: { isBot: boolean; role?: string }; addressesBot: boolean },
+  command: string,
+): string | null {
+  if (message.kind !== "new" || message.forwarded || message.sender.isBot) return null;
+  if (message.sender.role === "channel" || message.sender.role === "automatic_forward") return null;
+  const parsed = parseHandoffCommand(message.text, command);
+  if (!parsed || (parsed.addressee !== null && !message.addressesBot)) return null;
+  // The prefix counts too: the stored reason keeps the same limit as the tool's and the API's.
+  return (parsed.reason ? `${COMMAND_REASON}: ${parsed.reason}` : COMMAND_REASON).slice(0, MAX_REASON);
+}
 
 /**
  * Whether the next turn's prompt carries the "a human handled this" note: when

@@ -119,6 +119,9 @@ export async function changeHandoff(deps: TurnDeps, conversationId: number, body
   return moveHandoff(deps.db, conversationId, body.action, operator);
 }
 
+/** An operator takes a waiting handoff (409 when it is not waiting): also done by replying to a waiting user. */
+export const takeHandoff = (db: Database, conversationId: number, operator: string) => moveHandoff(db, conversationId, "take", operator);
+
 async function moveHandoff(db: Database, conversationId: number, action: Exclude<HandoffAction, "request">, operator: string): Promise<HandoffView | null> {
   const current = await readHandoff(db, conversationId);
   if (!current) throw notFound("conversation");

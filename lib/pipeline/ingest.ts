@@ -30,7 +30,7 @@ import type { Settings } from "../settings/schema";
 import { getSettings } from "../settings/store";
 import { decideResume, interactiveChildOf, replyResumes } from "./fork-routing";
 import { requestHandoff } from "./handoff";
-import { COMMAND_REASON, parseHandoffCommand } from "./handoff-rules";
+import { handoffCommandIn } from "./handoff-rules";
 import type { TurnDeps } from "./respond";
 import { inboundOutcome, shouldAnswer } from "./should-answer";
 
@@ -59,7 +59,9 @@ export async function ingestInbound(db: Database, message: InboundMessage, optio
   const clean = storable(message);
   // The handoff command (a person asking for a person) is decided here, without the model:
   // stored like any message but never answered by the agent, then the handoff.
-  const command = options.deps && message.kind === "new" && !message.sender.isBot ? parseHandoffCommand(message.message.text, settings.handoffCommand) : null;
+  const command = options.deps
+    ? handoffCommandIn({ kind: message.kind, text: message.message.text, forwarded: Boolean(message.message.forwardedFrom), sender: message.sender, addressesBot: message.addressesBot }, settings.handoffCommand)
+    : null;
   let stored: StoreInboundResult;
   try {
     stored = await db.transaction((sql) => storeInbound(sql, clean, settings, { ...options, handoffCommand: command !== null }));
@@ -68,7 +70,7 @@ export async function ingestInbound(db: Database, message: InboundMessage, optio
     if (isUniqueViolation(error)) return { status: "duplicate" };
     throw error;
   }
-  if (command && options.deps && stored.status === "stored") await handoffByCommand(options.deps, stored, command.reason);
+  if (command !== null && options.deps && stored.status === "stored") await handoffByCommand(options.deps, stored, command);
   return stored;
 }
 
@@ -77,7 +79,7 @@ export async function ingestInbound(db: Database, message: InboundMessage, optio
  * handed off: nothing more (the user was told when it started). A failure is
  * logged, never the webhook's 500: the message is stored and an operator can act.
  */
-async function handoffByCommand(deps: TurnDeps, stored: Extract<StoreInboundResult, { status: "stored" }>, reason: string | null) {
+async function handoffByCommand(deps: TurnDeps, stored: Extract<StoreInboundResult, { status: "stored" }>, reason: string) {
   const { agentName } = await getSettings(deps.db);
   // The inbound envelope says why the agent did not answer it.
   await finishEnvelope(deps.db, stored.envelopeId, { status: "done", metadata: { skipped: "handoff command", handoff: { action: "request", via: "command" } } });
@@ -85,7 +87,7 @@ async function handoffByCommand(deps: TurnDeps, stored: Extract<StoreInboundResu
   try {
     await requestHandoff(deps, {
       conversationId: stored.conversationId,
-      reason: reason ? `${COMMAND_REASON}: ${reason}` : COMMAND_REASON,
+      reason,
       by: agentAddress(agentName),
       replyTo: { envelopeId: stored.envelopeId, message },
     });

@@ -5,6 +5,7 @@ import { findMessage } from "../db/messages";
 import { operatorAddress } from "../envelope/address";
 import { AppError, notFound } from "../errors";
 import { log } from "../log";
+import { takeHandoff } from "./handoff";
 import { sendToChat, type SendDeps, type SendResult } from "./send-to-chat";
 
 export const replyBodySchema = z.object({ text: z.string().trim().min(1, "write a message").max(4000) });
@@ -40,6 +41,7 @@ export async function sendOperatorReply(deps: SendDeps, input: OperatorReplyInpu
     replyToEnvelopeId: await firstEnvelopeIdOfMessage(deps.db, message.id),
     forkId: message.forkId,
   });
+  await takeIfWaiting(deps, message.conversation, input.operator, result);
   return operatorResponse(result, input.operator);
 }
 
@@ -63,7 +65,22 @@ export async function sendOperatorMessage(deps: SendDeps, input: OperatorMessage
     replyToEnvelopeId: null,
     forkId: conversation.activeForkId,
   });
+  await takeIfWaiting(deps, conversation, input.operator, result);
   return operatorResponse(result, input.operator);
+}
+
+/**
+ * Answering a user who waits for a human is taking the conversation: otherwise the
+ * inbox still says nobody came, and the wait timeout would tell the user everyone is busy.
+ */
+async function takeIfWaiting(deps: SendDeps, conversation: { id: number; handoffState: string | null }, operator: string, result: SendResult) {
+  if ((result.kind !== "sent" && result.kind !== "unrecorded") || conversation.handoffState !== "waiting") return;
+  try {
+    await takeHandoff(deps.db, conversation.id, operator);
+  } catch (error) {
+    // Another operator took it meanwhile: the message stands, the handoff is theirs.
+    if (!(error instanceof AppError)) log.warn("handoff.take_on_reply_failed", { conversationId: conversation.id, error: (error as Error).message });
+  }
 }
 
 /** What the operator's send means for the operator: 201 once delivered, 502 only when it did not (or may not have) go out. */

@@ -10,6 +10,7 @@ import type { Database } from "../db/database";
 import { findStoredMessages, loadContextInput, previousSentAtOf } from "../db/context-input";
 import { finishEnvelope, findEnvelope, repliedEnvelopeIds, type StoredEnvelope } from "../db/envelopes";
 import { updateFork } from "../db/forks";
+import { readHandoffState } from "../db/handoff";
 import { findMessage } from "../db/messages";
 import { saveTurn } from "../db/turns";
 import type { EnvelopeMetadata } from "../envelope/metadata";
@@ -90,8 +91,19 @@ export async function executeTurn(
   // The reply went out but is missing from the history (shown on the turn).
   let unrecorded: string | null = null;
   let answerEnvelopeId: number | null = null;
+  // Set when a human was called (or took over) while the model was thinking: nothing more goes out.
+  let silenced = false;
+  let handedOff = false;
   const reply = createReplyTool({
     sendReply: async (text) => {
+      // The turn began while the agent had the conversation; an operator may have taken it since.
+      // This turn's own handoff (reply + handoff in one turn) does not silence it.
+      if (!handedOff && agentStaysSilent(await readHandoffState(deps.db, input.conversationId))) {
+        silenced = true;
+        const outcome: ReplyOutcome = { error: "not sent: a human operator has this conversation now; say nothing more" };
+        toolCalls.push({ message: text, outcome });
+        return outcome;
+      }
       const result = await sendToChat(deps, { ...input.delivery, text, dedupeKey: `reply:${envelope.id}` });
       let outcome: ReplyOutcome;
       switch (result.kind) {
@@ -132,7 +144,6 @@ export async function executeTurn(
   });
 
   // The model may hand off beside (or instead of) replying; the handoff's own waiting message tells the user.
-  let handedOff = false;
   const handoff = createHandoffTool({
     requestHandoff: async (reason) => {
       let outcome: HandoffOutcome;
@@ -164,7 +175,7 @@ export async function executeTurn(
       tools: { reply, handoff },
       // Once the reply is out (or a human has the conversation) there is nothing left to do:
       // no further model call. A failed send goes back to the model as the tool's error.
-      stopWhen: [() => sent || handedOff, stepCountIs(3)],
+      stopWhen: [() => sent || handedOff || silenced, stepCountIs(3)],
       maxRetries: 0,
       abortSignal: AbortSignal.timeout(deps.timeoutMs),
     });
@@ -211,6 +222,7 @@ export async function executeTurn(
       replied: outcomeUnknown ? "unknown" : sent,
       ...(answerEnvelopeId ? { answerEnvelopeId } : {}),
       ...(handedOff ? { handoff: { action: "request", via: "tool" } } : {}),
+      ...(silenced ? { skipped: "handed off to a human" } : {}),
       ...burst,
       ...(error ? { modelError: error } : {}),
       ...(turnError ? { turnError } : {}),

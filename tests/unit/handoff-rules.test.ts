@@ -1,16 +1,36 @@
 import { describe, expect, it } from "vitest";
-import { agentStaysSilent, handoffNoteFor, parseHandoffCommand, showHandoffNote, transitionRefusal } from "@/lib/pipeline/handoff-rules";
+import { agentStaysSilent, COMMAND_REASON, handoffCommandIn, handoffNoteFor, parseHandoffCommand, showHandoffNote, transitionRefusal } from "@/lib/pipeline/handoff-rules";
 
 describe("handoff rules", () => {
   it("the command is the whole message, optionally addressed to a bot and followed by a reason", () => {
-    expect(parseHandoffCommand("/human", "/human")).toEqual({ reason: null });
-    expect(parseHandoffCommand("  /HUMAN  ", "/human")).toEqual({ reason: null });
-    expect(parseHandoffCommand("/human@SwitchboardBot", "/human")).toEqual({ reason: null });
-    expect(parseHandoffCommand("/human my order is lost", "/human")).toEqual({ reason: "my order is lost" });
+    expect(parseHandoffCommand("/human", "/human")).toEqual({ reason: null, addressee: null });
+    expect(parseHandoffCommand("  /HUMAN  ", "/human")).toEqual({ reason: null, addressee: null });
+    expect(parseHandoffCommand("/human@SwitchboardBot", "/human")).toEqual({ reason: null, addressee: "SwitchboardBot" });
+    expect(parseHandoffCommand("/human my order is lost", "/human")).toEqual({ reason: "my order is lost", addressee: null });
+    expect(parseHandoffCommand("/humanoid", "/human")).toBeNull();
     expect(parseHandoffCommand("/humane", "/human")).toBeNull();
     expect(parseHandoffCommand("please /human", "/human")).toBeNull();
     expect(parseHandoffCommand("/human", "/operator")).toBeNull();
     expect(parseHandoffCommand(`/human ${"x".repeat(900)}`, "/human")!.reason).toHaveLength(500);
+  });
+
+  it("the command in a message: a person asking this bot, never an edit, a bot, a channel, a forward or another bot's command", () => {
+    const person = { kind: "new" as const, text: "/human", forwarded: false, sender: { isBot: false }, addressesBot: false };
+    expect(handoffCommandIn(person, "/human")).toBe(COMMAND_REASON);
+    expect(handoffCommandIn({ ...person, text: "/HUMAN" }, "/human")).toBe(COMMAND_REASON);
+    expect(handoffCommandIn({ ...person, sender: { isBot: false, role: "anonymous_admin" } }, "/human")).toBe(COMMAND_REASON);
+    // Addressed: ours only when the platform says the message addresses this bot.
+    expect(handoffCommandIn({ ...person, text: "/human@OtherBot" }, "/human")).toBeNull();
+    expect(handoffCommandIn({ ...person, text: "/human@switchboard_bot", addressesBot: true }, "/human")).toBe(COMMAND_REASON);
+    expect(handoffCommandIn({ ...person, kind: "edit" }, "/human")).toBeNull();
+    expect(handoffCommandIn({ ...person, forwarded: true }, "/human")).toBeNull();
+    expect(handoffCommandIn({ ...person, sender: { isBot: true } }, "/human")).toBeNull();
+    expect(handoffCommandIn({ ...person, sender: { isBot: false, role: "channel" } }, "/human")).toBeNull();
+    expect(handoffCommandIn({ ...person, sender: { isBot: false, role: "automatic_forward" } }, "/human")).toBeNull();
+    // The recorded reason, prefix included, keeps the tool's and the API's limit.
+    const long = handoffCommandIn({ ...person, text: `/human ${"x".repeat(5000)}` }, "/human")!;
+    expect(long).toHaveLength(500);
+    expect(long.startsWith(`${COMMAND_REASON}: xxx`)).toBe(true);
   });
 
   it("bot → waiting → assigned → bot; everything else is refused", () => {

@@ -61,6 +61,11 @@ export function useReply(conversationId: number, operator = "you") {
     onError: (_error, _input, context) => {
       if (context?.previous) client.setQueryData(key, context.previous);
     },
-    onSettled: () => client.invalidateQueries({ queryKey: key }),
+    onSettled: () => {
+      void client.invalidateQueries({ queryKey: key });
+      // A reply to a user waiting for a human takes the conversation (lib/pipeline/operator-reply.ts).
+      void client.invalidateQueries({ queryKey: ["conversation-handoff", conversationId] });
+      void client.invalidateQueries({ queryKey: ["handoffs"] });
+    },
   });
 }
