@@ -3,6 +3,7 @@ import { GET as eventsRoute } from "@/app/api/v1/events/route";
 import { GET as timelineRoute, POST as messageRoute } from "@/app/api/v1/conversations/[id]/messages/route";
 import { EventBus, type LiveEvent } from "@/lib/events/bus";
 import { startPostgresRelay } from "@/lib/events/postgres-relay";
+import { eventStreamResponse } from "@/lib/http/event-stream";
 import { openDb } from "@/lib/db/database";
 import type { App } from "@/lib/server/wiring";
 import { update } from "../fixtures/telegram";
@@ -174,5 +175,45 @@ describe("the event bus", () => {
     bus.subscribe((e) => got.push(e));
     expect(() => bus.publish({ type: "settings" })).not.toThrow();
     expect(got).toEqual([{ type: "settings" }]);
+  });
+});
+
+describe("the event stream", () => {
+  it("drops a client that never reads instead of buffering without bound, and frees its subscription", async () => {
+    const bus = new EventBus();
+    const response = eventStreamResponse(bus, new AbortController().signal, { heartbeatMs: 60_000 });
+    expect(bus.listenerCount()).toBe(1);
+    // Nobody reads the body: every event would otherwise wait in the stream's queue.
+    for (let i = 0; i < 10_000; i++) bus.publish({ type: "message", conversationId: 1, messageId: i });
+    expect(bus.listenerCount()).toBe(0);
+    // What is left for a late reader is bounded, then the stream ends in an error (EventSource reconnects).
+    const reader = response.body!.getReader();
+    let frames = 0;
+    await expect(
+      (async () => {
+        for (;;) {
+          const { done } = await reader.read();
+          if (done) return;
+          frames++;
+        }
+      })(),
+    ).rejects.toThrow(/too slow/);
+    expect(frames).toBeLessThan(10_000);
+  });
+
+  it("a client that reads keeps its stream however many events pass", async () => {
+    const bus = new EventBus();
+    const response = eventStreamResponse(bus, new AbortController().signal, { heartbeatMs: 60_000 });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    for (let i = 0; i < 2_000; i++) {
+      bus.publish({ type: "message", conversationId: 1, messageId: i });
+      const { value } = await reader.read();
+      text += decoder.decode(value);
+    }
+    expect(bus.listenerCount()).toBe(1);
+    await reader.cancel();
+    expect(bus.listenerCount()).toBe(0);
   });
 });
