@@ -198,3 +198,54 @@ test("search finds what was said and opens the timeline at that message", async 
   await page.goto(`/search?q=${encodeURIComponent('"')}`);
   await expect(page.getByText("No message matches")).toBeVisible();
 });
+
+test("the composer sends once however fast Enter is pressed, and refuses blank text", async ({ page, dashboard, request }) => {
+  const { post } = groupChat(-1_009_400_000_006, "E2E Double Enter");
+  await post(request, "ping");
+  const id = await conversationId(request, "E2E Double Enter");
+  await dashboard.signIn();
+  await page.goto(`/conversations/${id}`);
+  await expect(message(page, "ping")).toBeVisible();
+  const box = page.getByLabel("Message", { exact: true });
+  // Blank text sends nothing (the button stays off, Enter does nothing).
+  await box.fill("   \n  ");
+  await expect(page.getByRole("button", { name: "Send", exact: true })).toBeDisabled();
+  await box.press("Enter");
+  await box.fill("only once please");
+  // Two Enters before React re-renders (a key repeat, a busy tab): one send.
+  await box.evaluate((el) => {
+    for (let i = 0; i < 2; i++) el.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", code: "Enter", keyCode: 13, bubbles: true, cancelable: true }));
+  });
+  await expect(message(page, "only once please")).toHaveCount(1);
+  await expect(message(page, "only once please").getByTestId("message-status")).toHaveText("sent");
+  await page.waitForTimeout(1_000);
+  const timeline = (await (await request.get(`/api/v1/conversations/${id}/messages`, { headers: API })).json()) as { messages: { text: string }[] };
+  expect(timeline.messages.map((m) => m.text).filter((t) => t === "only once please")).toHaveLength(1);
+  expect(timeline.messages.map((m) => m.text.trim()).filter((t) => t === "")).toHaveLength(0);
+});
+
+test("a message with markup found by search shows as text and runs nothing", async ({ page, dashboard, request }) => {
+  const { post } = groupChat(-1_009_400_000_007, "E2E Search XSS");
+  await post(request, "<img src=x onerror=alert(1)> quokkaburst <script>alert(2)</script>");
+  await post(request, "emoji 🦘 quokkaburst and 日本語 text");
+  let dialogs = 0;
+  page.on("dialog", (d) => {
+    dialogs++;
+    void d.dismiss();
+  });
+  await dashboard.signIn();
+  await page.goto(`/search?q=${encodeURIComponent("quokkaburst <img src=x onerror=alert(1)>")}`);
+  // Every word must match: the query's own markup adds "img", "src", "x", … so only the first message matches.
+  const results = page.getByTestId("search-result");
+  await expect(results).toHaveCount(1);
+  await expect(results).toContainText("<img src=x onerror=alert(1)>");
+  await expect(results.locator("img, script")).toHaveCount(0);
+  await expect(page.getByText("No message matches")).toHaveCount(0);
+  await page.goto(`/search?q=${encodeURIComponent("🦘 quokkaburst")}`);
+  await expect(results).toHaveCount(2);
+  await expect(page.locator("mark").first()).toHaveText("quokkaburst");
+  await page.goto(`/search?q=${encodeURIComponent("日本語")}`);
+  await expect(results).toHaveCount(1);
+  expect(dialogs).toBe(0);
+  expect(await page.locator("main img").count()).toBe(0);
+});

@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { api, ApiError } from "../../_lib/api";
 import type { ReplyResponse, TimelineMessage } from "../../_lib/types";
 
@@ -18,6 +18,9 @@ export function Composer({ conversationId, replyTo, onCancelReply }: { conversat
   const client = useQueryClient();
   const [text, setText] = useState("");
   const [failed, setFailed] = useState<Failed | null>(null);
+  // Set synchronously: `send.isPending` and the cleared text only show after a
+  // re-render, and a second Enter can come before it (it sent twice).
+  const inFlight = useRef(false);
   const refresh = () => client.invalidateQueries({ queryKey: ["conversation", conversationId] });
 
   const send = useMutation({
@@ -35,8 +38,17 @@ export function Composer({ conversationId, replyTo, onCancelReply }: { conversat
       const details = error instanceof ApiError ? (error.details as { envelopeId?: number | null; outcome?: "not_sent" | "unknown" } | undefined) : undefined;
       setFailed({ ...input, error: error.message, envelopeId: details?.envelopeId ?? null, outcome: details?.outcome ?? null });
     },
-    onSettled: () => refresh(),
+    onSettled: () => {
+      inFlight.current = false;
+      return refresh();
+    },
   });
+
+  function sendOnce(input: { text: string; replyTo: TimelineMessage | null }) {
+    if (inFlight.current) return;
+    inFlight.current = true;
+    send.mutate(input);
+  }
 
   const retry = useMutation({
     mutationFn: (envelopeId: number) => api(`/envelopes/${envelopeId}/retry`, { method: "POST" }),
@@ -49,7 +61,7 @@ export function Composer({ conversationId, replyTo, onCancelReply }: { conversat
   function submit() {
     const value = text.trim();
     if (!value || send.isPending) return;
-    send.mutate({ text: value, replyTo });
+    sendOnce({ text: value, replyTo });
   }
 
   return (
@@ -111,7 +123,7 @@ export function Composer({ conversationId, replyTo, onCancelReply }: { conversat
               Retry
             </button>
           ) : (
-            <button type="button" onClick={() => send.mutate({ text: failed.text, replyTo: failed.replyTo })} disabled={send.isPending}>
+            <button type="button" onClick={() => sendOnce({ text: failed.text, replyTo: failed.replyTo })} disabled={send.isPending}>
               Send again
             </button>
           )}{" "}
