@@ -64,6 +64,27 @@ describe.each(databases)("live events and the timeline API ($name)", ({ open }) 
     expect(t.db.events.listenerCount()).toBe(0);
   });
 
+  it("a bad token or a forged cookie is a 401 with no subscription; 200 streams opened and dropped leave no listener", async () => {
+    for (const headers of [{ authorization: "Bearer wrong-token-0123456789" }, { authorization: "Basic abc" }, { cookie: "switchboard_session=forged" }]) {
+      expect((await eventsRoute(new Request("http://localhost/api/v1/events", { headers }), route({}))).status).toBe(401);
+    }
+    expect(t.db.events.listenerCount()).toBe(0);
+    const streams = await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        const abort = new AbortController();
+        const response = await eventsRoute(new Request("http://localhost/api/v1/events", { headers: auth, signal: abort.signal }), route({}));
+        return { abort, response, i };
+      }),
+    );
+    expect(t.db.events.listenerCount()).toBe(200);
+    // Half go away by the signal (a closed tab), half by cancelling the body (a proxy dropping it).
+    for (const { abort, response, i } of streams) {
+      if (i % 2) abort.abort();
+      else await response.body!.cancel();
+    }
+    expect(t.db.events.listenerCount()).toBe(0);
+  });
+
   it("streams a message event after an ingest, and closes cleanly when the client goes away", async () => {
     const abort = new AbortController();
     const response = await eventsRoute(new Request("http://localhost/api/v1/events", { headers: auth, signal: abort.signal }), route({}));
