@@ -65,7 +65,7 @@ describe.each(databases)("live events and the timeline API ($name)", ({ open }) 
   });
 
   it("a bad token or a forged cookie is a 401 with no subscription; 200 streams opened and dropped leave no listener", async () => {
-    for (const headers of [{ authorization: "Bearer wrong-token-0123456789" }, { authorization: "Basic abc" }, { cookie: "switchboard_session=forged" }]) {
+    for (const headers of [{ authorization: "Bearer wrong-token-0123456789" }, { authorization: "Basic abc" }, { cookie: "switchboard_session=forged" }] as Record<string, string>[]) {
       expect((await eventsRoute(new Request("http://localhost/api/v1/events", { headers }), route({}))).status).toBe(401);
     }
     expect(t.db.events.listenerCount()).toBe(0);
