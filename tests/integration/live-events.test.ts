@@ -2,7 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GET as eventsRoute } from "@/app/api/v1/events/route";
 import { GET as timelineRoute, POST as messageRoute } from "@/app/api/v1/conversations/[id]/messages/route";
 import { EventBus, type LiveEvent } from "@/lib/events/bus";
-import { startPostgresRelay } from "@/lib/events/postgres-relay";
+import { createHash } from "node:crypto";
+import { RESYNC, startPostgresRelay } from "@/lib/events/postgres-relay";
+import { postgresTarget } from "@/lib/db/migrations.mjs";
 import { eventStreamResponse } from "@/lib/http/event-stream";
 import { openDb } from "@/lib/db/database";
 import type { App } from "@/lib/server/wiring";
@@ -152,6 +154,40 @@ describe.each(databases)("live events and the timeline API ($name)", ({ open }) 
 });
 
 describe.skipIf(!hasPostgres)("live events across instances (PostgreSQL LISTEN/NOTIFY)", () => {
+  it("after its LISTEN connection dies the relay reconnects, tells local pages to refetch, and relays again", async () => {
+    const testDb = await postgresTestDb();
+    const second = await openDb(testDb.url);
+    const telegram = await startFakeTelegram();
+    const a = await startTestApp({ db: testDb, telegram, model: null });
+    const relay = startPostgresRelay(second, testDb.url, { reconnectMs: 50 });
+    try {
+      await Promise.all([a.app.relay!.ready, relay.ready]);
+      const received: LiveEvent[] = [];
+      let wake = () => {};
+      second.events.subscribe((event) => {
+        received.push(event);
+        wake();
+      });
+      const until = async (check: () => boolean) => {
+        for (let i = 0; i < 200 && !check(); i++) await new Promise<void>((r) => ((wake = r), setTimeout(r, 50)));
+        expect(check()).toBe(true);
+      };
+      // Only this test's LISTEN (its channel is per schema): other suites share the server.
+      const channel = `switchboard_events_${createHash("sha256").update(postgresTarget(testDb.url).schema).digest("hex").slice(0, 16)}`;
+      const [killed] = await testDb.db.read<{ ok: boolean }>(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE query = ?`, `LISTEN "${channel}"`);
+      expect(killed?.ok).toBe(true);
+      await until(() => RESYNC.every((e) => received.some((r) => JSON.stringify(r) === JSON.stringify(e))));
+      expect((await a.post(update({ text: "after the reconnect" }))).status).toBe(200);
+      await until(() => received.some((e) => e.type === "message"));
+    } finally {
+      await relay.close();
+      await a.stop();
+      await second.close();
+      await testDb.close();
+      await telegram.close();
+    }
+  }, 30_000);
+
   it("an ingest on one instance reaches the other's subscribers", async () => {
     const testDb = await postgresTestDb();
     const second = await openDb(testDb.url);
