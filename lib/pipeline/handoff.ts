@@ -119,23 +119,6 @@ export async function changeHandoff(deps: TurnDeps, conversationId: number, body
   return moveHandoff(deps.db, conversationId, body.action, operator);
 }
 
-/**
- * An operator who writes to a waiting conversation has answered it: it becomes
- * theirs (as **Take over**), so the timeout's "everyone is busy" no longer goes
- * out after their answer and the inbox shows who has it. Not waiting (already
- * assigned, to them or another operator, or with the agent): nothing changes.
- */
-export async function takeIfWaiting(db: Database, conversationId: number, operator: string): Promise<void> {
-  const current = await readHandoff(db, conversationId);
-  if (parseHandoffState(current?.handoffState) !== "waiting") return;
-  try {
-    await moveHandoff(db, conversationId, "take", operator);
-  } catch (error) {
-    // Another operator took it meanwhile: the message went out all the same.
-    if (!(error instanceof AppError && error.code === "conflict")) throw error;
-  }
-}
-
 async function moveHandoff(db: Database, conversationId: number, action: Exclude<HandoffAction, "request">, operator: string): Promise<HandoffView | null> {
   const current = await readHandoff(db, conversationId);
   if (!current) throw notFound("conversation");

@@ -5,7 +5,6 @@ import { findMessage } from "../db/messages";
 import { operatorAddress } from "../envelope/address";
 import { AppError, notFound } from "../errors";
 import { log } from "../log";
-import { takeIfWaiting } from "./handoff";
 import { sendToChat, type SendDeps, type SendResult } from "./send-to-chat";
 
 export const replyBodySchema = z.object({ text: z.string().trim().min(1, "write a message").max(4000) });
@@ -41,7 +40,7 @@ export async function sendOperatorReply(deps: SendDeps, input: OperatorReplyInpu
     replyToEnvelopeId: await firstEnvelopeIdOfMessage(deps.db, message.id),
     forkId: message.forkId,
   });
-  return operatorResponse(deps, result, message.conversation.id, input.operator);
+  return operatorResponse(result, input.operator);
 }
 
 export type OperatorMessageInput = { conversationId: number; text: string; operator: string };
@@ -64,18 +63,11 @@ export async function sendOperatorMessage(deps: SendDeps, input: OperatorMessage
     replyToEnvelopeId: null,
     forkId: conversation.activeForkId,
   });
-  return operatorResponse(deps, result, conversation.id, input.operator);
+  return operatorResponse(result, input.operator);
 }
 
-/**
- * What the operator's send means for the operator: 201 once delivered, 502 only when it did not (or may not have) go out.
- * A delivered send to a waiting handoff takes it over (docs/HANDOFF.md).
- */
-async function operatorResponse(deps: SendDeps, result: SendResult, conversationId: number, operator: string): Promise<OperatorReplyResponse> {
-  if (result.kind === "sent" || result.kind === "unrecorded") {
-    // It went out: a failure to take the handoff must not read as a failed send (which invites a resend).
-    await takeIfWaiting(deps.db, conversationId, operator).catch((error: unknown) => log.warn("operator_reply.take_failed", { conversationId, operator, error }));
-  }
+/** What the operator's send means for the operator: 201 once delivered, 502 only when it did not (or may not have) go out. */
+function operatorResponse(result: SendResult, operator: string): OperatorReplyResponse {
   switch (result.kind) {
     case "sent":
       return { ok: true, recorded: true, envelopeId: result.envelopeId, messageId: result.messageId };

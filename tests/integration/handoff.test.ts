@@ -7,7 +7,7 @@ import { errorResponse } from "@/lib/http/respond";
 import { changeHandoff, handoffTimeouts, handoffView, listOpenHandoffs, ON_CALL, requestHandoff } from "@/lib/pipeline/handoff";
 import { allowedFrom } from "@/lib/pipeline/handoff-rules";
 import { startBackgroundTask } from "@/lib/pipeline/forks";
-import { sendOperatorMessage, sendOperatorReply } from "@/lib/pipeline/operator-reply";
+import { sendOperatorReply } from "@/lib/pipeline/operator-reply";
 import { updateSettings } from "@/lib/settings/store";
 import { defaultSettings } from "@/lib/settings/schema";
 import { update } from "../fixtures/telegram";
@@ -195,24 +195,6 @@ describe("human handoff (AI SDK mock model)", () => {
     expect(handoffView(c)).toMatchObject({ state: "waiting" });
     expect(c.handoffTimedOutAt).not.toBeNull();
     expect(await listOpenHandoffs(t!.db)).toHaveLength(1);
-  });
-
-  it.each(["plain message", "threaded reply"])("an operator who answers a waiting handoff (%s) takes it over: no 'everyone is busy' after it", async (how) => {
-    await start(null);
-    await t!.post(update({ text: "/human" }));
-    await t!.settle();
-    const deps = t!.app.turnDeps;
-    const c = await conversation();
-    const userMessage = await t!.db.prisma.message.findFirstOrThrow({ where: { senderKind: "user" } });
-    const text = "Hi, Bea from support here.";
-    if (how === "plain message") await sendOperatorMessage(deps, { conversationId: c.id, text, operator: "bea" });
-    else await sendOperatorReply(deps, { messageId: userMessage.id, text, operator: "bea" });
-    expect(handoffView(await conversation())).toMatchObject({ state: "assigned", operator: "bea" });
-    await handoffTimeouts(deps, new Date(Date.now() + (defaultSettings.handoffTimeoutMinutes + 1) * 60_000));
-    expect(sendTexts()).toEqual([WAITING, text]);
-    // A second operator chiming in leaves it with the first.
-    await sendOperatorMessage(deps, { conversationId: c.id, text: "and Carl too", operator: "carl" });
-    expect(handoffView(await conversation())).toMatchObject({ state: "assigned", operator: "bea" });
   });
 
   it("a background task in a handed-off conversation does not run: nothing is posted, the task fails with the reason", async () => {
