@@ -198,3 +198,108 @@ test("search finds what was said and opens the timeline at that message", async 
   await page.goto(`/search?q=${encodeURIComponent('"')}`);
   await expect(page.getByText("No message matches")).toBeVisible();
 });
+
+test("the composer sends once however fast Enter is pressed, and refuses blank text", async ({ page, dashboard, request }) => {
+  const { post } = groupChat(-1_009_400_000_006, "E2E Double Enter");
+  await post(request, "ping");
+  const id = await conversationId(request, "E2E Double Enter");
+  await dashboard.signIn();
+  await page.goto(`/conversations/${id}`);
+  await expect(message(page, "ping")).toBeVisible();
+  const box = page.getByLabel("Message", { exact: true });
+  // Blank text sends nothing (the button stays off, Enter does nothing).
+  await box.fill("   \n  ");
+  await expect(page.getByRole("button", { name: "Send", exact: true })).toBeDisabled();
+  await box.press("Enter");
+  // Enter while an input method composes (Chromium's isComposing, Safari's keyCode 229) is not a send.
+  await box.fill("日本");
+  await box.evaluate((el) => {
+    el.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", code: "Enter", isComposing: true, bubbles: true, cancelable: true }));
+    el.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", code: "Enter", keyCode: 229, bubbles: true, cancelable: true }));
+  });
+  await expect(box).toHaveValue("日本");
+  await box.fill("only once please");
+  // Two Enters before React re-renders (a key repeat, a busy tab): one send.
+  await box.evaluate((el) => {
+    for (let i = 0; i < 2; i++) el.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", code: "Enter", keyCode: 13, bubbles: true, cancelable: true }));
+  });
+  await expect(message(page, "only once please")).toHaveCount(1);
+  await expect(message(page, "only once please").getByTestId("message-status")).toHaveText("sent");
+  await page.waitForTimeout(1_000);
+  const timeline = (await (await request.get(`/api/v1/conversations/${id}/messages`, { headers: API })).json()) as { messages: { text: string }[] };
+  expect(timeline.messages.map((m) => m.text).filter((t) => t === "only once please")).toHaveLength(1);
+  expect(timeline.messages.map((m) => m.text.trim()).filter((t) => t === "")).toHaveLength(0);
+  expect(timeline.messages.map((m) => m.text).filter((t) => t === "日本")).toHaveLength(0);
+});
+
+test("a message with markup found by search shows as text and runs nothing", async ({ page, dashboard, request }) => {
+  const { post } = groupChat(-1_009_400_000_007, "E2E Search XSS");
+  await post(request, "<img src=x onerror=alert(1)> quokkaburst <script>alert(2)</script>");
+  await post(request, "emoji 🦘 quokkaburst and 日本語 text");
+  let dialogs = 0;
+  page.on("dialog", (d) => {
+    dialogs++;
+    void d.dismiss();
+  });
+  await dashboard.signIn();
+  await page.goto(`/search?q=${encodeURIComponent("quokkaburst <img src=x onerror=alert(1)>")}`);
+  // Every word must match: the query's own markup adds "img", "src", "x", … so only the first message matches.
+  const results = page.getByTestId("search-result");
+  await expect(results).toHaveCount(1);
+  await expect(results).toContainText("<img src=x onerror=alert(1)>");
+  await expect(results.locator("img, script")).toHaveCount(0);
+  await expect(page.getByText("No message matches")).toHaveCount(0);
+  await page.goto(`/search?q=${encodeURIComponent("🦘 quokkaburst")}`);
+  await expect(results).toHaveCount(2);
+  await expect(page.locator("mark").first()).toHaveText("quokkaburst");
+  await page.goto(`/search?q=${encodeURIComponent("日本語")}`);
+  await expect(results).toHaveCount(1);
+  expect(dialogs).toBe(0);
+  expect(await page.locator("main img").count()).toBe(0);
+});
+
+test("a deep link to a message that is not in the conversation says so and opens at the newest", async ({ page, dashboard, request }) => {
+  const { post } = groupChat(-1_009_400_000_008, "E2E Stale Link");
+  for (let n = 1; n <= 60; n++) await post(request, `stale ${String(n).padStart(2, "0")}`);
+  const other = groupChat(-1_009_400_000_009, "E2E Stale Link Other");
+  await other.post(request, "in another conversation");
+  const id = await conversationId(request, "E2E Stale Link");
+  const otherId = await conversationId(request, "E2E Stale Link Other");
+  const foreign = (await (await request.get(`/api/v1/conversations/${otherId}/messages`, { headers: API })).json()) as { messages: { id: number }[] };
+  await dashboard.signIn();
+  for (const target of [foreign.messages[0]!.id, 2_000_000_000]) {
+    await page.goto(`/conversations/${id}?message=${target}`);
+    await expect(page.getByText("The original message is not in this conversation's history.")).toBeVisible();
+    await page.getByTestId("timeline").scrollIntoViewIfNeeded();
+    await expect(message(page, "stale 60")).toBeInViewport();
+  }
+});
+
+test("a send the server refuses keeps the text in the box to fix, and the next Enter sends it once", async ({ page, dashboard, request }) => {
+  const { post } = groupChat(-1_009_400_000_010, "E2E Refused");
+  await post(request, "hello?");
+  const id = await conversationId(request, "E2E Refused");
+  await dashboard.signIn();
+  await page.goto(`/conversations/${id}`);
+  await expect(message(page, "hello?")).toBeVisible();
+  const box = page.getByLabel("Message", { exact: true });
+  // Near the limit the box counts characters.
+  await box.fill("y".repeat(3_900));
+  await expect(page.getByTestId("composer-count")).toHaveText("3,900 / 4,000 characters");
+  // The first send is refused (as a too-long or otherwise invalid text would be).
+  let refused = 0;
+  await page.route(`**/api/v1/conversations/${id}/messages`, async (route) => {
+    if (route.request().method() !== "POST" || refused > 0) return route.fallback();
+    refused++;
+    await route.fulfill({ status: 400, contentType: "application/json", body: JSON.stringify({ error: { code: "bad_request", message: "text: too long" } }) });
+  });
+  await box.fill("a reply worth keeping");
+  await box.press("Enter");
+  await expect(page.getByTestId("composer-failure")).toContainText("text: too long");
+  await expect(box).toHaveValue("a reply worth keeping");
+  await box.press("Enter");
+  await expect(page.getByTestId("composer-failure")).toHaveCount(0);
+  await expect(message(page, "a reply worth keeping").getByTestId("message-status")).toHaveText("sent");
+  await expect(message(page, "a reply worth keeping")).toHaveCount(1);
+  expect(refused).toBe(1);
+});

@@ -25,6 +25,8 @@ export const searchResponse = z.strictObject({
       /** HTML-escaped text whose only markup is <mark> around the hits. */
       snippet: z.string(),
       sentAt: isoDate,
+      /** The sender took it back (LINE unsend): still found, as in the timeline, where its text stays for operators. */
+      deletedAt: isoDate.nullable(),
       senderName: z.string().nullable(),
       conversationTitle: z.string().nullable(),
     }),

@@ -10,6 +10,9 @@ function channelName(schema: string) {
   return `switchboard_events_${createHash("sha256").update(schema).digest("hex").slice(0, 16)}`;
 }
 
+/** What a page is told after the relay missed events: every kind, no ids (refetch all). */
+export const RESYNC: LiveEvent[] = [{ type: "conversation" }, { type: "envelope" }, { type: "fork" }, { type: "settings" }];
+
 export type Relay = {
   /** Settles once the first LISTEN is in place (tests wait for it before another instance publishes). */
   ready: Promise<void>;
@@ -19,7 +22,8 @@ export type Relay = {
 /**
  * Carries this instance's events to the others on the same PostgreSQL database
  * and theirs to this one: NOTIFY on publish (through the pool), LISTEN on one
- * dedicated connection, reconnected after a failure. An event's origin id keeps
+ * dedicated connection, reconnected after a failure (then local listeners get
+ * RESYNC: what was sent while it was down is lost). An event's origin id keeps
  * an instance from delivering its own events twice.
  */
 export function startPostgresRelay(db: Database, url: string, options: { reconnectMs?: number } = {}): Relay {
@@ -30,6 +34,8 @@ export function startPostgresRelay(db: Database, url: string, options: { reconne
   let client: pg.Client | null = null;
   let closed = false;
   let timer: NodeJS.Timeout | null = null;
+  // Set once a LISTEN has been lost: events sent meanwhile never arrive here.
+  let missed = false;
 
   bus.relay = (event: LiveEvent) => {
     db.read(`SELECT pg_notify(?, ?)`, channel, JSON.stringify({ origin, event })).catch((error) => log.warn("events.notify_failed", { error: (error as Error).message }));
@@ -52,6 +58,7 @@ export function startPostgresRelay(db: Database, url: string, options: { reconne
     const retry = () => {
       if (closed || client !== next) return;
       client = null;
+      missed = true;
       next.end().catch(() => {});
       timer = setTimeout(() => void connect(), options.reconnectMs ?? 1_000);
       timer.unref?.();
@@ -67,6 +74,13 @@ export function startPostgresRelay(db: Database, url: string, options: { reconne
       await next.query(`LISTEN "${channel}"`);
       // Other instances' events no longer wait on this connection to close.
       (next as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+      // Back after a gap: other instances' changes in it are lost, so local pages refetch
+      // everything they show (the same coarse events, without ids, that any change sends).
+      if (missed) {
+        missed = false;
+        log.info("events.listen_resumed", { channel });
+        for (const event of RESYNC) bus.deliver(event);
+      }
     } catch (error) {
       log.warn("events.listen_failed", { error: (error as Error).message });
       retry();

@@ -5,13 +5,24 @@ export type EventStreamOptions = {
   heartbeatMs?: number;
   /** What the browser's EventSource waits before reconnecting. */
   retryMs?: number;
+  /** Frames a client may leave unread before it is dropped (see below). */
+  maxQueued?: number;
 };
+
+/**
+ * Frames waiting for a client that does not read (a stalled tab, a hostile
+ * client holding the socket open) before the stream is ended: events are
+ * coarse and the page refetches on reconnect, so dropping it loses nothing,
+ * while queueing for it would grow memory with every event on the server.
+ */
+const MAX_QUEUED = 256;
 
 /**
  * A text/event-stream Response fed by the bus: `retry:` first, then one `data:`
  * line per event (named by its type), a heartbeat comment while idle. Ends
  * cleanly when the client goes away (the request's signal): the subscription and
- * the timer are released, and nothing is written after.
+ * the timer are released, and nothing is written after. A client that stops
+ * reading is dropped after MAX_QUEUED unread frames.
  */
 export function eventStreamResponse(bus: EventBus, signal: AbortSignal, options: EventStreamOptions = {}): Response {
   const encoder = new TextEncoder();
@@ -21,6 +32,8 @@ export function eventStreamResponse(bus: EventBus, signal: AbortSignal, options:
       let open = true;
       const write = (text: string) => {
         if (!open) return;
+        // desiredSize counts down one per unread frame (a count strategy of 1).
+        if ((controller.desiredSize ?? 0) <= -(options.maxQueued ?? MAX_QUEUED)) return drop();
         try {
           controller.enqueue(encoder.encode(text));
         } catch {
@@ -40,6 +53,16 @@ export function eventStreamResponse(bus: EventBus, signal: AbortSignal, options:
           controller.close();
         } catch {
           // Already closed by the reader.
+        }
+      };
+      // Ends with an error, which discards the queue at once (close() would keep it for the reader).
+      const drop = () => {
+        if (!open) return;
+        close();
+        try {
+          controller.error(new Error("event stream client too slow: dropped"));
+        } catch {
+          // Already errored.
         }
       };
       release = close;

@@ -1,11 +1,12 @@
 /**
  * User search text, made safe for the databases' full-text syntax: only its
- * words are kept (letters and digits, any script), each quoted as a literal
+ * words are kept (letters and digits, any script, with their combining marks:
+ * Thai tone marks and Devanagari vowel signs are part of a word), each quoted as a literal
  * term, so `"`, `AND(`, `NEAR`, `*` or `-` can never be read as operators or
  * make the query fail. An empty list means: nothing to search for.
  */
 export function searchTerms(text: string, max = 12): string[] {
-  const words = text.normalize("NFKC").toLowerCase().match(/[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu) ?? [];
+  const words = text.normalize("NFKC").toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’][\p{L}\p{N}][\p{L}\p{M}\p{N}]*)*/gu) ?? [];
   return [...new Set(words.map((w) => w.replace(/['’]/g, "")))].filter(Boolean).slice(0, max);
 }
 

@@ -8,7 +8,7 @@ export const searchQuerySchema = z.object({
   take: z.coerce.number().int().min(1).max(100).default(20),
 });
 
-export type SearchResult = { messageId: number; conversationId: number; snippet: string; sentAt: string; senderName: string | null; conversationTitle: string | null };
+export type SearchResult = { messageId: number; conversationId: number; snippet: string; sentAt: string; deletedAt: string | null; senderName: string | null; conversationTitle: string | null };
 
 /**
  * What was said, found: the best-matching messages with a snippet each. The
@@ -23,6 +23,7 @@ export async function searchMessageText(db: Database, query: z.infer<typeof sear
       conversationId: r.conversationId,
       snippet: snippetMarkup(r.snippet),
       sentAt: r.sentAt.toISOString(),
+      deletedAt: r.deletedAt ? r.deletedAt.toISOString() : null,
       senderName: r.senderName,
       conversationTitle: r.conversationTitle,
     })),

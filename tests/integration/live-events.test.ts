@@ -2,7 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GET as eventsRoute } from "@/app/api/v1/events/route";
 import { GET as timelineRoute, POST as messageRoute } from "@/app/api/v1/conversations/[id]/messages/route";
 import { EventBus, type LiveEvent } from "@/lib/events/bus";
-import { startPostgresRelay } from "@/lib/events/postgres-relay";
+import { createHash } from "node:crypto";
+import { RESYNC, startPostgresRelay } from "@/lib/events/postgres-relay";
+import { postgresTarget } from "@/lib/db/migrations.mjs";
+import { eventStreamResponse } from "@/lib/http/event-stream";
 import { openDb } from "@/lib/db/database";
 import type { App } from "@/lib/server/wiring";
 import { update } from "../fixtures/telegram";
@@ -60,6 +63,27 @@ describe.each(databases)("live events and the timeline API ($name)", ({ open }) 
   it("GET /events needs a session or the API token", async () => {
     const response = await eventsRoute(new Request("http://localhost/api/v1/events"), route({}));
     expect(response.status).toBe(401);
+    expect(t.db.events.listenerCount()).toBe(0);
+  });
+
+  it("a bad token or a forged cookie is a 401 with no subscription; 200 streams opened and dropped leave no listener", async () => {
+    for (const headers of [{ authorization: "Bearer wrong-token-0123456789" }, { authorization: "Basic abc" }, { cookie: "switchboard_session=forged" }] as Record<string, string>[]) {
+      expect((await eventsRoute(new Request("http://localhost/api/v1/events", { headers }), route({}))).status).toBe(401);
+    }
+    expect(t.db.events.listenerCount()).toBe(0);
+    const streams = await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        const abort = new AbortController();
+        const response = await eventsRoute(new Request("http://localhost/api/v1/events", { headers: auth, signal: abort.signal }), route({}));
+        return { abort, response, i };
+      }),
+    );
+    expect(t.db.events.listenerCount()).toBe(200);
+    // Half go away by the signal (a closed tab), half by cancelling the body (a proxy dropping it).
+    for (const { abort, response, i } of streams) {
+      if (i % 2) abort.abort();
+      else await response.body!.cancel();
+    }
     expect(t.db.events.listenerCount()).toBe(0);
   });
 
@@ -130,6 +154,40 @@ describe.each(databases)("live events and the timeline API ($name)", ({ open }) 
 });
 
 describe.skipIf(!hasPostgres)("live events across instances (PostgreSQL LISTEN/NOTIFY)", () => {
+  it("after its LISTEN connection dies the relay reconnects, tells local pages to refetch, and relays again", async () => {
+    const testDb = await postgresTestDb();
+    const second = await openDb(testDb.url);
+    const telegram = await startFakeTelegram();
+    const a = await startTestApp({ db: testDb, telegram, model: null });
+    const relay = startPostgresRelay(second, testDb.url, { reconnectMs: 50 });
+    try {
+      await Promise.all([a.app.relay!.ready, relay.ready]);
+      const received: LiveEvent[] = [];
+      let wake = () => {};
+      second.events.subscribe((event) => {
+        received.push(event);
+        wake();
+      });
+      const until = async (check: () => boolean) => {
+        for (let i = 0; i < 200 && !check(); i++) await new Promise<void>((r) => ((wake = r), setTimeout(r, 50)));
+        expect(check()).toBe(true);
+      };
+      // Only this test's LISTEN (its channel is per schema): other suites share the server.
+      const channel = `switchboard_events_${createHash("sha256").update(postgresTarget(testDb.url).schema).digest("hex").slice(0, 16)}`;
+      const [killed] = await testDb.db.read<{ ok: boolean }>(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE query = ?`, `LISTEN "${channel}"`);
+      expect(killed?.ok).toBe(true);
+      await until(() => RESYNC.every((e) => received.some((r) => JSON.stringify(r) === JSON.stringify(e))));
+      expect((await a.post(update({ text: "after the reconnect" }))).status).toBe(200);
+      await until(() => received.some((e) => e.type === "message"));
+    } finally {
+      await relay.close();
+      await a.stop();
+      await second.close();
+      await testDb.close();
+      await telegram.close();
+    }
+  }, 30_000);
+
   it("an ingest on one instance reaches the other's subscribers", async () => {
     const testDb = await postgresTestDb();
     const second = await openDb(testDb.url);
@@ -174,5 +232,45 @@ describe("the event bus", () => {
     bus.subscribe((e) => got.push(e));
     expect(() => bus.publish({ type: "settings" })).not.toThrow();
     expect(got).toEqual([{ type: "settings" }]);
+  });
+});
+
+describe("the event stream", () => {
+  it("drops a client that never reads instead of buffering without bound, and frees its subscription", async () => {
+    const bus = new EventBus();
+    const response = eventStreamResponse(bus, new AbortController().signal, { heartbeatMs: 60_000 });
+    expect(bus.listenerCount()).toBe(1);
+    // Nobody reads the body: every event would otherwise wait in the stream's queue.
+    for (let i = 0; i < 10_000; i++) bus.publish({ type: "message", conversationId: 1, messageId: i });
+    expect(bus.listenerCount()).toBe(0);
+    // What is left for a late reader is bounded, then the stream ends in an error (EventSource reconnects).
+    const reader = response.body!.getReader();
+    let frames = 0;
+    await expect(
+      (async () => {
+        for (;;) {
+          const { done } = await reader.read();
+          if (done) return;
+          frames++;
+        }
+      })(),
+    ).rejects.toThrow(/too slow/);
+    expect(frames).toBeLessThan(10_000);
+  });
+
+  it("a client that reads keeps its stream however many events pass", async () => {
+    const bus = new EventBus();
+    const response = eventStreamResponse(bus, new AbortController().signal, { heartbeatMs: 60_000 });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    for (let i = 0; i < 2_000; i++) {
+      bus.publish({ type: "message", conversationId: 1, messageId: i });
+      const { value } = await reader.read();
+      text += decoder.decode(value);
+    }
+    expect(bus.listenerCount()).toBe(1);
+    await reader.cancel();
+    expect(bus.listenerCount()).toBe(0);
   });
 });

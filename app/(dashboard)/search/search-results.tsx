@@ -8,7 +8,7 @@ import { api } from "../_lib/api";
 import { Snippet } from "../_lib/snippet";
 import { clock } from "../_lib/time";
 
-type Result = { messageId: number; conversationId: number; snippet: string; sentAt: string; senderName: string | null; conversationTitle: string | null };
+type Result = { messageId: number; conversationId: number; snippet: string; sentAt: string; deletedAt: string | null; senderName: string | null; conversationTitle: string | null };
 
 /** Full-text search over what was said; each result opens its conversation's timeline at the message. */
 export function SearchResults({ initial }: { initial: string }) {
@@ -50,6 +50,7 @@ export function SearchResults({ initial }: { initial: string }) {
                 <span className="muted">
                   {r.conversationTitle ?? `Conversation ${r.conversationId}`} · {r.senderName ?? "unknown"} · {clock(r.sentAt)}
                 </span>
+                {r.deletedAt && <span className="badge warn">unsent</span>}
                 <span className="snippet">
                   <Snippet markup={r.snippet} />
                 </span>

@@ -1,9 +1,12 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { api, ApiError } from "../../_lib/api";
 import type { ReplyResponse, TimelineMessage } from "../../_lib/types";
+
+/** The API's limit (replyBodySchema): the box stops there instead of the server refusing it. */
+const MAX_TEXT = 4_000;
 
 /** A send that did not go out; `outcome: "unknown"` = it may have (check the chat before sending again). */
 type Failed = { text: string; replyTo: TimelineMessage | null; error: string; envelopeId: number | null; outcome: "not_sent" | "unknown" | null };
@@ -14,10 +17,24 @@ type Failed = { text: string; replyTo: TimelineMessage | null; error: string; en
  * (POST /messages/{id}/reply). Enter sends, Shift+Enter starts a new line. A
  * refused send stays here with its reason and a Retry.
  */
-export function Composer({ conversationId, replyTo, onCancelReply }: { conversationId: number; replyTo: TimelineMessage | null; onCancelReply: () => void }) {
+export function Composer({
+  conversationId,
+  replyTo,
+  onCancelReply,
+  onReplyAgain,
+}: {
+  conversationId: number;
+  replyTo: TimelineMessage | null;
+  onCancelReply: () => void;
+  /** Puts a refused reply's target back (the text returns to the box too). */
+  onReplyAgain?: (message: TimelineMessage) => void;
+}) {
   const client = useQueryClient();
   const [text, setText] = useState("");
   const [failed, setFailed] = useState<Failed | null>(null);
+  // Set synchronously: `send.isPending` and the cleared text only show after a
+  // re-render, and a second Enter can come before it (it sent twice).
+  const inFlight = useRef(false);
   const refresh = () => client.invalidateQueries({ queryKey: ["conversation", conversationId] });
 
   const send = useMutation({
@@ -34,9 +51,24 @@ export function Composer({ conversationId, replyTo, onCancelReply }: { conversat
     onError: (error, input) => {
       const details = error instanceof ApiError ? (error.details as { envelopeId?: number | null; outcome?: "not_sent" | "unknown" } | undefined) : undefined;
       setFailed({ ...input, error: error.message, envelopeId: details?.envelopeId ?? null, outcome: details?.outcome ?? null });
+      // Refused before anything was sent (a 4xx: too long, the conversation gone): the text goes
+      // back in the box to be fixed, unless the operator has started another one.
+      if (error instanceof ApiError && error.status >= 400 && error.status < 500 && !details?.envelopeId) {
+        setText((current) => (current === "" ? input.text : current));
+        if (input.replyTo) onReplyAgain?.(input.replyTo);
+      }
     },
-    onSettled: () => refresh(),
+    onSettled: () => {
+      inFlight.current = false;
+      return refresh();
+    },
   });
+
+  function sendOnce(input: { text: string; replyTo: TimelineMessage | null }) {
+    if (inFlight.current) return;
+    inFlight.current = true;
+    send.mutate(input);
+  }
 
   const retry = useMutation({
     mutationFn: (envelopeId: number) => api(`/envelopes/${envelopeId}/retry`, { method: "POST" }),
@@ -49,7 +81,7 @@ export function Composer({ conversationId, replyTo, onCancelReply }: { conversat
   function submit() {
     const value = text.trim();
     if (!value || send.isPending) return;
-    send.mutate({ text: value, replyTo });
+    sendOnce({ text: value, replyTo });
   }
 
   return (
@@ -74,16 +106,23 @@ export function Composer({ conversationId, replyTo, onCancelReply }: { conversat
         id="reply-text"
         rows={2}
         value={text}
+        maxLength={MAX_TEXT}
         placeholder={replyTo ? "Your reply (Enter sends, Shift+Enter for a new line)" : "Write to the chat (Enter sends, Shift+Enter for a new line)"}
         onChange={(e) => setText(e.target.value)}
         onKeyDown={(e) => {
           // Enter sends; Shift+Enter (and Enter while an input method composes) is a new line.
-          if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+          // keyCode 229: the Enter that ends a composition in Safari, which reports isComposing false.
+          if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing && e.nativeEvent.keyCode !== 229) {
             e.preventDefault();
             submit();
           }
         }}
       />
+      {text.length > MAX_TEXT - 200 && (
+        <p className="muted" data-testid="composer-count">
+          {text.length.toLocaleString("en")} / {MAX_TEXT.toLocaleString("en")} characters
+        </p>
+      )}
       {send.isPending && (
         <p className="muted" role="status" data-testid="composer-status">
           Sending…
@@ -111,7 +150,7 @@ export function Composer({ conversationId, replyTo, onCancelReply }: { conversat
               Retry
             </button>
           ) : (
-            <button type="button" onClick={() => send.mutate({ text: failed.text, replyTo: failed.replyTo })} disabled={send.isPending}>
+            <button type="button" onClick={() => sendOnce({ text: failed.text, replyTo: failed.replyTo })} disabled={send.isPending}>
               Send again
             </button>
           )}{" "}

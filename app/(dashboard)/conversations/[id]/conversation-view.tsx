@@ -116,7 +116,7 @@ export function ConversationView({ id, focusMessageId }: { id: number; focusMess
         onReply={setReplyTo}
         focusMessageId={focusMessageId}
       />
-      <Composer conversationId={conversation.id} replyTo={replyTo} onCancelReply={() => setReplyTo(null)} />
+      <Composer conversationId={conversation.id} replyTo={replyTo} onCancelReply={() => setReplyTo(null)} onReplyAgain={setReplyTo} />
     </>
   );
 }

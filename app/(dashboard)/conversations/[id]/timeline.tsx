@@ -176,10 +176,11 @@ export function Timeline({ messages, hasMore, loadingOlder, loadOlder, ensureLoa
       const found = await ensureLoaded(id);
       if (!found) {
         setNotice("The original message is not in this conversation's history.");
-        return;
+        return false;
       }
       setHighlight(id);
       setScrollTarget({ id });
+      return true;
     },
     [ensureLoaded],
   );
@@ -203,8 +204,11 @@ export function Timeline({ messages, hasMore, loadingOlder, loadOlder, ensureLoa
   useEffect(() => {
     if (!focusMessageId || focused.current === focusMessageId || messages.length === 0) return;
     focused.current = focusMessageId;
-    void jump(focusMessageId);
-  }, [focusMessageId, messages.length, jump]);
+    // Not here (another conversation's id, a stale link): open at the newest, as without the link.
+    void jump(focusMessageId).then((found) => {
+      if (!found) virtualizer.scrollToEnd();
+    });
+  }, [focusMessageId, messages.length, jump, virtualizer]);
 
   const items = virtualizer.getVirtualItems();
   return (
