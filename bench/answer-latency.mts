@@ -25,7 +25,6 @@ const SECRET = "bench-secret";
 const TARGET_MS = 1.5 * L + D;
 const target = `p99 ≤ 1.5 × L + D = ${TARGET_MS} ms`;
 
-
 /** Every model call, by the chat it came from (the sender's name is `C<chat id>`), with its prompt text. */
 let calls: { chat: number; prompt: string; at: number }[] = [];
 let inFlight = 0;
@@ -33,17 +32,32 @@ let maxInFlight = 0;
 const llm = await listen(async (req, res) => {
   const payload = await body(req);
   const last = payload.messages.at(-1);
-  const base = { id: "x", object: "chat.completion", created: 0, model: "slow", usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } };
+  const base = {
+    id: "x",
+    object: "chat.completion",
+    created: 0,
+    model: "slow",
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+  };
   res.setHeader("content-type", "application/json");
-  if (last.role === "tool") return res.end(JSON.stringify({ ...base, choices: [{ index: 0, message: { role: "assistant", content: "" }, finish_reason: "stop" }] }));
-  const prompt = payload.messages.map((m: { content: unknown }) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n");
+  if (last.role === "tool")
+    return res.end(
+      JSON.stringify({ ...base, choices: [{ index: 0, message: { role: "assistant", content: "" }, finish_reason: "stop" }] }),
+    );
+  const prompt = payload.messages
+    .map((m: { content: unknown }) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
+    .join("\n");
   const chat = Number(/from C(\d+)/.exec(String(last.content))?.[1] ?? 0);
   calls.push({ chat, prompt, at: performance.now() });
   inFlight += 1;
   maxInFlight = Math.max(maxInFlight, inFlight);
   await new Promise((r) => setTimeout(r, L));
   inFlight -= 1;
-  const message = { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "reply", arguments: '{"message":"ok"}' } }] };
+  const message = {
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id: "c", type: "function", function: { name: "reply", arguments: '{"message":"ok"}' } }],
+  };
   res.end(JSON.stringify({ ...base, choices: [{ index: 0, message, finish_reason: "tool_calls" }] }));
 });
 
@@ -59,7 +73,16 @@ const telegram = await fakeBotApi((payload) => {
 let updateId = 1;
 const update = (chat: number, text: string) => {
   const id = updateId++;
-  return JSON.stringify({ update_id: id, message: { message_id: id, date: Math.floor(Date.now() / 1000), chat: { id: chat, type: "private", first_name: `C${chat}` }, from: { id: chat, is_bot: false, first_name: `C${chat}` }, text } });
+  return JSON.stringify({
+    update_id: id,
+    message: {
+      message_id: id,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: chat, type: "private", first_name: `C${chat}` },
+      from: { id: chat, is_bot: false, first_name: `C${chat}` },
+      text,
+    },
+  });
 };
 
 /** Posts the updates with IN_FLIGHT requests at a time, round-robin over the servers; resolves with each chat's 200 time. */
@@ -100,7 +123,12 @@ async function waitForAnswers(chats: number[], timeoutMs: number) {
 function peakRssMiB(pid: number): number {
   const children = (p: number): number[] => {
     try {
-      return readFileSync(`/proc/${p}/task/${p}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number).flatMap((c) => [c, ...children(c)]);
+      return readFileSync(`/proc/${p}/task/${p}/children`, "utf8")
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map(Number)
+        .flatMap((c) => [c, ...children(c)]);
     } catch {
       return [];
     }
@@ -135,7 +163,12 @@ function reset() {
 function latencies(chats: number[], acked: Map<number, number>) {
   const samples = chats.filter((c) => sends.has(c)).map((c) => sends.get(c)![0] - acked.get(c)!);
   const once = chats.filter((c) => sends.get(c)?.length === 1).length;
-  return { s: summarize(samples), once, unanswered: chats.filter((c) => !sends.has(c)).length, twice: chats.filter((c) => (sends.get(c)?.length ?? 0) > 1).length };
+  return {
+    s: summarize(samples),
+    once,
+    unanswered: chats.filter((c) => !sends.has(c)).length,
+    twice: chats.filter((c) => (sends.get(c)?.length ?? 0) > 1).length,
+  };
 }
 
 function reportLatency(label: string, chats: number[], acked: Map<number, number>, extra: string) {
@@ -149,8 +182,27 @@ function reportLatency(label: string, chats: number[], acked: Map<number, number
   const ratio = (v: number) => round(v / L, 2);
   const allOnce = once === chats.length;
   const note = `L = ${L} ms, D = ${D} ms; p50 ${s.p50} ms (${ratio(s.p50)} × L), p99 ${s.p99} ms (${ratio(s.p99)} × L), max ${s.max} ms; answered exactly once: ${once}/${chats.length} (unanswered ${unanswered}, twice ${twice}); model calls in flight at most ${maxInFlight}; ${extra}`;
-  report({ bench: "answer latency", case: label, metric: "p50 time to answer", value: s.p50, unit: "ms", baseline: L, ratio: ratio(s.p50), note });
-  report({ bench: "answer latency", case: label, metric: "p99 time to answer", value: s.p99, unit: "ms", baseline: L, ratio: ratio(s.p99), target: `${target}, each chat answered once`, met: s.p99 <= TARGET_MS && allOnce });
+  report({
+    bench: "answer latency",
+    case: label,
+    metric: "p50 time to answer",
+    value: s.p50,
+    unit: "ms",
+    baseline: L,
+    ratio: ratio(s.p50),
+    note,
+  });
+  report({
+    bench: "answer latency",
+    case: label,
+    metric: "p99 time to answer",
+    value: s.p99,
+    unit: "ms",
+    baseline: L,
+    ratio: ratio(s.p99),
+    target: `${target}, each chat answered once`,
+    met: s.p99 <= TARGET_MS && allOnce,
+  });
 }
 
 const chatsFrom = (first: number, n: number) => Array.from({ length: n }, (_, i) => first + i);
@@ -158,23 +210,44 @@ const chatsFrom = (first: number, n: number) => Array.from({ length: n }, (_, i)
 async function manyChats(label: string, bases: string[], pids: number[], first: number) {
   reset();
   const chats = chatsFrom(first, CHATS);
-  const acked = await post(bases, chats.map((chat) => ({ chat, text: `hello from ${chat}` })));
+  const acked = await post(
+    bases,
+    chats.map((chat) => ({ chat, text: `hello from ${chat}` })),
+  );
   await waitForAnswers(chats, 120_000);
   const rss = pids.map(peakRssMiB);
   reportLatency(label, chats, acked, `peak server RSS ${rss.map((r) => `${r} MiB`).join(" + ")}; ${calls.length} model calls`);
-  report({ bench: "answer latency", case: label, metric: "server peak RSS", value: Math.max(...rss), unit: "MiB", note: `${pids.length} instance(s): ${rss.join(", ")} MiB` });
+  report({
+    bench: "answer latency",
+    case: label,
+    metric: "server peak RSS",
+    value: Math.max(...rss),
+    unit: "MiB",
+    note: `${pids.length} instance(s): ${rss.join(", ")} MiB`,
+  });
 }
 
 async function fairness(bases: string[], first: number) {
   reset();
   const busy = first;
   // 200 messages queued in one chat (sent before anything else) …
-  await post(bases, Array.from({ length: 200 }, (_, i) => ({ chat: busy, text: `queued ${i}` })));
+  await post(
+    bases,
+    Array.from({ length: 200 }, (_, i) => ({ chat: busy, text: `queued ${i}` })),
+  );
   // … then 100 fresh chats, one message each.
   const fresh = chatsFrom(first + 1, 100);
-  const acked = await post(bases, fresh.map((chat) => ({ chat, text: `fresh ${chat}` })));
+  const acked = await post(
+    bases,
+    fresh.map((chat) => ({ chat, text: `fresh ${chat}` })),
+  );
   await waitForAnswers([...fresh, busy], 120_000);
-  reportLatency("1 chat with 200 queued + 100 fresh chats: the fresh chats", fresh, acked, `the busy chat got ${sends.get(busy)?.length ?? 0} answers from ${calls.filter((c) => c.chat === busy).length} model calls for its 200 messages`);
+  reportLatency(
+    "1 chat with 200 queued + 100 fresh chats: the fresh chats",
+    fresh,
+    acked,
+    `the busy chat got ${sends.get(busy)?.length ?? 0} answers from ${calls.filter((c) => c.chat === busy).length} model calls for its 200 messages`,
+  );
 }
 
 async function burst(base: string, chat: number) {

@@ -33,8 +33,16 @@ for (const size of sizes) {
   }, 300);
   results[size] = stats.p50;
   const check = await loadContextInput(db, { current, settings: defaultSettings });
-  if (check.recent.length !== 10 || check.targetNeighbours.length !== 6 || conversationId < 1) throw new Error("context bench: unexpected context shape");
-  report({ bench: "context", case: `${size.toLocaleString("en")} messages`, metric: "p50", value: stats.p50, unit: "ms", note: `p99 ${stats.p99} ms` });
+  if (check.recent.length !== 10 || check.targetNeighbours.length !== 6 || conversationId < 1)
+    throw new Error("context bench: unexpected context shape");
+  report({
+    bench: "context",
+    case: `${size.toLocaleString("en")} messages`,
+    metric: "p50",
+    value: stats.p50,
+    unit: "ms",
+    note: `p99 ${stats.p99} ms`,
+  });
   await db.close();
   rmSync(dir, { recursive: true, force: true });
 }

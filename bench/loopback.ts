@@ -18,7 +18,13 @@ export function listen(handler: (req: IncomingMessage, res: ServerResponse) => v
     server.keepAliveTimeout = 120_000;
     server.headersTimeout = 125_000;
     server.listen(0, "127.0.0.1", 4096, () =>
-      resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => (server.closeAllConnections(), server.close()) }),
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        close: () => {
+          server.closeAllConnections();
+          server.close();
+        },
+      }),
     );
   });
 }
@@ -33,7 +39,20 @@ export function fakeBotApi(onSend: (payload: Record<string, any>) => Record<stri
     const payload = await body(req);
     res.setHeader("content-type", "application/json");
     if (method === "getMe") {
-      return res.end(JSON.stringify({ ok: true, result: { id: 1, is_bot: true, first_name: "B", username: "bench_bot", can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false } }));
+      return res.end(
+        JSON.stringify({
+          ok: true,
+          result: {
+            id: 1,
+            is_bot: true,
+            first_name: "B",
+            username: "bench_bot",
+            can_join_groups: true,
+            can_read_all_group_messages: false,
+            supports_inline_queries: false,
+          },
+        }),
+      );
     }
     res.end(JSON.stringify({ ok: true, result: onSend(payload) }));
   });

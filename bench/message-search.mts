@@ -20,7 +20,10 @@ const VOCABULARY = 20_000;
 
 // A deterministic pseudo-random stream and Zipf-distributed words, like natural text.
 let seed = 42;
-const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+const random = () => {
+  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+  return seed / 2 ** 31;
+};
 const syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "ze", "po", "da", "fe", "gu", "hi", "jo", "ly", "mo", "ni", "qu", "ra"];
 const words = Array.from({ length: VOCABULARY }, (_, i) => {
   let w = "";
@@ -29,7 +32,10 @@ const words = Array.from({ length: VOCABULARY }, (_, i) => {
 });
 const cumulative: number[] = [];
 let sum = 0;
-for (let r = 1; r <= VOCABULARY; r++) cumulative.push((sum += 1 / r));
+for (let r = 1; r <= VOCABULARY; r++) {
+  sum += 1 / r;
+  cumulative.push(sum);
+}
 const zipfWord = () => {
   const x = random() * sum;
   let lo = 0;
@@ -50,7 +56,9 @@ try {
   const raw = new Database(join(dir, "bench.db"));
   raw.pragma("synchronous = OFF");
   const now = new Date().toISOString();
-  const conversation = raw.prepare(`INSERT INTO "Conversation" (channel, platformChatId, type, title, generation, createdAt, updatedAt, lastMessageAt) VALUES ('telegram', ?, 'group', ?, 0, ?, ?, ?)`);
+  const conversation = raw.prepare(
+    `INSERT INTO "Conversation" (channel, platformChatId, type, title, generation, createdAt, updatedAt, lastMessageAt) VALUES ('telegram', ?, 'group', ?, 0, ?, ?, ?)`,
+  );
   const insert = raw.prepare(
     `INSERT INTO "Message" (conversationId, direction, senderKind, senderName, senderIsBot, text, platformMessageId, mentionsBot, sentAt, createdAt) VALUES (?, 'inbound', 'user', ?, 0, ?, ?, 0, ?, ?)`,
   );
@@ -62,7 +70,14 @@ try {
   raw.transaction(() => {
     for (let i = 0; i < TOTAL; i++) {
       const inBig = i % Math.floor(TOTAL / TIMELINE) === 0;
-      insert.run(inBig ? big : others[i % others.length], `User ${i % 50}`, sentence(), String(i + 1), new Date(t0 + i * 1000).toISOString(), now);
+      insert.run(
+        inBig ? big : others[i % others.length],
+        `User ${i % 50}`,
+        sentence(),
+        String(i + 1),
+        new Date(t0 + i * 1000).toISOString(),
+        now,
+      );
     }
   })();
   raw.close();
@@ -86,7 +101,10 @@ try {
   const baseline: number[] = [];
   for (const q of queries.filter((q) => !q.includes(" "))) {
     const t = performance.now();
-    await db.read(`SELECT "id", "conversationId", "text", "sentAt" FROM "Message" WHERE "text" LIKE ? ORDER BY "id" DESC LIMIT 20`, `%${q}%`);
+    await db.read(
+      `SELECT "id", "conversationId", "text", "sentAt" FROM "Message" WHERE "text" LIKE ? ORDER BY "id" DESC LIMIT 20`,
+      `%${q}%`,
+    );
     baseline.push(performance.now() - t);
   }
   const like = summarize(baseline);

@@ -11,7 +11,13 @@ import { percentile } from "./stats";
  * (lib/httpClient.js resets a counter every 1,000 ms), so "half the maximum rate"
  * is really full speed for half of every second, and its p99 measures that burst.
  */
-export async function openLoop(options: { url: string; rate: number; durationS: number; headers: Record<string, string>; body: () => string }) {
+export async function openLoop(options: {
+  url: string;
+  rate: number;
+  durationS: number;
+  headers: Record<string, string>;
+  body: () => string;
+}) {
   const { url, rate, durationS } = options;
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const target = new URL(url);
@@ -24,7 +30,14 @@ export async function openLoop(options: { url: string; rate: number; durationS: 
     new Promise<void>((resolve) => {
       const body = options.body();
       const req = request(
-        { agent, host: target.hostname, port: target.port, path: target.pathname, method: "POST", headers: { ...options.headers, "content-length": Buffer.byteLength(body) } },
+        {
+          agent,
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: "POST",
+          headers: { ...options.headers, "content-length": Buffer.byteLength(body) },
+        },
         (res) => {
           res.resume();
           res.on("end", () => {
@@ -56,5 +69,12 @@ export async function openLoop(options: { url: string; rate: number; durationS: 
   agent.destroy();
   const sorted = latencies.sort((a, b) => a - b);
   const round = (v: number) => Math.round(v * 10) / 10;
-  return { sent: total, ok, failed, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted.at(-1) ?? NaN) };
+  return {
+    sent: total,
+    ok,
+    failed,
+    p50: round(percentile(sorted, 50)),
+    p99: round(percentile(sorted, 99)),
+    max: round(sorted.at(-1) ?? NaN),
+  };
 }

@@ -7,7 +7,11 @@ import { migrate, postgresTarget } from "../lib/db/migrations.mjs";
  * TEST_DATABASE_URL (as .ci/run sets it). Each run gets a fresh, migrated schema
  * that is dropped afterwards. Null when neither is set: those cases are skipped.
  */
-export async function benchPostgres(): Promise<{ url: string; query: (sql: string) => Promise<unknown[]>; drop: () => Promise<void> } | null> {
+export async function benchPostgres(): Promise<{
+  url: string;
+  query: (sql: string) => Promise<unknown[]>;
+  drop: () => Promise<void>;
+} | null> {
   const base = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
   if (!base) return null;
   const schema = `bench_${randomBytes(5).toString("hex")}`;

@@ -13,7 +13,9 @@ export function seedConversation(url: string, count: number, chatId = "bench") {
   const now = new Date().toISOString();
   const conversationId = Number(
     db
-      .prepare(`INSERT INTO "Conversation" (channel, platformChatId, type, title, generation, createdAt, updatedAt) VALUES ('telegram', ?, 'private', 'bench', 0, ?, ?)`)
+      .prepare(
+        `INSERT INTO "Conversation" (channel, platformChatId, type, title, generation, createdAt, updatedAt) VALUES ('telegram', ?, 'private', 'bench', 0, ?, ?)`,
+      )
       .run(chatId, now, now).lastInsertRowid,
   );
   const insert = db.prepare(

@@ -15,16 +15,29 @@ export async function startServer(port: number, env: Record<string, string> = {}
   // the existing build); the profile is written when the server stops.
   const profileDir = process.env.BENCH_CPU_PROF;
   if (profileDir) await migrate(databaseUrl);
-  const args = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "node_modules/next/dist/bin/next", "start", "-p", String(port)] : ["scripts/start.mjs"];
+  const args = profileDir
+    ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "node_modules/next/dist/bin/next", "start", "-p", String(port)]
+    : ["scripts/start.mjs"];
   const child: ChildProcess = spawn(process.execPath, args, {
-    env: { ...process.env, PORT: String(port), LOG_LEVEL: "error", NODE_ENV: "production", ADMIN_PASSWORD: "bench-password-1", ...env, DATABASE_URL: databaseUrl },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      LOG_LEVEL: "error",
+      NODE_ENV: "production",
+      ADMIN_PASSWORD: "bench-password-1",
+      ...env,
+      DATABASE_URL: databaseUrl,
+    },
     stdio: ["ignore", "ignore", "inherit"],
   });
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 300_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    const ok = await fetch(`${base}/api/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${base}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) throw new Error("server did not start in time");
     await new Promise((r) => setTimeout(r, 250));

@@ -8,7 +8,13 @@ export function percentile(sorted: number[], p: number): number {
 export function summarize(samples: number[]) {
   const sorted = [...samples].sort((a, b) => a - b);
   const mean = sorted.reduce((s, v) => s + v, 0) / (sorted.length || 1);
-  return { n: sorted.length, mean: round(mean), p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted.at(-1) ?? NaN) };
+  return {
+    n: sorted.length,
+    mean: round(mean),
+    p50: round(percentile(sorted, 50)),
+    p99: round(percentile(sorted, 99)),
+    max: round(sorted.at(-1) ?? NaN),
+  };
 }
 
 export const round = (v: number, digits = 3) => Math.round(v * 10 ** digits) / 10 ** digits;
@@ -25,7 +31,18 @@ export async function time(fn: () => Promise<unknown>, iterations: number, warmu
   return summarize(samples);
 }
 
-export type BenchRow = { bench: string; case: string; metric: string; value: number; unit: string; baseline?: number; ratio?: number; target?: string; met?: boolean; note?: string };
+export type BenchRow = {
+  bench: string;
+  case: string;
+  metric: string;
+  value: number;
+  unit: string;
+  baseline?: number;
+  ratio?: number;
+  target?: string;
+  met?: boolean;
+  note?: string;
+};
 
 /** One result row, on a line of its own for the runner to collect. */
 export function report(row: BenchRow) {

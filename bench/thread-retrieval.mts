@@ -15,13 +15,33 @@ async function bench(label: string, url: string) {
   const db = await openDb(url);
   try {
     await db.prisma.envelope.createMany({
-      data: Array.from({ length }, (_, i) => ({ id: i + 1, from: "agent:a", to: "agent:b", text: `hop ${i}`, metadata: {}, replyToEnvelopeId: i === 0 ? null : i, threadRootId: i === 0 ? null : 1 })),
+      data: Array.from({ length }, (_, i) => ({
+        id: i + 1,
+        from: "agent:a",
+        to: "agent:b",
+        text: `hop ${i}`,
+        metadata: {},
+        replyToEnvelopeId: i === 0 ? null : i,
+        threadRootId: i === 0 ? null : 1,
+      })),
     });
     const cte = await time(() => envelopeThread(db, length), 10, 2);
     const pointers = await time(() => envelopeChainByPointers(db, length), 3, 1);
     const thread = (await envelopeThread(db, length))!;
     if (thread.chain.length !== length || thread.tree.length !== length) throw new Error("thread bench: wrong result");
-    report({ bench: "thread", case: `${label}: ${length.toLocaleString("en")}-envelope chain, one query`, metric: "p50", value: cte.p50, unit: "ms", baseline: pointers.p50, ratio: Math.round((pointers.p50 / cte.p50) * 10) / 10, ...(label === "SQLite" ? { target: "< 100 ms and ≥ 20× faster than pointer-chasing", met: cte.p50 < 100 && pointers.p50 / cte.p50 >= 20 } : {}), note: `pointer-chasing p50 ${pointers.p50} ms; ratio = pointer-chasing / one query` });
+    report({
+      bench: "thread",
+      case: `${label}: ${length.toLocaleString("en")}-envelope chain, one query`,
+      metric: "p50",
+      value: cte.p50,
+      unit: "ms",
+      baseline: pointers.p50,
+      ratio: Math.round((pointers.p50 / cte.p50) * 10) / 10,
+      ...(label === "SQLite"
+        ? { target: "< 100 ms and ≥ 20× faster than pointer-chasing", met: cte.p50 < 100 && pointers.p50 / cte.p50 >= 20 }
+        : {}),
+      note: `pointer-chasing p50 ${pointers.p50} ms; ratio = pointer-chasing / one query`,
+    });
   } finally {
     await db.close();
   }

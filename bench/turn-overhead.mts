@@ -12,18 +12,27 @@ const PORT = Number(process.env.BENCH_PORT ?? 3951);
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
 const SECRET = "bench-secret";
 
-
 let modelMs = 0;
 let modelCalls = 0;
 const llm = await listen(async (req, res) => {
   const started = performance.now();
   const payload = await body(req);
   const last = payload.messages.at(-1);
-  const base = { id: "x", object: "chat.completion", created: 0, model: "instant", usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } };
+  const base = {
+    id: "x",
+    object: "chat.completion",
+    created: 0,
+    model: "instant",
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+  };
   const message =
     last.role === "tool"
       ? { role: "assistant", content: "" }
-      : { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "reply", arguments: '{"message":"ok"}' } }] };
+      : {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "c", type: "function", function: { name: "reply", arguments: '{"message":"ok"}' } }],
+        };
   res.setHeader("content-type", "application/json");
   res.end(JSON.stringify({ ...base, choices: [{ index: 0, message, finish_reason: last.role === "tool" ? "stop" : "tool_calls" }] }));
   modelMs += performance.now() - started;
@@ -46,7 +55,9 @@ let baselineModelCalls = 0;
 async function roundTrips(base: string) {
   baselineModelCalls += 1;
   const post = (url: string, body: unknown) =>
-    fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.arrayBuffer());
+    fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) =>
+      r.arrayBuffer(),
+    );
   const started = performance.now();
   await post(`${base}/api/ping`, { update_id: 1, message: { text: "x" } });
   await post(`${llm.url}/v1/chat/completions`, { model: "instant", messages: [{ role: "user", content: "x" }] });
@@ -78,7 +89,16 @@ async function bench(label: string, env: Record<string, string>, withTargets: bo
       const response = await fetch(`${server.base}/api/webhooks/telegram`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET },
-        body: JSON.stringify({ update_id: id, message: { message_id: id, date: Math.floor(Date.now() / 1000), chat: { id: chat, type: "private", first_name: "U" }, from: { id: chat, is_bot: false, first_name: "U" }, text: `turn ${i}` } }),
+        body: JSON.stringify({
+          update_id: id,
+          message: {
+            message_id: id,
+            date: Math.floor(Date.now() / 1000),
+            chat: { id: chat, type: "private", first_name: "U" },
+            from: { id: chat, is_bot: false, first_name: "U" },
+            text: `turn ${i}`,
+          },
+        }),
       });
       if (!response.ok) throw new Error(`webhook answered ${response.status}`);
       const at = await sent;
@@ -91,8 +111,27 @@ async function bench(label: string, env: Record<string, string>, withTargets: bo
     const s = summarize(overhead);
     const b = summarize(baseline);
     const note = `model requests: ${modelCalls - baselineModelCalls - modelCallsBefore} for ${TURNS + 20} turns; baseline: POST /api/ping + one model request + one sendMessage, made directly in the same run`;
-    report({ bench: "turn", case: `${label}: ${TURNS} turns, instant model`, metric: "p50 overhead", value: s.p50, unit: "ms", baseline: b.p50, ratio: Math.round((s.p50 / b.p50) * 10) / 10, note, ...(withTargets ? { target: "< 30 ms", met: s.p50 < 30 } : {}) });
-    report({ bench: "turn", case: `${label}: ${TURNS} turns, instant model`, metric: "p99 overhead", value: s.p99, unit: "ms", baseline: b.p99, ratio: Math.round((s.p99 / b.p99) * 10) / 10, ...(withTargets ? { target: "< 100 ms", met: s.p99 < 100 } : {}) });
+    report({
+      bench: "turn",
+      case: `${label}: ${TURNS} turns, instant model`,
+      metric: "p50 overhead",
+      value: s.p50,
+      unit: "ms",
+      baseline: b.p50,
+      ratio: Math.round((s.p50 / b.p50) * 10) / 10,
+      note,
+      ...(withTargets ? { target: "< 30 ms", met: s.p50 < 30 } : {}),
+    });
+    report({
+      bench: "turn",
+      case: `${label}: ${TURNS} turns, instant model`,
+      metric: "p99 overhead",
+      value: s.p99,
+      unit: "ms",
+      baseline: b.p99,
+      ratio: Math.round((s.p99 / b.p99) * 10) / 10,
+      ...(withTargets ? { target: "< 100 ms", met: s.p99 < 100 } : {}),
+    });
   } finally {
     await server.stop();
   }

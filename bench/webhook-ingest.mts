@@ -26,7 +26,13 @@ function updateBody() {
   const chat = 1000 + (id % 50);
   return JSON.stringify({
     update_id: id,
-    message: { message_id: id, date: Math.floor(Date.now() / 1000), chat: { id: chat, type: "private", first_name: "Load" }, from: { id: chat, is_bot: false, first_name: "Load" }, text: `load message ${id}` },
+    message: {
+      message_id: id,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: chat, type: "private", first_name: "Load" },
+      from: { id: chat, is_bot: false, first_name: "Load" },
+      text: `load message ${id}`,
+    },
   });
 }
 const tiny = () => JSON.stringify({ update_id: 1, message: { text: "x" } });
@@ -47,11 +53,17 @@ async function maxLoad(url: string, body: () => string, headers: Record<string, 
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 /** Paired: the median of each round's ratio, so a slow spell of the machine cancels out within its round. */
-const pairedRatio = (values: number[], baselines: number[]) => Math.round(median(values.map((v, i) => v / Math.max(baselines[i], 0.001))) * 100) / 100;
+const pairedRatio = (values: number[], baselines: number[]) =>
+  Math.round(median(values.map((v, i) => v / Math.max(baselines[i], 0.001))) * 100) / 100;
 const list = (values: number[]) => values.map((v) => Math.round(v * 10) / 10).join(", ");
 
 /** One full ingest run on a fresh server. The issue's targets are for SQLite; PostgreSQL rows are reported without one. */
-async function bench(label: string, env: Record<string, string>, countStored: (databaseUrl: string) => Promise<number>, withTargets: boolean) {
+async function bench(
+  label: string,
+  env: Record<string, string>,
+  countStored: (databaseUrl: string) => Promise<number>,
+  withTargets: boolean,
+) {
   const server = await startServer(PORT, { TELEGRAM_WEBHOOK_SECRET: SECRET, TELEGRAM_BOT_TOKEN: "", LLM_PROVIDER: "", ...env });
   const ping = `${server.base}/api/ping`;
   const hook = `${server.base}/api/webhooks/telegram`;
@@ -89,33 +101,87 @@ async function bench(label: string, env: Record<string, string>, countStored: (d
     const stored = await countStored(server.databaseUrl);
     const med = (runs: { p50: number; p99: number }[], key: "p50" | "p99") => median(runs.map((r) => r[key]));
     const throughput = pairedRatio(ingestMax, trivialMax);
-    const p50 = pairedRatio(ingestFixed.map((r) => r.p50), trivialFixed.map((r) => r.p50));
-    const p99 = pairedRatio(ingestFixed.map((r) => r.p99), trivialFixed.map((r) => r.p99));
+    const p50 = pairedRatio(
+      ingestFixed.map((r) => r.p50),
+      trivialFixed.map((r) => r.p50),
+    );
+    const p99 = pairedRatio(
+      ingestFixed.map((r) => r.p99),
+      trivialFixed.map((r) => r.p99),
+    );
 
-    report({ bench: "ingest", case: `${label}: max throughput, ${CONNECTIONS} connections, ${ROUNDS} × ${DURATION} s`, metric: "updates/s (median)", value: Math.round(median(ingestMax)), unit: "req/s", baseline: Math.round(median(trivialMax)), ratio: throughput, ...(withTargets ? { target: "≥ 0.8× the trivial route", met: throughput >= 0.8 } : {}), note: `rounds: ingest ${list(ingestMax)} / trivial ${list(trivialMax)} req/s; non-2xx: ${non2xx}` });
-    report({ bench: "ingest", case: `${label}: fixed rate ${rate}/s, ${ROUNDS} × ${DURATION} s`, metric: "p50 ack latency (median)", value: med(ingestFixed, "p50"), unit: "ms", baseline: med(trivialFixed, "p50"), ratio: p50 });
-    report({ bench: "ingest", case: `${label}: fixed rate ${rate}/s, ${ROUNDS} × ${DURATION} s`, metric: "p99 ack latency (median)", value: med(ingestFixed, "p99"), unit: "ms", baseline: med(trivialFixed, "p99"), ratio: p99, ...(withTargets ? { target: "≤ 1.25× the trivial route", met: p99 <= 1.25 } : {}), note: `open loop, latency from each request's due time; rounds p99: ingest ${list(ingestFixed.map((r) => r.p99))} / trivial ${list(trivialFixed.map((r) => r.p99))} ms; ${sent} updates sent` });
-    report({ bench: "ingest", case: `${label}: durability`, metric: "stored / acknowledged", value: stored, unit: "updates", baseline: acknowledged, met: stored >= acknowledged, target: "every acknowledged update stored", note: "value: rows in InboundUpdate; baseline: 2xx answers (a request cut off at the end of an autocannon run is neither)" });
+    report({
+      bench: "ingest",
+      case: `${label}: max throughput, ${CONNECTIONS} connections, ${ROUNDS} × ${DURATION} s`,
+      metric: "updates/s (median)",
+      value: Math.round(median(ingestMax)),
+      unit: "req/s",
+      baseline: Math.round(median(trivialMax)),
+      ratio: throughput,
+      ...(withTargets ? { target: "≥ 0.8× the trivial route", met: throughput >= 0.8 } : {}),
+      note: `rounds: ingest ${list(ingestMax)} / trivial ${list(trivialMax)} req/s; non-2xx: ${non2xx}`,
+    });
+    report({
+      bench: "ingest",
+      case: `${label}: fixed rate ${rate}/s, ${ROUNDS} × ${DURATION} s`,
+      metric: "p50 ack latency (median)",
+      value: med(ingestFixed, "p50"),
+      unit: "ms",
+      baseline: med(trivialFixed, "p50"),
+      ratio: p50,
+    });
+    report({
+      bench: "ingest",
+      case: `${label}: fixed rate ${rate}/s, ${ROUNDS} × ${DURATION} s`,
+      metric: "p99 ack latency (median)",
+      value: med(ingestFixed, "p99"),
+      unit: "ms",
+      baseline: med(trivialFixed, "p99"),
+      ratio: p99,
+      ...(withTargets ? { target: "≤ 1.25× the trivial route", met: p99 <= 1.25 } : {}),
+      note: `open loop, latency from each request's due time; rounds p99: ingest ${list(ingestFixed.map((r) => r.p99))} / trivial ${list(trivialFixed.map((r) => r.p99))} ms; ${sent} updates sent`,
+    });
+    report({
+      bench: "ingest",
+      case: `${label}: durability`,
+      metric: "stored / acknowledged",
+      value: stored,
+      unit: "updates",
+      baseline: acknowledged,
+      met: stored >= acknowledged,
+      target: "every acknowledged update stored",
+      note: "value: rows in InboundUpdate; baseline: 2xx answers (a request cut off at the end of an autocannon run is neither)",
+    });
   } finally {
     await server.stop();
   }
 }
 
-await bench("SQLite (WAL, synchronous=NORMAL)", {}, async (databaseUrl) => {
-  const db = new Database(sqlitePath(databaseUrl), { readonly: true });
-  const stored = (db.prepare(`SELECT COUNT(*) AS n FROM "InboundUpdate"`).get() as { n: number }).n;
-  db.close();
-  return stored;
-}, true);
+await bench(
+  "SQLite (WAL, synchronous=NORMAL)",
+  {},
+  async (databaseUrl) => {
+    const db = new Database(sqlitePath(databaseUrl), { readonly: true });
+    const stored = (db.prepare(`SELECT COUNT(*) AS n FROM "InboundUpdate"`).get() as { n: number }).n;
+    db.close();
+    return stored;
+  },
+  true,
+);
 
 const postgres = await benchPostgres();
 if (!postgres) console.error(POSTGRES_SKIPPED);
 else {
   try {
-    await bench("PostgreSQL", { DATABASE_URL: postgres.url }, async () => {
-      const [row] = (await postgres.query(`SELECT COUNT(*)::int AS n FROM $schema."InboundUpdate"`)) as { n: number }[];
-      return row.n;
-    }, false);
+    await bench(
+      "PostgreSQL",
+      { DATABASE_URL: postgres.url },
+      async () => {
+        const [row] = (await postgres.query(`SELECT COUNT(*)::int AS n FROM $schema."InboundUpdate"`)) as { n: number }[];
+        return row.n;
+      },
+      false,
+    );
   } finally {
     await postgres.drop();
   }

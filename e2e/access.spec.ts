@@ -21,8 +21,10 @@ const toUrl = (file: string, root: string) =>
 
 const apiRoutes = find("app/api/v1", "route.ts").flatMap((file) => {
   const source = readFileSync(file, "utf8");
-  const methods = ["GET", "POST", "PATCH", "PUT", "DELETE"].filter((m) => new RegExp(`export (const|async function) ${m}\\b|as ${m}\\b`).test(source));
-  return methods.map((method) => ({ method, url: "/api/v1" + toUrl(file, "app/api/v1").replace(/^\/$/, "") }));
+  const methods = ["GET", "POST", "PATCH", "PUT", "DELETE"].filter((m) =>
+    new RegExp(`export (const|async function) ${m}\\b|as ${m}\\b`).test(source),
+  );
+  return methods.map((method) => ({ method, url: `/api/v1${toUrl(file, "app/api/v1").replace(/^\/$/, "")}` }));
 });
 const pages = find("app/(dashboard)", "page.tsx").map((file) => toUrl(file, "app/(dashboard)"));
 
@@ -31,7 +33,11 @@ test("every /api/v1 route refuses an unauthenticated caller and a wrong token", 
   for (const { method, url } of apiRoutes) {
     const anonymous = await request.fetch(url, { method, data: method === "GET" ? undefined : {} });
     expect(anonymous.status(), `${method} ${url}`).toBe(401);
-    const wrong = await request.fetch(url, { method, headers: { authorization: "Bearer not-the-token-0000000" }, data: method === "GET" ? undefined : {} });
+    const wrong = await request.fetch(url, {
+      method,
+      headers: { authorization: "Bearer not-the-token-0000000" },
+      data: method === "GET" ? undefined : {},
+    });
     expect(wrong.status(), `${method} ${url} with a wrong token`).toBe(401);
   }
 });
@@ -59,7 +65,10 @@ test("the API token works, and a cookie mutation without the CSRF header is refu
   const cookies = await page.context().cookies();
   const csrf = cookies.find((c) => c.name === "sb_csrf")!.value;
   expect(cookies.find((c) => c.name === "sb_session")!.httpOnly).toBe(true);
-  const crossSite = await page.request.patch("/api/v1/settings", { data: { recencyWindow: 11 }, headers: { "x-csrf-token": csrf, origin: "https://evil.example" } });
+  const crossSite = await page.request.patch("/api/v1/settings", {
+    data: { recencyWindow: 11 },
+    headers: { "x-csrf-token": csrf, origin: "https://evil.example" },
+  });
   expect(crossSite.status()).toBe(403);
 });
 
@@ -72,6 +81,9 @@ test("the browser bundle carries no server secrets", async ({ page }) => {
   await page.waitForLoadState("networkidle");
   expect(bodies.length).toBeGreaterThan(0);
   for (const secret of ["e2e-api-token-0123456789", "e2e-password-123", "DATABASE_URL"]) {
-    expect(bodies.some((b) => b.includes(secret)), secret).toBe(false);
+    expect(
+      bodies.some((b) => b.includes(secret)),
+      secret,
+    ).toBe(false);
   }
 });

@@ -5,13 +5,21 @@ import { expect, test } from "@playwright/test";
 const run = promisify(execFile);
 const envelope = (...args: string[]) =>
   run(process.execPath, ["scripts/envelope.mjs", ...args], {
-    env: { ...process.env, SWITCHBOARD_URL: `http://127.0.0.1:${process.env.E2E_PORT ?? 3900}`, SWITCHBOARD_API_TOKEN: "e2e-api-token-0123456789" },
+    env: {
+      ...process.env,
+      SWITCHBOARD_URL: `http://127.0.0.1:${process.env.E2E_PORT ?? 3900}`,
+      SWITCHBOARD_API_TOKEN: "e2e-api-token-0123456789",
+    },
   });
 
 test("the envelope CLI sends agent mail, listing changes nothing, receiving acknowledges it once, and thread shows the chain", async () => {
-  const sent = JSON.parse((await envelope("send", "--from", "agent:main", "--to", "agent:helper", "--text", "summarize the backlog")).stdout).envelope;
+  const sent = JSON.parse(
+    (await envelope("send", "--from", "agent:main", "--to", "agent:helper", "--text", "summarize the backlog")).stdout,
+  ).envelope;
   expect(sent).toMatchObject({ from: "agent:main", to: "agent:helper", status: "pending" });
-  const reply = JSON.parse((await envelope("send", "--from", "agent:helper", "--to", "agent:main", "--text", "on it", "--reply-to", String(sent.id))).stdout).envelope;
+  const reply = JSON.parse(
+    (await envelope("send", "--from", "agent:helper", "--to", "agent:main", "--text", "on it", "--reply-to", String(sent.id))).stdout,
+  ).envelope;
 
   const listed = JSON.parse((await envelope("list", "--to", "agent:helper", "--status", "pending")).stdout);
   expect(listed.envelopes.map((e: { id: number }) => e.id)).toEqual([sent.id]);

@@ -30,7 +30,11 @@ async function branchingThread(page: Page, request: APIRequestContext, dashboard
   return { rootId, two, deep };
 }
 
-test("the reply tree zooms, fits, collapses, reads a branch with sibling switchers and opens the timeline at a message", async ({ page, request, dashboard }) => {
+test("the reply tree zooms, fits, collapses, reads a branch with sibling switchers and opens the timeline at a message", async ({
+  page,
+  request,
+  dashboard,
+}) => {
   await dashboard.signIn();
   const { rootId, deep } = await branchingThread(page, request, dashboard, 7070);
   await page.goto(`/messages/${rootId}`);
@@ -87,7 +91,11 @@ test("the reply tree zooms, fits, collapses, reads a branch with sibling switche
   await expect(page).toHaveURL(new RegExp(`/conversations/\\d+\\?message=${deep}$`));
 });
 
-test("at phone width the tree takes the full width and the selected message opens as a bottom sheet", async ({ page, request, dashboard }) => {
+test("at phone width the tree takes the full width and the selected message opens as a bottom sheet", async ({
+  page,
+  request,
+  dashboard,
+}) => {
   await dashboard.signIn();
   const { rootId } = await branchingThread(page, request, dashboard, 7171);
   await page.setViewportSize({ width: 390, height: 844 });
@@ -108,12 +116,21 @@ test("at phone width the tree takes the full width and the selected message open
   await expect(details).toBeHidden();
 });
 
-test("the envelopes page pages past 100 rows, filters by address and conversation, and composes with field errors", async ({ page, request, dashboard }) => {
+test("the envelopes page pages past 100 rows, filters by address and conversation, and composes with field errors", async ({
+  page,
+  request,
+  dashboard,
+}) => {
   await dashboard.signIn();
   for (let batch = 0; batch < 13; batch++) {
     await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        request.post("/api/v1/envelopes", { headers: auth, data: { from: "agent:main", to: "agent:pager", text: `paged ${batch * 10 + i}`, deliverAt: "+1d" } }).then((r) => expect(r.status()).toBe(201)),
+        request
+          .post("/api/v1/envelopes", {
+            headers: auth,
+            data: { from: "agent:main", to: "agent:pager", text: `paged ${batch * 10 + i}`, deliverAt: "+1d" },
+          })
+          .then((r) => expect(r.status()).toBe(201)),
       ),
     );
   }
@@ -139,7 +156,8 @@ test("the envelopes page pages past 100 rows, filters by address and conversatio
   await filters.getByLabel("Conversation").fill(conversationId);
   await expect(rows.filter({ hasText: "envelope filter check" }).first()).toBeVisible();
   await expect(rows.filter({ hasText: "paged" })).toHaveCount(0);
-  for (const link of await rows.getByRole("link", { name: "chat" }).all()) await expect(link).toHaveAttribute("href", `/conversations/${conversationId}`);
+  for (const link of await rows.getByRole("link", { name: "chat" }).all())
+    await expect(link).toHaveAttribute("href", `/conversations/${conversationId}`);
 
   // Compose: the browser checks with the API's schema and names the field.
   await page.getByText("Compose an envelope").click();
@@ -164,7 +182,11 @@ test("the envelopes page pages past 100 rows, filters by address and conversatio
   await expect(rows.first()).toContainText("operator:admin");
 });
 
-test("the prompt inspector opens from the agent's answer, steps to the previous and next turn, and copies the turn as JSON", async ({ page, context, dashboard }) => {
+test("the prompt inspector opens from the agent's answer, steps to the previous and next turn, and copies the turn as JSON", async ({
+  page,
+  context,
+  dashboard,
+}) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   await dashboard.signIn();
   await dashboard.simulate("inspector first", { firstName: "Ida", userId: 7373 });
@@ -175,7 +197,10 @@ test("the prompt inspector opens from the agent's answer, steps to the previous 
   // From the agent's answer in the reply tree (the answer has no turn of its own: it is the turn's output).
   await page.getByRole("link", { name: "Open in dashboard" }).click();
   await page.getByTestId("message").filter({ hasText: "Echo: inspector second" }).first().getByRole("link", { name: "Thread" }).click();
-  await page.getByTestId("thread-tree").getByRole("treeitem", { name: /Echo: inspector second/ }).click();
+  await page
+    .getByTestId("thread-tree")
+    .getByRole("treeitem", { name: /Echo: inspector second/ })
+    .click();
   await page.getByTestId("message-details").getByRole("link", { name: "Prompt inspector" }).click();
   await expect(page).toHaveURL(/\/turns\/\d+$/);
   const second = Number(new URL(page.url()).pathname.split("/").pop());

@@ -31,7 +31,11 @@ test("sign in, simulate a user, see the message with the agent's threaded answer
   await expect(answer.getByTestId("reply-arrow")).toContainText("Dana");
 
   // An operator's threaded reply appears at once and is then confirmed.
-  await timeline.getByTestId("message").first().getByRole("button", { name: /^Reply to message/ }).click();
+  await timeline
+    .getByTestId("message")
+    .first()
+    .getByRole("button", { name: /^Reply to message/ })
+    .click();
   await page.getByLabel("Message", { exact: true }).fill("An operator here, happy to help.");
   await page.getByRole("button", { name: "Send reply" }).click();
   const mine = timeline.getByTestId("message").filter({ hasText: "An operator here" });

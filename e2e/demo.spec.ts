@@ -15,18 +15,42 @@ const freePort = () =>
  * A second server on the same build with nothing configured (no model, no bot
  * token): the sandbox's labelled demo model answers in the simulator.
  */
-test("with no model and no bot token, the demo model answers in the simulator, labelled, and the console says how to configure a real one", async ({ browser }) => {
+test("with no model and no bot token, the demo model answers in the simulator, labelled, and the console says how to configure a real one", async ({
+  browser,
+}) => {
   test.setTimeout(120_000);
   const port = await freePort();
   const db = "data/e2e-demo.db";
   for (const suffix of ["", "-wal", "-shm"]) rmSync(db + suffix, { force: true });
   const server = spawn(process.execPath, ["scripts/start.mjs"], {
-    env: { ...process.env, PORT: String(port), HOSTNAME: "127.0.0.1", SKIP_BUILD: "1", DATABASE_URL: `file:./${db}`, ADMIN_USERNAME: "admin", ADMIN_PASSWORD: "e2e-password-123", LLM_PROVIDER: "", LLM_MODEL: "", TELEGRAM_BOT_TOKEN: "", LOG_LEVEL: "warn", BURST_DEBOUNCE_MS: "300" },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOSTNAME: "127.0.0.1",
+      SKIP_BUILD: "1",
+      DATABASE_URL: `file:./${db}`,
+      ADMIN_USERNAME: "admin",
+      ADMIN_PASSWORD: "e2e-password-123",
+      LLM_PROVIDER: "",
+      LLM_MODEL: "",
+      TELEGRAM_BOT_TOKEN: "",
+      LOG_LEVEL: "warn",
+      BURST_DEBOUNCE_MS: "300",
+    },
     stdio: ["ignore", "ignore", "inherit"],
   });
   const base = `http://127.0.0.1:${port}`;
   try {
-    await expect.poll(() => fetch(`${base}/api/health`).then((r) => r.ok, () => false), { timeout: 90_000 }).toBe(true);
+    await expect
+      .poll(
+        () =>
+          fetch(`${base}/api/health`).then(
+            (r) => r.ok,
+            () => false,
+          ),
+        { timeout: 90_000 },
+      )
+      .toBe(true);
     const context = await browser.newContext({ baseURL: base });
     const page = await context.newPage();
     const dashboard = new Dashboard(page);

@@ -7,14 +7,19 @@ test("a refused send shows on the conversation with its reason, and Retry delive
   await page.getByRole("link", { name: "Open in dashboard" }).click();
 
   const failure = page.getByTestId("message").filter({ hasText: "please answer" }).getByTestId("delivery-failure");
-  await expect(failure).toContainText("reply not delivered: Telegram 400: Bad Request: not enough rights to send text messages to the chat");
+  await expect(failure).toContainText(
+    "reply not delivered: Telegram 400: Bad Request: not enough rights to send text messages to the chat",
+  );
   await dashboard.screenshot("failed-send");
   await failure.getByRole("button", { name: "Retry" }).click();
   await expect(page.getByTestId("timeline")).toContainText("Echo: please answer");
   await expect(page.getByTestId("delivery-failure")).toHaveCount(0);
 });
 
-test("a send with an unknown outcome stays in the timeline marked possibly delivered, also in the thread view", async ({ page, dashboard }) => {
+test("a send with an unknown outcome stays in the timeline marked possibly delivered, also in the thread view", async ({
+  page,
+  dashboard,
+}) => {
   await dashboard.signIn();
   await dashboard.nextSendFails("timeout");
   await dashboard.simulate("are you there", { firstName: "Gil", userId: 9595 });
@@ -23,7 +28,10 @@ test("a send with an unknown outcome stays in the timeline marked possibly deliv
   const agent = page.getByTestId("message").filter({ hasText: "Echo: are you there" });
   await expect(agent.getByTestId("delivery-failure")).toContainText("possibly delivered");
   await agent.getByRole("link", { name: "Thread" }).click();
-  await page.getByTestId("thread-tree").getByRole("treeitem", { name: /Echo: are you there/ }).click();
+  await page
+    .getByTestId("thread-tree")
+    .getByRole("treeitem", { name: /Echo: are you there/ })
+    .click();
   await expect(page.getByTestId("message-details").getByTestId("delivery-failure")).toContainText("timeout");
   await expect(page.getByTestId("message-details").getByRole("button", { name: "Retry" })).toBeVisible();
   // Retry sends it again and confirms the kept message: one copy in the timeline, no failure left.

@@ -1,6 +1,9 @@
 import { expect, test } from "./fixtures";
 
-test("a handoff lands in Needs a human; an operator takes over, replies, hands back, and the bot answers the next message", async ({ page, dashboard }) => {
+test("a handoff lands in Needs a human; an operator takes over, replies, hands back, and the bot answers the next message", async ({
+  page,
+  dashboard,
+}) => {
   const userId = 7000 + Math.floor(Math.random() * 1000);
   await dashboard.signIn();
   // The fake model replies and calls `handoff` for a message that says [handoff].
@@ -28,7 +31,11 @@ test("a handoff lands in Needs a human; an operator takes over, replies, hands b
   const control = page.getByTestId("handoff-control");
   await control.getByRole("button", { name: "Take over" }).click();
   await expect(control.getByTestId("handoff-state")).toContainText("with admin");
-  await timeline.getByTestId("message").filter({ hasText: "hello? [still waiting]" }).getByRole("button", { name: /^Reply to message/ }).click();
+  await timeline
+    .getByTestId("message")
+    .filter({ hasText: "hello? [still waiting]" })
+    .getByRole("button", { name: /^Reply to message/ })
+    .click();
   await page.getByLabel("Message", { exact: true }).fill("Hi Hana, this is a person. Your refund is on its way.");
   await page.getByRole("button", { name: "Send reply" }).click();
   await expect(timeline.getByTestId("message").filter({ hasText: "this is a person" })).toBeVisible();
@@ -50,7 +57,8 @@ test("the handoff API refuses an invalid transition with 409", async ({ page, da
   const { conversations } = await (await page.request.get("/api/v1/conversations?search=Ivo")).json();
   const id = conversations[0].id;
   const csrf = (await page.context().cookies()).find((c) => c.name === "sb_csrf")!.value;
-  const post = (action: string) => page.request.post(`/api/v1/conversations/${id}/handoff`, { data: { action }, headers: { "x-csrf-token": csrf } });
+  const post = (action: string) =>
+    page.request.post(`/api/v1/conversations/${id}/handoff`, { data: { action }, headers: { "x-csrf-token": csrf } });
   expect((await post("take")).status()).toBe(409);
   expect((await post("release")).status()).toBe(409);
   // A mutation without the CSRF token changes nothing.
@@ -97,12 +105,21 @@ test("notification permission is asked only on a click; GET on the handoff route
 
   // An operator who answers a waiting user has taken the conversation.
   const csrf = (await page.context().cookies()).find((c) => c.name === "sb_csrf")!.value;
-  expect((await page.request.post(`/api/v1/conversations/${id}/handoff`, { data: { action: "request" }, headers: { "x-csrf-token": csrf } })).status()).toBe(200);
+  expect(
+    (
+      await page.request.post(`/api/v1/conversations/${id}/handoff`, { data: { action: "request" }, headers: { "x-csrf-token": csrf } })
+    ).status(),
+  ).toBe(200);
   await page.goto(`/conversations/${id}`);
   const control = page.getByTestId("handoff-control");
   await expect(control.getByRole("button", { name: "Take over" })).toBeVisible();
   const timeline = page.getByTestId("timeline");
-  await timeline.getByTestId("message").filter({ hasText: "hello there" }).first().getByRole("button", { name: /^Reply to message/ }).click();
+  await timeline
+    .getByTestId("message")
+    .filter({ hasText: "hello there" })
+    .first()
+    .getByRole("button", { name: /^Reply to message/ })
+    .click();
   await page.getByLabel("Message", { exact: true }).fill("A person here, how can I help?");
   await page.getByRole("button", { name: "Send reply" }).click();
   await expect(control.getByTestId("handoff-state")).toContainText("with admin");

@@ -51,7 +51,10 @@ test("malformed requests from strangers are 4xx, never 5xx", async ({ page, requ
   const dashboard = new (await import("./fixtures")).Dashboard(page);
   await dashboard.signIn();
   const csrf = (await page.context().cookies()).find((c) => c.name === "sb_csrf")!.value;
-  const nullOrigin = await page.request.patch("/api/v1/settings", { data: { recencyWindow: 10 }, headers: { "x-csrf-token": csrf, origin: "null" } });
+  const nullOrigin = await page.request.patch("/api/v1/settings", {
+    data: { recencyWindow: 10 },
+    headers: { "x-csrf-token": csrf, origin: "null" },
+  });
   expect(nullOrigin.status()).toBe(403);
   const textPlain = await request.post("/api/v1/envelopes", {
     headers: { authorization: "Bearer e2e-api-token-0123456789", "content-type": "text/plain" },
@@ -63,7 +66,10 @@ test("malformed requests from strangers are 4xx, never 5xx", async ({ page, requ
   expect(receiveByGet.status()).toBe(405);
 });
 
-test("sign-in: a guesser rotating X-Forwarded-For is throttled by its address while the admin signs in from another", async ({ page, dashboard }) => {
+test("sign-in: a guesser rotating X-Forwarded-For is throttled by its address while the admin signs in from another", async ({
+  page,
+  dashboard,
+}) => {
   // The attacker connects from 127.0.0.2 (another loopback address: another client to the server).
   const statuses: number[] = [];
   for (let i = 0; i < 30; i++) {
@@ -71,8 +77,23 @@ test("sign-in: a guesser rotating X-Forwarded-For is throttled by its address wh
     statuses.push(
       await new Promise<number>((resolve, reject) => {
         const req = request(
-          { host: "127.0.0.1", port: PORT, path: "/api/auth/login", method: "POST", localAddress: "127.0.0.2", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-forwarded-for": `10.9.${i}.${i}`, "x-real-ip": `10.8.${i}.1` } },
-          (res) => (res.resume(), res.on("end", () => resolve(res.statusCode ?? 0))),
+          {
+            host: "127.0.0.1",
+            port: PORT,
+            path: "/api/auth/login",
+            method: "POST",
+            localAddress: "127.0.0.2",
+            headers: {
+              "content-type": "application/json",
+              "content-length": Buffer.byteLength(body),
+              "x-forwarded-for": `10.9.${i}.${i}`,
+              "x-real-ip": `10.8.${i}.1`,
+            },
+          },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode ?? 0));
+          },
         );
         req.on("error", reject);
         req.end(body);

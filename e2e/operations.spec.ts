@@ -6,7 +6,11 @@ test("browse a reply tree, click a node and reply to it natively", async ({ page
   await expect(page.getByTestId("sim-timeline")).toContainText("Echo: Tree root message");
 
   // Reply in the simulator to the agent's answer, so the tree has three levels.
-  await page.getByTestId("sim-message").filter({ hasText: "Echo: Tree root message" }).getByRole("button", { name: /^Reply to/ }).click();
+  await page
+    .getByTestId("sim-message")
+    .filter({ hasText: "Echo: Tree root message" })
+    .getByRole("button", { name: /^Reply to/ })
+    .click();
   await page.getByLabel("Message", { exact: true }).fill("Second level");
   await page.getByRole("button", { name: /^Send as/ }).click();
   await expect(page.getByTestId("sim-timeline")).toContainText("Echo: Second level");
@@ -47,7 +51,12 @@ test("changing the gap threshold in settings changes the next prompt", async ({ 
     await dashboard.simulate("@switchboard_bot after the pause", { firstName: "Gus", groupId });
     await expect(page.getByTestId("sim-timeline")).toContainText("Echo: @switchboard_bot after the pause");
     await page.getByRole("link", { name: "Open in dashboard" }).click();
-    await page.getByTestId("message").filter({ hasText: /^.*after the pause/ }).first().getByRole("link", { name: "Thread" }).click();
+    await page
+      .getByTestId("message")
+      .filter({ hasText: /^.*after the pause/ })
+      .first()
+      .getByRole("link", { name: "Thread" })
+      .click();
     await page.getByTestId("message-details").getByRole("link", { name: "Prompt inspector" }).click();
     return page.getByTestId("system-prompt");
   };
@@ -66,7 +75,9 @@ test("changing the gap threshold in settings changes the next prompt", async ({ 
   await expect(page.getByRole("status")).toContainText("Saved");
   await expect(page.getByTestId("settings-changes")).toContainText("gapThresholdMinutes: 120 → 60");
   await dashboard.screenshot("settings");
-  await expect(await promptAfterPause(-7272)).toContainText("the previous message in this conversation was 1 hour 30 minutes before this one");
+  await expect(await promptAfterPause(-7272)).toContainText(
+    "the previous message in this conversation was 1 hour 30 minutes before this one",
+  );
 });
 
 test("the envelopes page lists the traffic with links to threads", async ({ page, dashboard }) => {

@@ -6,7 +6,15 @@ const forum = { id: -1_009_300_000_001, title: "E2E Support Forum", type: "super
 const user = { id: 9_300_001, is_bot: false, first_name: "Rosa" };
 let updateId = 93_000_000;
 let date = Math.floor(Date.now() / 1000) - 600;
-const creation = { message_id: 40, from: user, chat: forum, date: date, message_thread_id: 40, is_topic_message: true, forum_topic_created: { name: "Billing", icon_color: 7_322_096 } };
+const creation = {
+  message_id: 40,
+  from: user,
+  chat: forum,
+  date: date,
+  message_thread_id: 40,
+  is_topic_message: true,
+  forum_topic_created: { name: "Billing", icon_color: 7_322_096 },
+};
 
 test("forum topics are grouped under their chat, and an edited message shows both texts", async ({ page, dashboard, request }) => {
   const post = async (body: object) => {
@@ -18,8 +26,31 @@ test("forum topics are grouped under their chat, and an edited message shows bot
   };
   await post({ message: { message_id: 39, from: user, chat: forum, date: ++date, text: "hello from the general topic" } });
   await post({ message: creation });
-  await post({ message: { message_id: 41, from: user, chat: forum, date: ++date, text: "my invoice is wrong", message_thread_id: 40, is_topic_message: true, reply_to_message: creation } });
-  await post({ edited_message: { message_id: 41, from: user, chat: forum, date, edit_date: date + 30, text: "my invoice #42 is wrong", message_thread_id: 40, is_topic_message: true, reply_to_message: creation } });
+  await post({
+    message: {
+      message_id: 41,
+      from: user,
+      chat: forum,
+      date: ++date,
+      text: "my invoice is wrong",
+      message_thread_id: 40,
+      is_topic_message: true,
+      reply_to_message: creation,
+    },
+  });
+  await post({
+    edited_message: {
+      message_id: 41,
+      from: user,
+      chat: forum,
+      date,
+      edit_date: date + 30,
+      text: "my invoice #42 is wrong",
+      message_thread_id: 40,
+      is_topic_message: true,
+      reply_to_message: creation,
+    },
+  });
 
   await dashboard.signIn();
   const chatRow = page.getByTestId("conversation-row").filter({ hasText: "E2E Support Forum" });

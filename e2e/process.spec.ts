@@ -37,7 +37,11 @@ function descendants(pid: number): number[] {
     .map((line) => line.trim().split(/\s+/).map(Number));
   const out: number[] = [];
   const walk = (p: number) => {
-    for (const [child, parent] of table) if (parent === p) (out.push(child), walk(child));
+    for (const [child, parent] of table) {
+      if (parent !== p) continue;
+      out.push(child);
+      walk(child);
+    }
   };
   walk(pid);
   return out;
@@ -55,7 +59,10 @@ const alive = (pid: number) => {
 const portOpen = (host: string, port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = connect(port, host);
-    socket.once("connect", () => (socket.destroy(), resolve(true)));
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once("error", () => resolve(false));
   });
 
@@ -100,7 +107,10 @@ test("npm start: serves at once with the Bot API hanging, guards setup with a co
     const webhook = await fetch(`${base}/api/webhooks/telegram`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": WEBHOOK_SECRET },
-      body: JSON.stringify({ update_id: 1, message: { message_id: 1, date: 1, chat: { id: 1, type: "private" }, from: { id: 1, is_bot: false, first_name: "A" }, text: "hi" } }),
+      body: JSON.stringify({
+        update_id: 1,
+        message: { message_id: 1, date: 1, chat: { id: 1, type: "private" }, from: { id: 1, is_bot: false, first_name: "A" }, text: "hi" },
+      }),
       signal: AbortSignal.timeout(5_000),
     });
     expect(webhook.status).toBe(503);
@@ -113,7 +123,11 @@ test("npm start: serves at once with the Bot API hanging, guards setup with a co
     const code = /First-run setup[\s\S]*?\n\s+([A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5})\n/.exec(output)?.[1];
     expect(code).toBeTruthy();
     const setup = (name: string, withCode: string) =>
-      fetch(`${base}/api/auth/setup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name, password: "a-long-password", code: withCode }) });
+      fetch(`${base}/api/auth/setup`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name, password: "a-long-password", code: withCode }),
+      });
     expect((await setup("intruder", "AAAAA-BBBBB-CCCCC")).status).toBe(403);
     const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => setup(`admin${i}`, code!)));
     const statuses = responses.map((r) => r.status);
@@ -121,7 +135,10 @@ test("npm start: serves at once with the Bot API hanging, guards setup with a co
     expect(statuses.filter((s) => s !== 201).every((s) => s === 403)).toBe(true);
     // Setup signs the new operator in: its session opens the console without a second sign-in.
     const created = responses.find((r) => r.status === 201)!;
-    const cookie = created.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const cookie = created.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
     expect(cookie).toMatch(/sb_session=/);
     const console = await fetch(`${base}/`, { headers: { cookie }, redirect: "manual" });
     expect(console.status).toBe(200);

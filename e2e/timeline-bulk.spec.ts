@@ -12,13 +12,20 @@ const label = (n: number) => `bulk ${String(n).padStart(4, "0")}`;
  * file (the webhook would take minutes): the first message comes through the
  * webhook so the conversation exists, the rest copy its row with new texts.
  */
-test("a 5,000-message timeline pages back to the start in order, with no duplicate or hole; a deep link 3,000 back lands there", async ({ page, dashboard, request }) => {
+test("a 5,000-message timeline pages back to the start in order, with no duplicate or hole; a deep link 3,000 back lands there", async ({
+  page,
+  dashboard,
+  request,
+}) => {
   test.setTimeout(240_000);
   const chat = { id: -1_009_400_000_050, title: "E2E Bulk", type: "supergroup" };
   const from = { id: 9_400_050, is_bot: false, first_name: "Bulk" };
   const response = await request.post("/api/webhooks/telegram", {
     headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": E2E_WEBHOOK_SECRET },
-    data: { update_id: 95_000_000 + (Date.now() % 1_000_000), message: { message_id: 1, from, chat, date: Math.floor(Date.now() / 1000), text: label(1) } },
+    data: {
+      update_id: 95_000_000 + (Date.now() % 1_000_000),
+      message: { message_id: 1, from, chat, date: Math.floor(Date.now() / 1000), text: label(1) },
+    },
   });
   expect(response.status()).toBe(200);
   const db = new Sqlite(join(process.cwd(), "data/e2e.db"));
@@ -31,7 +38,8 @@ test("a 5,000-message timeline pages back to the start in order, with no duplica
   );
   const ids = new Map<number, string>([[first.id as number, label(1)]]);
   db.transaction(() => {
-    for (let n = 2; n <= TOTAL; n++) ids.set(Number(insert.run(conversationId, label(n), String(n), first.sentAt, first.createdAt).lastInsertRowid), label(n));
+    for (let n = 2; n <= TOTAL; n++)
+      ids.set(Number(insert.run(conversationId, label(n), String(n), first.sentAt, first.createdAt).lastInsertRowid), label(n));
   })();
   db.close();
   const target = [...ids.entries()].find(([, text]) => text === label(TOTAL - 3_000))![0];
@@ -78,6 +86,8 @@ test("a 5,000-message timeline pages back to the start in order, with no duplica
   // Every shown row is rendered in id order (no out-of-order page merge).
   expect(seen).toEqual([...seen].sort((a, b) => a - b));
   // The API agrees: the timeline is the whole conversation.
-  const newest = (await (await request.get(`/api/v1/conversations/${conversationId}/messages?take=1`, { headers: API })).json()) as { messages: { text: string }[] };
+  const newest = (await (await request.get(`/api/v1/conversations/${conversationId}/messages?take=1`, { headers: API })).json()) as {
+    messages: { text: string }[];
+  };
   expect(newest.messages[0]!.text).toBe(label(TOTAL));
 });

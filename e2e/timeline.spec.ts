@@ -55,7 +55,12 @@ async function scrollToTopUntilStart(page: Page) {
   await timeline.evaluate((el) => el.scrollTo({ top: 0 }));
 }
 
-async function checkLongTimeline(page: Page, dashboard: { signIn(): Promise<void>; screenshot(name: string): Promise<void> }, id: number, shot: string) {
+async function checkLongTimeline(
+  page: Page,
+  dashboard: { signIn(): Promise<void>; screenshot(name: string): Promise<void> },
+  id: number,
+  shot: string,
+) {
   await dashboard.signIn();
   await page.goto(`/conversations/${id}`);
   // On a phone the charts come first: bring the timeline itself into view.
@@ -82,7 +87,11 @@ async function checkLongTimeline(page: Page, dashboard: { signIn(): Promise<void
   expect(await page.getByTestId("message").count()).toBeLessThan(60);
 }
 
-test("the timeline opens at the newest, loads older pages on scroll up, and jumps to a quoted original", async ({ page, dashboard, request }) => {
+test("the timeline opens at the newest, loads older pages on scroll up, and jumps to a quoted original", async ({
+  page,
+  dashboard,
+  request,
+}) => {
   test.setTimeout(180_000);
   const id = await seedLongHistory(request, -1_009_400_000_001, "E2E Long History");
   await checkLongTimeline(page, dashboard, id, "timeline");
@@ -118,7 +127,9 @@ test("the composer sends a plain message with Enter, Shift+Enter makes a new lin
   await expect(sent.getByTestId("message-status")).toHaveText("sent");
   await expect(sent.getByTestId("reply-arrow")).toHaveCount(0);
   // It went out through the channel (the sandbox Telegram), recorded on a done envelope with the platform's id.
-  const envelopes = (await (await request.get("/api/v1/envelopes?from=operator:admin", { headers: API })).json()) as { envelopes: { text: string; status: string; metadata: { platformMessageId?: string } }[] };
+  const envelopes = (await (await request.get("/api/v1/envelopes?from=operator:admin", { headers: API })).json()) as {
+    envelopes: { text: string; status: string; metadata: { platformMessageId?: string } }[];
+  };
   const envelope = envelopes.envelopes.find((e) => e.text === "first line\nsecond line");
   expect(envelope?.status).toBe("done");
   expect(envelope?.metadata.platformMessageId).toBeTruthy();
@@ -130,14 +141,20 @@ test("the composer sends a plain message with Enter, Shift+Enter makes a new lin
   expect((await request.get("/api/v1/events", { headers: { cookie: "" } })).status()).toBe(401);
 
   // A threaded reply from the same box.
-  await message(page, "is anyone there?").getByRole("button", { name: /^Reply to message/ }).click();
+  await message(page, "is anyone there?")
+    .getByRole("button", { name: /^Reply to message/ })
+    .click();
   await box.fill("yes, an operator");
   await box.press("Enter");
   await expect(message(page, "yes, an operator").getByTestId("reply-arrow")).toContainText("is anyone there?");
   await dashboard.screenshot("composer");
 });
 
-test("a message arriving while the page is open shows without a reload; scrolled up, a pill counts it", async ({ page, dashboard, request }) => {
+test("a message arriving while the page is open shows without a reload; scrolled up, a pill counts it", async ({
+  page,
+  dashboard,
+  request,
+}) => {
   const { post } = groupChat(-1_009_400_000_004, "E2E Live");
   for (let n = 1; n <= 40; n++) await post(request, `live ${String(n).padStart(2, "0")}`);
   const id = await conversationId(request, "E2E Live");
@@ -154,7 +171,9 @@ test("a message arriving while the page is open shows without a reload; scrolled
   await expect(page.getByTestId("new-messages-pill")).toHaveCount(0);
 
   // A send through another route (the API, as an agent or a second operator would) reaches this page too.
-  expect((await request.post(`/api/v1/conversations/${id}/messages`, { headers: API, data: { text: "sent from elsewhere" } })).status()).toBe(201);
+  expect(
+    (await request.post(`/api/v1/conversations/${id}/messages`, { headers: API, data: { text: "sent from elsewhere" } })).status(),
+  ).toBe(201);
   await expect(message(page, "sent from elsewhere")).toBeInViewport({ timeout: 8_000 });
 
   await page.getByTestId("timeline").evaluate((el) => el.scrollTo({ top: 0 }));
@@ -221,12 +240,15 @@ test("the composer sends once however fast Enter is pressed, and refuses blank t
   await box.fill("only once please");
   // Two Enters before React re-renders (a key repeat, a busy tab): one send.
   await box.evaluate((el) => {
-    for (let i = 0; i < 2; i++) el.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", code: "Enter", keyCode: 13, bubbles: true, cancelable: true }));
+    for (let i = 0; i < 2; i++)
+      el.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", code: "Enter", keyCode: 13, bubbles: true, cancelable: true }));
   });
   await expect(message(page, "only once please")).toHaveCount(1);
   await expect(message(page, "only once please").getByTestId("message-status")).toHaveText("sent");
   await page.waitForTimeout(1_000);
-  const timeline = (await (await request.get(`/api/v1/conversations/${id}/messages`, { headers: API })).json()) as { messages: { text: string }[] };
+  const timeline = (await (await request.get(`/api/v1/conversations/${id}/messages`, { headers: API })).json()) as {
+    messages: { text: string }[];
+  };
   expect(timeline.messages.map((m) => m.text).filter((t) => t === "only once please")).toHaveLength(1);
   expect(timeline.messages.map((m) => m.text.trim()).filter((t) => t === "")).toHaveLength(0);
   expect(timeline.messages.map((m) => m.text).filter((t) => t === "日本")).toHaveLength(0);
@@ -265,7 +287,9 @@ test("a deep link to a message that is not in the conversation says so and opens
   await other.post(request, "in another conversation");
   const id = await conversationId(request, "E2E Stale Link");
   const otherId = await conversationId(request, "E2E Stale Link Other");
-  const foreign = (await (await request.get(`/api/v1/conversations/${otherId}/messages`, { headers: API })).json()) as { messages: { id: number }[] };
+  const foreign = (await (await request.get(`/api/v1/conversations/${otherId}/messages`, { headers: API })).json()) as {
+    messages: { id: number }[];
+  };
   await dashboard.signIn();
   for (const target of [foreign.messages[0]!.id, 2_000_000_000]) {
     await page.goto(`/conversations/${id}?message=${target}`);
@@ -275,7 +299,11 @@ test("a deep link to a message that is not in the conversation says so and opens
   }
 });
 
-test("a send the server refuses keeps the text in the box to fix, and the next Enter sends it once", async ({ page, dashboard, request }) => {
+test("a send the server refuses keeps the text in the box to fix, and the next Enter sends it once", async ({
+  page,
+  dashboard,
+  request,
+}) => {
   const { post } = groupChat(-1_009_400_000_010, "E2E Refused");
   await post(request, "hello?");
   const id = await conversationId(request, "E2E Refused");
@@ -291,7 +319,11 @@ test("a send the server refuses keeps the text in the box to fix, and the next E
   await page.route(`**/api/v1/conversations/${id}/messages`, async (route) => {
     if (route.request().method() !== "POST" || refused > 0) return route.fallback();
     refused++;
-    await route.fulfill({ status: 400, contentType: "application/json", body: JSON.stringify({ error: { code: "bad_request", message: "text: too long" } }) });
+    await route.fulfill({
+      status: 400,
+      contentType: "application/json",
+      body: JSON.stringify({ error: { code: "bad_request", message: "text: too long" } }),
+    });
   });
   await box.fill("a reply worth keeping");
   await box.press("Enter");

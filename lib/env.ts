@@ -28,7 +28,10 @@ export const envSchema = z.object({
   LINE_CHANNEL_SECRET: optional,
   LINE_CHANNEL_ACCESS_TOKEN: optional,
   LINE_API_ROOT: optional.pipe(z.url().optional()),
-  LLM_PROVIDER: z.enum(["openai", "anthropic", "openai-compatible"]).optional().or(z.literal("").transform(() => undefined)),
+  LLM_PROVIDER: z
+    .enum(["openai", "anthropic", "openai-compatible"])
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
   LLM_MODEL: optional,
   LLM_BASE_URL: optional.pipe(z.url().optional()),
   LLM_API_KEY: optional,

@@ -21,15 +21,13 @@ export function redact(value: unknown, depth = 0): unknown {
   if (depth > 4 || value === null || typeof value !== "object") return value;
   if (value instanceof Error) return { name: value.name, message: scrub(value.message) };
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, SECRET_KEY.test(k) ? "[redacted]" : redact(v, depth + 1)]),
-  );
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_KEY.test(k) ? "[redacted]" : redact(v, depth + 1)]));
 }
 
 function write(level: Level, event: string, fields?: Record<string, unknown>) {
   if (order[level] < threshold()) return;
   const line = JSON.stringify({ time: new Date().toISOString(), level, event, ...(redact(fields ?? {}) as object) });
-  process.stderr.write(line + "\n");
+  process.stderr.write(`${line}\n`);
 }
 
 export const log = {

@@ -20,11 +20,26 @@ const rows = [];
 for (const file of files) {
   console.log(`\n▶ bench/${file}`);
   const started = Date.now();
-  const run = spawnSync(process.execPath, [tsx, join("bench", file)], { cwd: projectRoot, encoding: "utf8", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, stdio: ["ignore", "pipe", "inherit"], timeout: 20 * 60_000 });
-  const found = (run.stdout ?? "").split("\n").filter((l) => l.startsWith("BENCH_RESULT ")).map((l) => JSON.parse(l.slice(13)));
+  const run = spawnSync(process.execPath, [tsx, join("bench", file)], {
+    cwd: projectRoot,
+    encoding: "utf8",
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    stdio: ["ignore", "pipe", "inherit"],
+    timeout: 20 * 60_000,
+  });
+  const found = (run.stdout ?? "")
+    .split("\n")
+    .filter((l) => l.startsWith("BENCH_RESULT "))
+    .map((l) => JSON.parse(l.slice(13)));
   if (run.status !== 0) console.error(`  failed (exit ${run.status})`);
-  for (const row of found) console.log(`  ${row.case} · ${row.metric}: ${row.value} ${row.unit}${row.baseline !== undefined ? ` (baseline ${row.baseline}${row.ratio !== undefined ? `, ratio ${row.ratio}` : ""})` : ""}${row.met === undefined ? "" : row.met ? " ✓" : " ✗"}`);
-  rows.push(...found.map((r) => ({ ...r, file })), ...(found.length === 0 ? [{ file, bench: file, case: "failed", metric: "-", value: NaN, unit: "", note: `exit ${run.status}` }] : []));
+  for (const row of found)
+    console.log(
+      `  ${row.case} · ${row.metric}: ${row.value} ${row.unit}${row.baseline !== undefined ? ` (baseline ${row.baseline}${row.ratio !== undefined ? `, ratio ${row.ratio}` : ""})` : ""}${row.met === undefined ? "" : row.met ? " ✓" : " ✗"}`,
+    );
+  rows.push(
+    ...found.map((r) => ({ ...r, file })),
+    ...(found.length === 0 ? [{ file, bench: file, case: "failed", metric: "-", value: NaN, unit: "", note: `exit ${run.status}` }] : []),
+  );
   console.log(`  (${Math.round((Date.now() - started) / 1000)} s)`);
 }
 
@@ -37,7 +52,10 @@ if (!filter) {
     "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ...rows.map(tableRow),
   ].join("\n");
-  const notes = rows.filter((r) => r.note).map((r) => `- ${r.bench}, ${r.case}: ${r.note}`).join("\n");
+  const notes = rows
+    .filter((r) => r.note)
+    .map((r) => `- ${r.bench}, ${r.case}: ${r.note}`)
+    .join("\n");
   const postgres = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
   const command = postgres ? "BENCH_DATABASE_URL=postgres://… npm run bench" : "npm run bench";
   const doc = `# Benchmarks
@@ -77,7 +95,7 @@ function mergeIntoDoc(rows) {
   const lastRow = kept.findLastIndex((l) => l.startsWith("| ") && !l.startsWith("| ---"));
   kept.splice(lastRow + 1, 0, ...rows.map(tableRow));
   const notesAt = kept.indexOf("Notes:");
-  const lastNote = kept.findIndex((l, i) => i > notesAt && !l.startsWith("- ")) ;
+  const lastNote = kept.findIndex((l, i) => i > notesAt && !l.startsWith("- "));
   kept.splice(lastNote, 0, ...rows.filter((r) => r.note).map((r) => `- ${r.bench}, ${r.case}: ${r.note}`));
   writeFileSync(path, kept.join("\n"));
   console.log(`\nupdated ${[...names].join(", ")} in docs/BENCHMARKS.md`);

@@ -38,7 +38,10 @@ async function call(method, path, body) {
     signal: AbortSignal.timeout(30_000),
   }).catch((error) => fail(`cannot reach ${base}: ${describeError(error)}`));
   const payload = await response.json().catch(() => ({}));
-  if (!response.ok) fail(`${response.status} ${payload?.error?.message ?? response.statusText}${payload?.error?.details ? "\n" + JSON.stringify(payload.error.details, null, 2) : ""}`);
+  if (!response.ok)
+    fail(
+      `${response.status} ${payload?.error?.message ?? response.statusText}${payload?.error?.details ? `\n${JSON.stringify(payload.error.details, null, 2)}` : ""}`,
+    );
   return payload;
 }
 

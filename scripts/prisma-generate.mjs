@@ -20,7 +20,7 @@ export function derivePostgresSchema(text) {
   if (out === text || !out.includes("generated/postgres")) {
     throw new Error("prisma/schema.prisma: expected the sqlite provider and generated/sqlite output lines");
   }
-  return "// GENERATED from prisma/schema.prisma by scripts/prisma-generate.mjs. Do not edit.\n" + out;
+  return `// GENERATED from prisma/schema.prisma by scripts/prisma-generate.mjs. Do not edit.\n${out}`;
 }
 
 function main() {

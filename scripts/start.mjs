@@ -62,7 +62,11 @@ await app.prepare();
 const server = createServer((req, res) => {
   for (const name of Object.keys(req.headers)) if (name.startsWith(PEER_HEADER_PREFIX)) delete req.headers[name];
   const forwarded = req.headers["x-forwarded-for"];
-  req.headers[peerHeader] = resolveClientAddress(req.socket.remoteAddress, Array.isArray(forwarded) ? forwarded.join(",") : forwarded, trustedHops);
+  req.headers[peerHeader] = resolveClientAddress(
+    req.socket.remoteAddress,
+    Array.isArray(forwarded) ? forwarded.join(",") : forwarded,
+    trustedHops,
+  );
   handle(req, res);
 });
 server.on("upgrade", app.getUpgradeHandler());

@@ -4,7 +4,17 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 
 /** Sign-in and first-run setup share one form: name, password, submit. */
-export function AuthForm({ endpoint, submitLabel, then, askSetupCode = false }: { endpoint: string; submitLabel: string; then: string; askSetupCode?: boolean }) {
+export function AuthForm({
+  endpoint,
+  submitLabel,
+  then,
+  askSetupCode = false,
+}: {
+  endpoint: string;
+  submitLabel: string;
+  then: string;
+  askSetupCode?: boolean;
+}) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -35,10 +45,12 @@ export function AuthForm({ endpoint, submitLabel, then, askSetupCode = false }: 
       {askSetupCode && (
         <>
           <label htmlFor="code">Setup code (from the server log)</label>
+          {/* biome-ignore lint/a11y/noAutofocus: the page exists for this one field. */}
           <input id="code" name="code" autoComplete="off" spellCheck={false} required autoFocus />
         </>
       )}
       <label htmlFor="name">User name</label>
+      {/* biome-ignore lint/a11y/noAutofocus: the page exists for this form. */}
       <input id="name" name="name" autoComplete="username" required autoFocus={!askSetupCode} />
       <label htmlFor="password">Password</label>
       <input id="password" name="password" type="password" autoComplete="current-password" required />

@@ -13,16 +13,35 @@ createServer(async (req, res) => {
   for await (const chunk of req) chunks.push(chunk);
   const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
   const last = body.messages[body.messages.length - 1];
-  const base = { id: `c${++calls}`, object: "chat.completion", created: Math.floor(Date.now() / 1000), model: body.model, usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 } };
+  const base = {
+    id: `c${++calls}`,
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model: body.model,
+    usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 },
+  };
   res.setHeader("content-type", "application/json");
   if (last.role === "tool") {
-    return res.end(JSON.stringify({ ...base, choices: [{ index: 0, message: { role: "assistant", content: "" }, finish_reason: "stop" }] }));
+    return res.end(
+      JSON.stringify({ ...base, choices: [{ index: 0, message: { role: "assistant", content: "" }, finish_reason: "stop" }] }),
+    );
   }
-  const text = String(typeof last.content === "string" ? last.content : JSON.stringify(last.content)).split("\n").pop();
+  const text = String(typeof last.content === "string" ? last.content : JSON.stringify(last.content))
+    .split("\n")
+    .pop();
   const args = text.includes("[malformed]") ? { msg: 42 } : { message: `Echo: ${text}` };
   const call = { id: `call_${calls}`, type: "function", function: { name: "reply", arguments: JSON.stringify(args) } };
   // "[handoff]": the model also passes the conversation to a human, in the same turn.
-  const handoff = { id: `handoff_${calls}`, type: "function", function: { name: "handoff", arguments: JSON.stringify({ reason: "the user asked for a person" }) } };
+  const handoff = {
+    id: `handoff_${calls}`,
+    type: "function",
+    function: { name: "handoff", arguments: JSON.stringify({ reason: "the user asked for a person" }) },
+  };
   const toolCalls = text.includes("[handoff]") ? [call, handoff] : [call];
-  res.end(JSON.stringify({ ...base, choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: toolCalls }, finish_reason: "tool_calls" }] }));
+  res.end(
+    JSON.stringify({
+      ...base,
+      choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: toolCalls }, finish_reason: "tool_calls" }],
+    }),
+  );
 }).listen(port, "127.0.0.1", () => console.log(`fake LLM on ${port}`));

@@ -1,4 +1,10 @@
-import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult, LanguageModelV3Prompt } from "@ai-sdk/provider";
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3Prompt,
+} from "@ai-sdk/provider";
 import type { ModelHandle } from "./model";
 
 /** Said at the start of every demo answer, so nobody mistakes it for a real model. */
@@ -16,7 +22,10 @@ function textOf(message: LanguageModelV3Prompt[number]): string {
  * the newest one, the gap note in the system prompt. Pure, so it is tested alone.
  */
 export function describePrompt(prompt: LanguageModelV3Prompt): string {
-  const system = prompt.filter((m) => m.role === "system").map(textOf).join("\n");
+  const system = prompt
+    .filter((m) => m.role === "system")
+    .map(textOf)
+    .join("\n");
   const messages = prompt.filter((m) => m.role !== "system");
   const newest = [...messages].reverse().find((m) => m.role === "user");
   const newestText = newest ? textOf(newest) : "";
@@ -43,7 +52,16 @@ export function demoModel(): ModelHandle {
     const replyTool = options.tools?.some((t) => t.name === "reply");
     // After its tool call (a tool result is the newest message) or without the tool: say nothing more.
     const content: LanguageModelV3Content[] =
-      last?.role === "tool" || !replyTool ? [] : [{ type: "tool-call", toolCallId: `demo_${Date.now()}`, toolName: "reply", input: JSON.stringify({ message: describePrompt(options.prompt) }) }];
+      last?.role === "tool" || !replyTool
+        ? []
+        : [
+            {
+              type: "tool-call",
+              toolCallId: `demo_${Date.now()}`,
+              toolName: "reply",
+              input: JSON.stringify({ message: describePrompt(options.prompt) }),
+            },
+          ];
     return { content, finishReason: { unified: content.length ? "tool-calls" : "stop", raw: undefined }, usage, warnings: [] };
   };
   const model: LanguageModelV3 = {

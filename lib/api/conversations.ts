@@ -76,7 +76,9 @@ export const handoffResponse = z.strictObject({ handoff: handoffView });
 export const handoffListResponse = z.strictObject({
   /** Longest waiting first. */
   handoffs: z.array(
-    handoffView.unwrap().extend({ conversationId: z.number().int(), channel: z.string(), platformChatId: z.string(), title: z.string().nullable() }),
+    handoffView
+      .unwrap()
+      .extend({ conversationId: z.number().int(), channel: z.string(), platformChatId: z.string(), title: z.string().nullable() }),
   ),
 });
 export const conversationPatchBody = z.object({ agentEnabled: z.boolean() }).strict();
@@ -120,12 +122,18 @@ export const operations = defineOperations([
   {
     method: "post",
     path: "/conversations/{id}/handoff",
-    summary: "Move the human handoff: request (bot → waiting), take (waiting → assigned; one operator wins), release (back to the agent); 409 on an invalid transition",
+    summary:
+      "Move the human handoff: request (bot → waiting), take (waiting → assigned; one operator wins), release (back to the agent); 409 on an invalid transition",
     body: handoffBodySchema,
     response: { status: 200, schema: handoffResponse },
     errors: { 409: "Invalid transition for the current state (e.g. take when nobody is waiting, or another operator took it first)" },
   },
-  { method: "get", path: "/handoffs", summary: "Open handoffs (\"Needs a human\"), longest waiting first, with their reasons", response: { status: 200, schema: handoffListResponse } },
+  {
+    method: "get",
+    path: "/handoffs",
+    summary: 'Open handoffs ("Needs a human"), longest waiting first, with their reasons',
+    response: { status: 200, schema: handoffListResponse },
+  },
   {
     method: "patch",
     path: "/conversations/{id}",
@@ -143,12 +151,18 @@ export const operations = defineOperations([
   {
     method: "post",
     path: "/conversations/{id}/messages",
-    summary: "An operator's plain message to the chat (not a reply), in the active fork if one is open: 201 once delivered (`recorded: false` with a warning when not saved)",
+    summary:
+      "An operator's plain message to the chat (not a reply), in the active fork if one is open: 201 once delivered (`recorded: false` with a warning when not saved)",
     body: replyBodySchema,
     response: { status: 201, schema: replyResponse },
     errors: { 502: "Not delivered (recorded on the envelope; `details.envelopeId`, and `details.outcome`)" },
   },
-  { method: "post", path: "/conversations/{id}/read", summary: "Mark the conversation read (its unread count drops to 0)", response: { status: 200, schema: okResponse } },
+  {
+    method: "post",
+    path: "/conversations/{id}/read",
+    summary: "Mark the conversation read (its unread count drops to 0)",
+    response: { status: 200, schema: okResponse },
+  },
   {
     method: "get",
     path: "/conversations/{id}/stats",

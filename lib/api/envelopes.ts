@@ -79,7 +79,13 @@ export const operations = defineOperations([
     response: { status: 201, schema: sentEnvelopeResponse },
     errors: { 403: "An agent not bound to the channel's adapter, or a session operator sending as someone else" },
   },
-  { method: "get", path: "/envelopes", summary: "List envelopes, newest first (changes nothing)", query: listEnvelopesSchema, response: { status: 200, schema: envelopeListResponse } },
+  {
+    method: "get",
+    path: "/envelopes",
+    summary: "List envelopes, newest first (changes nothing)",
+    query: listEnvelopesSchema,
+    response: { status: 200, schema: envelopeListResponse },
+  },
   {
     method: "post",
     path: "/envelopes/receive",
@@ -87,7 +93,12 @@ export const operations = defineOperations([
     body: receiveMailSchema,
     response: { status: 200, schema: receivedMailResponse },
   },
-  { method: "get", path: "/envelopes/{id}", summary: "One envelope with its metadata", response: { status: 200, schema: envelopeResponse } },
+  {
+    method: "get",
+    path: "/envelopes/{id}",
+    summary: "One envelope with its metadata",
+    response: { status: 200, schema: envelopeResponse },
+  },
   {
     method: "post",
     path: "/envelopes/{id}/retry",
@@ -95,5 +106,10 @@ export const operations = defineOperations([
     response: { status: 200, schema: retriedEnvelopeResponse },
     errors: { 409: "The envelope is not failed" },
   },
-  { method: "get", path: "/envelopes/{id}/thread", summary: "The chain to the root and the tree below it (one query)", response: { status: 200, schema: envelopeThreadResponse } },
+  {
+    method: "get",
+    path: "/envelopes/{id}/thread",
+    summary: "The chain to the root and the tree below it (one query)",
+    response: { status: 200, schema: envelopeThreadResponse },
+  },
 ]);

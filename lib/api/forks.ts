@@ -23,7 +23,12 @@ export const forkRow = z.strictObject({
 
 export const forkListItem = forkRow.extend({
   _count: z.strictObject({ messages: z.number().int() }),
-  conversation: z.strictObject({ id: z.number().int(), title: z.string().nullable(), platformChatId: z.string(), activeForkId: z.number().int().nullable() }),
+  conversation: z.strictObject({
+    id: z.number().int(),
+    title: z.string().nullable(),
+    platformChatId: z.string(),
+    activeForkId: z.number().int().nullable(),
+  }),
 });
 
 export const forkListQuery = z.object({
@@ -37,7 +42,13 @@ export const startedTaskResponse = z.strictObject({ fork: forkRow, envelope: env
 export { exitStrategySchema, startTaskSchema };
 
 export const operations = defineOperations([
-  { method: "get", path: "/forks", summary: "Forks, newest first", query: forkListQuery, response: { status: 200, schema: forkListResponse } },
+  {
+    method: "get",
+    path: "/forks",
+    summary: "Forks, newest first",
+    query: forkListQuery,
+    response: { status: 200, schema: forkListResponse },
+  },
   {
     method: "post",
     path: "/forks",

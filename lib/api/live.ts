@@ -8,7 +8,11 @@ import { defineOperations, isoDate } from "./operation";
  */
 export const liveEvent = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("message"), conversationId: z.number().int(), messageId: z.number().int().optional() }),
-  z.strictObject({ type: z.literal("envelope"), conversationId: z.number().int().nullable().optional(), envelopeId: z.number().int().optional() }),
+  z.strictObject({
+    type: z.literal("envelope"),
+    conversationId: z.number().int().nullable().optional(),
+    envelopeId: z.number().int().optional(),
+  }),
   z.strictObject({ type: z.literal("fork"), conversationId: z.number().int().nullable().optional(), forkId: z.number().int().optional() }),
   z.strictObject({ type: z.literal("settings") }),
   /** Something about conversations changed (membership, an unsent message, a topic name, a handoff). */
@@ -44,7 +48,13 @@ export const operations = defineOperations([
   {
     method: "get",
     path: "/events",
-    summary: "Server-sent events for open pages: `retry:` first, then one event per change (message, envelope, fork, conversation, settings), heartbeat comments every 15 s",
-    response: { status: 200, schema: liveEvent, contentType: "text/event-stream", description: "A stream; each event's `data:` is one JSON object of this schema" },
+    summary:
+      "Server-sent events for open pages: `retry:` first, then one event per change (message, envelope, fork, conversation, settings), heartbeat comments every 15 s",
+    response: {
+      status: 200,
+      schema: liveEvent,
+      contentType: "text/event-stream",
+      description: "A stream; each event's `data:` is one JSON object of this schema",
+    },
   },
 ]);

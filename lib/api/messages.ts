@@ -82,23 +82,40 @@ export const threadMember = z.strictObject({
   ),
 });
 
-export const messageThreadResponse = z.strictObject({ messageId: z.number().int(), threadId: z.number().int().nullable(), members: z.array(threadMember) });
+export const messageThreadResponse = z.strictObject({
+  messageId: z.number().int(),
+  threadId: z.number().int().nullable(),
+  members: z.array(threadMember),
+});
 
 export { replyBodySchema };
 /** 201 once delivered; `recorded: false` (with a warning) when it could not be saved to the history: never send it again. */
 export const replyResponse = z.discriminatedUnion("recorded", [
   z.strictObject({ ok: z.literal(true), recorded: z.literal(true), envelopeId: z.number().int(), messageId: z.number().int() }),
-  z.strictObject({ ok: z.literal(true), recorded: z.literal(false), envelopeId: z.number().int(), messageId: z.null(), warning: z.string() }),
+  z.strictObject({
+    ok: z.literal(true),
+    recorded: z.literal(false),
+    envelopeId: z.number().int(),
+    messageId: z.null(),
+    warning: z.string(),
+  }),
 ]);
 
 export const operations = defineOperations([
-  { method: "get", path: "/messages/{id}/thread", summary: "The reply tree around a message (one query on the materialized thread)", response: { status: 200, schema: messageThreadResponse } },
+  {
+    method: "get",
+    path: "/messages/{id}/thread",
+    summary: "The reply tree around a message (one query on the materialized thread)",
+    response: { status: 200, schema: messageThreadResponse },
+  },
   {
     method: "post",
     path: "/messages/{id}/reply",
     summary: "An operator's threaded reply, sent as a native reply on the platform",
     body: replyBodySchema,
     response: { status: 201, schema: replyResponse },
-    errors: { 502: "Not delivered (recorded on the envelope; `details.envelopeId`, and `details.outcome`: not_sent, or unknown = possibly delivered)" },
+    errors: {
+      502: "Not delivered (recorded on the envelope; `details.envelopeId`, and `details.outcome`: not_sent, or unknown = possibly delivered)",
+    },
   },
 ]);

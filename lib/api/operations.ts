@@ -11,4 +11,15 @@ import { operations as status } from "./status";
 import { operations as turns } from "./turns";
 
 /** Every /api/v1 operation, in the document's order. A new resource module adds its list here. */
-export const operations: readonly Operation[] = [...status, ...conversations, ...messages, ...envelopes, ...forks, ...turns, ...queue, ...settings, ...simulator, ...live];
+export const operations: readonly Operation[] = [
+  ...status,
+  ...conversations,
+  ...messages,
+  ...envelopes,
+  ...forks,
+  ...turns,
+  ...queue,
+  ...settings,
+  ...simulator,
+  ...live,
+];

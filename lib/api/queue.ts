@@ -22,7 +22,9 @@ export const queueResponse = z.strictObject({
     turns: z.number().int(),
     debounceMs: z.number().int(),
     /** This instance's model calls: in flight, waiting for a slot, and the rate-limit pause. */
-    model: z.strictObject({ active: z.number().int(), waiting: z.number().int(), limit: z.number().int(), pausedUntil: isoDate.nullable() }).nullable(),
+    model: z
+      .strictObject({ active: z.number().int(), waiting: z.number().int(), limit: z.number().int(), pausedUntil: isoDate.nullable() })
+      .nullable(),
   }),
 });
 
@@ -30,7 +32,8 @@ export const operations = defineOperations([
   {
     method: "get",
     path: "/queue",
-    summary: "The worker's queue: turns waiting and running, oldest wait, limits in force, this instance's model calls, time to answer per minute (p50/p99, last hour)",
+    summary:
+      "The worker's queue: turns waiting and running, oldest wait, limits in force, this instance's model calls, time to answer per minute (p50/p99, last hour)",
     response: { status: 200, schema: queueResponse },
   },
 ]);

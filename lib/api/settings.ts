@@ -21,7 +21,12 @@ export const updatedSettingsResponse = z.strictObject({ settings: settingsValues
 export { settingsUpdateSchema };
 
 export const operations = defineOperations([
-  { method: "get", path: "/settings", summary: "Settings and their change log (newest 50)", response: { status: 200, schema: settingsResponse } },
+  {
+    method: "get",
+    path: "/settings",
+    summary: "Settings and their change log (newest 50)",
+    response: { status: 200, schema: settingsResponse },
+  },
   {
     method: "patch",
     path: "/settings",

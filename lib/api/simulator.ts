@@ -3,7 +3,9 @@ import { SIMULATED_SEND_FAILURES, type SimulatedSendFailure } from "../channels/
 import { simulatedMessageSchema } from "../channels/telegram/simulator";
 import { defineOperations } from "./operation";
 
-export const sendFailureBody = z.object({ next: z.enum(Object.keys(SIMULATED_SEND_FAILURES) as [SimulatedSendFailure, ...SimulatedSendFailure[]]).nullable() });
+export const sendFailureBody = z.object({
+  next: z.enum(Object.keys(SIMULATED_SEND_FAILURES) as [SimulatedSendFailure, ...SimulatedSendFailure[]]).nullable(),
+});
 export const sendFailureResponse = z.strictObject({ next: sendFailureBody.shape.next });
 
 /** The webhook handler's answer to the simulated update. */

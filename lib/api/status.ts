@@ -20,6 +20,11 @@ export const statusResponse = z.strictObject({
 export const openApiResponse = z.looseObject({ openapi: z.string(), info: z.unknown(), paths: z.record(z.string(), z.unknown()) });
 
 export const operations = defineOperations([
-  { method: "get", path: "/status", summary: "The configured model (never its key), Telegram mode, bot username, webhook, LINE, database", response: { status: 200, schema: statusResponse } },
+  {
+    method: "get",
+    path: "/status",
+    summary: "The configured model (never its key), Telegram mode, bot username, webhook, LINE, database",
+    response: { status: 200, schema: statusResponse },
+  },
   { method: "get", path: "/openapi.json", summary: "This document", response: { status: 200, schema: openApiResponse } },
 ]);

@@ -34,5 +34,10 @@ export const operations = defineOperations([
     summary: "The agent turn behind a message (the user's message it answered, or the agent's answer); 404 when no turn ran for it",
     response: { status: 200, schema: messageTurnResponse },
   },
-  { method: "get", path: "/turns/{id}", summary: "Prompt inspector: the system prompt, messages, tool calls, usage and latency of one agent turn", response: { status: 200, schema: turnResponse } },
+  {
+    method: "get",
+    path: "/turns/{id}",
+    summary: "Prompt inspector: the system prompt, messages, tool calls, usage and latency of one agent turn",
+    response: { status: 200, schema: turnResponse },
+  },
 ]);

@@ -1,13 +1,7 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { Database } from "../db/database";
-import {
-  createFirstOperator,
-  createSession,
-  deleteSession,
-  findLiveSession,
-  findOperatorByName,
-} from "../db/operators";
+import { createFirstOperator, createSession, deleteSession, findLiveSession, findOperatorByName } from "../db/operators";
 import { AppError } from "../errors";
 import { hashPassword, verifyPassword } from "./password";
 import { SignInThrottle } from "./throttle";
@@ -22,7 +16,12 @@ export const credentialsSchema = z.object({
   password: z.string().min(1, "enter a password").max(256),
 });
 export const setupSchema = z.object({
-  name: z.string().trim().min(1).max(64).regex(/^[a-zA-Z0-9_.-]+$/, "letters, digits, _ . - only"),
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .regex(/^[a-zA-Z0-9_.-]+$/, "letters, digits, _ . - only"),
   password: z.string().min(10, "use at least 10 characters").max(256),
   /** The one-time setup code from the server log. */
   code: z.string().trim().min(1, "enter the setup code from the server log").max(64),
@@ -75,9 +74,8 @@ export async function signIn(db: Database, input: z.infer<typeof credentialsSche
   if (decision.delayMs) await sleep(decision.delayMs);
   const operator = await findOperatorByName(db, input.name);
   // Hash even for unknown names so response time does not reveal which names exist.
-  const ok = operator
-    ? await verifyPassword(input.password, operator.passwordHash)
-    : (await verifyPassword(input.password, "scrypt$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="), false);
+  const hash = operator?.passwordHash ?? "scrypt$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+  const ok = (await verifyPassword(input.password, hash)) && Boolean(operator);
   if (!operator || !ok) {
     // Already counted by throttle.check().
     throw new AppError("unauthorized", "wrong user name or password");
@@ -131,11 +129,7 @@ export function readCookie(header: string | null, name: string): string | undefi
  * mutations must echo the session's CSRF token in a header (double submit), and
  * their Origin, when sent, must be this host.
  */
-export async function authenticate(
-  db: Database,
-  request: Request,
-  options: { apiToken?: string; now?: Date },
-): Promise<Caller> {
+export async function authenticate(db: Database, request: Request, options: { apiToken?: string; now?: Date }): Promise<Caller> {
   const authorization = request.headers.get("authorization");
   if (authorization?.startsWith("Bearer ")) {
     const given = authorization.slice(7).trim();

@@ -50,7 +50,8 @@ export class SignInThrottle {
       [this.live(this.clients, client, now), this.options.clientLimit],
       [this.live(this.pairs, `${client}|${key}`, now), this.options.pairLimit],
     ] as const) {
-      if (counter && counter.count >= limit) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((counter.resetAt - now) / 1000)) };
+      if (counter && counter.count >= limit)
+        return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((counter.resetAt - now) / 1000)) };
     }
     const account = this.live(this.accounts, key, now);
     const over = (account?.count ?? 0) - this.options.accountFreeFailures;

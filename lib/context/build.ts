@@ -36,7 +36,11 @@ const byTime = (a: StoredMessage, b: StoredMessage) => a.sentAt.getTime() - b.se
  */
 export function buildContext(input: ContextInput): BuiltContext {
   const merged = new Map<number, ContextMessage>();
-  const withOrigin = (m: StoredMessage, origin: ContextMessage["origin"]): ContextMessage => ({ ...m, origin, previousSentAt: input.previousSentAt?.get(m.id) ?? null });
+  const withOrigin = (m: StoredMessage, origin: ContextMessage["origin"]): ContextMessage => ({
+    ...m,
+    origin,
+    previousSentAt: input.previousSentAt?.get(m.id) ?? null,
+  });
   for (const m of input.recent) merged.set(m.id, withOrigin(m, "recent"));
   merged.set(input.current.id, withOrigin(input.current, "recent"));
   const replyContext = input.target ? [input.target, ...input.targetNeighbours, ...input.chain] : [];

@@ -111,7 +111,10 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
        ) q LEFT JOIN "Conversation" c ON c."id" = q."conversationId"
        ORDER BY CASE WHEN c."servedAt" > q."arrived" THEN c."servedAt" ELSE q."arrived" END, q."head"
        LIMIT ?`,
-      now, now, now, limit,
+      now,
+      now,
+      now,
+      limit,
     );
     let conversations = candidates.flatMap((c) => (c.conversationId !== null && !o.busy.has(c.conversationId) ? [c.conversationId] : []));
     if (sql.dialect === "postgresql" && conversations.length > 0) {
@@ -136,7 +139,9 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
              WHERE ${inJsonList(sql, `"conversationId"`)} AND ${WORKER_MAIL_SQL}
                AND (("status" = 'pending' AND ("deliverAt" IS NULL OR "deliverAt" <= ? OR ${CHAT_TURN_SQL})) OR ("status" = 'processing' AND "leaseUntil" IS NOT NULL))
            ) q WHERE "n" <= ? ORDER BY "conversationId", "id"`,
-          list(conversations), now, 64,
+          list(conversations),
+          now,
+          64,
         )
       : [];
     const queues = new Map<number, QueueRow[]>();
@@ -172,7 +177,12 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
       `UPDATE "Envelope" SET "status" = 'processing', "claimedBy" = ?, "leaseUntil" = ?, "attempts" = "attempts" + 1, "updatedAt" = ?
        WHERE ${inJsonList(sql, `"id"`)} AND ${DUE_SQL}
        RETURNING "id", "to", "messageId", "forkId", "attempts"`,
-      o.worker, new Date(now.getTime() + o.leaseMs), now, list(claim.flatMap((c) => c.ids)), now, now,
+      o.worker,
+      new Date(now.getTime() + o.leaseMs),
+      now,
+      list(claim.flatMap((c) => c.ids)),
+      now,
+      now,
     );
     const byId = new Map(claimed.map((e) => [e.id, e]));
     for (const c of claim) {
@@ -190,7 +200,8 @@ async function nextWake(sql: SqlRunner, now: Date, channelMailOnly: boolean): Pr
        SELECT MIN("deliverAt") AS "at" FROM "Envelope" WHERE "status" = 'pending' AND "deliverAt" > ? AND ${channelMailOnly ? `"to" LIKE 'channel:%'` : WORKER_MAIL_SQL}
        UNION ALL SELECT MIN("leaseUntil") AS "at" FROM "Envelope" WHERE "status" = 'processing' AND "leaseUntil" > ?
      ) t`,
-    now, now,
+    now,
+    now,
   );
   return toDate(row?.at ?? null);
 }
@@ -205,18 +216,25 @@ export async function deferEnvelopes(db: Database, ids: number[], until: Date, r
       `UPDATE "Envelope" SET "status" = 'pending', "deliverAt" = ?, "attempts" = CASE WHEN "attempts" > 0 THEN "attempts" - 1 ELSE 0 END,
          "lastDeliveryError" = ?, "claimedBy" = NULL, "leaseUntil" = NULL, "updatedAt" = ?
        WHERE ${inJsonList(sql, `"id"`)} AND "status" = 'processing'`,
-      until, reason, new Date(), list(ids),
+      until,
+      reason,
+      new Date(),
+      list(ids),
     ),
   );
 }
 
 /** Extends the leases a live worker holds, so a long turn (a slow model, a queue for model slots) is never taken over. */
 export async function renewLeases(db: Database, worker: string, until: Date) {
-  await db.transaction((sql) => sql.run(`UPDATE "Envelope" SET "leaseUntil" = ? WHERE "claimedBy" = ? AND "status" = 'processing'`, until, worker));
+  await db.transaction((sql) =>
+    sql.run(`UPDATE "Envelope" SET "leaseUntil" = ? WHERE "claimedBy" = ? AND "status" = 'processing'`, until, worker),
+  );
 }
 
 /** Whether any worker mail is due by `horizon` (tests and shutdown wait for an idle queue). */
 export async function hasDueWork(db: Database, horizon: Date): Promise<boolean> {
-  const row = await db.transaction((sql) => sql.one(`SELECT "id" FROM "Envelope" WHERE ${DUE_SQL} AND ${WORKER_MAIL_SQL} LIMIT 1`, horizon, horizon));
+  const row = await db.transaction((sql) =>
+    sql.one(`SELECT "id" FROM "Envelope" WHERE ${DUE_SQL} AND ${WORKER_MAIL_SQL} LIMIT 1`, horizon, horizon),
+  );
   return row !== undefined;
 }

@@ -40,7 +40,14 @@ type Pivot = { id: number; sentAt: Date };
  * order. Two index range scans — strictly earlier/later times, and same-second
  * ties by id — because an OR of both makes SQLite walk the whole conversation.
  */
-async function beside(db: Database, scope: Scope, pivot: Pivot, side: "before" | "after", take: number, inclusive = false): Promise<StoredMessage[]> {
+async function beside(
+  db: Database,
+  scope: Scope,
+  pivot: Pivot,
+  side: "before" | "after",
+  take: number,
+  inclusive = false,
+): Promise<StoredMessage[]> {
   if (take <= 0) return [];
   // On the hand-written path (every turn reads its recency window): one statement
   // with both range scans, the ties first (nearer the pivot than anything strictly before or after it).
@@ -48,14 +55,23 @@ async function beside(db: Database, scope: Scope, pivot: Pivot, side: "before" |
   const forks = scope.forkId === null ? [] : typeof scope.forkId === "number" ? [scope.forkId] : scope.forkId.in;
   const fork = scope.forkId === null ? `"forkId" IS NULL` : forks.length ? `"forkId" IN (${forks.map(() => "?").join(", ")})` : "1 = 0";
   const idOp = side === "before" ? (inclusive ? "<=" : "<") : inclusive ? ">=" : ">";
-  const columns = Object.keys(storedMessageSelect).map((c) => `"${c}"`).join(", ");
+  const columns = Object.keys(storedMessageSelect)
+    .map((c) => `"${c}"`)
+    .join(", ");
   const rows = await db.read<Record<string, unknown>>(
     `SELECT * FROM (SELECT 0 AS "part", ${columns} FROM "Message" WHERE "conversationId" = ? AND ${fork} AND "sentAt" = ? AND "id" ${idOp} ? ORDER BY "id" ${dir} LIMIT ?) t1
      UNION ALL
      SELECT * FROM (SELECT 1 AS "part", ${columns} FROM "Message" WHERE "conversationId" = ? AND ${fork} AND "sentAt" ${side === "before" ? "<" : ">"} ? ORDER BY "sentAt" ${dir}, "id" ${dir} LIMIT ?) t2
      ORDER BY "part", "sentAt" ${dir}, "id" ${dir}`,
-    scope.conversationId, ...forks, pivot.sentAt, pivot.id, take,
-    scope.conversationId, ...forks, pivot.sentAt, take,
+    scope.conversationId,
+    ...forks,
+    pivot.sentAt,
+    pivot.id,
+    take,
+    scope.conversationId,
+    ...forks,
+    pivot.sentAt,
+    take,
   );
   return rows.slice(0, take).map(({ part: _part, ...row }) => prismaRow<StoredMessage>(row, storedMessageColumns));
 }
@@ -157,5 +173,9 @@ export function findStoredMessage(db: Database, id: number) {
 /** Several stored messages by id, oldest first (a burst's earlier messages). */
 export function findStoredMessages(db: Database, ids: number[]) {
   if (ids.length === 0) return Promise.resolve([]);
-  return db.prisma.message.findMany({ where: { id: { in: ids } }, orderBy: [{ sentAt: "asc" }, { id: "asc" }], select: storedMessageSelect });
+  return db.prisma.message.findMany({
+    where: { id: { in: ids } },
+    orderBy: [{ sentAt: "asc" }, { id: "asc" }],
+    select: storedMessageSelect,
+  });
 }

@@ -23,18 +23,30 @@ export async function listConversations(db: Database, options: ConversationListO
   const search = options.search?.trim();
   const conversations = await db.prisma.conversation.findMany({
     where: search
-      ? { OR: [{ title: { contains: search } }, { platformChatId: { contains: search } }, { messages: { some: { senderName: { contains: search } } } }] }
+      ? {
+          OR: [
+            { title: { contains: search } },
+            { platformChatId: { contains: search } },
+            { messages: { some: { senderName: { contains: search } } } },
+          ],
+        }
       : undefined,
     orderBy: [{ lastMessageAt: { sort: "desc", nulls: "last" } }, { id: "desc" }],
     take: options.take,
     include: {
       activeFork: { select: { id: true, title: true, status: true } },
-      messages: { orderBy: [{ sentAt: "desc" }, { id: "desc" }], take: 1, select: { text: true, senderName: true, senderKind: true, sentAt: true } },
+      messages: {
+        orderBy: [{ sentAt: "desc" }, { id: "desc" }],
+        take: 1,
+        select: { text: true, senderName: true, senderKind: true, sentAt: true },
+      },
     },
   });
   const unread = await Promise.all(
     conversations.map((c) =>
-      db.prisma.message.count({ where: { conversationId: c.id, direction: "inbound", ...(c.lastReadAt ? { createdAt: { gt: c.lastReadAt } } : {}) } }),
+      db.prisma.message.count({
+        where: { conversationId: c.id, direction: "inbound", ...(c.lastReadAt ? { createdAt: { gt: c.lastReadAt } } : {}) },
+      }),
     ),
   );
   return conversations.map(({ messages, ...c }, i) => ({ ...c, lastMessage: messages[0] ?? null, unread: unread[i] }));
@@ -60,7 +72,10 @@ export async function readMembership(db: Database, id: number): Promise<string |
  * chat (a 403), for the conversation and, for a forum, its topics.
  */
 export async function markMembership(db: Database, id: number, membership: string, at: Date) {
-  const conversation = await db.prisma.conversation.findUnique({ where: { id }, select: { channel: true, platformChatId: true, parentConversationId: true } });
+  const conversation = await db.prisma.conversation.findUnique({
+    where: { id },
+    select: { channel: true, platformChatId: true, parentConversationId: true },
+  });
   if (!conversation) return;
   const chatId = conversation.platformChatId.replace(/:topic:\d+$/, "");
   await db.prisma.conversation.updateMany({

@@ -98,7 +98,10 @@ export async function openDb(url: string, options: OpenOptions = {}): Promise<Da
       },
     };
   }
-  const connection = new SqliteConnection({ url: sqlitePath(url), timeout: 5000 }, { backgroundCheckpointMs: options.backgroundCheckpoints ? 250 : undefined });
+  const connection = new SqliteConnection(
+    { url: sqlitePath(url), timeout: 5000 },
+    { backgroundCheckpointMs: options.backgroundCheckpoints ? 250 : undefined },
+  );
   const prisma = new SqliteClient({ adapter: connection });
   // WAL is set once by the migrator and persists in the file. NORMAL under WAL is
   // durable across process crashes (a committed transaction survives SIGKILL);
@@ -123,4 +126,3 @@ function utcTimestamps(oid: number, format?: "text" | "binary") {
   if (oid === pg.types.builtins.TIMESTAMP) return (value: string) => new Date(`${value.replace(" ", "T")}Z`);
   return pg.types.getTypeParser(oid, format as "text");
 }
-

@@ -20,7 +20,8 @@ type Row = Omit<ThreadEnvelope, "createdAt" | "depth" | "id" | "replyToEnvelopeI
 };
 
 const num = (v: number | bigint | null) => (v === null ? null : Number(v));
-const date = (v: Date | string | number | null) => (v === null ? null : v instanceof Date ? v : new Date(typeof v === "string" && /^\d+$/.test(v) ? Number(v) : v));
+const date = (v: Date | string | number | null) =>
+  v === null ? null : v instanceof Date ? v : new Date(typeof v === "string" && /^\d+$/.test(v) ? Number(v) : v);
 
 /**
  * An envelope's thread in ONE indexed query: every envelope shares its root's id
@@ -75,7 +76,10 @@ export async function envelopeChainByPointers(db: Database, envelopeId: number) 
   const chain = [];
   let next: number | null = envelopeId;
   while (next !== null) {
-    const row: { id: number; replyToEnvelopeId: number | null } | null = await db.prisma.envelope.findUnique({ where: { id: next }, select: { id: true, replyToEnvelopeId: true } });
+    const row: { id: number; replyToEnvelopeId: number | null } | null = await db.prisma.envelope.findUnique({
+      where: { id: next },
+      select: { id: true, replyToEnvelopeId: true },
+    });
     if (!row) break;
     chain.push(row);
     next = row.replyToEnvelopeId;

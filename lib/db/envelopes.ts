@@ -27,7 +27,12 @@ export async function createEnvelope(db: Database, input: NewEnvelope) {
     ? await db.prisma.envelope.findUnique({ where: { id: input.replyToEnvelopeId }, select: { id: true, threadRootId: true } })
     : null;
   return db.prisma.envelope.create({
-    data: { ...input, threadRootId: parent ? (parent.threadRootId ?? parent.id) : null, status: input.status ?? "pending", metadata: (input.metadata ?? {}) as never },
+    data: {
+      ...input,
+      threadRootId: parent ? (parent.threadRootId ?? parent.id) : null,
+      status: input.status ?? "pending",
+      metadata: (input.metadata ?? {}) as never,
+    },
   });
 }
 
@@ -50,16 +55,30 @@ export async function insertEnvelope(db: Database, input: NewEnvelope): Promise<
   try {
     return await db.transaction(async (sql) => {
       const parent = input.replyToEnvelopeId
-        ? await sql.one<{ id: number; threadRootId: number | null }>(`SELECT "id", "threadRootId" FROM "Envelope" WHERE "id" = ?`, input.replyToEnvelopeId)
+        ? await sql.one<{ id: number; threadRootId: number | null }>(
+            `SELECT "id", "threadRootId" FROM "Envelope" WHERE "id" = ?`,
+            input.replyToEnvelopeId,
+          )
         : undefined;
       const now = new Date();
       return (await sql.one<{ id: number }>(
         `INSERT INTO "Envelope" ("from", "to", "status", "text", "deliverAt", "replyToEnvelopeId", "threadRootId", "conversationId", "messageId", "forkId",
            "metadata", "dedupeKey", "createdAt", "updatedAt")
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
-        input.from, input.to, input.status ?? "pending", input.text, input.deliverAt ?? null, input.replyToEnvelopeId ?? null,
-        parent ? (parent.threadRootId ?? parent.id) : null, input.conversationId ?? null, input.messageId ?? null, input.forkId ?? null,
-        input.metadata ?? {}, input.dedupeKey ?? null, now, now,
+        input.from,
+        input.to,
+        input.status ?? "pending",
+        input.text,
+        input.deliverAt ?? null,
+        input.replyToEnvelopeId ?? null,
+        parent ? (parent.threadRootId ?? parent.id) : null,
+        input.conversationId ?? null,
+        input.messageId ?? null,
+        input.forkId ?? null,
+        input.metadata ?? {},
+        input.dedupeKey ?? null,
+        now,
+        now,
       ))!;
     });
   } catch (error) {
@@ -82,7 +101,10 @@ export async function findEnvelopeByDedupeKey(db: Database, dedupeKey: string): 
 
 /** Takes a refused send back for another attempt (only while it is still failed: one taker wins). */
 export async function reclaimRefusedSend(db: Database, id: number, text: string) {
-  const { count } = await db.prisma.envelope.updateMany({ where: { id, status: "failed" }, data: { status: "processing", text, lastDeliveryError: null, doneAt: null } });
+  const { count } = await db.prisma.envelope.updateMany({
+    where: { id, status: "failed" },
+    data: { status: "processing", text, lastDeliveryError: null, doneAt: null },
+  });
   return count === 1;
 }
 
@@ -102,14 +124,19 @@ export function releaseReplyKey(db: Database, inboundEnvelopeId: number) {
 
 /** Which of these inbound envelopes the agent already answered (their `reply:<id>` send exists). */
 export async function repliedEnvelopeIds(db: Database, ids: number[]): Promise<number[]> {
-  const rows = await db.prisma.envelope.findMany({ where: { dedupeKey: { in: ids.map((id) => `reply:${id}`) } }, select: { dedupeKey: true } });
+  const rows = await db.prisma.envelope.findMany({
+    where: { dedupeKey: { in: ids.map((id) => `reply:${id}`) } },
+    select: { dedupeKey: true },
+  });
   return rows.map((r) => Number(r.dedupeKey!.slice("reply:".length)));
 }
 
 /** One envelope as Prisma returns it, read on the hand-written path (every turn starts here). */
 export async function findEnvelope(db: Database, id: number): Promise<StoredEnvelope | null> {
   const [row] = await db.read<Record<string, unknown>>(`SELECT * FROM "Envelope" WHERE "id" = ?`, id);
-  return row ? withMetadata(prismaRow<Envelope>(row, { dates: ["deliverAt", "leaseUntil", "createdAt", "updatedAt", "doneAt"], json: ["metadata"] })) : null;
+  return row
+    ? withMetadata(prismaRow<Envelope>(row, { dates: ["deliverAt", "leaseUntil", "createdAt", "updatedAt", "doneAt"], json: ["metadata"] }))
+    : null;
 }
 
 /**
@@ -129,7 +156,13 @@ export async function finishEnvelope(
     sql.run(
       `UPDATE "Envelope" SET "status" = ?, "lastDeliveryError" = COALESCE(?, "lastDeliveryError"), "messageId" = COALESCE(?, "messageId"),
          "metadata" = ${mergeJson(sql)}, "doneAt" = ?, "claimedBy" = NULL, "leaseUntil" = NULL, "updatedAt" = ? WHERE ${inJsonList(sql, `"id"`)}`,
-      outcome.status, outcome.error ?? null, outcome.messageId ?? null, patch, now, now, jsonList(Array.isArray(id) ? id : [id]),
+      outcome.status,
+      outcome.error ?? null,
+      outcome.messageId ?? null,
+      patch,
+      now,
+      now,
+      jsonList(Array.isArray(id) ? id : [id]),
     ),
   );
   // After the commit: open pages refresh the envelope's status.
@@ -147,7 +180,10 @@ export async function retryEnvelopeLater(db: Database, id: number, at: Date, err
     sql.run(
       `UPDATE "Envelope" SET "status" = 'pending', "deliverAt" = ?, "lastDeliveryError" = ?,
          "claimedBy" = NULL, "leaseUntil" = NULL, "updatedAt" = ? WHERE "id" = ?`,
-      at, error, new Date(), id,
+      at,
+      error,
+      new Date(),
+      id,
     ),
   );
 }
@@ -194,7 +230,10 @@ export async function takeAgentMail(db: Database, to: string, now: Date, take: n
   });
   const taken = [];
   for (const envelope of due) {
-    const { count } = await db.prisma.envelope.updateMany({ where: { id: envelope.id, status: "pending" }, data: { status: "done", doneAt: now } });
+    const { count } = await db.prisma.envelope.updateMany({
+      where: { id: envelope.id, status: "pending" },
+      data: { status: "done", doneAt: now },
+    });
     if (count === 1) taken.push({ ...envelope, status: "done", doneAt: now });
   }
   return taken;

@@ -11,11 +11,17 @@ export type ForkStatus = "running" | "done" | "failed" | "active" | "exited" | "
 export async function failForksOfFailedTasks(db: Database, now: Date) {
   const stuck = await db.prisma.fork.findMany({
     where: { kind: "background", status: "running", envelopes: { some: { status: "failed", to: { startsWith: "agent:" } } } },
-    select: { id: true, envelopes: { where: { status: "failed", to: { startsWith: "agent:" } }, select: { lastDeliveryError: true }, take: 1 } },
+    select: {
+      id: true,
+      envelopes: { where: { status: "failed", to: { startsWith: "agent:" } }, select: { lastDeliveryError: true }, take: 1 },
+    },
     take: 100,
   });
   for (const fork of stuck) {
-    await db.prisma.fork.updateMany({ where: { id: fork.id, status: "running" }, data: { status: "failed", endedAt: now, summary: `failed: ${fork.envelopes[0]?.lastDeliveryError ?? "the task failed"}` } });
+    await db.prisma.fork.updateMany({
+      where: { id: fork.id, status: "running" },
+      data: { status: "failed", endedAt: now, summary: `failed: ${fork.envelopes[0]?.lastDeliveryError ?? "the task failed"}` },
+    });
   }
   return stuck.length;
 }
@@ -41,10 +47,11 @@ export async function forkLineage(db: Database, forkId: number) {
   const lineage = [];
   let next: number | null = forkId;
   for (let hops = 0; next !== null && hops < 10; hops++) {
-    const fork: { id: number; parentForkId: number | null; startedAt: Date; kind: string; baseMessageId: number | null } | null = await db.prisma.fork.findUnique({
-      where: { id: next },
-      select: { id: true, parentForkId: true, startedAt: true, kind: true, baseMessageId: true },
-    });
+    const fork: { id: number; parentForkId: number | null; startedAt: Date; kind: string; baseMessageId: number | null } | null =
+      await db.prisma.fork.findUnique({
+        where: { id: next },
+        select: { id: true, parentForkId: true, startedAt: true, kind: true, baseMessageId: true },
+      });
     if (!fork) break;
     lineage.push(fork);
     next = fork.parentForkId;
@@ -54,18 +61,42 @@ export async function forkLineage(db: Database, forkId: number) {
 
 /** The newest main-session message of a conversation: where a new fork branches off. */
 export async function lastMainMessageId(db: Database, conversationId: number) {
-  const last = await db.prisma.message.findFirst({ where: { conversationId, forkId: null }, orderBy: { id: "desc" }, select: { id: true } });
+  const last = await db.prisma.message.findFirst({
+    where: { conversationId, forkId: null },
+    orderBy: { id: "desc" },
+    select: { id: true },
+  });
   return last?.id ?? 0;
 }
 
-export function createFork(db: Database, data: { conversationId: number; kind: ForkKind; status: ForkStatus; parentForkId?: number | null; startedBy: string; title?: string | null; baseMessageId?: number | null }) {
+export function createFork(
+  db: Database,
+  data: {
+    conversationId: number;
+    kind: ForkKind;
+    status: ForkStatus;
+    parentForkId?: number | null;
+    startedBy: string;
+    title?: string | null;
+    baseMessageId?: number | null;
+  },
+) {
   return db.prisma.fork.create({ data });
 }
 
 export function updateFork(
   db: Database,
   id: number,
-  data: { status?: ForkStatus; exitStrategy?: string | null; summary?: string | null; idleWarnings?: number; lastActivityAt?: Date; endedAt?: Date | null; startedAt?: Date; baseMessageId?: number },
+  data: {
+    status?: ForkStatus;
+    exitStrategy?: string | null;
+    summary?: string | null;
+    idleWarnings?: number;
+    lastActivityAt?: Date;
+    endedAt?: Date | null;
+    startedAt?: Date;
+    baseMessageId?: number;
+  },
 ) {
   return db.prisma.fork.update({ where: { id }, data });
 }
@@ -76,13 +107,19 @@ export function updateFork(
  * commands, an operator and the idle sweep) exactly one gets true and does the rest.
  */
 export async function claimForkExit(db: Database, id: number, strategy: string, at: Date): Promise<boolean> {
-  const { count } = await db.prisma.fork.updateMany({ where: { id, kind: "interactive", status: "active" }, data: { status: "exited", exitStrategy: strategy, endedAt: at } });
+  const { count } = await db.prisma.fork.updateMany({
+    where: { id, kind: "interactive", status: "active" },
+    data: { status: "exited", exitStrategy: strategy, endedAt: at },
+  });
   return count === 1;
 }
 
 /** Makes `forkId` the conversation's active interactive fork only if none is (null to clear). */
 export async function setActiveFork(db: Database, conversationId: number, forkId: number | null, expectedCurrent: number | null) {
-  const { count } = await db.prisma.conversation.updateMany({ where: { id: conversationId, activeForkId: expectedCurrent }, data: { activeForkId: forkId } });
+  const { count } = await db.prisma.conversation.updateMany({
+    where: { id: conversationId, activeForkId: expectedCurrent },
+    data: { activeForkId: forkId },
+  });
   return count === 1;
 }
 
@@ -93,7 +130,10 @@ export function idleInteractiveForks(db: Database, before: Date) {
 
 /** Marks background forks older than the TTL expired; they no longer resume anything. */
 export function expireBackgroundForks(db: Database, startedBefore: Date, now: Date) {
-  return db.prisma.fork.updateMany({ where: { kind: "background", status: { in: ["running", "done"] }, startedAt: { lt: startedBefore } }, data: { status: "expired", endedAt: now } });
+  return db.prisma.fork.updateMany({
+    where: { kind: "background", status: { in: ["running", "done"] }, startedAt: { lt: startedBefore } },
+    data: { status: "expired", endedAt: now },
+  });
 }
 
 /** Moves a fork's messages into the main session (exit with "save"). */
@@ -113,5 +153,10 @@ export async function mainSessionSince(db: Database, conversationId: number, aft
 }
 
 export function forkMessages(db: Database, forkId: number, take: number) {
-  return db.prisma.message.findMany({ where: { forkId }, orderBy: [{ sentAt: "asc" }, { id: "asc" }], take, select: { senderKind: true, senderName: true, text: true } });
+  return db.prisma.message.findMany({
+    where: { forkId },
+    orderBy: [{ sentAt: "asc" }, { id: "asc" }],
+    take,
+    select: { senderKind: true, senderName: true, text: true },
+  });
 }

@@ -67,18 +67,27 @@ export type TransitionWrite = {
 export async function writeTransition(db: Database, input: TransitionWrite): Promise<{ envelopeId: number } | null> {
   return db.transaction(async (sql) => {
     const { from } = input;
-    const where = [...(from.includes(null) ? [`"handoffState" IS NULL`] : []), ...from.filter((s) => s !== null).map((s) => `"handoffState" = '${s}'`)].join(" OR ");
+    const where = [
+      ...(from.includes(null) ? [`"handoffState" IS NULL`] : []),
+      ...from.filter((s) => s !== null).map((s) => `"handoffState" = '${s}'`),
+    ].join(" OR ");
     let changed: number;
     if (input.action === "request") {
       changed = await sql.run(
         `UPDATE "Conversation" SET "handoffState" = 'waiting', "handoffReason" = ?, "handoffRequestedAt" = ?, "handoffOperator" = NULL,
            "handoffAssignedAt" = NULL, "handoffTimedOutAt" = NULL, "updatedAt" = ? WHERE "id" = ? AND (${where})`,
-        input.reason ?? null, input.at, input.at, input.conversationId,
+        input.reason ?? null,
+        input.at,
+        input.at,
+        input.conversationId,
       );
     } else if (input.action === "take") {
       changed = await sql.run(
         `UPDATE "Conversation" SET "handoffState" = 'assigned', "handoffOperator" = ?, "handoffAssignedAt" = ?, "updatedAt" = ? WHERE "id" = ? AND (${where})`,
-        input.operator ?? null, input.at, input.at, input.conversationId,
+        input.operator ?? null,
+        input.at,
+        input.at,
+        input.conversationId,
       );
     } else {
       // SET expressions read the row as it was: the ending handoff becomes the "last" one.
@@ -86,18 +95,32 @@ export async function writeTransition(db: Database, input: TransitionWrite): Pro
         `UPDATE "Conversation" SET "lastHandoffFrom" = COALESCE("handoffAssignedAt", "handoffRequestedAt"), "lastHandoffUntil" = ?,
            "lastHandoffOperator" = COALESCE("handoffOperator", ?), "handoffState" = NULL, "handoffReason" = NULL, "handoffRequestedAt" = NULL,
            "handoffOperator" = NULL, "handoffAssignedAt" = NULL, "handoffTimedOutAt" = NULL, "updatedAt" = ? WHERE "id" = ? AND (${where})`,
-        input.at, input.operator ?? null, input.at, input.conversationId,
+        input.at,
+        input.operator ?? null,
+        input.at,
+        input.conversationId,
       );
     }
     if (Number(changed) !== 1) return null;
     const parent = input.envelope.replyToEnvelopeId
-      ? await sql.one<{ id: number; threadRootId: number | null }>(`SELECT "id", "threadRootId" FROM "Envelope" WHERE "id" = ?`, input.envelope.replyToEnvelopeId)
+      ? await sql.one<{ id: number; threadRootId: number | null }>(
+          `SELECT "id", "threadRootId" FROM "Envelope" WHERE "id" = ?`,
+          input.envelope.replyToEnvelopeId,
+        )
       : undefined;
     const envelope = (await sql.one<{ id: number }>(
       `INSERT INTO "Envelope" ("from", "to", "status", "text", "replyToEnvelopeId", "threadRootId", "conversationId", "metadata", "doneAt", "createdAt", "updatedAt")
        VALUES (?, ?, 'done', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
-      input.envelope.from, input.envelope.to, input.envelope.text, parent?.id ?? null, parent ? (parent.threadRootId ?? parent.id) : null,
-      input.conversationId, input.envelope.metadata, input.at, input.at, input.at,
+      input.envelope.from,
+      input.envelope.to,
+      input.envelope.text,
+      parent?.id ?? null,
+      parent ? (parent.threadRootId ?? parent.id) : null,
+      input.conversationId,
+      input.envelope.metadata,
+      input.at,
+      input.at,
+      input.at,
     ))!;
     return { envelopeId: envelope.id };
   });

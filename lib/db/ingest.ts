@@ -53,7 +53,12 @@ export async function upsertConversation(
       `INSERT INTO "Conversation" ("channel", "platformChatId", "type", "title", "createdAt", "updatedAt") VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT ("channel", "platformChatId") DO UPDATE SET "title" = COALESCE(excluded."title", "Conversation"."title")
        RETURNING "id"`,
-      channel, chat.topic.chatId, chat.type, chat.title, now, now,
+      channel,
+      chat.topic.chatId,
+      chat.type,
+      chat.title,
+      now,
+      now,
     ))!.id;
   }
   return (await sql.one<IngestConversation>(
@@ -66,8 +71,21 @@ export async function upsertConversation(
        "generation" = "Conversation"."generation" + CASE WHEN ? THEN 1 ELSE 0 END,
        "updatedAt" = CASE WHEN ? THEN excluded."updatedAt" ELSE "Conversation"."updatedAt" END
      RETURNING "id", "agentEnabled", "activeForkId", "membership"`,
-    channel, chat.id, chat.type, chat.title, chat.topic?.id ?? null, chat.topic?.name ?? null, parentId, touch ? at : null, now, now,
-    touch, renamed, touch, touch, touch,
+    channel,
+    chat.id,
+    chat.type,
+    chat.title,
+    chat.topic?.id ?? null,
+    chat.topic?.name ?? null,
+    parentId,
+    touch ? at : null,
+    now,
+    now,
+    touch,
+    renamed,
+    touch,
+    touch,
+    touch,
   ))!;
 }
 
@@ -77,7 +95,11 @@ export async function clearMembership(sql: SqlRunner, channel: string, chat: Inb
   await sql.run(
     `UPDATE "Conversation" SET "membership" = NULL, "membershipChangedAt" = ?
      WHERE "channel" = ? AND ("platformChatId" = ? OR "platformChatId" LIKE ?) AND "membership" IS NOT NULL AND "membershipChangedAt" < ?`,
-    at, channel, chatId, `${chatId}:topic:%`, at,
+    at,
+    channel,
+    chatId,
+    `${chatId}:topic:%`,
+    at,
   );
 }
 
@@ -86,7 +108,13 @@ export async function setMembership(sql: SqlRunner, channel: string, chatId: str
   await sql.run(
     `UPDATE "Conversation" SET "membership" = ?, "membershipChangedAt" = ?, "updatedAt" = ?
      WHERE "channel" = ? AND ("platformChatId" = ? OR "platformChatId" LIKE ?) AND ("membershipChangedAt" IS NULL OR "membershipChangedAt" <= ?)`,
-    membership, at, new Date(), channel, chatId, `${chatId}:topic:%`, at,
+    membership,
+    at,
+    new Date(),
+    channel,
+    chatId,
+    `${chatId}:topic:%`,
+    at,
   );
 }
 
@@ -95,7 +123,10 @@ export async function markMessageDeleted(sql: SqlRunner, channel: string, chatId
   return sql.run(
     `UPDATE "Message" SET "deletedAt" = ? WHERE "platformMessageId" = ? AND "conversationId" IN
        (SELECT "id" FROM "Conversation" WHERE "channel" = ? AND "platformChatId" = ?)`,
-    at, platformMessageId, channel, chatId,
+    at,
+    platformMessageId,
+    channel,
+    chatId,
   );
 }
 
@@ -104,17 +135,35 @@ export async function insertDeletedPlaceholder(sql: SqlRunner, conversationId: n
   await sql.run(
     `INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderIsBot", "text", "platformMessageId", "mentionsBot", "sentAt", "deletedAt", "createdAt")
      VALUES (?, 'inbound', 'user', ?, '', ?, ?, ?, ?, ?)`,
-    conversationId, false, platformMessageId, false, at, at, new Date(),
+    conversationId,
+    false,
+    platformMessageId,
+    false,
+    at,
+    at,
+    new Date(),
   );
 }
 
-export type StoredPlatformMessage = { id: number; text: string; editedAt: Date | null; threadId: number | null; senderKind: string; forkId: number | null };
+export type StoredPlatformMessage = {
+  id: number;
+  text: string;
+  editedAt: Date | null;
+  threadId: number | null;
+  senderKind: string;
+  forkId: number | null;
+};
 
 /** A conversation's message by its platform id (an edit's original, a reply's target). */
-export async function findByPlatformId(sql: SqlRunner, conversationId: number, platformMessageId: string): Promise<StoredPlatformMessage | undefined> {
+export async function findByPlatformId(
+  sql: SqlRunner,
+  conversationId: number,
+  platformMessageId: string,
+): Promise<StoredPlatformMessage | undefined> {
   const row = await sql.one<Omit<StoredPlatformMessage, "editedAt"> & { editedAt: string | Date | null }>(
     `SELECT "id", "text", "editedAt", "threadId", "senderKind", "forkId" FROM "Message" WHERE "conversationId" = ? AND "platformMessageId" = ?`,
-    conversationId, platformMessageId,
+    conversationId,
+    platformMessageId,
   );
   return row && { ...row, editedAt: row.editedAt === null ? null : new Date(row.editedAt) };
 }
@@ -139,30 +188,54 @@ export async function joinThread(sql: SqlRunner, conversationId: number, target:
   }
   const thread = (await sql.one<{ id: number }>(
     `INSERT INTO "Thread" ("conversationId", "rootMessageId", "messageCount", "lastMessageAt", "createdAt") VALUES (?, ?, 2, ?, ?) RETURNING "id"`,
-    conversationId, target.id, at, new Date(),
+    conversationId,
+    target.id,
+    at,
+    new Date(),
   ))!;
   await sql.run(`UPDATE "Message" SET "threadId" = ? WHERE "id" = ?`, thread.id, target.id);
   return thread.id;
 }
 
-export type RoutingFork = { id: number; kind: string; status: string; startedAt: Date; title: string | null; baseMessageId: number | null; parentForkId: number | null };
+export type RoutingFork = {
+  id: number;
+  kind: string;
+  status: string;
+  startedAt: Date;
+  title: string | null;
+  baseMessageId: number | null;
+  parentForkId: number | null;
+};
 
 /** A fork as fork routing reads it (the one replied to, the active one). */
 export async function findRoutingFork(sql: SqlRunner, id: number): Promise<RoutingFork | undefined> {
   const row = await sql.one<Omit<RoutingFork, "startedAt"> & { startedAt: string | Date }>(
-    `SELECT "id", "kind", "status", "startedAt", "title", "baseMessageId", "parentForkId" FROM "Fork" WHERE "id" = ?`, id,
+    `SELECT "id", "kind", "status", "startedAt", "title", "baseMessageId", "parentForkId" FROM "Fork" WHERE "id" = ?`,
+    id,
   );
   return row && { ...row, startedAt: new Date(row.startedAt) };
 }
 
-export type NewInteractiveFork = { conversationId: number; parentForkId: number; startedBy: string; title: string | null; baseMessageId: number | null };
+export type NewInteractiveFork = {
+  conversationId: number;
+  parentForkId: number;
+  startedBy: string;
+  title: string | null;
+  baseMessageId: number | null;
+};
 
 /** Inserts an active interactive fork and makes it the conversation's active fork. */
 export async function openInteractiveFork(sql: SqlRunner, fork: NewInteractiveFork, now: Date): Promise<number> {
   const { id } = (await sql.one<{ id: number }>(
     `INSERT INTO "Fork" ("conversationId", "kind", "status", "parentForkId", "startedBy", "title", "baseMessageId", "startedAt", "lastActivityAt")
      VALUES (?, 'interactive', 'active', ?, ?, ?, ?, ?, ?) RETURNING "id"`,
-    fork.conversationId, fork.parentForkId, fork.startedBy, fork.title, fork.baseMessageId, now, now,
+    fork.conversationId,
+    fork.parentForkId,
+    fork.startedBy,
+    fork.title,
+    fork.baseMessageId,
+    now,
+    now,
   ))!;
   await sql.run(`UPDATE "Conversation" SET "activeForkId" = ?, "updatedAt" = ? WHERE "id" = ?`, id, now, fork.conversationId);
   return id;
@@ -190,10 +263,30 @@ export async function insertInboundMessage(sql: SqlRunner, row: InboundMessageRo
        "senderRole", "text", "forwardedFrom", "viaBot", "platformMessageId", "platformTopicId", "replyToMessageId", "replyToPlatformId",
        "replyToText", "replyToSenderName", "replyToSenderIsBot", "replyToChatTitle", "quoteText", "threadId", "forkId", "mentionsBot", "sentAt", "editedAt", "createdAt")
      VALUES (?, 'inbound', 'user', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
-    row.conversationId, msg.sender.id, msg.sender.name, msg.sender.username, msg.sender.isBot,
-    msg.sender.role, msg.message.text, msg.message.forwardedFrom, msg.message.viaBot, msg.message.id, msg.message.topicId, row.replyToMessageId, msg.replyTo?.id,
-    msg.replyTo?.text, msg.replyTo?.senderName, msg.replyTo ? msg.replyTo.fromSelf : null, msg.replyTo?.chatTitle, msg.quote, row.threadId, row.forkId,
-    msg.addressesBot, msg.message.sentAt, row.editedAt, now,
+    row.conversationId,
+    msg.sender.id,
+    msg.sender.name,
+    msg.sender.username,
+    msg.sender.isBot,
+    msg.sender.role,
+    msg.message.text,
+    msg.message.forwardedFrom,
+    msg.message.viaBot,
+    msg.message.id,
+    msg.message.topicId,
+    row.replyToMessageId,
+    msg.replyTo?.id,
+    msg.replyTo?.text,
+    msg.replyTo?.senderName,
+    msg.replyTo ? msg.replyTo.fromSelf : null,
+    msg.replyTo?.chatTitle,
+    msg.quote,
+    row.threadId,
+    row.forkId,
+    msg.addressesBot,
+    msg.message.sentAt,
+    row.editedAt,
+    now,
   ))!.id;
 }
 
@@ -213,6 +306,16 @@ export async function insertInboundEnvelope(sql: SqlRunner, row: InboundEnvelope
   return (await sql.one<{ id: number }>(
     `INSERT INTO "Envelope" ("from", "to", "status", "text", "conversationId", "messageId", "forkId", "metadata", "doneAt", "createdAt", "updatedAt")
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
-    row.from, row.to, row.status, row.text, row.conversationId, row.messageId, row.forkId, row.metadata, row.status === "done" ? now : null, now, now,
+    row.from,
+    row.to,
+    row.status,
+    row.text,
+    row.conversationId,
+    row.messageId,
+    row.forkId,
+    row.metadata,
+    row.status === "done" ? now : null,
+    now,
+    now,
   ))!.id;
 }

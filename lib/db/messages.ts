@@ -31,15 +31,28 @@ export function appendOutboundMessage(db: Database, input: OutboundMessageInput)
   return db.transaction(async (sql) => {
     await sql.run(
       `UPDATE "Conversation" SET "generation" = "generation" + 1, "lastMessageAt" = ?, "updatedAt" = ? WHERE "id" = ?`,
-      input.sentAt, new Date(), input.conversationId,
+      input.sentAt,
+      new Date(),
+      input.conversationId,
     );
     const threadId = input.replyTo ? await joinThread(sql, input.conversationId, input.replyTo, input.sentAt) : null;
     return (await sql.one<{ id: number }>(
       `INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderName", "senderIsBot", "text", "platformMessageId",
          "platformTopicId", "replyToMessageId", "replyToPlatformId", "threadId", "forkId", "sentAt", "createdAt")
        VALUES (?, 'outbound', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
-      input.conversationId, input.senderKind, input.senderName, true, input.text, input.platformMessageId,
-      input.platformTopicId ?? null, input.replyTo?.id ?? null, input.replyTo?.platformMessageId ?? null, threadId, input.forkId, input.sentAt, new Date(),
+      input.conversationId,
+      input.senderKind,
+      input.senderName,
+      true,
+      input.text,
+      input.platformMessageId,
+      input.platformTopicId ?? null,
+      input.replyTo?.id ?? null,
+      input.replyTo?.platformMessageId ?? null,
+      threadId,
+      input.forkId,
+      input.sentAt,
+      new Date(),
     ))!;
   });
 }
@@ -48,13 +61,22 @@ export function appendOutboundMessage(db: Database, input: OutboundMessageInput)
  * A note the system writes into a conversation's main history (a fork's report):
  * a new message like any other, so it bumps the history generation too.
  */
-export function appendSystemNote(db: Database, input: { conversationId: number; senderName: string; text: string; sentAt: Date }): Promise<{ id: number }> {
+export function appendSystemNote(
+  db: Database,
+  input: { conversationId: number; senderName: string; text: string; sentAt: Date },
+): Promise<{ id: number }> {
   return db.transaction(async (sql) => {
     await sql.run(`UPDATE "Conversation" SET "generation" = "generation" + 1 WHERE "id" = ?`, input.conversationId);
     return (await sql.one<{ id: number }>(
       `INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderName", "senderIsBot", "text", "mentionsBot", "sentAt", "createdAt")
        VALUES (?, 'outbound', 'system', ?, ?, ?, ?, ?, ?) RETURNING "id"`,
-      input.conversationId, input.senderName, false, input.text, false, input.sentAt, new Date(),
+      input.conversationId,
+      input.senderName,
+      false,
+      input.text,
+      false,
+      input.sentAt,
+      new Date(),
     ))!;
   });
 }
@@ -66,7 +88,10 @@ export function appendSystemNote(db: Database, input: { conversationId: number; 
 export async function keptMessageOfEnvelope(db: Database, envelopeId: number) {
   const envelope = await db.prisma.envelope.findUnique({ where: { id: envelopeId }, select: { messageId: true } });
   if (!envelope?.messageId) return null;
-  return db.prisma.message.findFirst({ where: { id: envelope.messageId, direction: "outbound", platformMessageId: null }, select: { id: true } });
+  return db.prisma.message.findFirst({
+    where: { id: envelope.messageId, direction: "outbound", platformMessageId: null },
+    select: { id: true },
+  });
 }
 
 /** A message kept as possibly delivered turned out delivered: it gets its platform id. */
@@ -76,17 +101,41 @@ export function confirmKeptMessage(db: Database, id: number, platformMessageId: 
 
 /** What a native reply to a stored message needs (its thread, platform ids, conversation). */
 export function findReplyTarget(db: Database, id: number) {
-  return db.prisma.message.findUnique({ where: { id }, select: { id: true, conversationId: true, threadId: true, platformMessageId: true, platformTopicId: true } });
+  return db.prisma.message.findUnique({
+    where: { id },
+    select: { id: true, conversationId: true, threadId: true, platformMessageId: true, platformTopicId: true },
+  });
 }
 
-const messageColumns = { dates: ["sentAt", "editedAt", "deletedAt", "createdAt"], booleans: ["senderIsBot", "replyToSenderIsBot", "mentionsBot"] };
-const conversationColumns = { dates: ["lastMessageAt", "lastReadAt", "membershipChangedAt", "servedAt", "createdAt", "updatedAt", "handoffRequestedAt", "handoffAssignedAt", "handoffTimedOutAt", "lastHandoffFrom", "lastHandoffUntil"], booleans: ["agentEnabled"] };
+const messageColumns = {
+  dates: ["sentAt", "editedAt", "deletedAt", "createdAt"],
+  booleans: ["senderIsBot", "replyToSenderIsBot", "mentionsBot"],
+};
+const conversationColumns = {
+  dates: [
+    "lastMessageAt",
+    "lastReadAt",
+    "membershipChangedAt",
+    "servedAt",
+    "createdAt",
+    "updatedAt",
+    "handoffRequestedAt",
+    "handoffAssignedAt",
+    "handoffTimedOutAt",
+    "lastHandoffFrom",
+    "lastHandoffUntil",
+  ],
+  booleans: ["agentEnabled"],
+};
 
 /** A message with its conversation, as Prisma's `include` returns it; on the hand-written path (every turn reads it). */
 export async function findMessage(db: Database, id: number): Promise<(Message & { conversation: Conversation }) | null> {
   const [row] = await db.read<Record<string, unknown>>(`SELECT * FROM "Message" WHERE "id" = ?`, id);
   if (!row) return null;
-  const [conversation] = await db.read<Record<string, unknown>>(`SELECT * FROM "Conversation" WHERE "id" = ?`, row.conversationId as number);
+  const [conversation] = await db.read<Record<string, unknown>>(
+    `SELECT * FROM "Conversation" WHERE "id" = ?`,
+    row.conversationId as number,
+  );
   if (!conversation) return null;
   return { ...prismaRow<Message>(row, messageColumns), conversation: prismaRow<Conversation>(conversation, conversationColumns) };
 }

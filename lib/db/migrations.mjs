@@ -115,7 +115,9 @@ async function migrateSqlite(url, migrations, log) {
       const rows = db.prepare(`SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"`).all();
       for (const m of pendingOf(rows, migrations, log)) {
         const id = randomUUID();
-        db.prepare(`INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ?, 0)`).run(id, m.checksum, m.name, Date.now());
+        db.prepare(
+          `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ?, 0)`,
+        ).run(id, m.checksum, m.name, Date.now());
         db.exec(m.sql);
         db.prepare(`UPDATE "_prisma_migrations" SET finished_at = ?, applied_steps_count = 1 WHERE id = ?`).run(Date.now(), id);
         applied.push(m.name);
@@ -157,7 +159,10 @@ async function migratePostgres(url, migrations, log) {
       const applied = [];
       for (const m of pendingOf(rows, migrations, log)) {
         const id = randomUUID();
-        await client.query(`INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, now(), 0)`, [id, m.checksum, m.name]);
+        await client.query(
+          `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, now(), 0)`,
+          [id, m.checksum, m.name],
+        );
         await client.query("BEGIN");
         try {
           await client.query(m.sql);

@@ -6,7 +6,8 @@ const MINUTE = 60_000;
 const SAMPLES = 5_000;
 
 const toDate = (v: string | Date) => (v instanceof Date ? v : new Date(v));
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
 /**
  * What the queue looks like now, for operators: turns waiting (conversations with
@@ -22,12 +23,16 @@ export async function queueStats(db: Database, now: Date, minutes = 60) {
        FROM "Envelope" WHERE "status" = 'pending' AND ("deliverAt" IS NULL OR "deliverAt" <= ?) AND ${WORKER_MAIL_SQL}`,
       now,
     );
-    const running = await sql.one<{ n: number }>(`SELECT COUNT(DISTINCT COALESCE("conversationId", -"id")) AS "n" FROM "Envelope" WHERE "status" = 'processing' AND "leaseUntil" >= ?`, now);
+    const running = await sql.one<{ n: number }>(
+      `SELECT COUNT(DISTINCT COALESCE("conversationId", -"id")) AS "n" FROM "Envelope" WHERE "status" = 'processing' AND "leaseUntil" >= ?`,
+      now,
+    );
     // The newest user messages first (primary key order), those answered inside the window.
     const answered = await sql.all<{ createdAt: string | Date; doneAt: string | Date }>(
       `SELECT "createdAt", "doneAt" FROM (SELECT "createdAt", "doneAt", "status", "metadata" FROM "Envelope" WHERE "to" LIKE 'agent:%' AND "messageId" IS NOT NULL ORDER BY "id" DESC LIMIT ?) e
        WHERE "status" = 'done' AND "doneAt" >= ?`,
-      SAMPLES, since,
+      SAMPLES,
+      since,
     );
     return { waiting, running, answered };
   });
@@ -38,7 +43,12 @@ export async function queueStats(db: Database, now: Date, minutes = 60) {
   }
   const timeToAnswer = buckets.map((ms, i) => {
     const sorted = ms.sort((x, y) => x - y);
-    return { at: new Date(since.getTime() + i * MINUTE).toISOString(), n: sorted.length, p50: sorted.length ? percentile(sorted, 50) : null, p99: sorted.length ? percentile(sorted, 99) : null };
+    return {
+      at: new Date(since.getTime() + i * MINUTE).toISOString(),
+      n: sorted.length,
+      p50: sorted.length ? percentile(sorted, 50) : null,
+      p99: sorted.length ? percentile(sorted, 99) : null,
+    };
   });
   return {
     waiting: {

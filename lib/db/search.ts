@@ -2,7 +2,15 @@ import type { Database } from "./database";
 import { fts5Match, HIT_END, HIT_START } from "../search/query";
 import { sqlDate } from "./sql";
 
-export type SearchRow = { messageId: number; conversationId: number; snippet: string; sentAt: Date; deletedAt: Date | null; senderName: string | null; conversationTitle: string | null };
+export type SearchRow = {
+  messageId: number;
+  conversationId: number;
+  snippet: string;
+  sentAt: Date;
+  deletedAt: Date | null;
+  senderName: string | null;
+  conversationTitle: string | null;
+};
 
 /**
  * Full-text search over message text, best matches first among the newest
@@ -24,19 +32,34 @@ export async function searchMessages(db: Database, terms: string[], take: number
     const best = await db.read<{ id: number }>(
       `SELECT "id" FROM (SELECT rowid AS "id", bm25("MessageSearch") AS "score" FROM "MessageSearch" WHERE "MessageSearch" MATCH ? ORDER BY rowid DESC LIMIT ?)
        ORDER BY "score", "id" DESC LIMIT ?`,
-      match, RANKED, take,
+      match,
+      RANKED,
+      take,
     );
     if (best.length === 0) return [];
     const ids = best.map((r) => Number(r.id));
-    const rows = await db.read<{ messageId: number; conversationId: number; snippet: string; sentAt: unknown; deletedAt: unknown; senderName: string | null; conversationTitle: string | null }>(
+    const rows = await db.read<{
+      messageId: number;
+      conversationId: number;
+      snippet: string;
+      sentAt: unknown;
+      deletedAt: unknown;
+      senderName: string | null;
+      conversationTitle: string | null;
+    }>(
       `SELECT m."id" AS "messageId", m."conversationId", m."sentAt", m."deletedAt", m."senderName", c."title" AS "conversationTitle",
          snippet("MessageSearch", 0, ?, ?, '…', 16) AS "snippet"
        FROM "MessageSearch" s JOIN "Message" m ON m."id" = s.rowid JOIN "Conversation" c ON c."id" = m."conversationId"
        WHERE "MessageSearch" MATCH ? AND s.rowid IN (${ids.map(() => "?").join(", ")})`,
-      HIT_START, HIT_END, match, ...ids,
+      HIT_START,
+      HIT_END,
+      match,
+      ...ids,
     );
     const order = new Map(ids.map((id, i) => [id, i]));
-    return rows.sort((a, b) => order.get(Number(a.messageId))! - order.get(Number(b.messageId))!).map((r) => ({ ...r, sentAt: sqlDate(r.sentAt as string)!, deletedAt: sqlDate(r.deletedAt as string | null) }));
+    return rows
+      .sort((a, b) => order.get(Number(a.messageId))! - order.get(Number(b.messageId))!)
+      .map((r) => ({ ...r, sentAt: sqlDate(r.sentAt as string)!, deletedAt: sqlDate(r.deletedAt as string | null) }));
   }
   // The best `take` by rank first (index scan), headlines only for those.
   const rows = await db.read<SearchRow>(
@@ -49,7 +72,10 @@ export async function searchMessages(db: Database, terms: string[], take: number
      SELECT h."id" AS "messageId", h."conversationId", h."sentAt", h."deletedAt", h."senderName", c."title" AS "conversationTitle",
        ts_headline('simple', h."text", q.query, ?) AS "snippet"
      FROM hits h JOIN "Conversation" c ON c."id" = h."conversationId", q ORDER BY h.rank DESC, h."id" DESC`,
-    terms.join(" "), RANKED, take, `StartSel=${HIT_START}, StopSel=${HIT_END}, MaxWords=24, MinWords=8, MaxFragments=2, FragmentDelimiter=" … "`,
+    terms.join(" "),
+    RANKED,
+    take,
+    `StartSel=${HIT_START}, StopSel=${HIT_END}, MaxWords=24, MinWords=8, MaxFragments=2, FragmentDelimiter=" … "`,
   );
   return rows.map((r) => ({ ...r, messageId: Number(r.messageId), conversationId: Number(r.conversationId) }));
 }

@@ -53,12 +53,17 @@ export class SettingRowsCache {
     const epoch = this.epoch;
     const checkedAt = this.now();
     // Count and newest id together: a change committed late with a lower id still changes the count (rows are never deleted).
-    const [head] = await this.read<{ n: number | string; top: number | string | null }>(`SELECT COUNT(*) AS "n", MAX("id") AS "top" FROM "SettingChange"`);
+    const [head] = await this.read<{ n: number | string; top: number | string | null }>(
+      `SELECT COUNT(*) AS "n", MAX("id") AS "top" FROM "SettingChange"`,
+    );
     const version = `${head?.n ?? 0}:${head?.top ?? ""}`;
     let snapshot = this.snapshot;
     if (snapshot?.version !== version) {
       const rows = await this.read<{ key: string; value: unknown }>(`SELECT "key", "value" FROM "Setting"`);
-      snapshot = { version, rows: Object.freeze(rows.map((r) => ({ key: r.key, value: this.jsonAsText ? JSON.parse(r.value as string) : r.value }))) };
+      snapshot = {
+        version,
+        rows: Object.freeze(rows.map((r) => ({ key: r.key, value: this.jsonAsText ? JSON.parse(r.value as string) : r.value }))),
+      };
     }
     if (epoch === this.epoch) {
       this.snapshot = snapshot;

@@ -5,9 +5,17 @@ import type { Database } from "./database";
 export async function findSimulatorTarget(db: Database, messageId: number): Promise<ReplyTargetInfo | null> {
   const m = await db.prisma.message.findUnique({
     where: { id: messageId },
-    select: { platformMessageId: true, text: true, sentAt: true, senderKind: true, senderName: true, senderPlatformId: true, conversation: { select: { channel: true } } },
+    select: {
+      platformMessageId: true,
+      text: true,
+      sentAt: true,
+      senderKind: true,
+      senderName: true,
+      senderPlatformId: true,
+      conversation: { select: { channel: true } },
+    },
   });
-  if (!m || !m.platformMessageId || m.conversation.channel !== "telegram") return null;
+  if (!m?.platformMessageId || m.conversation.channel !== "telegram") return null;
   return {
     platformMessageId: m.platformMessageId,
     text: m.text,

@@ -36,7 +36,8 @@ export function sqliteSql(connection: SqliteConnection) {
 export function postgresSql(pool: pg.Pool) {
   return {
     transaction: <T>(fn: (sql: SqlRunner) => Promise<T>): Promise<T> => postgresTransaction(pool, fn),
-    read: async <T>(sql: string, ...params: SqlValue[]): Promise<T[]> => (await pool.query(numberedPlaceholders(sql), params.map(postgresValue))).rows as T[],
+    read: async <T>(sql: string, ...params: SqlValue[]): Promise<T[]> =>
+      (await pool.query(numberedPlaceholders(sql), params.map(postgresValue))).rows as T[],
   };
 }
 
@@ -114,7 +115,10 @@ class GroupCommit {
 
 function statement(raw: Database.Database, sql: string): Database.Statement {
   let cache = statements.get(raw);
-  if (!cache) statements.set(raw, (cache = new Map()));
+  if (!cache) {
+    cache = new Map();
+    statements.set(raw, cache);
+  }
   let prepared = cache.get(sql);
   if (!prepared) {
     prepared = raw.prepare(sql);
@@ -184,7 +188,8 @@ async function postgresTransaction<T>(pool: pg.Pool, fn: (sql: SqlRunner) => Pro
 }
 
 function postgresRunner(client: pg.PoolClient): SqlRunner {
-  const all = async <T>(sql: string, params: SqlValue[]) => (await client.query(numberedPlaceholders(sql), params.map(postgresValue))).rows as T[];
+  const all = async <T>(sql: string, params: SqlValue[]) =>
+    (await client.query(numberedPlaceholders(sql), params.map(postgresValue))).rows as T[];
   return {
     dialect: "postgresql",
     all: (sql, ...params) => all(sql, params),

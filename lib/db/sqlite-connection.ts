@@ -37,7 +37,8 @@ export class SqliteConnection implements SqlDriverAdapterFactory {
     const adapter = await this.inner.connect();
     // The adapter keeps its better-sqlite3 handle on `client` (not in its types).
     const client = (adapter as unknown as { client?: Database.Database }).client;
-    if (!client || typeof client.prepare !== "function") throw new Error("@prisma/adapter-better-sqlite3 no longer exposes its connection: check sqlite-connection.ts");
+    if (!client || typeof client.prepare !== "function")
+      throw new Error("@prisma/adapter-better-sqlite3 no longer exposes its connection: check sqlite-connection.ts");
     this.raw = client;
     if (this.options.backgroundCheckpointMs) {
       client.pragma("wal_autocheckpoint = 0");

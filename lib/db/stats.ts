@@ -9,10 +9,23 @@ const HOUR = 3_600_000;
 export async function conversationStats(db: Database, conversationId: number, now: Date, hours = 48) {
   const since = new Date(Math.floor(now.getTime() / HOUR) * HOUR - (hours - 1) * HOUR);
   const [messages, turns] = await Promise.all([
-    db.prisma.message.findMany({ where: { conversationId, sentAt: { gte: since } }, select: { sentAt: true, direction: true }, take: 50_000 }),
-    db.prisma.turn.findMany({ where: { conversationId }, orderBy: { id: "desc" }, take: 100, select: { createdAt: true, latencyMs: true, error: true } }),
+    db.prisma.message.findMany({
+      where: { conversationId, sentAt: { gte: since } },
+      select: { sentAt: true, direction: true },
+      take: 50_000,
+    }),
+    db.prisma.turn.findMany({
+      where: { conversationId },
+      orderBy: { id: "desc" },
+      take: 100,
+      select: { createdAt: true, latencyMs: true, error: true },
+    }),
   ]);
-  const activity = Array.from({ length: hours }, (_, i) => ({ at: new Date(since.getTime() + i * HOUR).toISOString(), inbound: 0, outbound: 0 }));
+  const activity = Array.from({ length: hours }, (_, i) => ({
+    at: new Date(since.getTime() + i * HOUR).toISOString(),
+    inbound: 0,
+    outbound: 0,
+  }));
   for (const m of messages) {
     const bucket = activity[Math.floor((m.sentAt.getTime() - since.getTime()) / HOUR)];
     if (bucket) bucket[m.direction === "inbound" ? "inbound" : "outbound"] += 1;

@@ -27,8 +27,17 @@ export async function saveTurn(db: Database, turn: TurnRecord): Promise<void> {
        ON CONFLICT ("envelopeId") DO UPDATE SET "conversationId" = excluded."conversationId", "forkId" = excluded."forkId", "model" = excluded."model",
          "system" = excluded."system", "prompt" = excluded."prompt", "toolCalls" = excluded."toolCalls", "usage" = excluded."usage",
          "latencyMs" = excluded."latencyMs", "error" = excluded."error"`,
-      turn.envelopeId, turn.conversationId, turn.forkId, turn.model, turn.system, json(turn.prompt), json(turn.toolCalls), json(turn.usage),
-      turn.latencyMs, turn.error ?? null, new Date(),
+      turn.envelopeId,
+      turn.conversationId,
+      turn.forkId,
+      turn.model,
+      turn.system,
+      json(turn.prompt),
+      json(turn.toolCalls),
+      json(turn.usage),
+      turn.latencyMs,
+      turn.error ?? null,
+      new Date(),
     ),
   );
 }
@@ -44,8 +53,16 @@ export function findTurn(db: Database, id: number) {
 /** The turns just before and after one in the same conversation (by id: the order they were written). */
 export async function turnNeighbours(db: Database, turn: { id: number; conversationId: number }) {
   const [previous, next] = await Promise.all([
-    db.prisma.turn.findFirst({ where: { conversationId: turn.conversationId, id: { lt: turn.id } }, orderBy: { id: "desc" }, select: { id: true } }),
-    db.prisma.turn.findFirst({ where: { conversationId: turn.conversationId, id: { gt: turn.id } }, orderBy: { id: "asc" }, select: { id: true } }),
+    db.prisma.turn.findFirst({
+      where: { conversationId: turn.conversationId, id: { lt: turn.id } },
+      orderBy: { id: "desc" },
+      select: { id: true },
+    }),
+    db.prisma.turn.findFirst({
+      where: { conversationId: turn.conversationId, id: { gt: turn.id } },
+      orderBy: { id: "asc" },
+      select: { id: true },
+    }),
   ]);
   return { previousTurnId: previous?.id ?? null, nextTurnId: next?.id ?? null };
 }

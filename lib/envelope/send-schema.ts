@@ -21,7 +21,11 @@ export const sendEnvelopeSchema = z.object({
   to: z.string().min(1).max(200).superRefine(accepts(parseAddress)),
   text: z.string().min(1).max(5000),
   replyTo: z.number().int().positive().optional(),
-  deliverAt: z.string().max(64).superRefine(accepts((text) => parseDeliverAt(text, new Date()))).optional(),
+  deliverAt: z
+    .string()
+    .max(64)
+    .superRefine(accepts((text) => parseDeliverAt(text, new Date())))
+    .optional(),
   /** With `to` = this instance's agent: run the text as a background task in that conversation. */
   conversationId: z.number().int().positive().optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),

@@ -72,7 +72,8 @@ export function publish(db: { readonly events: EventBus }, event: LiveEvent) {
 export function parseLiveEvent(text: string): LiveEvent | null {
   try {
     const value = JSON.parse(text) as Partial<LiveEvent>;
-    if (value && typeof value === "object" && ["message", "envelope", "fork", "settings", "conversation"].includes(String(value.type))) return value as LiveEvent;
+    if (value && typeof value === "object" && ["message", "envelope", "fork", "settings", "conversation"].includes(String(value.type)))
+      return value as LiveEvent;
   } catch {
     // fall through
   }

@@ -38,7 +38,9 @@ export function startPostgresRelay(db: Database, url: string, options: { reconne
   let missed = false;
 
   bus.relay = (event: LiveEvent) => {
-    db.read(`SELECT pg_notify(?, ?)`, channel, JSON.stringify({ origin, event })).catch((error) => log.warn("events.notify_failed", { error: (error as Error).message }));
+    db.read(`SELECT pg_notify(?, ?)`, channel, JSON.stringify({ origin, event })).catch((error) =>
+      log.warn("events.notify_failed", { error: (error as Error).message }),
+    );
   };
 
   const connect = async () => {

@@ -3,12 +3,7 @@ import { getApp, type App } from "../server/wiring";
 import { errorResponse } from "./respond";
 
 type Params = Record<string, string | string[] | undefined>;
-export type ApiHandler<P extends Params> = (args: {
-  request: Request;
-  params: P;
-  ctx: App;
-  caller: Caller;
-}) => Promise<Response>;
+export type ApiHandler<P extends Params> = (args: { request: Request; params: P; ctx: App; caller: Caller }) => Promise<Response>;
 
 /**
  * Wraps an /api/v1 route handler: builds the context, authenticates the caller
@@ -28,9 +23,7 @@ export function withOperator<P extends Params = Params>(handler: ApiHandler<P>) 
 }
 
 /** Same error mapping for routes that authenticate themselves (webhooks, sign-in). */
-export function withErrors<P extends Params = Params>(
-  handler: (args: { request: Request; params: P; ctx: App }) => Promise<Response>,
-) {
+export function withErrors<P extends Params = Params>(handler: (args: { request: Request; params: P; ctx: App }) => Promise<Response>) {
   return async (request: Request, route: { params: Promise<P> }): Promise<Response> => {
     try {
       return await handler({ request, params: await route.params, ctx: await getApp() });

@@ -29,7 +29,10 @@ export const PEER_HEADER_PREFIX = "x-switchboard-peer";
 export function resolveClientAddress(socketAddress, forwardedFor, trustedHops = 0) {
   const peer = normalize(socketAddress ?? "") ?? "unknown";
   if (!trustedHops) return peer;
-  const chain = (forwardedFor ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const chain = (forwardedFor ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   // chain + [peer]: the last trustedHops entries are our proxies; the one before them is the client.
   const all = [...chain, peer];
   const candidate = all[all.length - 1 - trustedHops];

@@ -18,4 +18,3 @@ export function pageCsp(nonce: string, dev = false): string {
     "frame-ancestors 'none'",
   ].join("; ");
 }
-

@@ -4,7 +4,10 @@ import { operations as allOperations } from "../api/operations";
 
 /** A zod schema as JSON Schema 2020-12 (OpenAPI 3.1's dialect): requests as callers write them, responses as the server writes them. */
 function jsonSchema(schema: z.ZodType, io: "input" | "output") {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any", override: quieter }) as Record<string, unknown>;
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any", override: quieter }) as Record<
+    string,
+    unknown
+  >;
   return rest;
 }
 
@@ -16,10 +19,18 @@ function quieter({ jsonSchema }: { jsonSchema: Record<string, unknown> }) {
 }
 
 const jsonContent = (schema: Record<string, unknown>) => ({ "application/json": { schema } });
-const errorRef = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
+const errorRef = (description: string) => ({
+  description,
+  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+});
 
 function pathParameters(path: string) {
-  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: "path", required: true, schema: { type: "integer", minimum: 1 } }));
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: "path",
+    required: true,
+    schema: { type: "integer", minimum: 1 },
+  }));
 }
 
 function queryParameters(query: z.ZodObject | undefined) {

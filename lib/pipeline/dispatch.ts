@@ -34,9 +34,13 @@ export async function dispatchEnvelope(deps: TurnDeps, turn: ClaimedTurn): Promi
 }
 
 /** Delivers an envelope addressed to channel:<adapter>:<chat> (scheduled or API sends). */
-export async function deliverEnvelopeToChat(deps: { db: Database } & Pick<TurnDeps, "channels">, envelopeId: number): Promise<ChannelMailOutcome> {
+export async function deliverEnvelopeToChat(
+  deps: { db: Database } & Pick<TurnDeps, "channels">,
+  envelopeId: number,
+): Promise<ChannelMailOutcome> {
   const envelope = await findEnvelope(deps.db, envelopeId);
-  if (!envelope || envelope.status === "done" || envelope.status === "failed") return { kind: "skipped", reason: "the envelope is already finished" };
+  if (!envelope || envelope.status === "done" || envelope.status === "failed")
+    return { kind: "skipped", reason: "the envelope is already finished" };
   const address = parseAddress(envelope.to);
   if (address.kind !== "channel") return { kind: "skipped", reason: "not addressed to a chat" };
   const conversation = await findConversationByChat(deps.db, address.adapter, address.chatId);

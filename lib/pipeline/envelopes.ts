@@ -19,7 +19,10 @@ export const listEnvelopesSchema = z.object({
   address: z.string().max(200).optional(),
   status: z.enum(["pending", "processing", "done", "failed"]).optional(),
   conversation: z.coerce.number().int().positive().optional(),
-  scheduled: z.enum(["true", "false"]).optional().transform((v) => v === "true"),
+  scheduled: z
+    .enum(["true", "false"])
+    .optional()
+    .transform((v) => v === "true"),
   before: z.coerce.number().int().positive().optional(),
   take: z.coerce.number().int().min(1).max(500).default(100),
 });
@@ -52,7 +55,9 @@ export async function sendEnvelope(db: Database, input: SendEnvelopeInput, calle
   if (to.kind === "agent" && input.conversationId) {
     // Mail for this instance's agent about a conversation is a background task: a fork.
     const { agentName } = await getSettings(db);
-    if (to.name === agentName) return (await startBackgroundTask(db, { conversationId: input.conversationId, task: input.text, from: input.from, deliverAt })).envelope;
+    if (to.name === agentName)
+      return (await startBackgroundTask(db, { conversationId: input.conversationId, task: input.text, from: input.from, deliverAt }))
+        .envelope;
   }
   const parent = input.replyTo ? await findEnvelope(db, input.replyTo) : null;
   if (input.replyTo && !parent) throw notFound(`envelope ${input.replyTo}`);
@@ -72,19 +77,26 @@ export async function sendEnvelope(db: Database, input: SendEnvelopeInput, calle
 
 /** Lists envelopes; never changes them (GET must not: a cross-site link would consume an agent's mail). */
 export async function queryEnvelopes(db: Database, query: z.infer<typeof listEnvelopesSchema>, now = new Date()) {
-  const envelopes = await listEnvelopes(db, { ...query, status: query.status as EnvelopeStatus | undefined, beforeId: query.before, conversationId: query.conversation }, now);
+  const envelopes = await listEnvelopes(
+    db,
+    { ...query, status: query.status as EnvelopeStatus | undefined, beforeId: query.before, conversationId: query.conversation },
+    now,
+  );
   // A full page may have more behind it: the next page is ?before=<the last id>.
   return { envelopes, nextBefore: envelopes.length === query.take ? envelopes[envelopes.length - 1].id : null };
 }
 
 export const receiveMailSchema = z.object({
-  to: z.string().max(200).refine((v) => {
-    try {
-      return parseAddress(v).kind === "agent";
-    } catch {
-      return false;
-    }
-  }, "an agent address (agent:<name>)"),
+  to: z
+    .string()
+    .max(200)
+    .refine((v) => {
+      try {
+        return parseAddress(v).kind === "agent";
+      } catch {
+        return false;
+      }
+    }, "an agent address (agent:<name>)"),
   take: z.number().int().min(1).max(500).default(100),
 });
 

@@ -6,7 +6,14 @@
  * background fork posted) and by resumeFork (an operator's explicit resume).
  */
 
-export type ForkForRouting = { id: number; kind: string; status: string; startedAt: Date; title: string | null; baseMessageId: number | null };
+export type ForkForRouting = {
+  id: number;
+  kind: string;
+  status: string;
+  startedAt: Date;
+  title: string | null;
+  baseMessageId: number | null;
+};
 
 export type ResumeDecision =
   /** Nothing active: open the fork (a background fork through an interactive child of it). */

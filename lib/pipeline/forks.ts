@@ -46,13 +46,23 @@ export const startTaskSchema = z.object({
  * the task, run by the worker now or at deliverAt. What the fork posts is
  * recorded with it, so a user's reply can resume it later.
  */
-export async function startBackgroundTask(db: Database, input: { conversationId: number; task: string; from: string; deliverAt?: Date | null; modelConfigured?: boolean }) {
+export async function startBackgroundTask(
+  db: Database,
+  input: { conversationId: number; task: string; from: string; deliverAt?: Date | null; modelConfigured?: boolean },
+) {
   // Refused up front rather than "started" and then silently nothing (an operator's explicit start).
-  if (input.modelConfigured === false) throw new AppError("conflict", "failed: no model configured (set LLM_PROVIDER and LLM_MODEL); background tasks need one");
+  if (input.modelConfigured === false)
+    throw new AppError("conflict", "failed: no model configured (set LLM_PROVIDER and LLM_MODEL); background tasks need one");
   const conversation = await findConversation(db, input.conversationId);
   if (!conversation) throw notFound("conversation");
   const { agentName } = await getSettings(db);
-  const fork = await createFork(db, { conversationId: conversation.id, kind: "background", status: "running", startedBy: input.from, title: input.task.slice(0, 80) });
+  const fork = await createFork(db, {
+    conversationId: conversation.id,
+    kind: "background",
+    status: "running",
+    startedBy: input.from,
+    title: input.task.slice(0, 80),
+  });
   const envelope = await createEnvelope(db, {
     from: input.from,
     to: agentAddress(agentName),
@@ -90,12 +100,19 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
   }
   const settings = await getSettings(db);
   // The TTL for replies counts from when the fork actually ran; it branches off here.
-  await updateFork(db, envelope.forkId, { startedAt: new Date(), lastActivityAt: new Date(), baseMessageId: await lastMainMessageId(db, conversation.id) });
+  await updateFork(db, envelope.forkId, {
+    startedAt: new Date(),
+    lastActivityAt: new Date(),
+    baseMessageId: await lastMainMessageId(db, conversation.id),
+  });
   const recent = await newestMainSessionMessages(db, conversation.id, settings.recencyWindow);
   const previousSentAt = await previousSentAtOf(db, recent);
   const starter = parseAddress(envelope.from);
   const prompt = buildPrompt({
-    context: { messages: recent.map((m) => ({ ...m, origin: "recent" as const, previousSentAt: previousSentAt.get(m.id) ?? null })), gapNote: null },
+    context: {
+      messages: recent.map((m) => ({ ...m, origin: "recent" as const, previousSentAt: previousSentAt.get(m.id) ?? null })),
+      gapNote: null,
+    },
     currentId: -1,
     conversation,
     settings,
@@ -111,7 +128,15 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
       conversationId: conversation.id,
       forkId: envelope.forkId,
       prompt,
-      delivery: { from: envelope.to, senderKind: "agent", senderName: settings.agentName, conversation, replyTo: null, replyToEnvelopeId: envelope.id, forkId: envelope.forkId },
+      delivery: {
+        from: envelope.to,
+        senderKind: "agent",
+        senderName: settings.agentName,
+        conversation,
+        replyTo: null,
+        replyToEnvelopeId: envelope.id,
+        forkId: envelope.forkId,
+      },
     },
   );
   // A task whose reply was refused or malformed ended failed: so does its fork.
@@ -119,7 +144,9 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
   await updateFork(
     db,
     envelope.forkId,
-    ended?.status === "failed" ? { status: "failed", endedAt: new Date(), summary: `failed: ${ended.lastDeliveryError ?? "the task failed"}` } : { status: "done", lastActivityAt: new Date() },
+    ended?.status === "failed"
+      ? { status: "failed", endedAt: new Date(), summary: `failed: ${ended.lastDeliveryError ?? "the task failed"}` }
+      : { status: "done", lastActivityAt: new Date() },
   );
   publish(db, { type: "fork", conversationId: conversation.id, forkId: envelope.forkId });
 }
@@ -136,12 +163,21 @@ export async function resumeFork(db: Database, forkId: number, by: string) {
   if (!fork) throw notFound("fork");
   const conversation = await findConversation(db, fork.conversationId);
   if (!conversation) throw notFound("conversation");
-  const active = conversation.activeForkId === null ? null : conversation.activeForkId === fork.id ? fork : await findFork(db, conversation.activeForkId);
+  const active =
+    conversation.activeForkId === null
+      ? null
+      : conversation.activeForkId === fork.id
+        ? fork
+        : await findFork(db, conversation.activeForkId);
   // An active fork that cannot be read still blocks: the conversation points at it.
-  const decision = decideResume(fork, conversation.activeForkId === null ? null : (active ?? { id: conversation.activeForkId, parentForkId: null }));
+  const decision = decideResume(
+    fork,
+    conversation.activeForkId === null ? null : (active ?? { id: conversation.activeForkId, parentForkId: null }),
+  );
   // Already where it should be: the fork itself, or its interactive child.
   if (decision.action === "continue") return active!;
-  if (decision.action === "conflict") throw new AppError("conflict", `fork #${decision.activeForkId} is active in this conversation; exit it first`);
+  if (decision.action === "conflict")
+    throw new AppError("conflict", `fork #${decision.activeForkId} is active in this conversation; exit it first`);
   const interactive =
     fork.kind === "background"
       ? await createFork(db, { kind: "interactive", status: "active", ...interactiveChildOf(fork, by) })

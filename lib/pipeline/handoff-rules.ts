@@ -22,8 +22,10 @@ export const stateAfter: Record<HandoffAction, HandoffState | null> = { request:
 /** Why an action cannot run in a state (the 409's message), or null when it can. */
 export function transitionRefusal(current: HandoffState | null, action: HandoffAction): string | null {
   if (allowedFrom[action].includes(current)) return null;
-  if (action === "request") return current === "waiting" ? "a handoff is already waiting for an operator" : "an operator already has this conversation";
-  if (action === "take") return current === "assigned" ? "another operator already took this conversation" : "nothing to take: no handoff is waiting here";
+  if (action === "request")
+    return current === "waiting" ? "a handoff is already waiting for an operator" : "an operator already has this conversation";
+  if (action === "take")
+    return current === "assigned" ? "another operator already took this conversation" : "nothing to take: no handoff is waiting here";
   return "the agent already has this conversation: nothing to hand back";
 }
 
@@ -87,6 +89,7 @@ export function handoffCommandIn(
  */
 export function showHandoffNote(handedBackAt: Date | null, context: { sentAt: Date; senderKind: string }[]): boolean {
   if (!handedBackAt || context.length === 0) return false;
+  // biome-ignore lint/complexity/useMathMinMax: Dates; Math.min would turn them into numbers.
   const oldest = context.reduce((min, m) => (m.sentAt < min ? m.sentAt : min), context[0].sentAt);
   if (handedBackAt >= oldest) return true;
   return !context.some((m) => m.senderKind === "agent");

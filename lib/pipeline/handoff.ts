@@ -6,7 +6,15 @@ import { AppError, notFound } from "../errors";
 import { log } from "../log";
 import { getSettings } from "../settings/store";
 import { exitFork } from "./forks";
-import { allowedFrom, handoffActions, parseHandoffState, stateAfter, transitionRefusal, type HandoffAction, type HandoffState } from "./handoff-rules";
+import {
+  allowedFrom,
+  handoffActions,
+  parseHandoffState,
+  stateAfter,
+  transitionRefusal,
+  type HandoffAction,
+  type HandoffState,
+} from "./handoff-rules";
 import type { HandoffRequest, TurnDeps } from "./turn-deps";
 import { sendToChat } from "./send-to-chat";
 
@@ -29,14 +37,32 @@ export const handoffBodySchema = z
   .strict();
 
 /** The API's view of a conversation's handoff: null while the agent has it. */
-export type HandoffView = { state: HandoffState; reason: string | null; since: Date | null; operator: string | null; assignedAt: Date | null; timedOutAt: Date | null };
+export type HandoffView = {
+  state: HandoffState;
+  reason: string | null;
+  since: Date | null;
+  operator: string | null;
+  assignedAt: Date | null;
+  timedOutAt: Date | null;
+};
 
-export function handoffView(c: Pick<HandoffRow, "handoffState" | "handoffReason" | "handoffRequestedAt" | "handoffOperator" | "handoffAssignedAt" | "handoffTimedOutAt">): HandoffView | null {
+export function handoffView(
+  c: Pick<
+    HandoffRow,
+    "handoffState" | "handoffReason" | "handoffRequestedAt" | "handoffOperator" | "handoffAssignedAt" | "handoffTimedOutAt"
+  >,
+): HandoffView | null {
   const state = parseHandoffState(c.handoffState);
   if (!state) return null;
-  return { state, reason: c.handoffReason, since: c.handoffRequestedAt, operator: c.handoffOperator, assignedAt: c.handoffAssignedAt, timedOutAt: c.handoffTimedOutAt };
+  return {
+    state,
+    reason: c.handoffReason,
+    since: c.handoffRequestedAt,
+    operator: c.handoffOperator,
+    assignedAt: c.handoffAssignedAt,
+    timedOutAt: c.handoffTimedOutAt,
+  };
 }
-
 
 /**
  * Hands the conversation to a human: an interactive fork in progress is reported
@@ -91,7 +117,10 @@ export async function requestHandoff(deps: TurnDeps, input: HandoffRequest): Pro
     });
   }
   await tellOperatorsChat(deps, settings.handoffTelegramChatId, current, input.reason);
-  return { envelopeId: written.envelopeId, view: { state: "waiting", reason: input.reason, since: at, operator: null, assignedAt: null, timedOutAt: null } };
+  return {
+    envelopeId: written.envelopeId,
+    view: { state: "waiting", reason: input.reason, since: at, operator: null, assignedAt: null, timedOutAt: null },
+  };
 }
 
 /** Optional: a line in the operators' Telegram chat. Best effort: a failure is logged, the handoff stands. */
@@ -114,7 +143,9 @@ async function tellOperatorsChat(deps: TurnDeps, chatId: string | null, conversa
  */
 export async function changeHandoff(deps: TurnDeps, conversationId: number, body: z.infer<typeof handoffBodySchema>, operator: string) {
   if (body.action === "request") {
-    return (await requestHandoff(deps, { conversationId, reason: body.reason ?? `requested by ${operator}`, by: operatorAddress(operator) })).view;
+    return (
+      await requestHandoff(deps, { conversationId, reason: body.reason ?? `requested by ${operator}`, by: operatorAddress(operator) })
+    ).view;
   }
   return moveHandoff(deps.db, conversationId, body.action, operator);
 }
@@ -122,7 +153,12 @@ export async function changeHandoff(deps: TurnDeps, conversationId: number, body
 /** An operator takes a waiting handoff (409 when it is not waiting): also done by replying to a waiting user. */
 export const takeHandoff = (db: Database, conversationId: number, operator: string) => moveHandoff(db, conversationId, "take", operator);
 
-async function moveHandoff(db: Database, conversationId: number, action: Exclude<HandoffAction, "request">, operator: string): Promise<HandoffView | null> {
+async function moveHandoff(
+  db: Database,
+  conversationId: number,
+  action: Exclude<HandoffAction, "request">,
+  operator: string,
+): Promise<HandoffView | null> {
   const current = await readHandoff(db, conversationId);
   if (!current) throw notFound("conversation");
   const refusal = transitionRefusal(parseHandoffState(current.handoffState), action);
@@ -144,7 +180,10 @@ async function moveHandoff(db: Database, conversationId: number, action: Exclude
   });
   if (!written) {
     const now = await readHandoff(db, conversationId);
-    throw new AppError("conflict", transitionRefusal(parseHandoffState(now?.handoffState), action) ?? "the handoff changed meanwhile; try again");
+    throw new AppError(
+      "conflict",
+      transitionRefusal(parseHandoffState(now?.handoffState), action) ?? "the handoff changed meanwhile; try again",
+    );
   }
   log.info(action === "take" ? "handoff.taken" : "handoff.released", { conversationId, operator });
   const after = await readHandoff(db, conversationId);
@@ -154,7 +193,13 @@ async function moveHandoff(db: Database, conversationId: number, action: Exclude
 /** The inbox: handoffs waiting (longest first) and those an operator has. */
 export async function listOpenHandoffs(db: Database) {
   const rows = await listHandoffs(db);
-  return rows.map((row) => ({ conversationId: row.id, channel: row.channel, platformChatId: row.platformChatId, title: row.title, ...handoffView(row)! }));
+  return rows.map((row) => ({
+    conversationId: row.id,
+    channel: row.channel,
+    platformChatId: row.platformChatId,
+    title: row.title,
+    ...handoffView(row)!,
+  }));
 }
 
 /**

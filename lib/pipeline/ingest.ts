@@ -39,7 +39,11 @@ export type StoreInboundResult =
   | { status: "edited"; conversationId: number; messageId: number }
   | { status: "stored"; conversationId: number; messageId: number; envelopeId: number; answer: boolean };
 
-export type StoreEventResult = { status: "duplicate" } | { status: "membership"; membership: string | null } | { status: "deleted"; found: boolean } | { status: "topic" };
+export type StoreEventResult =
+  | { status: "duplicate" }
+  | { status: "membership"; membership: string | null }
+  | { status: "deleted"; found: boolean }
+  | { status: "topic" };
 
 export type IngestOptions = {
   modelConfigured: boolean;
@@ -54,13 +58,26 @@ export type IngestOptions = {
  * reply target and thread, its fork, and the inbound envelope to the agent. The
  * webhook answers 200 only after this commits.
  */
-export async function ingestInbound(db: Database, message: InboundMessage, options: IngestOptions = { modelConfigured: true }): Promise<StoreInboundResult> {
+export async function ingestInbound(
+  db: Database,
+  message: InboundMessage,
+  options: IngestOptions = { modelConfigured: true },
+): Promise<StoreInboundResult> {
   const settings = await getSettings(db);
   const clean = storable(message);
   // The handoff command (a person asking for a person) is decided here, without the model:
   // stored like any message but never answered by the agent, then the handoff.
   const command = options.deps
-    ? handoffCommandIn({ kind: message.kind, text: message.message.text, forwarded: Boolean(message.message.forwardedFrom), sender: message.sender, addressesBot: message.addressesBot }, settings.handoffCommand)
+    ? handoffCommandIn(
+        {
+          kind: message.kind,
+          text: message.message.text,
+          forwarded: Boolean(message.message.forwardedFrom),
+          sender: message.sender,
+          addressesBot: message.addressesBot,
+        },
+        settings.handoffCommand,
+      )
     : null;
   let stored: StoreInboundResult;
   try {
@@ -82,8 +99,14 @@ export async function ingestInbound(db: Database, message: InboundMessage, optio
 async function handoffByCommand(deps: TurnDeps, stored: Extract<StoreInboundResult, { status: "stored" }>, reason: string) {
   const { agentName } = await getSettings(deps.db);
   // The inbound envelope says why the agent did not answer it.
-  await finishEnvelope(deps.db, stored.envelopeId, { status: "done", metadata: { skipped: "handoff command", handoff: { action: "request", via: "command" } } });
-  const message = await deps.db.prisma.message.findUnique({ where: { id: stored.messageId }, select: { id: true, threadId: true, platformMessageId: true, platformTopicId: true } });
+  await finishEnvelope(deps.db, stored.envelopeId, {
+    status: "done",
+    metadata: { skipped: "handoff command", handoff: { action: "request", via: "command" } },
+  });
+  const message = await deps.db.prisma.message.findUnique({
+    where: { id: stored.messageId },
+    select: { id: true, threadId: true, platformMessageId: true, platformTopicId: true },
+  });
   try {
     await requestHandoff(deps, {
       conversationId: stored.conversationId,
@@ -98,7 +121,11 @@ async function handoffByCommand(deps: TurnDeps, stored: Extract<StoreInboundResu
 }
 
 /** Any parsed delivery: messages go through ingestInbound, the rest are recorded once. */
-export async function ingestEvent(db: Database, event: Exclude<InboundEvent, { type: "ignored" }>, options: IngestOptions = { modelConfigured: true }): Promise<StoreInboundResult | StoreEventResult> {
+export async function ingestEvent(
+  db: Database,
+  event: Exclude<InboundEvent, { type: "ignored" }>,
+  options: IngestOptions = { modelConfigured: true },
+): Promise<StoreInboundResult | StoreEventResult> {
   if (event.type === "message") {
     const stored = await ingestInbound(db, event.message, options);
     if (stored.status !== "duplicate") publish(db, { type: "message", conversationId: stored.conversationId, messageId: stored.messageId });
@@ -113,7 +140,12 @@ export async function ingestEvent(db: Database, event: Exclude<InboundEvent, { t
   return result;
 }
 
-async function storeInbound(sql: SqlRunner, msg: InboundMessage, settings: Settings, options: IngestOptions & { handoffCommand: boolean }): Promise<StoreInboundResult> {
+async function storeInbound(
+  sql: SqlRunner,
+  msg: InboundMessage,
+  settings: Settings,
+  options: IngestOptions & { handoffCommand: boolean },
+): Promise<StoreInboundResult> {
   const now = new Date();
   // A repeated update id rolls the whole transaction back: ingestInbound answers "duplicate".
   await insertInboundUpdate(sql, msg.channel, msg.updateId, now);
@@ -149,7 +181,13 @@ async function storeInbound(sql: SqlRunner, msg: InboundMessage, settings: Setti
   // An unknown or invalid platform id is simply "not found": the platform's copy of the text stays.
   if (msg.replyTo?.id && !target) log.debug("ingest.reply_target_not_found", { channel: msg.channel, replyTo: msg.replyTo.id });
   const threadId = target ? await joinThread(sql, conversationId, target, msg.message.sentAt) : null;
-  const { forkId, forkConflict } = await routeToFork(sql, conversation, target?.forkId ?? null, msg, settings.forkReplyTtlDays * 86_400_000);
+  const { forkId, forkConflict } = await routeToFork(
+    sql,
+    conversation,
+    target?.forkId ?? null,
+    msg,
+    settings.forkReplyTtlDays * 86_400_000,
+  );
 
   const repliesToBot = Boolean(msg.replyTo?.fromSelf || target?.senderKind === "agent");
   const agentEnabled = Boolean(conversation.agentEnabled);
@@ -158,9 +196,19 @@ async function storeInbound(sql: SqlRunner, msg: InboundMessage, settings: Setti
     settings.groupAnswerMode,
     settings.answerChatSenders,
   );
-  const outcome = inboundOutcome({ agentEnabled, addressed, modelConfigured: options.modelConfigured, forkConflict, handoffCommand: options.handoffCommand });
+  const outcome = inboundOutcome({
+    agentEnabled,
+    addressed,
+    modelConfigured: options.modelConfigured,
+    forkConflict,
+    handoffCommand: options.handoffCommand,
+  });
   // The same message under a new update id hits the (conversation, platform id) key: duplicate.
-  const messageId = await insertInboundMessage(sql, { conversationId, message: msg, replyToMessageId: target?.id ?? null, threadId, forkId, editedAt }, now);
+  const messageId = await insertInboundMessage(
+    sql,
+    { conversationId, message: msg, replyToMessageId: target?.id ?? null, threadId, forkId, editedAt },
+    now,
+  );
   const metadata = {
     platformMessageId: msg.message.id,
     updateId: msg.updateId,
@@ -208,7 +256,11 @@ async function routeToFork(
     const active = forkId === null ? null : ((await findRoutingFork(sql, forkId)) ?? { id: forkId, parentForkId: null });
     const decision = decideResume(fork, active);
     if (decision.action === "open") {
-      const opened = await openInteractiveFork(sql, interactiveChildOf({ ...fork, conversationId: conversation.id }, `reply from ${msg.sender.name}`), now);
+      const opened = await openInteractiveFork(
+        sql,
+        interactiveChildOf({ ...fork, conversationId: conversation.id }, `reply from ${msg.sender.name}`),
+        now,
+      );
       return { forkId: opened, forkConflict };
     }
     forkConflict = decision.action === "conflict";
@@ -234,7 +286,8 @@ async function storeEvent(db: Database, event: Exclude<InboundEvent, { type: "me
         return { status: "membership", membership: clean.membership };
       }
       if (clean.type === "deleted") {
-        if ((await markMessageDeleted(sql, clean.channel, clean.chat.id, clean.messageId, clean.at)) > 0) return { status: "deleted", found: true };
+        if ((await markMessageDeleted(sql, clean.channel, clean.chat.id, clean.messageId, clean.at)) > 0)
+          return { status: "deleted", found: true };
         // Unknown: it may still come (a redelivery after our failure overtaken by the
         // unsend). A taken-back placeholder holds its id, so the late message is a
         // duplicate and its text is neither stored nor answered.

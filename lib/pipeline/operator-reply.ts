@@ -73,13 +73,19 @@ export async function sendOperatorMessage(deps: SendDeps, input: OperatorMessage
  * Answering a user who waits for a human is taking the conversation: otherwise the
  * inbox still says nobody came, and the wait timeout would tell the user everyone is busy.
  */
-async function takeIfWaiting(deps: SendDeps, conversation: { id: number; handoffState: string | null }, operator: string, result: SendResult) {
+async function takeIfWaiting(
+  deps: SendDeps,
+  conversation: { id: number; handoffState: string | null },
+  operator: string,
+  result: SendResult,
+) {
   if ((result.kind !== "sent" && result.kind !== "unrecorded") || conversation.handoffState !== "waiting") return;
   try {
     await takeHandoff(deps.db, conversation.id, operator);
   } catch (error) {
     // Another operator took it meanwhile: the message stands, the handoff is theirs.
-    if (!(error instanceof AppError)) log.warn("handoff.take_on_reply_failed", { conversationId: conversation.id, error: (error as Error).message });
+    if (!(error instanceof AppError))
+      log.warn("handoff.take_on_reply_failed", { conversationId: conversation.id, error: (error as Error).message });
   }
 }
 

@@ -4,9 +4,7 @@ import type { ModelHandle } from "../agent/model";
 import { buildPrompt, type Prompt } from "../agent/prompt";
 import { createReplyTool, type ReplyOutcome } from "../agent/reply-tool";
 import { createHandoffTool, type HandoffOutcome } from "../agent/handoff-tool";
-import type { ChannelAdapter } from "../channels/types";
 import { buildContext } from "../context/build";
-import type { Database } from "../db/database";
 import { findStoredMessages, loadContextInput, previousSentAtOf } from "../db/context-input";
 import { finishEnvelope, findEnvelope, repliedEnvelopeIds, type StoredEnvelope } from "../db/envelopes";
 import { updateFork } from "../db/forks";
@@ -135,7 +133,11 @@ export async function executeTurn(
           outcomeUnknown = result.outcome === "unknown";
           deliveryFailure = result.error;
           // Never "you already answered" unless it was: the model (and the operator) must not be told the user got it.
-          outcome = { error: outcomeUnknown ? "the reply may not have reached the user (the platform did not confirm it); it was not sent again" : "failed to send reply" };
+          outcome = {
+            error: outcomeUnknown
+              ? "the reply may not have reached the user (the platform did not confirm it); it was not sent again"
+              : "failed to send reply",
+          };
           break;
       }
       toolCalls.push({ message: text, outcome });
@@ -150,12 +152,22 @@ export async function executeTurn(
       try {
         // The waiting message is threaded under the turn's envelope but not a native reply: a
         // `reply` in the same step replies to that message at the same moment (one thread root).
-        await deps.requestHandoff(deps, { conversationId: input.conversationId, reason, by: envelope.to, replyTo: { envelopeId: envelope.id, message: null } });
+        await deps.requestHandoff(deps, {
+          conversationId: input.conversationId,
+          reason,
+          by: envelope.to,
+          replyTo: { envelopeId: envelope.id, message: null },
+        });
         handedOff = true;
         outcome = { status: "handed off" };
       } catch (e) {
         if (!(e instanceof AppError)) log.warn("agent.handoff_failed", { envelopeId: envelope.id, error: (e as Error).message });
-        outcome = { error: e instanceof AppError && e.code === "conflict" ? `not handed off: ${e.message}` : "the handoff failed; answer the user yourself" };
+        outcome = {
+          error:
+            e instanceof AppError && e.code === "conflict"
+              ? `not handed off: ${e.message}`
+              : "the handoff failed; answer the user yourself",
+        };
       }
       toolCalls.push({ tool: "handoff", message: reason, outcome });
       return outcome;
@@ -185,13 +197,20 @@ export async function executeTurn(
       if (part.type !== "tool-error") continue;
       const reason = part.error instanceof Error ? part.error.message : String(part.error);
       malformed ??= `malformed tool call (${part.toolName}): ${reason.slice(0, 300)}`;
-      toolCalls.push({ message: JSON.stringify(part.input ?? null).slice(0, 2000), outcome: { error: `malformed call: ${reason.slice(0, 300)}` } });
+      toolCalls.push({
+        message: JSON.stringify(part.input ?? null).slice(0, 2000),
+        outcome: { error: `malformed call: ${reason.slice(0, 300)}` },
+      });
     }
   } catch (e) {
     failure = e;
     error = (e as Error).message || String(e);
   }
-  const turnError = error ?? (!sent && deliveryFailure ? `reply not delivered: ${deliveryFailure}` : null) ?? (!sent ? malformed : null) ?? (unrecorded ? `reply ${unrecorded}` : null);
+  const turnError =
+    error ??
+    (!sent && deliveryFailure ? `reply not delivered: ${deliveryFailure}` : null) ??
+    (!sent ? malformed : null) ??
+    (unrecorded ? `reply ${unrecorded}` : null);
   await saveTurn(deps.db, {
     envelopeId: envelope.id,
     conversationId: input.conversationId,
@@ -247,7 +266,8 @@ export async function runAgentTurn(
 ): Promise<TurnOutcome> {
   const { db } = deps;
   const envelope = await findEnvelope(db, envelopeId);
-  if (!envelope || envelope.status === "done" || envelope.status === "failed") return { kind: "skipped", reason: "the envelope is already finished" };
+  if (!envelope || envelope.status === "done" || envelope.status === "failed")
+    return { kind: "skipped", reason: "the envelope is already finished" };
   const message = envelope.messageId ? await findMessage(db, envelope.messageId) : null;
   if (!message) {
     const error = "the envelope's message is missing";
@@ -256,10 +276,18 @@ export async function runAgentTurn(
   }
   if (earlier.length && earlier.some((e) => (e.attempts ?? 1) > 1)) {
     // A crashed turn may have answered part of this burst already: those stay answered (at most once).
-    const replied = await repliedEnvelopeIds(db, earlier.map((e) => e.id));
+    const replied = await repliedEnvelopeIds(
+      db,
+      earlier.map((e) => e.id),
+    );
     const upTo = Math.max(0, ...replied);
     const answered = earlier.filter((e) => e.id <= upTo);
-    if (answered.length) await finishEnvelope(db, answered.map((e) => e.id), { status: "done", metadata: { replied: true, recovered: true } });
+    if (answered.length)
+      await finishEnvelope(
+        db,
+        answered.map((e) => e.id),
+        { status: "done", metadata: { replied: true, recovered: true } },
+      );
     earlier = earlier.filter((e) => e.id > upTo);
   }
   const settings = await getSettings(db);
@@ -276,7 +304,10 @@ export async function runAgentTurn(
   if (agentStaysSilent(message.conversation.handoffState)) {
     // A human was called or has the conversation: the agent says nothing until it is handed back.
     const reason = "handed off to a human";
-    await finishEnvelope(db, [...earlier.map((e) => e.id), envelopeId], { status: "done", metadata: { skipped: reason, handoff: { state: parseHandoffState(message.conversation.handoffState) } } });
+    await finishEnvelope(db, [...earlier.map((e) => e.id), envelopeId], {
+      status: "done",
+      metadata: { skipped: reason, handoff: { state: parseHandoffState(message.conversation.handoffState) } },
+    });
     return { kind: "skipped", reason };
   }
   if (envelope.metadata.forkConflict) return sendForkConflictNotice(deps, envelope.id, delivery);
@@ -289,9 +320,14 @@ export async function runAgentTurn(
   const input = await loadContextInput(db, { current: message, settings });
   // Every message of the burst is in the prompt, even beyond the recency window, and
   // the gap note measures the silence before the burst began.
-  const burst = await findStoredMessages(db, earlier.flatMap((e) => (e.messageId === null ? [] : [e.messageId])));
+  const burst = await findStoredMessages(
+    db,
+    earlier.flatMap((e) => (e.messageId === null ? [] : [e.messageId])),
+  );
   const first = burst[0] ?? message;
-  const previous = burst.length ? (input.recent.find((m) => m.id !== first.id && !burst.some((b) => b.id === m.id) && m.sentAt <= first.sentAt) ?? null) : input.previous;
+  const previous = burst.length
+    ? (input.recent.find((m) => m.id !== first.id && !burst.some((b) => b.id === m.id) && m.sentAt <= first.sentAt) ?? null)
+    : input.previous;
   // The burst's messages are beyond what the loader timed: their headers count real time too.
   const previousSentAt = burst.length ? new Map([...input.previousSentAt, ...(await previousSentAtOf(db, burst))]) : input.previousSentAt;
   const context = buildContext({ current: message, ...input, recent: [...input.recent, ...burst], previous, previousSentAt, settings });
@@ -304,7 +340,10 @@ export async function runAgentTurn(
     extraSystem: burstNote(burst.length + 1),
     handoffNote: handoffNoteFor(message.conversation, context.messages),
   });
-  const outcome = await executeTurn({ ...deps, model: deps.model }, { envelope, conversationId: message.conversationId, forkId: message.forkId, prompt, delivery, coalesced });
+  const outcome = await executeTurn(
+    { ...deps, model: deps.model },
+    { envelope, conversationId: message.conversationId, forkId: message.forkId, prompt, delivery, coalesced },
+  );
   if (message.forkId) await updateFork(db, message.forkId, { lastActivityAt: new Date() });
   return outcome;
 }
@@ -315,17 +354,26 @@ export async function runAgentTurn(
  * refused one fails it with the reason (one Retry sends it again), one the platform
  * did not confirm is marked "unknown".
  */
-async function sendForkConflictNotice(deps: TurnDeps, envelopeId: number, delivery: Omit<SendInput, "text" | "dedupeKey">): Promise<TurnOutcome> {
+async function sendForkConflictNotice(
+  deps: TurnDeps,
+  envelopeId: number,
+  delivery: Omit<SendInput, "text" | "dedupeKey">,
+): Promise<TurnOutcome> {
   const result = await sendToChat(deps, { ...delivery, text: FORK_CONFLICT_NOTICE, dedupeKey: `reply:${envelopeId}` });
   const notice = "fork conflict";
   switch (result.kind) {
     case "sent":
     case "unrecorded":
-      await finishEnvelope(deps.db, envelopeId, { status: "done", metadata: { replied: true, notice, answerEnvelopeId: result.envelopeId } });
+      await finishEnvelope(deps.db, envelopeId, {
+        status: "done",
+        metadata: { replied: true, notice, answerEnvelopeId: result.envelopeId },
+      });
       return { kind: "answered", answerEnvelopeId: result.envelopeId, recorded: result.kind === "sent" };
     case "duplicate":
       await finishEnvelope(deps.db, envelopeId, { status: "done", metadata: { replied: repliedOf(result), notice } });
-      return result.earlier === "delivered" ? { kind: "answered", answerEnvelopeId: result.envelopeId, recorded: true } : { kind: "possibly_answered", error: result.error };
+      return result.earlier === "delivered"
+        ? { kind: "answered", answerEnvelopeId: result.envelopeId, recorded: true }
+        : { kind: "possibly_answered", error: result.error };
     case "failed": {
       if (result.outcome === "unknown") {
         await finishEnvelope(deps.db, envelopeId, { status: "done", metadata: { replied: "unknown", notice } });

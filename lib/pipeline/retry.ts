@@ -13,13 +13,17 @@ import { publish } from "../events/bus";
 export async function retryEnvelope(db: Database, id: number) {
   const envelope = await findEnvelope(db, id);
   if (!envelope) throw notFound(`envelope ${id}`);
-  if (envelope.status !== "failed") throw new AppError("conflict", `envelope ${id} is ${envelope.status}; only a failed one can be retried`);
+  if (envelope.status !== "failed")
+    throw new AppError("conflict", `envelope ${id} is ${envelope.status}; only a failed one can be retried`);
   const to = parseAddress(envelope.to);
   if (to.kind === "operator") throw new AppError("bad_request", "mail to an operator is not delivered by the server");
   if (to.kind === "agent") await releaseReplyKey(db, id);
   if (!(await requeueFailedEnvelope(db, id))) throw new AppError("conflict", `envelope ${id} changed meanwhile; reload`);
   publish(db, { type: "envelope", envelopeId: id, conversationId: envelope.conversationId });
-  return { envelope: { ...envelope, status: "pending" as const, lastDeliveryError: null }, retried: to.kind === "agent" ? ("turn" as const) : ("send" as const) };
+  return {
+    envelope: { ...envelope, status: "pending" as const, lastDeliveryError: null },
+    retried: to.kind === "agent" ? ("turn" as const) : ("send" as const),
+  };
 }
 
 export type RetryEnvelopeResponse = Awaited<ReturnType<typeof retryEnvelope>>;

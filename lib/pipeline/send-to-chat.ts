@@ -67,21 +67,23 @@ export async function keepPossiblyDelivered(
   envelopeId: number,
   input: Pick<SendInput, "senderKind" | "senderName" | "conversation" | "text" | "replyTo" | "forkId"> & { error: string },
 ) {
-  const message = (await keptMessageOf(db, envelopeId)) ?? await appendOutboundMessage(db, {
-    conversationId: input.conversation.id,
-    senderKind: input.senderKind,
-    senderName: input.senderName,
-    text: input.text,
-    platformMessageId: null,
-    // Whole seconds, like platform dates: a user message in the same second still sorts after it.
-    sentAt: new Date(Math.floor(Date.now() / 1000) * 1000),
-    replyTo: input.replyTo,
-    forkId: input.forkId,
-    platformTopicId: input.replyTo?.platformTopicId ?? null,
-  }).catch((error) => {
-    log.error("deliver.keep_possibly_delivered_failed", { envelopeId, error });
-    return null;
-  });
+  const message =
+    (await keptMessageOf(db, envelopeId)) ??
+    (await appendOutboundMessage(db, {
+      conversationId: input.conversation.id,
+      senderKind: input.senderKind,
+      senderName: input.senderName,
+      text: input.text,
+      platformMessageId: null,
+      // Whole seconds, like platform dates: a user message in the same second still sorts after it.
+      sentAt: new Date(Math.floor(Date.now() / 1000) * 1000),
+      replyTo: input.replyTo,
+      forkId: input.forkId,
+      platformTopicId: input.replyTo?.platformTopicId ?? null,
+    }).catch((error) => {
+      log.error("deliver.keep_possibly_delivered_failed", { envelopeId, error });
+      return null;
+    }));
   await finishEnvelope(db, envelopeId, {
     status: "failed",
     error: `${input.error} (${POSSIBLY_DELIVERED}: check the chat before retrying)`,
@@ -102,7 +104,11 @@ export async function keepPossiblyDelivered(
 export async function sendToChat(deps: SendDeps, input: SendInput): Promise<SendResult> {
   const result = await sendAndRecord(deps, input);
   // Sent, kept as possibly delivered or refused: the timeline shows each.
-  publish(deps.db, { type: "message", conversationId: input.conversation.id, ...(result.kind === "sent" ? { messageId: result.messageId } : {}) });
+  publish(deps.db, {
+    type: "message",
+    conversationId: input.conversation.id,
+    ...(result.kind === "sent" ? { messageId: result.messageId } : {}),
+  });
   return result;
 }
 
@@ -132,7 +138,12 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
         const delivered = earlier?.status === "done";
         return delivered
           ? { kind: "duplicate", envelopeId: earlier.id, earlier: "delivered", error: "already replied to this message" }
-          : { kind: "duplicate", envelopeId: earlier?.id ?? null, earlier: "unknown", error: "an earlier send of this reply may or may not have been delivered" };
+          : {
+              kind: "duplicate",
+              envelopeId: earlier?.id ?? null,
+              earlier: "unknown",
+              error: "an earlier send of this reply may or may not have been delivered",
+            };
       }
       envelopeId = earlier.id;
     }
@@ -153,7 +164,7 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
     return { kind: "failed", envelopeId, outcome: "not_sent", error };
   }
 
-  let sent;
+  let sent: Awaited<ReturnType<typeof channel.send>>;
   try {
     sent = await channel.send({
       chatId: input.conversation.platformChatId,
@@ -195,15 +206,24 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
       forkId: input.forkId,
       platformTopicId: input.replyTo?.platformTopicId ?? null,
     });
-    await finishEnvelope(db, envelopeId, { status: "done", messageId: message.id, metadata: { platformMessageId: sent.platformMessageId } });
+    await finishEnvelope(db, envelopeId, {
+      status: "done",
+      messageId: message.id,
+      metadata: { platformMessageId: sent.platformMessageId },
+    });
     return { kind: "sent", envelopeId, messageId: message.id };
   } catch (error) {
     const saveError = (error as Error).message || String(error);
     log.error("deliver.save_failed", { envelopeId, error });
     // Sent but not stored: the user has it (done, never resent); the operator sees why it is missing.
-    await finishEnvelope(db, envelopeId, { status: "done", metadata: { platformMessageId: sent.platformMessageId, saveError } }).catch((finishError) =>
-      log.error("deliver.save_failed_unrecorded", { envelopeId, error: finishError }),
+    await finishEnvelope(db, envelopeId, { status: "done", metadata: { platformMessageId: sent.platformMessageId, saveError } }).catch(
+      (finishError) => log.error("deliver.save_failed_unrecorded", { envelopeId, error: finishError }),
     );
-    return { kind: "unrecorded", envelopeId, platformMessageId: sent.platformMessageId, error: `delivered, but not saved to the history: ${saveError}` };
+    return {
+      kind: "unrecorded",
+      envelopeId,
+      platformMessageId: sent.platformMessageId,
+      error: `delivered, but not saved to the history: ${saveError}`,
+    };
   }
 }

@@ -40,7 +40,13 @@ export type InboundOutcome = { answer: true } | { answer: false; skipped: string
  * (the envelope ends done at once with the reason, waiting for an operator).
  * A fork conflict is answered with a notice even without a model.
  */
-export function inboundOutcome(input: { agentEnabled: boolean; addressed: boolean; modelConfigured: boolean; forkConflict: boolean; handoffCommand?: boolean }): InboundOutcome {
+export function inboundOutcome(input: {
+  agentEnabled: boolean;
+  addressed: boolean;
+  modelConfigured: boolean;
+  forkConflict: boolean;
+  handoffCommand?: boolean;
+}): InboundOutcome {
   // The user asked for a person: the handoff answers, never the agent.
   if (input.handoffCommand) return { answer: false, skipped: "handoff command" };
   if (!input.agentEnabled) return { answer: false, skipped: "agent paused in this conversation" };

@@ -9,7 +9,10 @@ export type HandoffRequest = {
   /** Who asks: `agent:<name>` (tool or command) or `operator:<name>`. */
   by: string;
   /** The user's message it answers (the waiting message replies to it natively). */
-  replyTo?: { envelopeId: number; message: { id: number; threadId: number | null; platformMessageId: string | null; platformTopicId?: string | null } | null } | null;
+  replyTo?: {
+    envelopeId: number;
+    message: { id: number; threadId: number | null; platformMessageId: string | null; platformTopicId?: string | null } | null;
+  } | null;
 };
 
 /** What the pipeline's steps need: database, channels, model, model timeout. */

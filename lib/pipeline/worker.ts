@@ -141,7 +141,7 @@ export class EnvelopeWorker {
     this.housekeep(now.getTime());
     const served = this.served.splice(0);
     const paused = this.deps.modelPausedUntil?.() ?? null;
-    let result;
+    let result: Awaited<ReturnType<typeof claimTurns>>;
     try {
       result = await claimTurns(this.deps.db, {
         worker: this.id,
@@ -178,12 +178,19 @@ export class EnvelopeWorker {
     }
     if (this.running.size > 0 && !this.renewal) {
       // While turns run, their leases are renewed: only a dead worker's claims run out.
-      this.renewal = setInterval(() => {
-        renewLeases(this.deps.db, this.id, new Date(this.now().getTime() + this.deps.leaseMs)).catch((error) => log.error("worker.renew_failed", { error }));
-      }, Math.max(1_000, this.deps.leaseMs / 3));
+      this.renewal = setInterval(
+        () => {
+          renewLeases(this.deps.db, this.id, new Date(this.now().getTime() + this.deps.leaseMs)).catch((error) =>
+            log.error("worker.renew_failed", { error }),
+          );
+        },
+        Math.max(1_000, this.deps.leaseMs / 3),
+      );
       this.renewal.unref?.();
     }
-    const wake = [result.wakeAt?.getTime(), paused?.getTime(), this.arrivedWake].filter((t): t is number => t !== undefined && t !== Infinity);
+    const wake = [result.wakeAt?.getTime(), paused?.getTime(), this.arrivedWake].filter(
+      (t): t is number => t !== undefined && t !== Infinity,
+    );
     this.wakeAt(wake.length ? Math.min(...wake) : Infinity, true);
   }
 
@@ -206,7 +213,8 @@ export class EnvelopeWorker {
         for (const id of ids) await retryEnvelopeLater(this.deps.db, id, at, message);
       } else {
         log.error("worker.failed", { envelopeIds: ids, attempts, error: message });
-        for (const id of ids) await finishEnvelope(this.deps.db, id, { status: "failed", error: `gave up after ${attempts} attempts: ${message}` });
+        for (const id of ids)
+          await finishEnvelope(this.deps.db, id, { status: "failed", error: `gave up after ${attempts} attempts: ${message}` });
       }
     }
   }

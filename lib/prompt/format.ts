@@ -18,7 +18,7 @@ export const FIELD_SEPARATOR = " · ";
 
 /** "2026-11-22 14:03 UTC" */
 export function formatTime(date: Date): string {
-  return date.toISOString().slice(0, 16).replace("T", " ") + " UTC";
+  return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
 /**
@@ -33,7 +33,9 @@ export function replySenderLabel(message: StoredMessage, target: ReplyTarget | n
 
 /** Whether a stored message is a reply (to a stored message, or to one the platform described). */
 export function isReply(message: StoredMessage): boolean {
-  return message.replyToMessageId !== null || message.replyToText !== null || message.quoteText !== null || message.replyToSenderName !== null;
+  return (
+    message.replyToMessageId !== null || message.replyToText !== null || message.quoteText !== null || message.replyToSenderName !== null
+  );
 }
 
 /**
@@ -63,7 +65,8 @@ export function replyAnnotation(message: StoredMessage, target: ReplyTarget | nu
  */
 export function formatEnvelope(message: ContextMessage, options: FormatOptions): string {
   const parts = [`--- ${options.channel}`, `from ${userLabel(message.senderName)}`, formatTime(message.sentAt)];
-  if (options.previousAt) parts.push(`${shortDuration(message.sentAt.getTime() - options.previousAt.getTime())} after the previous message`);
+  if (options.previousAt)
+    parts.push(`${shortDuration(message.sentAt.getTime() - options.previousAt.getTime())} after the previous message`);
   if (message.origin === "reply-context") parts.push("earlier message, shown because the user's reply points here");
   // A forward's origin is a name someone else chose: labelled like a sender.
   if (message.forwardedFrom) parts.push(`forwarded from ${userLabel(message.forwardedFrom)}`);

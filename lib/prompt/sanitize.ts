@@ -14,6 +14,7 @@ import confusables from "unhomoglyph/data.json";
  */
 
 // Every line separator Unicode or a tokenizer may honour (CRLF first).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these control characters are line breaks to the model; matching them is the point.
 const LINE_BREAKS = /\r\n|[\n\v\f\r\x1c-\x1e\x85\u2028\u2029]/g;
 // Code points that show nothing: controls other than tab and newline, format
 // characters (zero-width, bidi controls, tags U+E0000–E007F), default-ignorables
@@ -50,7 +51,9 @@ export function canonicalText(text: string): string {
   for (let round = 1; ; round++) {
     if (round > MAX_ROUNDS) out = out.replace(/[<>[\]|]/g, "");
     // Printable ASCII has nothing invisible and is its own NFKC: only tokens to remove.
-    let next = PRINTABLE_ASCII.test(out) ? out : out.replace(INVISIBLE, "").normalize("NFKC").replace(INVISIBLE, "").replace(LINE_BREAKS, "\n").replace(SPACES, " ");
+    let next = PRINTABLE_ASCII.test(out)
+      ? out
+      : out.replace(INVISIBLE, "").normalize("NFKC").replace(INVISIBLE, "").replace(LINE_BREAKS, "\n").replace(SPACES, " ");
     for (const token of TEMPLATE_TOKENS) next = next.replace(token, " ");
     // No pipe token survives in any spelling: a lone `<|` or `|>` loses its bar.
     next = next.replace(/<\|/g, "<").replace(/\|>/g, ">");
@@ -86,16 +89,18 @@ export function skeletons(text: string): string[] {
 const skeletonSet = (words: readonly string[]) => new Set(words.flatMap(skeletons));
 
 /** Every code point whose confusable prototype matches `pattern`, plus `extra`: built once. */
-const lookalikes = (pattern: RegExp, extra = "") => new Set([...Object.keys(CONFUSABLES).filter((ch) => pattern.test(CONFUSABLES[ch])), ...extra]);
+const lookalikes = (pattern: RegExp, extra = "") =>
+  new Set([...Object.keys(CONFUSABLES).filter((ch) => pattern.test(CONFUSABLES[ch])), ...extra]);
 /** A regex character class of a set's members. */
-const classOf = (chars: Iterable<string>) => [...chars].map((ch) => ch.replace(/[\\\]\[^-]/g, "\\$&")).join("");
+const classOf = (chars: Iterable<string>) => [...chars].map((ch) => ch.replace(/[\\\][^-]/g, "\\$&")).join("");
 
 // Structure starts with a dash (header), a bracket (annotation), `<` (tags) or an
 // arrow: by Unicode class — dash punctuation, open/close punctuation, math
 // symbols, arrows (and ⏎, filed as a technical symbol), box drawing — and anything whose confusable prototype is one.
 // Also dash-like symbols filed as other punctuation or symbols (⁓ ⹃ ⎺–⎽ ⏤ ⑈ ▬, block
 // elements ▁ ▔) and the dingbat arrows ➔–➿.
-const STRUCTURAL_CLASS = /[\p{Pd}\p{Ps}\p{Pe}\p{Sm}\u2190-\u21FF\u2500-\u259F\u23AF\u23BA-\u23BD\u23CE\u23E4\u2053\u2448\u25AC\u2794-\u27BF\u2E43\u27F0-\u27FF\u2900-\u297F\u2B00-\u2BFF\u{1F800}-\u{1F8FF}]/u;
+const STRUCTURAL_CLASS =
+  /[\p{Pd}\p{Ps}\p{Pe}\p{Sm}\u2190-\u21FF\u2500-\u259F\u23AF\u23BA-\u23BD\u23CE\u23E4\u2053\u2448\u25AC\u2794-\u27BF\u2E43\u27F0-\u27FF\u2900-\u297F\u2B00-\u2BFF\u{1F800}-\u{1F8FF}]/u;
 const STRUCTURAL_LOOKALIKES = lookalikes(/^[-[\](){}<>|ー⎯←↩↪]/);
 const isStructuralChar = (ch: string) => STRUCTURAL_CLASS.test(ch) || STRUCTURAL_LOOKALIKES.has(ch);
 // A letter that merely looks like a dash (CJK 一, ー) starts many ordinary lines: only a run of two counts.
@@ -114,7 +119,33 @@ const QUOTE_LIKE = new RegExp(`["\\p{Pi}\\p{Pf}„‚〝〞〟${classOf(lookalik
 
 // Role markers of chat formats (`Human:`, `### System:`, `**Assistant**:`, a bare
 // `user` line left by a Gemma turn) and this format's labels, compared by skeleton.
-const ROLE_WORDS = ["system", "assistant", "user", "human", "ai", "bot", "model", "developer", "tool", "function", "ipython", "instruction", "instructions", "response", "input", "output", "context", "agent", "operator", "gpt", "chatgpt", "claude", "gemini", "llama", "unknown"];
+const ROLE_WORDS = [
+  "system",
+  "assistant",
+  "user",
+  "human",
+  "ai",
+  "bot",
+  "model",
+  "developer",
+  "tool",
+  "function",
+  "ipython",
+  "instruction",
+  "instructions",
+  "response",
+  "input",
+  "output",
+  "context",
+  "agent",
+  "operator",
+  "gpt",
+  "chatgpt",
+  "claude",
+  "gemini",
+  "llama",
+  "unknown",
+];
 const ROLE_SKELETONS = skeletonSet(ROLE_WORDS);
 
 /** A role word (by skeleton) followed by a colon (or look-alike) within a few non-letters, or by nothing but non-letters. */
@@ -171,12 +202,15 @@ export function truncate(text: string, max: number): string {
     out += segment;
     count += n;
   }
-  return out.trimEnd() + "...";
+  return `${out.trimEnd()}...`;
 }
 
 /** One line: line breaks and tabs become spaces, runs of spaces collapse. */
 function oneLine(text: string): string {
-  return text.replace(/[\n\t]+/g, " ").replace(/ {2,}/g, " ").trim();
+  return text
+    .replace(/[\n\t]+/g, " ")
+    .replace(/ {2,}/g, " ")
+    .trim();
 }
 
 /**
@@ -221,7 +255,8 @@ const RESERVED_SKELETONS = skeletonSet(RESERVED_LABELS);
 /** Whether a (sanitized) name reads as one of the reserved labels: any of its words, or its letters run together. */
 export function isReservedLookalike(name: string): boolean {
   return skeletons(name).some(
-    (sk) => RESERVED_SKELETONS.has(sk.replace(/[^\p{L}\p{N}]/gu, "")) || sk.split(/[^\p{L}\p{N}]+/u).some((word) => RESERVED_SKELETONS.has(word)),
+    (sk) =>
+      RESERVED_SKELETONS.has(sk.replace(/[^\p{L}\p{N}]/gu, "")) || sk.split(/[^\p{L}\p{N}]+/u).some((word) => RESERVED_SKELETONS.has(word)),
   );
 }
 

@@ -6,7 +6,11 @@
  * make the query fail. An empty list means: nothing to search for.
  */
 export function searchTerms(text: string, max = 12): string[] {
-  const words = text.normalize("NFKC").toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’][\p{L}\p{N}][\p{L}\p{M}\p{N}]*)*/gu) ?? [];
+  const words =
+    text
+      .normalize("NFKC")
+      .toLowerCase()
+      .match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’][\p{L}\p{N}][\p{L}\p{M}\p{N}]*)*/gu) ?? [];
   return [...new Set(words.map((w) => w.replace(/['’]/g, "")))].filter(Boolean).slice(0, max);
 }
 

@@ -8,7 +8,15 @@ export const searchQuerySchema = z.object({
   take: z.coerce.number().int().min(1).max(100).default(20),
 });
 
-export type SearchResult = { messageId: number; conversationId: number; snippet: string; sentAt: string; deletedAt: string | null; senderName: string | null; conversationTitle: string | null };
+export type SearchResult = {
+  messageId: number;
+  conversationId: number;
+  snippet: string;
+  sentAt: string;
+  deletedAt: string | null;
+  senderName: string | null;
+  conversationTitle: string | null;
+};
 
 /**
  * What was said, found: the best-matching messages with a snippet each. The

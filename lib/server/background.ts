@@ -10,7 +10,9 @@ import { registerShutdown } from "./shutdown";
  */
 function printSetupCode(code: string) {
   const line = "─".repeat(64);
-  process.stdout.write(`\n${line}\n  First-run setup: open /setup in the console and enter this code:\n\n      ${code}\n\n  (SETUP_CODE sets it; ADMIN_PASSWORD skips setup.)\n${line}\n\n`);
+  process.stdout.write(
+    `\n${line}\n  First-run setup: open /setup in the console and enter this code:\n\n      ${code}\n\n  (SETUP_CODE sets it; ADMIN_PASSWORD skips setup.)\n${line}\n\n`,
+  );
   log.warn("setup.code_printed", { hint: "the setup code is in the framed block above on stdout" });
 }
 

@@ -9,6 +9,9 @@ export async function describeQueue(ctx: App, now: Date) {
   return {
     ...stats,
     limits: throughput(settings, ctx.env),
-    instance: { ...ctx.worker.load(), model: ctx.gate ? { ...ctx.gate.load(), pausedUntil: ctx.gate.pausedUntil()?.toISOString() ?? null } : null },
+    instance: {
+      ...ctx.worker.load(),
+      model: ctx.gate ? { ...ctx.gate.load(), pausedUntil: ctx.gate.pausedUntil()?.toISOString() ?? null } : null,
+    },
   };
 }

@@ -9,7 +9,11 @@ export async function describeStatus(ctx: App) {
   if (ctx.telegram.mode === "live" && !error) {
     try {
       const info = await ctx.telegram.bot.api.getWebhookInfo();
-      webhook = { url: info.url ?? "", pendingUpdates: info.pending_update_count, ...(info.last_error_message ? { lastError: info.last_error_message } : {}) };
+      webhook = {
+        url: info.url ?? "",
+        pendingUpdates: info.pending_update_count,
+        ...(info.last_error_message ? { lastError: info.last_error_message } : {}),
+      };
     } catch (e) {
       error = `getWebhookInfo failed: ${(e as Error).message}`;
     }

@@ -70,10 +70,15 @@ export type AppOverrides = {
  */
 export async function createApp(e: Env, db: Database, overrides: AppOverrides = {}): Promise<App> {
   await ensureBootstrapOperator(db, e.ADMIN_USERNAME, e.ADMIN_PASSWORD);
-  const telegram = createTelegramChannel({ token: e.TELEGRAM_BOT_TOKEN, apiRoot: e.TELEGRAM_API_ROOT, sandboxUsername: e.SANDBOX_BOT_USERNAME });
+  const telegram = createTelegramChannel({
+    token: e.TELEGRAM_BOT_TOKEN,
+    apiRoot: e.TELEGRAM_API_ROOT,
+    sandboxUsername: e.SANDBOX_BOT_USERNAME,
+  });
   const channels: Record<string, ChannelAdapter> = { telegram };
   // LINE is on only with its access token (and secret); else its webhook answers 503.
-  if (e.LINE_CHANNEL_ACCESS_TOKEN) channels.line = createLineChannel({ accessToken: e.LINE_CHANNEL_ACCESS_TOKEN, apiRoot: e.LINE_API_ROOT });
+  if (e.LINE_CHANNEL_ACCESS_TOKEN)
+    channels.line = createLineChannel({ accessToken: e.LINE_CHANNEL_ACCESS_TOKEN, apiRoot: e.LINE_API_ROOT });
   // In the sandbox (no platform token) with no model configured, the labelled demo model answers;
   // with a real Telegram or LINE token it never does.
   const sandbox = telegram.mode === "sandbox" && !e.LINE_CHANNEL_ACCESS_TOKEN;
@@ -115,18 +120,37 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   const lineWebhook =
     e.LINE_CHANNEL_ACCESS_TOKEN && e.LINE_CHANNEL_SECRET
       ? createLineWebhook({ channelSecret: e.LINE_CHANNEL_SECRET, ingest })
-      : async () => errorResponse(new AppError("unavailable", "the LINE adapter is off: set LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN"));
+      : async () =>
+          errorResponse(new AppError("unavailable", "the LINE adapter is off: set LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN"));
   worker.start();
   // In the background, bounded: the webhook answers 503 until the bot's identity is known.
   telegram.identity().catch(() => {});
   const setupCode = e.SETUP_CODE ?? newSetupCode();
   const relay = db.dialect === "postgresql" ? startPostgresRelay(db, e.DATABASE_URL) : null;
-  return { env: e, db, telegram, channels, model, gate, worker, turnDeps, telegramSecret, telegramWebhook, lineWebhook, setupCode, events: db.events, relay };
+  return {
+    env: e,
+    db,
+    telegram,
+    channels,
+    model,
+    gate,
+    worker,
+    turnDeps,
+    telegramSecret,
+    telegramWebhook,
+    lineWebhook,
+    setupCode,
+    events: db.events,
+    relay,
+  };
 }
 
 async function build(): Promise<App> {
   const e = env();
-  return createApp(e, await openDb(e.DATABASE_URL, { backgroundCheckpoints: true, poolSize: e.DATABASE_POOL_SIZE ?? postgresPoolSize(e.WORKER_CONCURRENCY) }));
+  return createApp(
+    e,
+    await openDb(e.DATABASE_URL, { backgroundCheckpoints: true, poolSize: e.DATABASE_POOL_SIZE ?? postgresPoolSize(e.WORKER_CONCURRENCY) }),
+  );
 }
 
 export function getApp(): Promise<App> {

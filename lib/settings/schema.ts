@@ -12,13 +12,23 @@ export const settingsSchema = z.object({
   /** How many replied-to messages to follow up a reply chain. */
   replyChainDepth: z.number().int().min(0).max(10).default(3),
   /** A silence longer than this adds a gap note to the system prompt. */
-  gapThresholdMinutes: z.number().int().min(1).max(60 * 24 * 30).default(15),
+  gapThresholdMinutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(60 * 24 * 30)
+    .default(15),
   /** Quoted text in a reply annotation is cut to this many characters. */
   quoteMaxChars: z.number().int().min(20).max(2000).default(200),
   /** A reply to a background fork's message resumes it while the fork is younger than this. */
   forkReplyTtlDays: z.number().int().min(1).max(365).default(7),
   /** An interactive fork idle this long is warned, then reported and exited. */
-  forkIdleMinutes: z.number().int().min(1).max(24 * 60).default(10),
+  forkIdleMinutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .default(10),
   /** Groups: answer when addressed (mention, command, reply to the bot), always, or never. */
   groupAnswerMode: z.enum(["addressed", "all", "never"]).default("addressed"),
   /**
@@ -28,7 +38,10 @@ export const settingsSchema = z.object({
    */
   answerChatSenders: z.enum(["anonymous_admins", "all", "none"]).default("anonymous_admins"),
   /** The agent's name, as in its address agent:<name>. */
-  agentName: z.string().regex(/^[a-z0-9_-]{1,32}$/, "lowercase letters, digits, _ and - (1–32)").default("main"),
+  agentName: z
+    .string()
+    .regex(/^[a-z0-9_-]{1,32}$/, "lowercase letters, digits, _ and - (1–32)")
+    .default("main"),
   /** Extra instructions for the agent (persona, tone). */
   agentInstructions: z.string().max(4000).default("You are a helpful assistant in a chat."),
   /** Conversations answered at once; null = the server's WORKER_CONCURRENCY. */
@@ -40,13 +53,24 @@ export const settingsSchema = z.object({
   /** Channel adapters each agent may send to: { "main": ["telegram"] }. */
   agentBindings: z.record(z.string(), z.array(z.string())).default({ main: ["telegram", "line"] }),
   /** A user's message that is exactly this command hands the conversation to a human at once (no model needed). */
-  handoffCommand: z.string().regex(/^\/[a-z0-9_]{1,32}$/, "a slash command: / then lowercase letters, digits or _").default("/human"),
+  handoffCommand: z
+    .string()
+    .regex(/^\/[a-z0-9_]{1,32}$/, "a slash command: / then lowercase letters, digits or _")
+    .default("/human"),
   /** Sent to the user when a handoff starts; empty = nothing is sent. */
   handoffWaitingMessage: z.string().max(1000).default("Thanks — a person from our team will reply here soon."),
   /** How long a handoff may wait for an operator before the user is told (once); it stays in the inbox. */
-  handoffTimeoutMinutes: z.number().int().min(1).max(7 * 24 * 60).default(30),
+  handoffTimeoutMinutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 60)
+    .default(30),
   /** Sent once when nobody took the handoff in time; empty = nothing is sent. */
-  handoffTimeoutMessage: z.string().max(1000).default("Sorry, everyone is busy right now. Your conversation is in our queue and a person will reply as soon as they can."),
+  handoffTimeoutMessage: z
+    .string()
+    .max(1000)
+    .default("Sorry, everyone is busy right now. Your conversation is in our queue and a person will reply as soon as they can."),
   /** When the agent should hand off (in its system prompt); operators edit it here. */
   handoffGuidance: z
     .string()
@@ -55,7 +79,11 @@ export const settingsSchema = z.object({
       "Call `handoff` when the user asks for a human, when the request is outside what you can do, when the user is frustrated, or when a decision needs a person.",
     ),
   /** A Telegram chat the bot tells about each new handoff (operators' group); null = none. */
-  handoffTelegramChatId: z.string().regex(/^-?\d{1,20}$/, "a Telegram chat id (digits, optionally -)").nullable().default(null),
+  handoffTelegramChatId: z
+    .string()
+    .regex(/^-?\d{1,20}$/, "a Telegram chat id (digits, optionally -)")
+    .nullable()
+    .default(null),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -71,5 +99,7 @@ type WithoutDefaults = { [K in keyof SettingsShape]: z.ZodOptional<ReturnType<Se
  * left out is left alone (zod's `.partial()` would fill it with its default).
  */
 export const settingsUpdateSchema = z
-  .object(Object.fromEntries(Object.entries(settingsSchema.shape).map(([key, field]) => [key, field.unwrap().optional()])) as WithoutDefaults)
+  .object(
+    Object.fromEntries(Object.entries(settingsSchema.shape).map(([key, field]) => [key, field.unwrap().optional()])) as WithoutDefaults,
+  )
   .strict();

@@ -15,7 +15,10 @@ import { defaultSettings, settingsSchema, settingsUpdateSchema, type Settings } 
 export async function getSettings(db: Database): Promise<Settings> {
   const rows = await db.settingRows.rows();
   let settings = parsed.get(rows);
-  if (!settings) parsed.set(rows, (settings = parse(rows)));
+  if (!settings) {
+    settings = parse(rows);
+    parsed.set(rows, settings);
+  }
   return settings;
 }
 

@@ -11,7 +11,10 @@ export type Throughput = {
 };
 
 /** The limits in force: the settings page's value where an operator set one, else the server's environment. */
-export function throughput(settings: Pick<Settings, keyof Throughput>, env: Pick<Env, "WORKER_CONCURRENCY" | "LLM_CONCURRENCY" | "BURST_DEBOUNCE_MS">): Throughput {
+export function throughput(
+  settings: Pick<Settings, keyof Throughput>,
+  env: Pick<Env, "WORKER_CONCURRENCY" | "LLM_CONCURRENCY" | "BURST_DEBOUNCE_MS">,
+): Throughput {
   return {
     turnConcurrency: settings.turnConcurrency ?? env.WORKER_CONCURRENCY,
     modelConcurrency: settings.modelConcurrency ?? env.LLM_CONCURRENCY,

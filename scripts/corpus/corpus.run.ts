@@ -13,15 +13,41 @@ import { sqliteTestDb } from "../../tests/helpers/db";
  */
 const dir = process.env.CORPUS_DIR ?? join(process.cwd(), "../shared/corpus");
 const out = process.env.CORPUS_OUT ?? "/tmp/corpus-report.jsonl";
-const pick = (row: Record<string, unknown> | null | undefined, keys: string[]) => (row ? Object.fromEntries(keys.filter((k) => k in row).map((k) => [k, row[k]])) : null);
-const MESSAGE_KEYS = ["senderName", "senderIsBot", "senderRole", "text", "forwardedFrom", "viaBot", "platformMessageId", "platformTopicId", "replyToMessageId", "replyToPlatformId", "replyToText", "replyToSenderName", "replyToChatTitle", "quoteText", "mentionsBot", "editedAt", "deletedAt"];
+const pick = (row: Record<string, unknown> | null | undefined, keys: string[]) =>
+  row ? Object.fromEntries(keys.filter((k) => k in row).map((k) => [k, row[k]])) : null;
+const MESSAGE_KEYS = [
+  "senderName",
+  "senderIsBot",
+  "senderRole",
+  "text",
+  "forwardedFrom",
+  "viaBot",
+  "platformMessageId",
+  "platformTopicId",
+  "replyToMessageId",
+  "replyToPlatformId",
+  "replyToText",
+  "replyToSenderName",
+  "replyToChatTitle",
+  "quoteText",
+  "mentionsBot",
+  "editedAt",
+  "deletedAt",
+];
 const CONVERSATION_KEYS = ["platformChatId", "type", "title", "topicName", "membership"];
 
 type Item = { id: string; kind: "telegram" | "line"; body: Record<string, unknown> };
 
 function corpus(): Item[] {
-  const telegram = JSON.parse(readFileSync(join(dir, "telegram-updates.json"), "utf8")) as { id: string; update: Record<string, unknown> }[];
-  const raw = JSON.parse(readFileSync(join(dir, "line-events.json"), "utf8")) as { id: string; event?: Record<string, unknown>; message?: Record<string, unknown> }[];
+  const telegram = JSON.parse(readFileSync(join(dir, "telegram-updates.json"), "utf8")) as {
+    id: string;
+    update: Record<string, unknown>;
+  }[];
+  const raw = JSON.parse(readFileSync(join(dir, "line-events.json"), "utf8")) as {
+    id: string;
+    event?: Record<string, unknown>;
+    message?: Record<string, unknown>;
+  }[];
   // An item with only a message object goes into the group event its note names.
   const groupEvent = raw.find((e) => e.id === "linedocs_group_quote")?.event ?? {};
   const events = raw.map((e) => ({ id: e.id, event: e.event ?? { ...groupEvent, message: e.message } }));
@@ -51,20 +77,43 @@ it("runs the corpus", async () => {
     // A fresh webhookEventId, as a fresh update_id for Telegram.
     const body = JSON.stringify({ destination: "Ubot", events: [{ ...item.body, webhookEventId: `corpus-${seq}` }] });
     const signature = createHmac("sha256", secret).update(body).digest("base64");
-    const response = await t.app.lineWebhook(new Request("http://localhost/api/webhooks/line", { method: "POST", headers: { "content-type": "application/json", "x-line-signature": signature }, body }));
+    const response = await t.app.lineWebhook(
+      new Request("http://localhost/api/webhooks/line", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-line-signature": signature },
+        body,
+      }),
+    );
     const json = (await response.json().catch(() => null)) as { results?: unknown[] } | null;
     return { status: response.status, body: json?.results?.[0] ?? json };
   };
   const open = async () => {
     const testDb = await sqliteTestDb();
-    const t = await startTestApp({ db: testDb, model: null, env: { LINE_CHANNEL_SECRET: secret, LINE_CHANNEL_ACCESS_TOKEN: "x", LINE_API_ROOT: "http://127.0.0.1:9" } });
-    return { t, close: async () => (await t.stop(), await testDb.close()) };
+    const t = await startTestApp({
+      db: testDb,
+      model: null,
+      env: { LINE_CHANNEL_SECRET: secret, LINE_CHANNEL_ACCESS_TOKEN: "x", LINE_API_ROOT: "http://127.0.0.1:9" },
+    });
+    return {
+      t,
+      close: async () => {
+        await t.stop();
+        await testDb.close();
+      },
+    };
   };
   const describeResult = async (t: Awaited<ReturnType<typeof startTestApp>>, id: string, mode: string, status: number, result: any) => {
     const db = t.db as any;
     const message = result?.messageId ? await db.prisma.message.findUnique({ where: { id: result.messageId } }) : null;
     const conversation = message ? await db.prisma.conversation.findUnique({ where: { id: message.conversationId } }) : null;
-    return JSON.stringify({ id, mode, status, result: pick(result, ["status", "answer", "reason", "membership", "found"]), conversation: pick(conversation, CONVERSATION_KEYS), message: pick(message, MESSAGE_KEYS) });
+    return JSON.stringify({
+      id,
+      mode,
+      status,
+      result: pick(result, ["status", "answer", "reason", "membership", "found"]),
+      conversation: pick(conversation, CONVERSATION_KEYS),
+      message: pick(message, MESSAGE_KEYS),
+    });
   };
   let seq = 1;
   for (const item of items) {
@@ -85,7 +134,7 @@ it("runs the corpus", async () => {
   } finally {
     await close();
   }
-  writeFileSync(out, lines.join("\n") + "\n");
+  writeFileSync(out, `${lines.join("\n")}\n`);
   console.log(`${items.length} payloads (alone and in sequence) → ${out}`);
   expect(lines.length).toBe(items.length * 2);
 });

@@ -15,7 +15,14 @@ const require = createRequire(import.meta.url);
 // PostgreSQL engine would reject unqualified names.
 const noFilters = { externalTables: [], externalEnums: [] };
 const sqliteDatabaseFilters = {
-  externalTables: ["MessageSearch", "MessageSearch_data", "MessageSearch_idx", "MessageSearch_docsize", "MessageSearch_config", "MessageSearch_content"],
+  externalTables: [
+    "MessageSearch",
+    "MessageSearch_data",
+    "MessageSearch_idx",
+    "MessageSearch_docsize",
+    "MessageSearch_config",
+    "MessageSearch_content",
+  ],
   externalEnums: [],
 };
 
@@ -62,5 +69,10 @@ export async function diffDatamodels(provider, from, to) {
 export async function diffDatabase(provider, url, datamodel) {
   const engine = await openSchemaEngine(provider, url, datamodel);
   const files = [{ path: "schema.prisma", content: datamodel }];
-  return diffToScript(engine, { tag: "schemaDatasource", files, configDir: process.cwd() }, { tag: "schemaDatamodel", files }, provider === "sqlite" ? sqliteDatabaseFilters : noFilters);
+  return diffToScript(
+    engine,
+    { tag: "schemaDatasource", files, configDir: process.cwd() },
+    { tag: "schemaDatamodel", files },
+    provider === "sqlite" ? sqliteDatabaseFilters : noFilters,
+  );
 }

@@ -9,14 +9,20 @@ import { createApp } from "../../lib/server/wiring";
 
 const env = parseEnv(process.env);
 // The server's connection settings: WAL checkpoints on a worker thread.
-const app = await createApp(env, await openDb(env.DATABASE_URL, { backgroundCheckpoints: true }), { leaseMs: Number(process.env.TEST_LEASE_MS ?? 2000), backoffMs: () => 50, pollMs: 300 });
+const app = await createApp(env, await openDb(env.DATABASE_URL, { backgroundCheckpoints: true }), {
+  leaseMs: Number(process.env.TEST_LEASE_MS ?? 2000),
+  backoffMs: () => 50,
+  pollMs: 300,
+});
 await app.telegram.identity();
 const server = createServer(async (req, res) => {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   const headers = new Headers();
   for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-  const response = await app.telegramWebhook(new Request(`http://localhost${req.url}`, { method: "POST", headers, body: Buffer.concat(chunks) }));
+  const response = await app.telegramWebhook(
+    new Request(`http://localhost${req.url}`, { method: "POST", headers, body: Buffer.concat(chunks) }),
+  );
   res.writeHead(response.status, { "content-type": "application/json" });
   res.end(await response.text());
 });

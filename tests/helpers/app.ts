@@ -30,7 +30,9 @@ export async function startTestApp(options: TestAppOptions) {
     DATABASE_URL: options.db.url,
     TELEGRAM_WEBHOOK_SECRET: SECRET,
     ...(options.telegram ? { TELEGRAM_BOT_TOKEN: "123456:TEST-TOKEN", TELEGRAM_API_ROOT: options.telegram.url } : {}),
-    ...(options.llm ? { LLM_PROVIDER: "openai-compatible", LLM_MODEL: "fake-model", LLM_BASE_URL: options.llm.baseUrl, LLM_API_KEY: "sk-test" } : {}),
+    ...(options.llm
+      ? { LLM_PROVIDER: "openai-compatible", LLM_MODEL: "fake-model", LLM_BASE_URL: options.llm.baseUrl, LLM_API_KEY: "sk-test" }
+      : {}),
     LLM_TIMEOUT_SECONDS: "5",
     // Turns start at once: tests that want a burst window set it.
     BURST_DEBOUNCE_MS: "0",

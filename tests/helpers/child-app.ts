@@ -9,7 +9,10 @@ import type { FakeTelegram } from "./fake-telegram";
  * so SIGKILL really kills the app); resolves with its port once it listens.
  */
 export function startChildApp(env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "tests/helpers/app-process.mts"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "tests/helpers/app-process.mts"], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   return new Promise((resolve, reject) => {
     child.stdout!.on("data", (chunk: Buffer) => {
       const match = /ready (\d+)/.exec(chunk.toString());

@@ -48,7 +48,8 @@ export async function postgresTestDb(): Promise<TestDb> {
   };
 }
 
-export const POSTGRES_SKIP_REASON = "TEST_DATABASE_URL is not set: PostgreSQL tests skipped (set it to e.g. postgres://postgres@127.0.0.1:5432/test)";
+export const POSTGRES_SKIP_REASON =
+  "TEST_DATABASE_URL is not set: PostgreSQL tests skipped (set it to e.g. postgres://postgres@127.0.0.1:5432/test)";
 export const hasPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
 /** Each database the suite runs against here: SQLite always, PostgreSQL when configured. */

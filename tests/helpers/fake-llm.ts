@@ -3,9 +3,14 @@ import type { AddressInfo } from "node:net";
 
 export type ChatRequest = { model: string; messages: { role: string; content: unknown; tool_calls?: unknown }[]; tools?: unknown[] };
 /** What the fake model does for a request that is not a tool result: reply with text, or stay silent. */
-export type Script = (
-  request: ChatRequest,
-) => ({ reply: string } | { silent: true } | { status: number; headers?: Record<string, string> }) & { delayMs?: number; until?: Promise<unknown> };
+export type Script = (request: ChatRequest) => (
+  | { reply: string }
+  | { silent: true }
+  | { status: number; headers?: Record<string, string> }
+) & {
+  delayMs?: number;
+  until?: Promise<unknown>;
+};
 
 async function readJson(req: IncomingMessage) {
   const chunks: Buffer[] = [];
@@ -45,7 +50,9 @@ export async function startFakeLlm(script: Script = () => ({ reply: "Hello from 
     if (action.until) await action.until;
     if ("status" in action) {
       res.writeHead(action.status, { "content-type": "application/json", ...action.headers });
-      return res.end(JSON.stringify({ error: { message: "fake model failure", type: action.status === 429 ? "rate_limit_error" : "server_error" } }));
+      return res.end(
+        JSON.stringify({ error: { message: "fake model failure", type: action.status === 429 ? "rate_limit_error" : "server_error" } }),
+      );
     }
     if ("silent" in action) return send(200, completion({ content: "(no reply needed)" }, "stop"));
     // Without tools (summaries), answer in plain text.
@@ -53,7 +60,15 @@ export async function startFakeLlm(script: Script = () => ({ reply: "Hello from 
     calls += 1;
     return send(
       200,
-      completion({ content: null, tool_calls: [{ id: `call_${calls}`, type: "function", function: { name: "reply", arguments: JSON.stringify({ message: action.reply }) } }] }, "tool_calls"),
+      completion(
+        {
+          content: null,
+          tool_calls: [
+            { id: `call_${calls}`, type: "function", function: { name: "reply", arguments: JSON.stringify({ message: action.reply }) } },
+          ],
+        },
+        "tool_calls",
+      ),
     );
   });
   // Node's 5 s keep-alive default races the client's reuse of an idle connection on a

@@ -30,7 +30,18 @@ export async function startFakeTelegram() {
       res.end(JSON.stringify(payload));
     };
     if (method === "getMe") {
-      return send(200, { ok: true, result: { id: BOT.id, is_bot: true, first_name: "Bot", username: BOT.username, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false } });
+      return send(200, {
+        ok: true,
+        result: {
+          id: BOT.id,
+          is_bot: true,
+          first_name: "Bot",
+          username: BOT.username,
+          can_join_groups: true,
+          can_read_all_group_messages: false,
+          supports_inline_queries: false,
+        },
+      });
     }
     const failure = failures.shift();
     if (failure) {
@@ -40,10 +51,19 @@ export async function startFakeTelegram() {
     if (method === "sendMessage") {
       const hold = holds.shift();
       if (hold) await new Promise((r) => setTimeout(r, hold));
-      return send(200, { ok: true, result: { message_id: nextMessageId++, date: Math.floor(Date.now() / 1000), chat: { id: Number(body.chat_id), type: "private" }, text: body.text } });
+      return send(200, {
+        ok: true,
+        result: {
+          message_id: nextMessageId++,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: Number(body.chat_id), type: "private" },
+          text: body.text,
+        },
+      });
     }
     // A WebhookInfo as the Bot API returns it (url and pending_update_count are always present).
-    if (method === "getWebhookInfo") return send(200, { ok: true, result: { url: "", has_custom_certificate: false, pending_update_count: 0 } });
+    if (method === "getWebhookInfo")
+      return send(200, { ok: true, result: { url: "", has_custom_certificate: false, pending_update_count: 0 } });
     return send(200, { ok: true, result: true });
   });
   // Node's 5 s keep-alive default races the client's reuse of an idle connection on a

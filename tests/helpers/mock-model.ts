@@ -23,8 +23,18 @@ export function scriptedModel(steps: Step[]) {
       const handoffs = step && "handoffs" in step ? (step.handoffs ?? []) : [];
       const content = [
         ...(step?.text ? [{ type: "text" as const, text: step.text }] : []),
-        ...replies.map((message, n) => ({ type: "tool-call" as const, toolCallId: `call_${i}_${n}`, toolName: "reply", input: JSON.stringify({ message }) })),
-        ...handoffs.map((reason, n) => ({ type: "tool-call" as const, toolCallId: `handoff_${i}_${n}`, toolName: "handoff", input: JSON.stringify({ reason }) })),
+        ...replies.map((message, n) => ({
+          type: "tool-call" as const,
+          toolCallId: `call_${i}_${n}`,
+          toolName: "reply",
+          input: JSON.stringify({ message }),
+        })),
+        ...handoffs.map((reason, n) => ({
+          type: "tool-call" as const,
+          toolCallId: `handoff_${i}_${n}`,
+          toolName: "handoff",
+          input: JSON.stringify({ reason }),
+        })),
       ];
       return {
         content,

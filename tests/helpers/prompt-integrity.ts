@@ -51,8 +51,10 @@ const TITLE = /^title: "([^"\n]*)"$/;
 const TOPIC = /^forum topic: "([^"\n]*)"$/;
 const PENDING = /^--- [a-z][a-z0-9_-]* · main conversation since this side thread began · \d+ messages?$/;
 const PENDING_LINE = new RegExp(String.raw`^- (${TIME}) · (agent|note|${USER_LABEL}): "([^"\n]*)"$`);
-const NOTE = new RegExp(String.raw`^--- note · (${TIME}) · note from the conversation record, written by the assistant \(may quote users\)$`);
-const TASK = new RegExp(String.raw`^--- background task · (${TIME})$`);
+const NOTE = new RegExp(
+  String.raw`^--- note · (${TIME}) · note from the conversation record, written by the assistant \(may quote users\)$`,
+);
+const TASK = new RegExp(`^--- background task · (${TIME})$`);
 const CONSIDER = "(The message to consider is above.)";
 /** The lines of a fork summary request: one quoted message each. */
 const SUMMARY_LINE = new RegExp(String.raw`^(agent|note|${USER_LABEL}): "([^"\n]*)"$`);
@@ -62,10 +64,29 @@ const INVISIBLE = /(?![\t\n])[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
 const OTHER_LINE_BREAK = /[\r\v\f\x85\u2028\u2029]/;
 // Template tokens of the common model families, as they read after NFKC and without invisible characters.
 const TOKENS = [
-  /<\|/, /\|>/, /<<\s*\/?\s*sys\s*>>/i, /\[\s*\/?\s*(inst|sys|system_prompt|tool_calls|available_tools|tool_results|system|user|assistant)\s*\]/i,
+  /<\|/,
+  /\|>/,
+  /<<\s*\/?\s*sys\s*>>/i,
+  /\[\s*\/?\s*(inst|sys|system_prompt|tool_calls|available_tools|tool_results|system|user|assistant)\s*\]/i,
   /<\s*\/?\s*(s|bos|eos|start_of_turn|end_of_turn|think|tool_call|system|user|assistant|human|im_start|im_end|endoftext)\s*>/i,
 ];
-const ROLE_WORDS = ["system", "assistant", "user", "human", "ai", "bot", "model", "developer", "tool", "function", "instruction", "instructions", "response", "agent", "operator"];
+const ROLE_WORDS = [
+  "system",
+  "assistant",
+  "user",
+  "human",
+  "ai",
+  "bot",
+  "model",
+  "developer",
+  "tool",
+  "function",
+  "instruction",
+  "instructions",
+  "response",
+  "agent",
+  "operator",
+];
 // Letters no normalization maps to Latin, which a reader still reads as it: small capitals, negative circled/squared letters.
 const SMALL_CAPITALS = "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘꞯʀꜱᴛᴜᴠᴡxʏᴢ"; // a to z; no small capital x exists
 const latinOf = (s: string) =>
@@ -77,16 +98,18 @@ const readings = (s: string) => [s, s.toLowerCase(), s.toUpperCase()].map((v) =>
 const ROLE_WORD_READ = [...new Set(ROLE_WORDS.flatMap((w) => readings(w)))].join("|");
 
 /** How this reader sees a string: NFKC, without anything invisible. */
-const normalize = (s: string) => s.replace(new RegExp(INVISIBLE.source, "gu"), "").normalize("NFKC").replace(new RegExp(INVISIBLE.source, "gu"), "");
+const normalize = (s: string) =>
+  s.replace(new RegExp(INVISIBLE.source, "gu"), "").normalize("NFKC").replace(new RegExp(INVISIBLE.source, "gu"), "");
 
 function fail(message: string, where: string): never {
-  throw new PromptIntegrityError(`${message}\n  in: ${JSON.stringify(where.length > 400 ? where.slice(0, 400) + "…" : where)}`);
+  throw new PromptIntegrityError(`${message}\n  in: ${JSON.stringify(where.length > 400 ? `${where.slice(0, 400)}…` : where)}`);
 }
 
 /** Every string of the prompt: well-formed, nothing invisible, no template token even after normalization. */
 export function assertCleanText(text: string, where = text) {
   if (!text.isWellFormed()) fail("lone surrogate", where);
-  if (INVISIBLE.test(text)) fail(`invisible or control character U+${INVISIBLE.exec(text)![0].codePointAt(0)!.toString(16).toUpperCase()}`, where);
+  if (INVISIBLE.test(text))
+    fail(`invisible or control character U+${INVISIBLE.exec(text)![0].codePointAt(0)!.toString(16).toUpperCase()}`, where);
   if (/[\u{E0000}-\u{E007F}]/u.test(text)) fail("Unicode tag character", where);
   const normal = normalize(text);
   for (const token of TOKENS) if (token.test(normal)) fail(`template token ${token} after normalization`, where);
@@ -98,7 +121,11 @@ export function looksLikeStructure(rawLine: string): boolean {
   if (line.startsWith("\\")) return false;
   // A list item, `+1`, a `> quote`: one ASCII -, + or > and at most one space before a letter or digit.
   const listItem = /^[-+>] ?[\p{L}\p{N}]/u.test(line);
-  if (!listItem && /^[\p{Pd}\p{Ps}\p{Sm}\u2190-\u21FF\u2500-\u259F\u23AF\u23BA-\u23BD\u23CE\u23E4\u2053\u2448\u25AC\u2794-\u27BF\u2E43]/u.test(line)) return true;
+  if (
+    !listItem &&
+    /^[\p{Pd}\p{Ps}\p{Sm}\u2190-\u21FF\u2500-\u259F\u23AF\u23BA-\u23BD\u23CE\u23E4\u2053\u2448\u25AC\u2794-\u27BF\u2E43]/u.test(line)
+  )
+    return true;
   // A dash-like letter is a letter (ーっと starts Japanese lines): only a run of two reads as a rule.
   if (/^[一ー]{2}/u.test(line)) return true;
   if (/[ \t][·•∙⋅・･᛫⸱ꞏ][ \t]/u.test(line)) return true;
@@ -115,7 +142,8 @@ function bodyLines(lines: string[], where: string): string[] {
 
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((p) => (p && typeof p === "object" && "text" in p ? String((p as { text: unknown }).text) : "")).join("");
+  if (Array.isArray(content))
+    return content.map((p) => (p && typeof p === "object" && "text" in p ? String((p as { text: unknown }).text) : "")).join("");
   return "";
 }
 
@@ -156,7 +184,8 @@ function parseOtherTurn(first: string, rest: string[], text: string): Block {
     const title = rest.length >= 1 ? TITLE.exec(rest[0]) : null;
     const topic = rest.length >= 1 ? TOPIC.exec(rest[rest.length - 1]) : null;
     const lines = (title ? 1 : 0) + (topic ? 1 : 0);
-    if (lines === 0 || lines !== rest.length || (title && topic && rest.length !== 2)) fail("chat details must be a quoted title line and/or a quoted forum topic line", text);
+    if (lines === 0 || lines !== rest.length || (title && topic && rest.length !== 2))
+      fail("chat details must be a quoted title line and/or a quoted forum topic line", text);
     return { kind: "chat-details", title: title?.[1] ?? "" };
   }
   if (PENDING.test(first)) {
@@ -216,7 +245,8 @@ export function assertPromptIntegrity(prompt: PromptLike, expect: IntegrityExpec
       fail(`${parsed.messages.length} message headers for ${expect.userMessages.length} user messages`, JSON.stringify(prompt.messages));
     }
     parsed.messages.forEach((m, i) => {
-      if ((m.annotation !== null) !== expect.userMessages![i].isReply) fail(`message ${i}: annotation ${m.annotation ? "on a message that is not a reply" : "missing on a reply"}`, m.body.join("\n"));
+      if ((m.annotation !== null) !== expect.userMessages![i].isReply)
+        fail(`message ${i}: annotation ${m.annotation ? "on a message that is not a reply" : "missing on a reply"}`, m.body.join("\n"));
     });
   }
   assertSystemFreeOf(prompt.system, expect.userTexts ?? [], expect.minTextLength ?? 4);
@@ -229,15 +259,28 @@ function assertSystemFreeOf(system: string, texts: (string | null | undefined)[]
     if (!text) continue;
     for (const variant of [text, normalize(text)]) {
       const needle = variant.trim().toLowerCase();
-      if (needle.length >= minLength && haystack.includes(needle)) fail(`user-controlled text in the system prompt: ${JSON.stringify(needle)}`, system);
+      if (needle.length >= minLength && haystack.includes(needle))
+        fail(`user-controlled text in the system prompt: ${JSON.stringify(needle)}`, system);
     }
   }
 }
 
-type Message = { conversationId: number; sentAt: Date; replyToMessageId: number | null; senderKind: string; senderName: string | null; text: string; replyToText: string | null; quoteText: string | null; replyToSenderName: string | null };
+type Message = {
+  conversationId: number;
+  sentAt: Date;
+  replyToMessageId: number | null;
+  senderKind: string;
+  senderName: string | null;
+  text: string;
+  replyToText: string | null;
+  quoteText: string | null;
+  replyToSenderName: string | null;
+};
 const userTextsOf = (messages: Message[], titles: (string | null)[]) => [
   ...titles,
-  ...messages.filter((m) => m.senderKind === "user").flatMap((m) => [m.text, m.senderName, m.replyToText, m.quoteText, m.replyToSenderName]),
+  ...messages
+    .filter((m) => m.senderKind === "user")
+    .flatMap((m) => [m.text, m.senderName, m.replyToText, m.quoteText, m.replyToSenderName]),
 ];
 
 /**
@@ -258,19 +301,35 @@ function assertHeadersMatchStored(parsed: ParsedPrompt, stored: Message[]) {
     const k = key(block.sender, block.time);
     const candidates = byKey.get(k) ?? [];
     used.set(k, (used.get(k) ?? 0) + 1);
-    if (used.get(k)! > candidates.length) fail(`a header with no stored message behind it: from ${block.sender} at ${block.time}`, block.body.join("\n"));
-    const reply = (m: Message) => m.replyToMessageId !== null || m.replyToText !== null || m.quoteText !== null || m.replyToSenderName !== null;
-    if (!candidates.some((m) => reply(m) === (block.annotation !== null))) fail(`annotation ${block.annotation ? "on a message that is not a reply" : "missing on a reply"}`, block.body.join("\n"));
+    if (used.get(k)! > candidates.length)
+      fail(`a header with no stored message behind it: from ${block.sender} at ${block.time}`, block.body.join("\n"));
+    const reply = (m: Message) =>
+      m.replyToMessageId !== null || m.replyToText !== null || m.quoteText !== null || m.replyToSenderName !== null;
+    if (!candidates.some((m) => reply(m) === (block.annotation !== null)))
+      fail(`annotation ${block.annotation ? "on a message that is not a reply" : "missing on a reply"}`, block.body.join("\n"));
   }
 }
 
 /** Every agent turn stored in the database (what the prompt inspector shows) satisfies the invariant. */
 export async function assertStoredTurnsIntact(db: Database) {
-  const [turns, messages, conversations] = await Promise.all([db.prisma.turn.findMany(), db.prisma.message.findMany(), db.prisma.conversation.findMany({ select: { title: true } })]);
-  const userTexts = userTextsOf(messages, conversations.map((c) => c.title));
+  const [turns, messages, conversations] = await Promise.all([
+    db.prisma.turn.findMany(),
+    db.prisma.message.findMany(),
+    db.prisma.conversation.findMany({ select: { title: true } }),
+  ]);
+  const userTexts = userTextsOf(
+    messages,
+    conversations.map((c) => c.title),
+  );
   for (const turn of turns) {
-    const parsed = assertPromptIntegrity({ system: turn.system, messages: turn.prompt as PromptLike["messages"] }, { userTexts, minTextLength: 6 });
-    assertHeadersMatchStored(parsed, messages.filter((m) => m.conversationId === turn.conversationId));
+    const parsed = assertPromptIntegrity(
+      { system: turn.system, messages: turn.prompt as PromptLike["messages"] },
+      { userTexts, minTextLength: 6 },
+    );
+    assertHeadersMatchStored(
+      parsed,
+      messages.filter((m) => m.conversationId === turn.conversationId),
+    );
   }
   return turns.length;
 }
@@ -282,10 +341,19 @@ type ChatRequest = { messages: { role: string; content: unknown; tool_calls?: un
  * back; fork summaries are quoted lines only; no system prompt holds user text.
  */
 export async function assertLlmRequestsIntact(requests: ChatRequest[], db: Database) {
-  const [messages, conversations] = await Promise.all([db.prisma.message.findMany(), db.prisma.conversation.findMany({ select: { title: true } })]);
-  const userTexts = userTextsOf(messages, conversations.map((c) => c.title));
+  const [messages, conversations] = await Promise.all([
+    db.prisma.message.findMany(),
+    db.prisma.conversation.findMany({ select: { title: true } }),
+  ]);
+  const userTexts = userTextsOf(
+    messages,
+    conversations.map((c) => c.title),
+  );
   for (const request of requests) {
-    const system = request.messages.filter((m) => m.role === "system").map((m) => textOf(m.content)).join("\n");
+    const system = request.messages
+      .filter((m) => m.role === "system")
+      .map((m) => textOf(m.content))
+      .join("\n");
     // The turn's own tool round trip (the reply call and its result) is not prompt we built.
     const rest = request.messages.filter((m) => m.role !== "system" && m.role !== "tool" && !m.tool_calls);
     if (request.tools?.length) {

@@ -127,21 +127,48 @@ describe("saving the assistant message", () => {
   it("a concurrent writer during the send loses no message: both are in the history", async () => {
     const { db } = testDb;
     const conversation = await db.prisma.conversation.create({ data: { channel: "telegram", platformChatId: "1", type: "private" } });
-    const target = await db.prisma.message.create({ data: { conversationId: conversation.id, direction: "inbound", senderKind: "user", text: "q", platformMessageId: "1", sentAt: new Date() } });
+    const target = await db.prisma.message.create({
+      data: {
+        conversationId: conversation.id,
+        direction: "inbound",
+        senderKind: "user",
+        text: "q",
+        platformMessageId: "1",
+        sentAt: new Date(),
+      },
+    });
     let interfered = false;
     const racing: ChannelAdapter = {
       name: "telegram",
       mode: "sandbox",
       async send() {
         // Another writer appends while our send is in flight.
-        await appendOutboundMessage(db, { conversationId: conversation.id, senderKind: "operator", senderName: "op", text: "operator was faster", platformMessageId: "500", sentAt: new Date(), replyTo: null, forkId: null });
+        await appendOutboundMessage(db, {
+          conversationId: conversation.id,
+          senderKind: "operator",
+          senderName: "op",
+          text: "operator was faster",
+          platformMessageId: "500",
+          sentAt: new Date(),
+          replyTo: null,
+          forkId: null,
+        });
         interfered = true;
         return { platformMessageId: "501", sentAt: new Date() };
       },
     };
     const result = await sendToChat(
       { db, channels: { telegram: racing } },
-      { from: "agent:main", senderKind: "agent", senderName: "main", conversation, text: "agent answer", replyTo: { ...target, platformTopicId: null }, replyToEnvelopeId: null, forkId: null },
+      {
+        from: "agent:main",
+        senderKind: "agent",
+        senderName: "main",
+        conversation,
+        text: "agent answer",
+        replyTo: { ...target, platformTopicId: null },
+        replyToEnvelopeId: null,
+        forkId: null,
+      },
     );
     expect(interfered).toBe(true);
     expect(result.kind).toBe("sent");
@@ -154,8 +181,22 @@ describe("saving the assistant message", () => {
     const { db } = testDb;
     const conversation = await db.prisma.conversation.create({ data: { channel: "telegram", platformChatId: "1", type: "private" } });
     let sends = 0;
-    const channel: ChannelAdapter = { name: "telegram", mode: "sandbox", send: async () => ({ platformMessageId: String(++sends), sentAt: new Date() }) };
-    const input = { from: "agent:main", senderKind: "agent" as const, senderName: "main", conversation, text: "once", replyTo: null, replyToEnvelopeId: null, forkId: null, dedupeKey: "reply:42" };
+    const channel: ChannelAdapter = {
+      name: "telegram",
+      mode: "sandbox",
+      send: async () => ({ platformMessageId: String(++sends), sentAt: new Date() }),
+    };
+    const input = {
+      from: "agent:main",
+      senderKind: "agent" as const,
+      senderName: "main",
+      conversation,
+      text: "once",
+      replyTo: null,
+      replyToEnvelopeId: null,
+      forkId: null,
+      dedupeKey: "reply:42",
+    };
     const first = await sendToChat({ db, channels: { telegram: channel } }, input);
     const second = await sendToChat({ db, channels: { telegram: channel } }, input);
     expect(first.kind).toBe("sent");
@@ -166,7 +207,9 @@ describe("saving the assistant message", () => {
   it("after a refused send the same key may send again; after an unknown outcome it never does, and says so", async () => {
     const { db } = testDb;
     const conversation = await db.prisma.conversation.create({ data: { channel: "telegram", platformChatId: "1", type: "private" } });
-    const failures: DeliveryError[] = [new DeliveryError("Telegram 403: Forbidden: bot was blocked by the user", { outcome: "not_sent", retryable: false })];
+    const failures: DeliveryError[] = [
+      new DeliveryError("Telegram 403: Forbidden: bot was blocked by the user", { outcome: "not_sent", retryable: false }),
+    ];
     let sends = 0;
     const channel: ChannelAdapter = {
       name: "telegram",
@@ -179,7 +222,17 @@ describe("saving the assistant message", () => {
       },
     };
     const deps = { db, channels: { telegram: channel } };
-    const input = { from: "agent:main", senderKind: "agent" as const, senderName: "main", conversation, text: "hello", replyTo: null, replyToEnvelopeId: null, forkId: null, dedupeKey: "reply:7" };
+    const input = {
+      from: "agent:main",
+      senderKind: "agent" as const,
+      senderName: "main",
+      conversation,
+      text: "hello",
+      replyTo: null,
+      replyToEnvelopeId: null,
+      forkId: null,
+      dedupeKey: "reply:7",
+    };
     expect(await sendToChat(deps, input)).toMatchObject({ kind: "failed", outcome: "not_sent" });
     expect(await db.prisma.message.count({ where: { direction: "outbound" } })).toBe(0);
     // The user got nothing: the retry sends (and reuses the envelope).

@@ -41,20 +41,28 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
   async function call(op: Operation, options: { id?: number; query?: string; body?: unknown } = {}) {
     called.add(`${op.method} ${op.path}`);
     const folder = op.path.replace(/\{(\w+)\}/g, "[$1]");
-    const route = (await import(resolve("app/api/v1", `.${folder}`, "route.ts"))) as Record<string, (r: Request, c: { params: Promise<unknown> }) => Promise<Response>>;
+    const route = (await import(resolve("app/api/v1", `.${folder}`, "route.ts"))) as Record<
+      string,
+      (r: Request, c: { params: Promise<unknown> }) => Promise<Response>
+    >;
     const url = `http://localhost/api/v1${op.path.replace("{id}", String(options.id))}${options.query ?? ""}`;
     const request = new Request(url, {
       method: op.method.toUpperCase(),
       headers: { authorization: `Bearer ${TOKEN}`, ...(options.body !== undefined ? { "content-type": "application/json" } : {}) },
       body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
     });
-    const response = await route[op.method.toUpperCase()](request, { params: Promise.resolve(options.id !== undefined ? { id: String(options.id) } : {}) });
+    const response = await route[op.method.toUpperCase()](request, {
+      params: Promise.resolve(options.id !== undefined ? { id: String(options.id) } : {}),
+    });
     return { status: response.status, body: (await response.json()) as unknown };
   }
 
   /** The response has the documented status and validates against the documented schema (issues listed when not). */
   function expectDocumented(op: Operation, response: { status: number; body: unknown }) {
-    expect({ status: response.status, body: response.status === op.response.status ? "…" : response.body }).toEqual({ status: op.response.status, body: "…" });
+    expect({ status: response.status, body: response.status === op.response.status ? "…" : response.body }).toEqual({
+      status: op.response.status,
+      body: "…",
+    });
     const parsed = (op.response.schema as z.ZodType).safeParse(response.body);
     expect(parsed.success ? [] : parsed.error.issues.map((i) => `${op.method} ${op.path}: ${i.path.join(".")}: ${i.message}`)).toEqual([]);
     return parsed.data as never;
@@ -77,7 +85,13 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
 
   it("every GET operation answers what its schema says, on real data", async () => {
     const ids = await populate();
-    const idFor: Record<string, number> = { conversations: ids.conversation, messages: ids.message, envelopes: ids.envelope, turns: ids.turn, forks: ids.fork };
+    const idFor: Record<string, number> = {
+      conversations: ids.conversation,
+      messages: ids.message,
+      envelopes: ids.envelope,
+      turns: ids.turn,
+      forks: ids.fork,
+    };
     const gets = operations.filter((op) => op.method === "get" && op.response.contentType !== "text/event-stream");
     expect(gets.length).toBeGreaterThan(10);
     for (const op of gets) {
@@ -87,14 +101,23 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
       expect(Object.keys(body).length, op.path).toBeGreaterThan(0);
     }
     // Data that shows the schemas were exercised, not only empty lists.
-    const timeline = expectDocumented(operation("get", "/conversations/{id}/messages"), await call(operation("get", "/conversations/{id}/messages"), { id: ids.conversation })) as {
+    const timeline = expectDocumented(
+      operation("get", "/conversations/{id}/messages"),
+      await call(operation("get", "/conversations/{id}/messages"), { id: ids.conversation }),
+    ) as {
       messages: { envelopes: unknown[] }[];
     };
     expect(timeline.messages.length).toBeGreaterThanOrEqual(4);
     expect(timeline.messages.some((m) => m.envelopes.length > 0)).toBe(true);
-    const thread = expectDocumented(operation("get", "/messages/{id}/thread"), await call(operation("get", "/messages/{id}/thread"), { id: ids.message })) as { members: unknown[] };
+    const thread = expectDocumented(
+      operation("get", "/messages/{id}/thread"),
+      await call(operation("get", "/messages/{id}/thread"), { id: ids.message }),
+    ) as { members: unknown[] };
     expect(thread.members.length).toBeGreaterThanOrEqual(2);
-    const envelopes = expectDocumented(operation("get", "/envelopes"), await call(operation("get", "/envelopes"), { query: "?take=50" })) as { envelopes: { turn: unknown }[] };
+    const envelopes = expectDocumented(
+      operation("get", "/envelopes"),
+      await call(operation("get", "/envelopes"), { query: "?take=50" }),
+    ) as { envelopes: { turn: unknown }[] };
     expect(envelopes.envelopes.some((e) => e.turn !== null)).toBe(true);
   });
 
@@ -103,10 +126,17 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
     const reply = operation("post", "/messages/{id}/reply");
     expectDocumented(reply, await call(reply, { id: ids.message, body: { text: "an operator's answer" } }));
     const patch = operation("patch", "/conversations/{id}");
-    expect(expectDocumented(patch, await call(patch, { id: ids.conversation, body: { agentEnabled: false } }))).toMatchObject({ conversation: { agentEnabled: false } });
-    expectDocumented(operation("post", "/conversations/{id}/read"), await call(operation("post", "/conversations/{id}/read"), { id: ids.conversation }));
+    expect(expectDocumented(patch, await call(patch, { id: ids.conversation, body: { agentEnabled: false } }))).toMatchObject({
+      conversation: { agentEnabled: false },
+    });
+    expectDocumented(
+      operation("post", "/conversations/{id}/read"),
+      await call(operation("post", "/conversations/{id}/read"), { id: ids.conversation }),
+    );
     const settings = operation("patch", "/settings");
-    expect(expectDocumented(settings, await call(settings, { body: { recencyWindow: 12 } }))).toMatchObject({ settings: { recencyWindow: 12 } });
+    expect(expectDocumented(settings, await call(settings, { body: { recencyWindow: 12 } }))).toMatchObject({
+      settings: { recencyWindow: 12 },
+    });
 
     const resume = operation("post", "/forks/{id}/resume");
     const resumed = expectDocumented(resume, await call(resume, { id: ids.fork })) as { fork: { id: number } };
@@ -120,16 +150,30 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
     expect(received.envelopes).toHaveLength(1);
 
     const plain = operation("post", "/conversations/{id}/messages");
-    expect(expectDocumented(plain, await call(plain, { id: ids.conversation, body: { text: "a plain operator message" } }))).toMatchObject({ ok: true, recorded: true });
+    expect(expectDocumented(plain, await call(plain, { id: ids.conversation, body: { text: "a plain operator message" } }))).toMatchObject({
+      ok: true,
+      recorded: true,
+    });
 
     const handoff = operation("post", "/conversations/{id}/handoff");
-    expect(expectDocumented(handoff, await call(handoff, { id: ids.conversation, body: { action: "request", reason: "needs a refund decision" } }))).toMatchObject({
+    expect(
+      expectDocumented(
+        handoff,
+        await call(handoff, { id: ids.conversation, body: { action: "request", reason: "needs a refund decision" } }),
+      ),
+    ).toMatchObject({
       handoff: { state: "waiting", reason: "needs a refund decision" },
     });
     const inbox = operation("get", "/handoffs");
-    expect(expectDocumented(inbox, await call(inbox))).toMatchObject({ handoffs: [{ conversationId: ids.conversation, state: "waiting" }] });
-    expect(expectDocumented(handoff, await call(handoff, { id: ids.conversation, body: { action: "take" } }))).toMatchObject({ handoff: { state: "assigned" } });
-    expect(expectDocumented(handoff, await call(handoff, { id: ids.conversation, body: { action: "release" } }))).toEqual({ handoff: null });
+    expect(expectDocumented(inbox, await call(inbox))).toMatchObject({
+      handoffs: [{ conversationId: ids.conversation, state: "waiting" }],
+    });
+    expect(expectDocumented(handoff, await call(handoff, { id: ids.conversation, body: { action: "take" } }))).toMatchObject({
+      handoff: { state: "assigned" },
+    });
+    expect(expectDocumented(handoff, await call(handoff, { id: ids.conversation, body: { action: "release" } }))).toEqual({
+      handoff: null,
+    });
 
     const outbound = await h.t.db.prisma.envelope.findFirstOrThrow({ where: { to: { startsWith: "channel:" } } });
     await h.t.db.prisma.envelope.update({ where: { id: outbound.id }, data: { status: "failed", lastDeliveryError: "Telegram 500" } });
@@ -141,9 +185,14 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
   it("the event stream's events are what its schema says", async () => {
     const op = operation("get", "/events");
     called.add("get /events");
-    const route = (await import(resolve("app/api/v1/events/route.ts"))) as { GET: (r: Request, c: { params: Promise<unknown> }) => Promise<Response> };
+    const route = (await import(resolve("app/api/v1/events/route.ts"))) as {
+      GET: (r: Request, c: { params: Promise<unknown> }) => Promise<Response>;
+    };
     const abort = new AbortController();
-    const response = await route.GET(new Request("http://localhost/api/v1/events", { headers: { authorization: `Bearer ${TOKEN}` }, signal: abort.signal }), { params: Promise.resolve({}) });
+    const response = await route.GET(
+      new Request("http://localhost/api/v1/events", { headers: { authorization: `Bearer ${TOKEN}` }, signal: abort.signal }),
+      { params: Promise.resolve({}) },
+    );
     expect(response.status).toBe(op.response.status);
     expect(response.headers.get("content-type")).toContain("text/event-stream");
     const reader = response.body!.getReader();

@@ -19,7 +19,10 @@ async function cli(args: string[], env: Record<string, string>) {
 
 describe("CLIs fail with one line and no secrets", () => {
   it("telegram:webhook with a Bot API that refuses connections", async () => {
-    const result = await cli(["scripts/telegram-webhook.mjs", "--info"], { TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: "http://127.0.0.1:9" });
+    const result = await cli(["scripts/telegram-webhook.mjs", "--info"], {
+      TELEGRAM_BOT_TOKEN: TOKEN,
+      TELEGRAM_API_ROOT: "http://127.0.0.1:9",
+    });
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
     expect(result.stderr).toMatch(/^error: .*getWebhookInfo.*ECONNREFUSED/);
@@ -32,7 +35,10 @@ describe("CLIs fail with one line and no secrets", () => {
     const server = createServer((s) => sockets.push(s));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
-      const result = await cli(["scripts/telegram-webhook.mjs", "--info"], { TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+      const result = await cli(["scripts/telegram-webhook.mjs", "--info"], {
+        TELEGRAM_BOT_TOKEN: TOKEN,
+        TELEGRAM_API_ROOT: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      });
       expect(result.code).toBe(1);
       expect(result.stderr.trim().split("\n")).toHaveLength(1);
       expect(result.stderr + result.stdout).not.toContain("AAH-very-secret");
@@ -43,7 +49,10 @@ describe("CLIs fail with one line and no secrets", () => {
   }, 45_000);
 
   it("the envelope CLI with an unreachable server", async () => {
-    const result = await cli(["scripts/envelope.mjs", "show", "--envelope-id", "1"], { SWITCHBOARD_URL: "http://127.0.0.1:9", SWITCHBOARD_API_TOKEN: "a-very-secret-api-token-123" });
+    const result = await cli(["scripts/envelope.mjs", "show", "--envelope-id", "1"], {
+      SWITCHBOARD_URL: "http://127.0.0.1:9",
+      SWITCHBOARD_API_TOKEN: "a-very-secret-api-token-123",
+    });
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
     expect(result.stderr).toContain("cannot reach http://127.0.0.1:9");

@@ -6,7 +6,11 @@ import type { FakeLlm } from "../helpers/fake-llm";
 import { useHarness } from "../helpers/harness";
 
 const T0 = Math.floor(Date.parse("2026-11-20T09:00:00Z") / 1000);
-const userTurns = (llm: FakeLlm) => llm.requests.at(-1)!.messages.filter((m) => m.role === "user").map((m) => String(m.content));
+const userTurns = (llm: FakeLlm) =>
+  llm.requests
+    .at(-1)!
+    .messages.filter((m) => m.role === "user")
+    .map((m) => String(m.content));
 const systemOf = (llm: FakeLlm) => String(llm.requests.at(-1)!.messages.find((m) => m.role === "system")?.content ?? "");
 
 describe.each(databases)("the prompt the model receives, on $name", ({ open }) => {
@@ -38,7 +42,14 @@ describe.each(databases)("the prompt the model receives, on $name", ({ open }) =
   it("for a reply adds the target with its neighbours, marked, in time order, deduplicated", async () => {
     await history(30);
     await updateSettings(h.t.db, { recencyWindow: 4, replyContextWindow: 2 }, "test");
-    await h.t.post(update({ messageId: 31, text: "about that", date: T0 + 31 * 60, replyTo: { message_id: 10, text: "m10", from: { id: 4242, first_name: "Alice" } } }));
+    await h.t.post(
+      update({
+        messageId: 31,
+        text: "about that",
+        date: T0 + 31 * 60,
+        replyTo: { message_id: 10, text: "m10", from: { id: 4242, first_name: "Alice" } },
+      }),
+    );
     await h.t.settle();
     const turns = userTurns(h.llm);
     expect(turns.map((c) => c.split("\n").pop())).toEqual(["m8", "m9", "m10", "m11", "m12", "m28", "m29", "m30", "about that"]);
@@ -62,7 +73,14 @@ describe.each(databases)("the prompt the model receives, on $name", ({ open }) =
 
   it("a reply to a message that was never stored uses the platform's copy and recency only", async () => {
     await history(3);
-    await h.t.post(update({ messageId: 4, text: "what?", date: T0 + 4 * 60, replyTo: { message_id: 999, text: "a message from before the bot joined", from: { id: 9, first_name: "Zoe" } } }));
+    await h.t.post(
+      update({
+        messageId: 4,
+        text: "what?",
+        date: T0 + 4 * 60,
+        replyTo: { message_id: 999, text: "a message from before the bot joined", from: { id: 9, first_name: "Zoe" } },
+      }),
+    );
     await h.t.settle();
     const turns = userTurns(h.llm);
     expect(turns.map((c) => c.split("\n").pop())).toEqual(["m1", "m2", "m3", "what?"]);

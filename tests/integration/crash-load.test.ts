@@ -37,7 +37,16 @@ describe("1,000 updates across a SIGKILL", () => {
     let server = await startChildApp(env);
     children.push(server.child);
     const acknowledged = new Set<number>();
-    const body = (i: number) => JSON.stringify(update({ updateId: i, messageId: i, chat: { id: 9000 + (i % 25), type: "private" }, from: { id: 9000 + (i % 25), first_name: "L" }, text: `load ${i}` }));
+    const body = (i: number) =>
+      JSON.stringify(
+        update({
+          updateId: i,
+          messageId: i,
+          chat: { id: 9000 + (i % 25), type: "private" },
+          from: { id: 9000 + (i % 25), first_name: "L" },
+          text: `load ${i}`,
+        }),
+      );
     const deliver = async (i: number) => {
       const response = await postToChild(server.port, body(i)).catch(() => null);
       if (response?.status === 200) acknowledged.add(i);
@@ -51,7 +60,12 @@ describe("1,000 updates across a SIGKILL", () => {
         server.child.kill("SIGKILL");
         await new Promise((r) => server.child.once("exit", r));
         // The process itself is gone (spawned as node --import tsx, no wrapper in between).
-        expect(await fetch(`http://127.0.0.1:${server.port}/`).then(() => "up", () => "down")).toBe("down");
+        expect(
+          await fetch(`http://127.0.0.1:${server.port}/`).then(
+            () => "up",
+            () => "down",
+          ),
+        ).toBe("down");
         // Deliveries during the outage fail; Telegram keeps them for later.
         const before = acknowledged.size;
         await Promise.all(Array.from({ length: 25 }, (_, k) => deliver(start + 25 + k)));
@@ -89,9 +103,9 @@ describe("1,000 updates across a SIGKILL", () => {
     // (a turn killed mid-send may end failed).
     const replied = await db.prisma.envelope.count({ where: { to: "agent:main", status: "done" } });
     expect(replied + failed).toBe(UPDATES);
-    const unanswered = (await db.prisma.envelope.findMany({ where: { to: "agent:main", status: "done" }, select: { metadata: true } })).filter(
-      (e) => (e.metadata as { replied?: boolean }).replied !== true,
-    );
+    const unanswered = (
+      await db.prisma.envelope.findMany({ where: { to: "agent:main", status: "done" }, select: { metadata: true } })
+    ).filter((e) => (e.metadata as { replied?: boolean }).replied !== true);
     // Not answered means visibly so: the kill cut a turn, or its send failed and is recorded on the outbound envelope.
     const failedSends = await db.prisma.envelope.count({ where: { from: "agent:main", status: "failed" } });
     if (unanswered.length > 25 + failedSends) console.log("unanswered", JSON.stringify(unanswered.slice(0, 5)));

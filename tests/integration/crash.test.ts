@@ -76,7 +76,10 @@ describe("a crash in the middle of a turn (SIGKILL, then restart)", () => {
     await until(async () => (await testDb.db.prisma.envelope.findFirstOrThrow({ where: { to: "agent:main" } })).status === "done");
     expect(telegram.sends()).toHaveLength(1);
     // The half-done send is not left pending forever: it is failed with the reason.
-    await until(async () => (await testDb.db.prisma.envelope.findFirstOrThrow({ where: { from: "agent:main" } })).status === "failed", 20_000);
+    await until(
+      async () => (await testDb.db.prisma.envelope.findFirstOrThrow({ where: { from: "agent:main" } })).status === "failed",
+      20_000,
+    );
     const outbound = await testDb.db.prisma.envelope.findFirstOrThrow({ where: { from: "agent:main" } });
     expect(outbound.lastDeliveryError).toMatch(/outcome unknown/);
     // The user probably has it: it stays in the history the model and the operator see, marked by its envelope.

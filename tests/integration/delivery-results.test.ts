@@ -15,7 +15,9 @@ async function failSavesFrom(db: Database, senderKind: "operator" | "agent") {
       `CREATE TRIGGER "fail_save" BEFORE INSERT ON "Message" WHEN NEW."senderKind" = '${senderKind}' BEGIN SELECT RAISE(ABORT, 'injected: disk full'); END`,
     );
   } else {
-    await db.prisma.$executeRawUnsafe(`CREATE FUNCTION "fail_save"() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'injected: disk full'; END $$ LANGUAGE plpgsql`);
+    await db.prisma.$executeRawUnsafe(
+      `CREATE FUNCTION "fail_save"() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'injected: disk full'; END $$ LANGUAGE plpgsql`,
+    );
     await db.prisma.$executeRawUnsafe(
       `CREATE TRIGGER "fail_save" BEFORE INSERT ON "Message" FOR EACH ROW WHEN (NEW."senderKind" = '${senderKind}') EXECUTE FUNCTION "fail_save"()`,
     );
@@ -38,21 +40,41 @@ describe.each(databases)("delivery results on $name", ({ open }) => {
 
     const result = await sendOperatorReply(h.t.app, { messageId: inbound.id, text: "from the operator", operator: "admin" });
 
-    expect(result).toEqual({ ok: true, recorded: false, envelopeId: expect.any(Number), messageId: null, warning: UNRECORDED_REPLY_WARNING });
-    expect(h.telegram.sends().slice(sendsBefore).map((c) => c.body.text)).toEqual(["from the operator"]);
+    expect(result).toEqual({
+      ok: true,
+      recorded: false,
+      envelopeId: expect.any(Number),
+      messageId: null,
+      warning: UNRECORDED_REPLY_WARNING,
+    });
+    expect(
+      h.telegram
+        .sends()
+        .slice(sendsBefore)
+        .map((c) => c.body.text),
+    ).toEqual(["from the operator"]);
     // The envelope says it went out (done: nothing resends it) and why the history lacks it.
     const envelope = await h.t.db.prisma.envelope.findUniqueOrThrow({ where: { id: result.envelopeId } });
     expect(envelope).toMatchObject({ status: "done", lastDeliveryError: null, messageId: null });
-    expect(envelope.metadata).toMatchObject({ platformMessageId: expect.any(String), saveError: expect.stringContaining("injected: disk full") });
+    expect(envelope.metadata).toMatchObject({
+      platformMessageId: expect.any(String),
+      saveError: expect.stringContaining("injected: disk full"),
+    });
     expect(await h.t.db.prisma.message.count({ where: { senderKind: "operator" } })).toBe(0);
   });
 
   it("an operator reply the platform refuses is a 502 naming the envelope, outcome not_sent", async () => {
     const inbound = await inboundMessage();
     h.telegram.failNext({ status: 403, body: { ok: false, error_code: 403, description: "Forbidden: bot was blocked by the user" } });
-    const failure = await sendOperatorReply(h.t.app, { messageId: inbound.id, text: "from the operator", operator: "admin" }).catch((e: unknown) => e);
+    const failure = await sendOperatorReply(h.t.app, { messageId: inbound.id, text: "from the operator", operator: "admin" }).catch(
+      (e: unknown) => e,
+    );
     expect(failure).toBeInstanceOf(AppError);
-    expect(failure).toMatchObject({ status: 502, message: "Telegram 403: Forbidden: bot was blocked by the user", details: { outcome: "not_sent" } });
+    expect(failure).toMatchObject({
+      status: 502,
+      message: "Telegram 403: Forbidden: bot was blocked by the user",
+      details: { outcome: "not_sent" },
+    });
   });
 
   it("the timeline and the thread give a failed send's outcome (possibly delivered vs refused) from the metadata, not the text", async () => {
@@ -69,7 +91,10 @@ describe.each(databases)("delivery results on $name", ({ open }) => {
     const thread = (await messageThread(h.t.db, inbound.id))!;
     const outcomes = thread.members.flatMap((m) => m.envelopes).map((e) => e.outcome);
     expect(outcomes).toEqual(expect.arrayContaining(["unknown"]));
-    expect(await h.t.db.prisma.envelope.findFirstOrThrow({ where: { text: "refused" } })).toMatchObject({ status: "failed", metadata: expect.objectContaining({ outcome: "not_sent" }) });
+    expect(await h.t.db.prisma.envelope.findFirstOrThrow({ where: { text: "refused" } })).toMatchObject({
+      status: "failed",
+      metadata: expect.objectContaining({ outcome: "not_sent" }),
+    });
   });
 
   it("an agent reply delivered but not saved answers the turn (replied: true, never retried into a second copy)", async () => {
@@ -79,7 +104,10 @@ describe.each(databases)("delivery results on $name", ({ open }) => {
     expect(h.telegram.sends().map((c) => c.body.text)).toEqual(["the agent's answer"]);
     const inbound = await h.t.db.prisma.envelope.findFirstOrThrow({ where: { to: "agent:main" } });
     expect(inbound).toMatchObject({ status: "done", lastDeliveryError: null, attempts: 1 });
-    expect(inbound.metadata).toMatchObject({ replied: true, turnError: expect.stringMatching(/^reply delivered, but not saved to the history: .*injected: disk full/) });
+    expect(inbound.metadata).toMatchObject({
+      replied: true,
+      turnError: expect.stringMatching(/^reply delivered, but not saved to the history: .*injected: disk full/),
+    });
     const turn = await h.t.db.prisma.turn.findFirstOrThrow();
     expect(turn.error).toMatch(/not saved to the history/);
   });

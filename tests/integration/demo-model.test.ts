@@ -37,7 +37,14 @@ describe("the sandbox demo model", () => {
     expect(first.text).toContain("No gap note");
 
     // A reply to the bot's answer: the annotation shows (the gap note is covered in tests/unit/demo-model.test.ts).
-    await t.post(update({ messageId: 11, text: "and a follow-up", date: now, replyTo: { message_id: Number(first.platformMessageId), text: first.text, fromBot: true } }));
+    await t.post(
+      update({
+        messageId: 11,
+        text: "and a follow-up",
+        date: now,
+        replyTo: { message_id: Number(first.platformMessageId), text: first.text, fromBot: true },
+      }),
+    );
     await t.settle();
     const second = await t.db.prisma.message.findFirstOrThrow({ where: { direction: "outbound" }, orderBy: { id: "desc" } });
     expect(second.id).not.toBe(first.id);

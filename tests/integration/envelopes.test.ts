@@ -3,7 +3,14 @@ import type { Caller } from "@/lib/auth/operators";
 import { envelopeChainByPointers, envelopeThread } from "@/lib/db/envelope-threads";
 import { createEnvelope, findEnvelope } from "@/lib/db/envelopes";
 import { AppError } from "@/lib/errors";
-import { listEnvelopesSchema, queryEnvelopes, receiveAgentMail, receiveMailSchema, sendEnvelope, sendEnvelopeSchema } from "@/lib/pipeline/envelopes";
+import {
+  listEnvelopesSchema,
+  queryEnvelopes,
+  receiveAgentMail,
+  receiveMailSchema,
+  sendEnvelope,
+  sendEnvelopeSchema,
+} from "@/lib/pipeline/envelopes";
 import { updateSettings } from "@/lib/settings/store";
 import { update } from "../fixtures/telegram";
 import { startTestApp, type TestApp } from "../helpers/app";
@@ -47,7 +54,13 @@ describe.each(databases)("envelopes on $name", ({ open }) => {
   });
 
   it("a caller's metadata is kept under metadata.client: it cannot set a control flag or a reply token", async () => {
-    const forged = { forkConflict: true, platform: { replyToken: "forged-token", receivedAt: Date.now() }, outcome: "not_sent", replied: true, note: "mine" };
+    const forged = {
+      forkConflict: true,
+      platform: { replyToken: "forged-token", receivedAt: Date.now() },
+      outcome: "not_sent",
+      replied: true,
+      note: "mine",
+    };
     const e = await sendEnvelope(t.db, { from: "agent:main", to: chat, text: "news!", metadata: forged }, api);
     expect(e.metadata).toEqual({ client: forged, sentBy: "api" });
     const read = (await findEnvelope(t.db, e.id))!;
@@ -69,7 +82,13 @@ describe.each(databases)("envelopes on $name", ({ open }) => {
         text: "hello again",
         conversationId: message.conversationId,
         messageId: message.id,
-        metadata: { lastDeliveryError: "an old copy", forkConflict: "yes", retiredKey: { nested: [1, 2] }, platform: "not an object", updateId: "9" },
+        metadata: {
+          lastDeliveryError: "an old copy",
+          forkConflict: "yes",
+          retiredKey: { nested: [1, 2] },
+          platform: "not an object",
+          updateId: "9",
+        },
       },
     });
     expect((await findEnvelope(t.db, old.id))!.metadata).toEqual({ updateId: "9" });
@@ -139,8 +158,12 @@ describe.each(databases)("envelopes on $name", ({ open }) => {
 
   it("refuses bad addresses, unknown chats and reply targets, and impersonation by a session", async () => {
     await expect(sendEnvelope(t.db, { from: "bot", to: chat, text: "x" }, api)).rejects.toThrow(/invalid address/);
-    await expect(sendEnvelope(t.db, { from: "agent:main", to: "channel:telegram:999", text: "x" }, api)).rejects.toMatchObject({ code: "not_found" });
-    await expect(sendEnvelope(t.db, { from: "agent:main", to: chat, text: "x", replyTo: 99999 }, api)).rejects.toMatchObject({ code: "not_found" });
+    await expect(sendEnvelope(t.db, { from: "agent:main", to: "channel:telegram:999", text: "x" }, api)).rejects.toMatchObject({
+      code: "not_found",
+    });
+    await expect(sendEnvelope(t.db, { from: "agent:main", to: chat, text: "x", replyTo: 99999 }, api)).rejects.toMatchObject({
+      code: "not_found",
+    });
     await expect(sendEnvelope(t.db, { from: "agent:main", to: chat, text: "x" }, alice)).rejects.toBeInstanceOf(AppError);
     await expect(sendEnvelope(t.db, { from: "agent:main", to: chat, text: "x", deliverAt: "soon" }, api)).rejects.toThrow(/deliverAt/);
     const ok = await sendEnvelope(t.db, { from: "operator:alice", to: chat, text: "x" }, alice);
@@ -163,40 +186,46 @@ describe.each(databases)("envelopes on $name", ({ open }) => {
     expect(all.envelopes.map((e) => e.status).sort()).toEqual(["done", "pending"]);
   });
 
-  it.each([1, 50, 5000])("returns a thread of depth %i: chain to the root and the tree below it, in one query", async (depth) => {
-    // A chain of `depth` envelopes plus a side branch under the root.
-    // Explicit ids far above the sequence, so one createMany builds the chain.
-    const base = 1_000_000;
-    await t.db.prisma.envelope.createMany({
-      data: Array.from({ length: depth }, (_, i) => ({
-        id: base + i,
-        from: "agent:a",
-        to: "agent:b",
-        text: i === 0 ? "root" : `hop ${i}`,
-        metadata: {},
-        replyToEnvelopeId: i === 0 ? null : base + i - 1,
-        threadRootId: i === 0 ? null : base,
-      })),
-    });
-    const root = { id: base };
-    const last = base + depth - 1;
-    const side = await createEnvelope(t.db, { from: "agent:b", to: "agent:a", text: "side", replyToEnvelopeId: root.id });
-    const thread = (await envelopeThread(t.db, last))!;
-    expect(thread.root).toBe(root.id);
-    expect(thread.chain).toHaveLength(depth);
-    expect(thread.chain[0].id).toBe(root.id);
-    expect(thread.chain.at(-1)!.id).toBe(last);
-    expect(thread.chain.every((e, i) => i === 0 || e.replyToEnvelopeId === thread.chain[i - 1].id)).toBe(true);
-    expect(thread.tree).toHaveLength(depth + 1);
-    expect(thread.tree.map((e) => e.id)).toContain(side.id);
-    expect(thread.tree[0]).toMatchObject({ id: root.id, depth: 0, text: "root", status: "pending" });
-    expect(thread.tree[0].createdAt).toBeInstanceOf(Date);
-    if (depth <= 50) expect((await envelopeChainByPointers(t.db, last)).map((e) => e.id)).toEqual(thread.chain.map((e) => e.id));
-  }, 120_000);
+  it.each([1, 50, 5000])(
+    "returns a thread of depth %i: chain to the root and the tree below it, in one query",
+    async (depth) => {
+      // A chain of `depth` envelopes plus a side branch under the root.
+      // Explicit ids far above the sequence, so one createMany builds the chain.
+      const base = 1_000_000;
+      await t.db.prisma.envelope.createMany({
+        data: Array.from({ length: depth }, (_, i) => ({
+          id: base + i,
+          from: "agent:a",
+          to: "agent:b",
+          text: i === 0 ? "root" : `hop ${i}`,
+          metadata: {},
+          replyToEnvelopeId: i === 0 ? null : base + i - 1,
+          threadRootId: i === 0 ? null : base,
+        })),
+      });
+      const root = { id: base };
+      const last = base + depth - 1;
+      const side = await createEnvelope(t.db, { from: "agent:b", to: "agent:a", text: "side", replyToEnvelopeId: root.id });
+      const thread = (await envelopeThread(t.db, last))!;
+      expect(thread.root).toBe(root.id);
+      expect(thread.chain).toHaveLength(depth);
+      expect(thread.chain[0].id).toBe(root.id);
+      expect(thread.chain.at(-1)!.id).toBe(last);
+      expect(thread.chain.every((e, i) => i === 0 || e.replyToEnvelopeId === thread.chain[i - 1].id)).toBe(true);
+      expect(thread.tree).toHaveLength(depth + 1);
+      expect(thread.tree.map((e) => e.id)).toContain(side.id);
+      expect(thread.tree[0]).toMatchObject({ id: root.id, depth: 0, text: "root", status: "pending" });
+      expect(thread.tree[0].createdAt).toBeInstanceOf(Date);
+      if (depth <= 50) expect((await envelopeChainByPointers(t.db, last)).map((e) => e.id)).toEqual(thread.chain.map((e) => e.id));
+    },
+    120_000,
+  );
 
   it("lists past 100 rows page by page with nextBefore, and filters by conversation", async () => {
     const conversation = await t.db.prisma.conversation.findFirstOrThrow();
-    await t.db.prisma.envelope.createMany({ data: Array.from({ length: 230 }, (_, i) => ({ from: "agent:a", to: "agent:b", text: `page ${i}`, metadata: {} })) });
+    await t.db.prisma.envelope.createMany({
+      data: Array.from({ length: 230 }, (_, i) => ({ from: "agent:a", to: "agent:b", text: `page ${i}`, metadata: {} })),
+    });
     const seen: number[] = [];
     let before: number | undefined;
     for (let pages = 0; pages < 10; pages++) {
@@ -226,7 +255,9 @@ describe.each(databases)("envelopes on $name", ({ open }) => {
     const issues = parsed.error!.issues;
     expect(issues.map((i) => i.path[0]).sort()).toEqual(["deliverAt", "to"]);
     expect(issues.find((i) => i.path[0] === "to")!.message).toMatch(/invalid address "telegram 42"/);
-    expect(sendEnvelopeSchema.safeParse({ from: "operator:alice", to: chat, text: "ok", deliverAt: "+30m", replyTo: 3 }).success).toBe(true);
+    expect(sendEnvelopeSchema.safeParse({ from: "operator:alice", to: chat, text: "ok", deliverAt: "+30m", replyTo: 3 }).success).toBe(
+      true,
+    );
     const count = await t.db.prisma.envelope.count();
     await expect(sendEnvelope(t.db, { from: "agent:main", to: "telegram 42", text: "x" }, api)).rejects.toThrow(/invalid address/);
     expect(await t.db.prisma.envelope.count()).toBe(count);

@@ -8,7 +8,10 @@ import type { FakeLlm } from "../helpers/fake-llm";
 import { useHarness } from "../helpers/harness";
 
 const lastPrompt = (llm: FakeLlm) => llm.requests.filter((r) => r.messages.at(-1)?.role !== "tool").at(-1)!;
-const texts = (llm: FakeLlm) => lastPrompt(llm).messages.filter((m) => m.role !== "system").map((m) => String(m.content).split("\n").pop());
+const texts = (llm: FakeLlm) =>
+  lastPrompt(llm)
+    .messages.filter((m) => m.role !== "system")
+    .map((m) => String(m.content).split("\n").pop());
 const system = (llm: FakeLlm) => String(lastPrompt(llm).messages.find((m) => m.role === "system")?.content);
 
 describe.each(databases)("forks on $name", ({ open }) => {
@@ -33,7 +36,11 @@ describe.each(databases)("forks on $name", ({ open }) => {
   async function withBackgroundPost() {
     await say("main one");
     await say("main two");
-    const { fork } = await startBackgroundTask(h.t.db, { conversationId: (await conversation()).id, task: "Post the daily digest", from: "operator:admin" });
+    const { fork } = await startBackgroundTask(h.t.db, {
+      conversationId: (await conversation()).id,
+      task: "Post the daily digest",
+      from: "operator:admin",
+    });
     h.t.app.worker.kick();
     await h.t.settle();
     const post = await h.t.db.prisma.message.findFirstOrThrow({ where: { forkId: fork.id } });
@@ -46,7 +53,11 @@ describe.each(databases)("forks on $name", ({ open }) => {
     const { fork, post } = await withBackgroundPost();
     await say("main three, after the digest");
     h.llm.requests.length = 0;
-    const replyId = await say("tell me more about the tickets", { message_id: Number(post.platformMessageId), text: post.text, fromBot: true });
+    const replyId = await say("tell me more about the tickets", {
+      message_id: Number(post.platformMessageId),
+      text: post.text,
+      fromBot: true,
+    });
 
     const c = await conversation();
     const interactive = await h.t.db.prisma.fork.findUniqueOrThrow({ where: { id: c.activeForkId! } });
@@ -90,7 +101,11 @@ describe.each(databases)("forks on $name", ({ open }) => {
 
   it("a second fork while one is active is refused with a message to the user", async () => {
     const first = await withBackgroundPost();
-    const second = await startBackgroundTask(h.t.db, { conversationId: (await conversation()).id, task: "Post the daily digest", from: "operator:admin" });
+    const second = await startBackgroundTask(h.t.db, {
+      conversationId: (await conversation()).id,
+      task: "Post the daily digest",
+      from: "operator:admin",
+    });
     h.t.app.worker.kick();
     await h.t.settle();
     const secondPost = await h.t.db.prisma.message.findFirstOrThrow({ where: { forkId: second.fork.id } });
@@ -100,22 +115,37 @@ describe.each(databases)("forks on $name", ({ open }) => {
     await say("and the second one", { message_id: Number(secondPost.platformMessageId), text: secondPost.text, fromBot: true });
     expect((await conversation()).activeForkId).toBe(active);
     expect(await h.t.db.prisma.fork.count({ where: { kind: "interactive" } })).toBe(1);
-    expect(h.telegram.sends().slice(sendsBefore).map((c) => c.body.text)).toEqual([FORK_CONFLICT_NOTICE]);
+    expect(
+      h.telegram
+        .sends()
+        .slice(sendsBefore)
+        .map((c) => c.body.text),
+    ).toEqual([FORK_CONFLICT_NOTICE]);
     const flagged = await h.t.db.prisma.envelope.findFirstOrThrow({ where: { text: "and the second one" } });
     expect(flagged.metadata).toMatchObject({ forkConflict: true, replied: true, notice: "fork conflict" });
   });
 
   it("a fork-conflict notice the platform refuses is recorded as not replied: the envelope fails with the reason", async () => {
     const first = await withBackgroundPost();
-    const second = await startBackgroundTask(h.t.db, { conversationId: (await conversation()).id, task: "Post the daily digest", from: "operator:admin" });
+    const second = await startBackgroundTask(h.t.db, {
+      conversationId: (await conversation()).id,
+      task: "Post the daily digest",
+      from: "operator:admin",
+    });
     h.t.app.worker.kick();
     await h.t.settle();
     const secondPost = await h.t.db.prisma.message.findFirstOrThrow({ where: { forkId: second.fork.id } });
     await say("about the first digest", { message_id: Number(first.post.platformMessageId), text: first.post.text, fromBot: true });
-    h.telegram.failNext({ status: 400, body: { ok: false, error_code: 400, description: "Bad Request: not enough rights to send text messages to the chat" } });
+    h.telegram.failNext({
+      status: 400,
+      body: { ok: false, error_code: 400, description: "Bad Request: not enough rights to send text messages to the chat" },
+    });
     await say("and the second one", { message_id: Number(secondPost.platformMessageId), text: secondPost.text, fromBot: true });
     const flagged = await h.t.db.prisma.envelope.findFirstOrThrow({ where: { text: "and the second one" } });
-    expect(flagged).toMatchObject({ status: "failed", lastDeliveryError: expect.stringMatching(/^fork conflict notice not delivered: Telegram 400/) });
+    expect(flagged).toMatchObject({
+      status: "failed",
+      lastDeliveryError: expect.stringMatching(/^fork conflict notice not delivered: Telegram 400/),
+    });
     expect(flagged.metadata).toMatchObject({ forkConflict: true, replied: false, notice: "fork conflict" });
     expect(await h.t.db.prisma.message.count({ where: { text: FORK_CONFLICT_NOTICE } })).toBe(0);
   });
@@ -149,7 +179,9 @@ describe.each(databases)("forks on $name", ({ open }) => {
   });
 
   it("exit with report: a summary is written into the main session", async () => {
-    h.llm.setScript((req) => (String(req.messages.at(-1)?.content ?? "").includes("background task") ? { reply: "Daily digest: 3 new tickets" } : { reply: "ok" }));
+    h.llm.setScript((req) =>
+      String(req.messages.at(-1)?.content ?? "").includes("background task") ? { reply: "Daily digest: 3 new tickets" } : { reply: "ok" },
+    );
     const forkId = await interactiveFork();
     await exitFork(h.t.app.turnDeps, forkId, "report", "operator:admin");
     const note = await h.t.db.prisma.message.findFirstOrThrow({ where: { senderKind: "system" } });
@@ -193,5 +225,4 @@ describe.each(databases)("forks on $name", ({ open }) => {
     await sweepForks(h.t.app.turnDeps, new Date(Date.now() + 8 * 86_400_000));
     expect((await h.t.db.prisma.fork.findUniqueOrThrow({ where: { id: fork.id } })).status).toBe("expired");
   });
-
 });

@@ -33,7 +33,11 @@ describe.each(databases)("the handoff API refuses bad input on $name", ({ open }
 
   async function post(id: string, body: string, contentType = "application/json") {
     const route = (await import(resolve("app/api/v1/conversations/[id]/handoff/route.ts"))) as Route;
-    const request = new Request(`http://localhost/api/v1/conversations/${id}/handoff`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": contentType }, body });
+    const request = new Request(`http://localhost/api/v1/conversations/${id}/handoff`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": contentType },
+      body,
+    });
     const response = await route.POST(request, { params: Promise.resolve({ id }) });
     return { status: response.status, body: (await response.json()) as { error?: { code: string; message: string } } };
   }
@@ -58,7 +62,11 @@ describe.each(databases)("the handoff API refuses bad input on $name", ({ open }
     ];
     for (const [label, conversationId, body, status] of cases) {
       const response = await post(conversationId, body);
-      expect({ label, status: response.status, message: typeof response.body.error?.message }).toEqual({ label, status, message: "string" });
+      expect({ label, status: response.status, message: typeof response.body.error?.message }).toEqual({
+        label,
+        status,
+        message: "string",
+      });
     }
     expect((await post(String(id), JSON.stringify({ action: "request" }), "text/plain")).status).toBe(415);
     expect((await t.db.prisma.conversation.findFirstOrThrow()).handoffState).toBeNull();

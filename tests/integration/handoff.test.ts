@@ -51,7 +51,10 @@ describe("human handoff (AI SDK mock model)", () => {
   const sendTexts = () => telegram.sends().map((c) => c.body.text);
   const conversation = () => t!.db.prisma.conversation.findFirstOrThrow();
   const transitions = async () =>
-    (await t!.db.prisma.envelope.findMany({ orderBy: { id: "asc" } })).filter((e) => (e.metadata as { handoff?: unknown }).handoff && e.status === "done" && e.text.match(/^(handoff requested|taken over|handed back)/));
+    (await t!.db.prisma.envelope.findMany({ orderBy: { id: "asc" } })).filter(
+      (e) =>
+        (e.metadata as { handoff?: unknown }).handoff && e.status === "done" && e.text.match(/^(handoff requested|taken over|handed back)/),
+    );
 
   it("the model replies and hands off in one turn: both go out, the conversation waits, the agent then stays silent", async () => {
     const { calls } = await start([{ replies: ["I'm passing you to a colleague."], handoffs: ["the user wants a refund decision"] }]);
@@ -66,7 +69,11 @@ describe("human handoff (AI SDK mock model)", () => {
     expect(request).toMatchObject({ from: "agent:main", to: ON_CALL, conversationId: c.id });
     expect((request.metadata as { handoff: unknown }).handoff).toMatchObject({ action: "request", state: "waiting" });
     const turn = await t!.db.prisma.turn.findFirstOrThrow();
-    expect(turn.toolCalls).toContainEqual({ tool: "handoff", message: "the user wants a refund decision", outcome: { status: "handed off" } });
+    expect(turn.toolCalls).toContainEqual({
+      tool: "handoff",
+      message: "the user wants a refund decision",
+      outcome: { status: "handed off" },
+    });
     expect(turn.system).toContain("`handoff` tool");
     expect(turn.system).toContain(defaultSettings.handoffGuidance);
 
@@ -78,7 +85,9 @@ describe("human handoff (AI SDK mock model)", () => {
     const silent = await t!.db.prisma.envelope.findFirstOrThrow({ where: { text: "hello? anyone?" } });
     expect(silent.status).toBe("done");
     expect((silent.metadata as Record<string, unknown>).skipped).toBe("handed off to a human");
-    expect(await listOpenHandoffs(t!.db)).toMatchObject([{ conversationId: c.id, state: "waiting", reason: "the user wants a refund decision" }]);
+    expect(await listOpenHandoffs(t!.db)).toMatchObject([
+      { conversationId: c.id, state: "waiting", reason: "the user wants a refund decision" },
+    ]);
   });
 
   it("handoff called twice in one step: one handoff, the second call gets a model-friendly error", async () => {
@@ -138,9 +147,16 @@ describe("human handoff (AI SDK mock model)", () => {
     // bot: take and release are refused.
     expect(await refused("take")).toBe("nothing to take: no handoff is waiting here");
     expect(await refused("release")).toBe("the agent already has this conversation: nothing to hand back");
-    expect(await changeHandoff(deps, id, { action: "request", reason: "needs a manager" }, "alice")).toMatchObject({ state: "waiting", reason: "needs a manager" });
+    expect(await changeHandoff(deps, id, { action: "request", reason: "needs a manager" }, "alice")).toMatchObject({
+      state: "waiting",
+      reason: "needs a manager",
+    });
     expect(await refused("request")).toBe("a handoff is already waiting for an operator");
-    expect(await changeHandoff(deps, id, { action: "take" }, "alice")).toMatchObject({ state: "assigned", operator: "alice", reason: "needs a manager" });
+    expect(await changeHandoff(deps, id, { action: "take" }, "alice")).toMatchObject({
+      state: "assigned",
+      operator: "alice",
+      reason: "needs a manager",
+    });
     expect(await refused("take")).toBe("another operator already took this conversation");
     expect(await refused("request")).toBe("an operator already has this conversation");
     expect(await changeHandoff(deps, id, { action: "release" }, "alice")).toBeNull();
@@ -165,7 +181,11 @@ describe("human handoff (AI SDK mock model)", () => {
     const deps = t!.app.turnDeps;
     await changeHandoff(deps, id, { action: "take" }, "alice");
     const userMessage = await t!.db.prisma.message.findFirstOrThrow({ where: { text: "get me a person" } });
-    await sendOperatorReply(deps, { messageId: userMessage.id, text: "Hi, Alice from support: your refund is approved.", operator: "alice" });
+    await sendOperatorReply(deps, {
+      messageId: userMessage.id,
+      text: "Hi, Alice from support: your refund is approved.",
+      operator: "alice",
+    });
     await changeHandoff(deps, id, { action: "release" }, "alice");
     expect(calls).toHaveLength(1);
     await t!.post(update({ text: "thanks! anything else?", date: Math.floor(Date.now() / 1000) + 2 }));
@@ -202,12 +222,19 @@ describe("human handoff (AI SDK mock model)", () => {
     await t!.post(update({ text: "/human" }));
     await t!.settle();
     const { id } = await conversation();
-    const { fork, envelope } = await startBackgroundTask(t!.db, { conversationId: id, task: "remind them about the invoice", from: "operator:alice" });
+    const { fork, envelope } = await startBackgroundTask(t!.db, {
+      conversationId: id,
+      task: "remind them about the invoice",
+      from: "operator:alice",
+    });
     t!.app.worker.messageArrived();
     await t!.settle();
     expect(calls).toHaveLength(0);
     expect(sendTexts()).toEqual([WAITING]);
-    expect(await t!.db.prisma.envelope.findUniqueOrThrow({ where: { id: envelope.id } })).toMatchObject({ status: "failed", lastDeliveryError: "not run: the conversation is handed off to a human" });
+    expect(await t!.db.prisma.envelope.findUniqueOrThrow({ where: { id: envelope.id } })).toMatchObject({
+      status: "failed",
+      lastDeliveryError: "not run: the conversation is handed off to a human",
+    });
     expect(await t!.db.prisma.fork.findUniqueOrThrow({ where: { id: fork.id } })).toMatchObject({ status: "failed" });
   });
 
@@ -252,10 +279,26 @@ describe.skipIf(!hasPostgres)("human handoff on PostgreSQL: two instances take t
       const now = new Date();
       const c = await testDb.db.prisma.conversation.create({ data: { channel: "telegram", platformChatId: "42", type: "private" } });
       const envelope = { from: "agent:main", to: ON_CALL, text: "handoff requested: race", metadata: { handoff: { action: "request" } } };
-      expect(await writeTransition(testDb.db, { conversationId: c.id, action: "request", from: allowedFrom.request, at: now, reason: "race", envelope })).not.toBeNull();
+      expect(
+        await writeTransition(testDb.db, {
+          conversationId: c.id,
+          action: "request",
+          from: allowedFrom.request,
+          at: now,
+          reason: "race",
+          envelope,
+        }),
+      ).not.toBeNull();
       // The conditional UPDATE itself, from two handles at once (no read first).
       const take = (db: typeof second, operator: string) =>
-        writeTransition(db, { conversationId: c.id, action: "take", from: allowedFrom.take, at: new Date(), operator, envelope: { from: `operator:${operator}`, to: "agent:main", text: "taken", metadata: { handoff: { action: "take" } } } });
+        writeTransition(db, {
+          conversationId: c.id,
+          action: "take",
+          from: allowedFrom.take,
+          at: new Date(),
+          operator,
+          envelope: { from: `operator:${operator}`, to: "agent:main", text: "taken", metadata: { handoff: { action: "take" } } },
+        });
       const raced = await Promise.all([take(testDb.db, "alice"), take(second, "bob")]);
       expect(raced.filter((r) => r !== null)).toHaveLength(1);
       const winner = (await testDb.db.prisma.conversation.findUniqueOrThrow({ where: { id: c.id } })).handoffOperator;
@@ -263,10 +306,27 @@ describe.skipIf(!hasPostgres)("human handoff on PostgreSQL: two instances take t
       expect(await testDb.db.prisma.envelope.count({ where: { conversationId: c.id, text: "taken" } })).toBe(1);
 
       // Through the pipeline: back to waiting, then two instances' operators race again.
-      await writeTransition(testDb.db, { conversationId: c.id, action: "release", from: allowedFrom.release, at: new Date(), operator: winner, envelope: { from: "operator:x", to: "agent:main", text: "released", metadata: {} } });
-      await writeTransition(testDb.db, { conversationId: c.id, action: "request", from: allowedFrom.request, at: new Date(), reason: "again", envelope });
+      await writeTransition(testDb.db, {
+        conversationId: c.id,
+        action: "release",
+        from: allowedFrom.release,
+        at: new Date(),
+        operator: winner,
+        envelope: { from: "operator:x", to: "agent:main", text: "released", metadata: {} },
+      });
+      await writeTransition(testDb.db, {
+        conversationId: c.id,
+        action: "request",
+        from: allowedFrom.request,
+        at: new Date(),
+        reason: "again",
+        envelope,
+      });
       const deps = (db: typeof second) => ({ db, channels: {}, model: null, timeoutMs: 1000, requestHandoff });
-      const results = await Promise.allSettled([changeHandoff(deps(testDb.db), c.id, { action: "take" }, "carol"), changeHandoff(deps(second), c.id, { action: "take" }, "dave")]);
+      const results = await Promise.allSettled([
+        changeHandoff(deps(testDb.db), c.id, { action: "take" }, "carol"),
+        changeHandoff(deps(second), c.id, { action: "take" }, "dave"),
+      ]);
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
       const rejected = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
       expect(errorResponse(rejected.reason).status).toBe(409);

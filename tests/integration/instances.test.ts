@@ -62,14 +62,21 @@ describe.skipIf(!hasPostgres)(`two instances on one PostgreSQL${hasPostgres ? ""
       const sends = telegram.sends();
       const answered = sends.map((s) => s.body.reply_parameters.message_id as number);
       expect(new Set(answered).size).toBe(answered.length);
-      const inbound = await first.db.prisma.envelope.findMany({ where: { to: "agent:main" }, orderBy: { id: "asc" }, select: { id: true, from: true, status: true, attempts: true, metadata: true } });
+      const inbound = await first.db.prisma.envelope.findMany({
+        where: { to: "agent:main" },
+        orderBy: { id: "asc" },
+        select: { id: true, from: true, status: true, attempts: true, metadata: true },
+      });
       expect(inbound).toHaveLength(MESSAGES);
       // (On a loaded machine a model call can hit the test's 5 s timeout: that turn is retried, so attempts may exceed 1.)
       const notOnce = inbound.filter((e) => !(e.status === "done" && (e.metadata as { replied?: boolean }).replied === true));
       expect(notOnce.map((e) => ({ id: e.id, status: e.status, attempts: e.attempts, metadata: e.metadata }))).toEqual([]);
       const turnOf = (e: (typeof inbound)[number]) => (e.metadata as { turnEnvelopeId?: number }).turnEnvelopeId ?? e.id;
       const turnIds = new Set(inbound.map(turnOf));
-      expect([...turnIds].filter((id) => !inbound.some((e) => e.id === id && (e.metadata as { answerEnvelopeId?: number }).answerEnvelopeId)), "turns without an answer").toEqual([]);
+      expect(
+        [...turnIds].filter((id) => !inbound.some((e) => e.id === id && (e.metadata as { answerEnvelopeId?: number }).answerEnvelopeId)),
+        "turns without an answer",
+      ).toEqual([]);
       expect(turnIds.size).toBe(answered.length);
       expect(await first.db.prisma.turn.count()).toBe(answered.length);
       // Per conversation, turns went out in the order the messages were stored, each
@@ -77,7 +84,9 @@ describe.skipIf(!hasPostgres)(`two instances on one PostgreSQL${hasPostgres ? ""
       for (let c = 0; c < CHATS; c++) {
         const chat = `channel:telegram:${8000 + c}`;
         const mine = inbound.filter((e) => e.from === chat);
-        const latest = mine.filter((e) => turnOf(e) === e.id).map((e) => Number((e.metadata as { platformMessageId: string }).platformMessageId));
+        const latest = mine
+          .filter((e) => turnOf(e) === e.id)
+          .map((e) => Number((e.metadata as { platformMessageId: string }).platformMessageId));
         const answers = sends.filter((s) => Number(s.body.chat_id) === 8000 + c).map((s) => s.body.reply_parameters.message_id as number);
         expect(answers, chat).toEqual(latest);
         const turns = mine.map(turnOf);

@@ -37,12 +37,23 @@ async function startFakeLine() {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     calls,
     refuseReplyTokens: () => (refuseTokens = true),
-    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
 let eventSeq = 0;
-function messageEvent(o: { text: string; id: string; source?: Record<string, string>; quotedMessageId?: string; mentionSelf?: boolean; replyToken?: string }) {
+function messageEvent(o: {
+  text: string;
+  id: string;
+  source?: Record<string, string>;
+  quotedMessageId?: string;
+  mentionSelf?: boolean;
+  replyToken?: string;
+}) {
   return {
     type: "message",
     mode: "active",
@@ -79,7 +90,11 @@ describe("the LINE adapter", () => {
     line.calls.length = 0;
     llm.requests.length = 0;
     testDb = await sqliteTestDb();
-    t = await startTestApp({ db: testDb, llm, env: { LINE_CHANNEL_SECRET: SECRET, LINE_CHANNEL_ACCESS_TOKEN: "line-token", LINE_API_ROOT: line.url } });
+    t = await startTestApp({
+      db: testDb,
+      llm,
+      env: { LINE_CHANNEL_SECRET: SECRET, LINE_CHANNEL_ACCESS_TOKEN: "line-token", LINE_API_ROOT: line.url },
+    });
   });
   afterEach(async () => {
     // Every prompt this test produced parses back intact.
@@ -92,7 +107,13 @@ describe("the LINE adapter", () => {
   async function post(events: unknown[], signature?: string) {
     const body = JSON.stringify({ destination: "Ubot", events });
     const sig = signature ?? createHmac("sha256", SECRET).update(body).digest("base64");
-    const response = await t.app.lineWebhook(new Request("http://localhost/api/webhooks/line", { method: "POST", headers: { "content-type": "application/json", "x-line-signature": sig }, body }));
+    const response = await t.app.lineWebhook(
+      new Request("http://localhost/api/webhooks/line", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-line-signature": sig },
+        body,
+      }),
+    );
     return response.status;
   }
 
@@ -110,14 +131,26 @@ describe("the LINE adapter", () => {
     const conversation = await t.db.prisma.conversation.findFirstOrThrow();
     expect(conversation).toMatchObject({ channel: "line", platformChatId: "Uabcdef1234", type: "private" });
     expect(line.calls.map((c) => c.path)).toEqual(["/v2/bot/message/reply"]);
-    expect(line.calls[0].body).toEqual({ replyToken: "token-1", messages: [{ type: "text", text: "re: hello LINE", quoteToken: "qt-m1" }] });
+    expect(line.calls[0].body).toEqual({
+      replyToken: "token-1",
+      messages: [{ type: "text", text: "re: hello LINE", quoteToken: "qt-m1" }],
+    });
     expect(await t.db.prisma.message.count({ where: { direction: "outbound", platformMessageId: { not: null } } })).toBe(1);
   });
 
   it("an unsend that overtakes its message (a redelivery after our failure) keeps the message taken back: not stored as text, not answered", async () => {
-    const unsend = { type: "unsend", mode: "active", timestamp: Date.now(), webhookEventId: `evt-${++eventSeq}`, source: { type: "user", userId: "Uabcdef1234" }, unsend: { messageId: "m-late" } };
+    const unsend = {
+      type: "unsend",
+      mode: "active",
+      timestamp: Date.now(),
+      webhookEventId: `evt-${++eventSeq}`,
+      source: { type: "user", userId: "Uabcdef1234" },
+      unsend: { messageId: "m-late" },
+    };
     expect(await post([unsend])).toBe(200);
-    expect(await post([{ ...messageEvent({ text: "my card number is 4111", id: "m-late" }), deliveryContext: { isRedelivery: true } }])).toBe(200);
+    expect(
+      await post([{ ...messageEvent({ text: "my card number is 4111", id: "m-late" }), deliveryContext: { isRedelivery: true } }]),
+    ).toBe(200);
     await t.settle();
     const messages = await t.db.prisma.message.findMany({ where: { platformMessageId: "m-late" } });
     expect(messages).toHaveLength(1);
@@ -166,7 +199,10 @@ describe("the LINE adapter", () => {
     const inbound = await t.db.prisma.message.findFirstOrThrow({ where: { platformMessageId: "m20" } });
     const result = await sendOperatorReply(t.app, { messageId: inbound.id, text: "an operator here", operator: "admin" });
     expect(result).toMatchObject({ ok: true, recorded: true });
-    expect(line.calls.at(-1)).toEqual({ path: "/v2/bot/message/push", body: { to: "Uabcdef1234", messages: [{ type: "text", text: "an operator here" }] } });
+    expect(line.calls.at(-1)).toEqual({
+      path: "/v2/bot/message/push",
+      body: { to: "Uabcdef1234", messages: [{ type: "text", text: "an operator here" }] },
+    });
   });
 });
 

@@ -38,7 +38,10 @@ function mutate(value: Json, path: Path, replace: (old: Json) => Json | typeof D
 }
 const DROP = Symbol("drop");
 
-const controlText = fc.string({ unit: fc.constantFrom("\u0000", "\u0001", "\u0007", "\u001b", "\u007f", "\u202e", "\ud800", "a", "\n"), maxLength: 20 });
+const controlText = fc.string({
+  unit: fc.constantFrom("\u0000", "\u0001", "\u0007", "\u001b", "\u007f", "\u202e", "\ud800", "a", "\n"),
+  maxLength: 20,
+});
 /** What replaces the chosen field. */
 const damage = fc.oneof(
   fc.constant(() => DROP),
@@ -97,10 +100,20 @@ describe.each(databases)("mutated platform updates on $name", ({ name, open }) =
         const damaged = { ...structuredClone(original), webhookEventId: `fuzz-bad-${lineSeq}` };
         const all = paths(damaged);
         const bad = mutate(damaged, all[pick % all.length], replace);
-        const good = { ...lineMessages[0], webhookEventId: `fuzz-good-${lineSeq}`, message: { id: `fuzz-${lineSeq}`, type: "text", text: `good ${lineSeq}` } };
+        const good = {
+          ...lineMessages[0],
+          webhookEventId: `fuzz-good-${lineSeq}`,
+          message: { id: `fuzz-${lineSeq}`, type: "text", text: `good ${lineSeq}` },
+        };
         const body = JSON.stringify({ destination: "U0", events: [bad, good] });
         const signature = createHmac("sha256", LINE_SECRET).update(body).digest("base64");
-        const response = await h.t.app.lineWebhook(new Request("http://localhost/api/webhooks/line", { method: "POST", headers: { "content-type": "application/json", "x-line-signature": signature }, body }));
+        const response = await h.t.app.lineWebhook(
+          new Request("http://localhost/api/webhooks/line", {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-line-signature": signature },
+            body,
+          }),
+        );
         expect(response.status, body.slice(0, 300)).toBe(200);
         expect(await h.t.db.prisma.message.count({ where: { platformMessageId: `fuzz-${lineSeq}` } })).toBe(1);
       }),

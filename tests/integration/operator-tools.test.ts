@@ -60,7 +60,12 @@ describe("operator tools", () => {
     const script = (...args: string[]) => run(process.execPath, ["scripts/telegram-webhook.mjs", ...args], { env, timeout: 20_000 });
     expect((await script("--url", "https://example.com/api/webhooks/telegram")).stdout).toContain("webhook set");
     const set = h.telegram.calls.find((c) => c.method === "setWebhook")!;
-    expect(set.body).toMatchObject({ url: "https://example.com/api/webhooks/telegram", secret_token: "s3cret_token", allowed_updates: ["message", "edited_message"], max_connections: 40 });
+    expect(set.body).toMatchObject({
+      url: "https://example.com/api/webhooks/telegram",
+      secret_token: "s3cret_token",
+      allowed_updates: ["message", "edited_message"],
+      max_connections: 40,
+    });
     await script("--info");
     expect(h.telegram.calls.some((c) => c.method === "getWebhookInfo")).toBe(true);
     await script("--delete");
@@ -98,8 +103,12 @@ describe("housekeeping and health", () => {
   it("expired operator sessions are purged by the worker's housekeeping", async () => {
     const operator = await h.t.db.prisma.operator.create({ data: { name: "ops", passwordHash: "scrypt$x$y" } });
     const now = new Date();
-    await h.t.db.prisma.operatorSession.create({ data: { operatorId: operator.id, tokenHash: "old", csrfToken: "c", expiresAt: new Date(now.getTime() - 1000) } });
-    await h.t.db.prisma.operatorSession.create({ data: { operatorId: operator.id, tokenHash: "live", csrfToken: "c", expiresAt: new Date(now.getTime() + 86_400_000) } });
+    await h.t.db.prisma.operatorSession.create({
+      data: { operatorId: operator.id, tokenHash: "old", csrfToken: "c", expiresAt: new Date(now.getTime() - 1000) },
+    });
+    await h.t.db.prisma.operatorSession.create({
+      data: { operatorId: operator.id, tokenHash: "live", csrfToken: "c", expiresAt: new Date(now.getTime() + 86_400_000) },
+    });
     await housekeeping(h.t.app.turnDeps, 10_000, new Date(now.getTime() + 120_000));
     expect((await h.t.db.prisma.operatorSession.findMany()).map((s) => s.tokenHash)).toEqual(["live"]);
   });

@@ -16,11 +16,24 @@ const mention = `@${BOT.username}`;
 const mentionEntity = [{ offset: 0, length: mention.length, type: "mention" }];
 let updateId = 70_000;
 let clock = 1_763_900_000;
-const msg = (id: number, chat: object, rest: object, from: object | null = dana) => ({ message_id: id, ...(from ? { from } : {}), chat, date: ++clock, ...rest });
-const creation = (id: number, name: string) => msg(id, forum, { message_thread_id: id, is_topic_message: true, forum_topic_created: { name, icon_color: 7_322_096 } });
+const msg = (id: number, chat: object, rest: object, from: object | null = dana) => ({
+  message_id: id,
+  ...(from ? { from } : {}),
+  chat,
+  date: ++clock,
+  ...rest,
+});
+const creation = (id: number, name: string) =>
+  msg(id, forum, { message_thread_id: id, is_topic_message: true, forum_topic_created: { name, icon_color: 7_322_096 } });
 
 /** What the Bot API fake was asked to send, by chat and topic. */
-const sent = (telegram: FakeTelegram) => telegram.sends().map((c) => ({ chat: c.body.chat_id, thread: c.body.message_thread_id, reply: c.body.reply_parameters?.message_id, text: c.body.text }));
+const sent = (telegram: FakeTelegram) =>
+  telegram.sends().map((c) => ({
+    chat: c.body.chat_id,
+    thread: c.body.message_thread_id,
+    reply: c.body.reply_parameters?.message_id,
+    text: c.body.text,
+  }));
 
 describe.each(databases)("platform behaviour on $name", ({ open }) => {
   let telegram: FakeTelegram;
@@ -47,8 +60,23 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
   it("answers a topic message in its topic, and the topic's context holds only the topic", async () => {
     await post({ message: msg(700, forum, { text: "general chatter about lunch" }, eli) });
     await post({ message: creation(710, "Billing") });
-    await post({ message: msg(711, forum, { text: "invoice 42 is wrong", message_thread_id: 710, is_topic_message: true, reply_to_message: creation(710, "Billing") }) });
-    await post({ message: msg(712, forum, { text: `${mention} can you check?`, entities: mentionEntity, message_thread_id: 710, is_topic_message: true, reply_to_message: creation(710, "Billing") }) });
+    await post({
+      message: msg(711, forum, {
+        text: "invoice 42 is wrong",
+        message_thread_id: 710,
+        is_topic_message: true,
+        reply_to_message: creation(710, "Billing"),
+      }),
+    });
+    await post({
+      message: msg(712, forum, {
+        text: `${mention} can you check?`,
+        entities: mentionEntity,
+        message_thread_id: 710,
+        is_topic_message: true,
+        reply_to_message: creation(710, "Billing"),
+      }),
+    });
     await t.settle();
     expect(sent(telegram)).toEqual([{ chat: String(forum.id), thread: 710, reply: 712, text: "answer 1" }]);
     const prompt = JSON.stringify(model.calls[0]);
@@ -56,7 +84,9 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     expect(prompt).not.toContain("general chatter about lunch");
     // The model knows it is in a topic, and which one.
     // (the system prompt says "a forum topic"; its names are chat-details data, never system text)
-    expect((model.calls[0] as { role: string; content: unknown }[]).find((m) => m.role === "system")?.content).toContain("one forum topic of a telegram supergroup");
+    expect((model.calls[0] as { role: string; content: unknown }[]).find((m) => m.role === "system")?.content).toContain(
+      "one forum topic of a telegram supergroup",
+    );
     expect(prompt).toContain('title: \\"Support Forum\\"\\nforum topic: \\"Billing\\"');
     // and how to read the header's marks.
     expect(prompt).toContain("(edited)");
@@ -67,9 +97,16 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
   });
 
   it("a message in a topic the bot created is not a reply to the bot (not answered in a group)", async () => {
-    const botCreation = msg(720, forum, { message_thread_id: 720, is_topic_message: true, forum_topic_created: { name: "News", icon_color: 1 } }, { id: BOT.id, is_bot: true, first_name: "Bot", username: BOT.username });
+    const botCreation = msg(
+      720,
+      forum,
+      { message_thread_id: 720, is_topic_message: true, forum_topic_created: { name: "News", icon_color: 1 } },
+      { id: BOT.id, is_bot: true, first_name: "Bot", username: BOT.username },
+    );
     await post({ message: botCreation });
-    const response = await post({ message: msg(721, forum, { text: "cool", message_thread_id: 720, is_topic_message: true, reply_to_message: botCreation }, eli) });
+    const response = await post({
+      message: msg(721, forum, { text: "cool", message_thread_id: 720, is_topic_message: true, reply_to_message: botCreation }, eli),
+    });
     await t.settle();
     expect(response.body.result).toMatchObject({ status: "stored", answer: false });
     expect(sent(telegram)).toEqual([]);
@@ -83,8 +120,16 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     const groupInbound = await t.db.prisma.envelope.findFirstOrThrow({ where: { from: `channel:telegram:${opsRoom.id}` } });
     const privateInbound = await t.db.prisma.envelope.findFirstOrThrow({ where: { from: `channel:telegram:${privateChat.id}` } });
 
-    const cross = await sendEnvelope(t.db, { from: "agent:main", to: `channel:telegram:${privateChat.id}`, text: "from the group", replyTo: groupInbound.id }, api);
-    const same = await sendEnvelope(t.db, { from: "agent:main", to: `channel:telegram:${privateChat.id}`, text: "same chat", replyTo: privateInbound.id }, api);
+    const cross = await sendEnvelope(
+      t.db,
+      { from: "agent:main", to: `channel:telegram:${privateChat.id}`, text: "from the group", replyTo: groupInbound.id },
+      api,
+    );
+    const same = await sendEnvelope(
+      t.db,
+      { from: "agent:main", to: `channel:telegram:${privateChat.id}`, text: "same chat", replyTo: privateInbound.id },
+      api,
+    );
     t.app.worker.kick();
     await t.settle();
     expect(sent(telegram)).toEqual([
@@ -96,14 +141,24 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     expect(crossDone.replyToEnvelopeId).toBe(groupInbound.id);
     // The sent message is not in the group's reply tree.
     expect(crossDone.message).toMatchObject({ replyToMessageId: null, threadId: null });
-    expect((await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: same.id }, include: { message: true } })).message?.replyToMessageId).not.toBeNull();
+    expect(
+      (await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: same.id }, include: { message: true } })).message?.replyToMessageId,
+    ).not.toBeNull();
   });
 
   it("a blocked bot stops sending, says why, and starts again once unblocked", async () => {
     await post({ message: msg(901, privateChat, { text: "hi" }) });
     await t.settle();
     const botUser = { id: BOT.id, is_bot: true, first_name: "Bot", username: BOT.username };
-    await post({ my_chat_member: { chat: privateChat, from: dana, date: ++clock, old_chat_member: { status: "member", user: botUser }, new_chat_member: { status: "kicked", user: botUser, until_date: 0 } } });
+    await post({
+      my_chat_member: {
+        chat: privateChat,
+        from: dana,
+        date: ++clock,
+        old_chat_member: { status: "member", user: botUser },
+        new_chat_member: { status: "kicked", user: botUser, until_date: 0 },
+      },
+    });
     telegram.calls.length = 0;
     const refused = await sendEnvelope(t.db, { from: "agent:main", to: `channel:telegram:${privateChat.id}`, text: "ping" }, api);
     t.app.worker.kick();
@@ -133,9 +188,15 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     t.app.worker.kick();
     await t.settle();
     expect(sent(telegram)).toHaveLength(1);
-    expect((await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: first.id } })).lastDeliveryError).toBe("Telegram 403: Forbidden: bot was blocked by the user");
-    expect((await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: second.id } })).lastDeliveryError).toMatch(/^not sent: the user blocked the bot/);
-    expect((await t.db.prisma.conversation.findFirstOrThrow({ where: { platformChatId: String(privateChat.id) } })).membership).toBe("blocked");
+    expect((await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: first.id } })).lastDeliveryError).toBe(
+      "Telegram 403: Forbidden: bot was blocked by the user",
+    );
+    expect((await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: second.id } })).lastDeliveryError).toMatch(
+      /^not sent: the user blocked the bot/,
+    );
+    expect((await t.db.prisma.conversation.findFirstOrThrow({ where: { platformChatId: String(privateChat.id) } })).membership).toBe(
+      "blocked",
+    );
   });
 
   it("an edit keeps the original, and the context loader exposes editedAt", async () => {
@@ -179,7 +240,9 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
   });
 
   it("a message edited to mention the bot, which it never saw (privacy mode), is answered", async () => {
-    const edit = await post({ edited_message: { ...msg(1020, opsRoom, { text: `${mention} now?`, entities: mentionEntity }), edit_date: clock + 5 } });
+    const edit = await post({
+      edited_message: { ...msg(1020, opsRoom, { text: `${mention} now?`, entities: mentionEntity }), edit_date: clock + 5 },
+    });
     expect(edit.body.result).toMatchObject({ status: "stored", answer: true });
     await t.settle();
   });
@@ -198,10 +261,23 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
   });
 
   it("answerChatSenders decides about anonymous admins, channel posts and automatic forwards", async () => {
-    const asAdmin = () => msg(0, opsRoom, { text: `${mention} hi`, entities: mentionEntity, sender_chat: opsRoom }, { id: 1_087_968_824, is_bot: true, first_name: "Group", username: "GroupAnonymousBot" });
-    const asChannel = () => msg(0, opsRoom, { text: `${mention} hi`, entities: mentionEntity, sender_chat: releaseChannel }, { id: 136_817_688, is_bot: true, first_name: "Channel", username: "Channel_Bot" });
+    const asAdmin = () =>
+      msg(
+        0,
+        opsRoom,
+        { text: `${mention} hi`, entities: mentionEntity, sender_chat: opsRoom },
+        { id: 1_087_968_824, is_bot: true, first_name: "Group", username: "GroupAnonymousBot" },
+      );
+    const asChannel = () =>
+      msg(
+        0,
+        opsRoom,
+        { text: `${mention} hi`, entities: mentionEntity, sender_chat: releaseChannel },
+        { id: 136_817_688, is_bot: true, first_name: "Channel", username: "Channel_Bot" },
+      );
     let id = 1100;
-    const answered = async (body: ReturnType<typeof asAdmin>) => (await post({ message: { ...body, message_id: ++id } })).body.result.answer;
+    const answered = async (body: ReturnType<typeof asAdmin>) =>
+      (await post({ message: { ...body, message_id: ++id } })).body.result.answer;
     expect([await answered(asAdmin()), await answered(asChannel())]).toEqual([true, false]);
     await updateSettings(t.db, { answerChatSenders: "all" }, "test");
     expect([await answered(asAdmin()), await answered(asChannel())]).toEqual([true, true]);

@@ -4,7 +4,6 @@ import { BOT } from "../fixtures/telegram";
 import { lineCases, telegramCases, updateWithoutId, type Expectation } from "../fixtures/platform-updates";
 import { LINE_SECRET, usePlatformApp } from "../helpers/platform-app";
 
-
 /**
  * Every fixture of tests/fixtures/platform-updates.ts through the real webhooks, in
  * order on one database, asserting what each one stored (sender, role, kind,
@@ -23,11 +22,23 @@ describe("platform corpus", () => {
   async function postLine(events: unknown[]) {
     const body = JSON.stringify({ destination: "Ubot000", events });
     const signature = createHmac("sha256", LINE_SECRET).update(body).digest("base64");
-    const response = await h.t.app.lineWebhook(new Request("http://localhost/api/webhooks/line", { method: "POST", headers: { "content-type": "application/json", "x-line-signature": signature }, body }));
+    const response = await h.t.app.lineWebhook(
+      new Request("http://localhost/api/webhooks/line", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-line-signature": signature },
+        body,
+      }),
+    );
     return { status: response.status, body: (await response.json()) as { results: Record<string, unknown>[] } };
   }
 
-  async function check(channel: string, status: number, result: Record<string, any> | undefined, expected: Expectation, before: Awaited<ReturnType<typeof counts>>) {
+  async function check(
+    channel: string,
+    status: number,
+    result: Record<string, any> | undefined,
+    expected: Expectation,
+    before: Awaited<ReturnType<typeof counts>>,
+  ) {
     if (expected.result === "rejected") {
       expect(status).toBe(400);
       expect(await counts()).toEqual(before);
@@ -37,7 +48,10 @@ describe("platform corpus", () => {
     expect(result?.status).toBe(expected.result);
     switch (expected.result) {
       case "stored": {
-        const message = await h.t.db.prisma.message.findUniqueOrThrow({ where: { id: result!.messageId }, include: { conversation: true, envelopes: true } });
+        const message = await h.t.db.prisma.message.findUniqueOrThrow({
+          where: { id: result!.messageId },
+          include: { conversation: true, envelopes: true },
+        });
         expect(message.conversation.channel).toBe(channel);
         expect(message.conversation.platformChatId).toBe(expected.conversation);
         if (expected.topicName !== undefined) expect(message.conversation.topicName).toBe(expected.topicName);
@@ -65,7 +79,10 @@ describe("platform corpus", () => {
         break;
       }
       case "edited": {
-        const message = await h.t.db.prisma.message.findUniqueOrThrow({ where: { id: result!.messageId }, include: { conversation: true, revisions: true } });
+        const message = await h.t.db.prisma.message.findUniqueOrThrow({
+          where: { id: result!.messageId },
+          include: { conversation: true, revisions: true },
+        });
         expect(message.conversation.platformChatId).toBe(expected.conversation);
         expect(message.text).toBe(expected.text);
         expect(message.editedAt).not.toBeNull();
@@ -80,13 +97,17 @@ describe("platform corpus", () => {
         expect(await counts()).toEqual(before);
         break;
       case "membership": {
-        const conversation = await h.t.db.prisma.conversation.findFirstOrThrow({ where: { channel, platformChatId: expected.conversation } });
+        const conversation = await h.t.db.prisma.conversation.findFirstOrThrow({
+          where: { channel, platformChatId: expected.conversation },
+        });
         expect(conversation.membership).toBe(expected.membership);
         expect(result!.membership).toBe(expected.membership);
         break;
       }
       case "topic": {
-        const conversation = await h.t.db.prisma.conversation.findFirstOrThrow({ where: { channel, platformChatId: expected.conversation } });
+        const conversation = await h.t.db.prisma.conversation.findFirstOrThrow({
+          where: { channel, platformChatId: expected.conversation },
+        });
         expect(conversation.topicName).toBe(expected.topicName);
         expect(await h.t.db.prisma.message.count()).toBe(before.messages);
         break;
@@ -101,10 +122,29 @@ describe("platform corpus", () => {
     expect(telegramCases.length + lineCases.length).toBeGreaterThanOrEqual(80);
     const fields = new Set(telegramCases.flatMap((c) => Object.keys(c.update)).filter((k) => k !== "update_id"));
     for (const field of [
-      "message", "edited_message", "channel_post", "edited_channel_post", "business_connection", "business_message", "edited_business_message",
-      "deleted_business_messages", "message_reaction", "message_reaction_count", "inline_query", "chosen_inline_result", "callback_query",
-      "shipping_query", "pre_checkout_query", "purchased_paid_media", "poll", "poll_answer", "my_chat_member", "chat_member",
-      "chat_join_request", "chat_boost", "removed_chat_boost",
+      "message",
+      "edited_message",
+      "channel_post",
+      "edited_channel_post",
+      "business_connection",
+      "business_message",
+      "edited_business_message",
+      "deleted_business_messages",
+      "message_reaction",
+      "message_reaction_count",
+      "inline_query",
+      "chosen_inline_result",
+      "callback_query",
+      "shipping_query",
+      "pre_checkout_query",
+      "purchased_paid_media",
+      "poll",
+      "poll_answer",
+      "my_chat_member",
+      "chat_member",
+      "chat_join_request",
+      "chat_boost",
+      "removed_chat_boost",
     ]) {
       expect(fields, field).toContain(field);
     }

@@ -33,7 +33,10 @@ describe("platform and model failures", () => {
   });
 
   it("a refused send fails the turn where the operator looks: the envelope and the turn carry the reason", async () => {
-    h.telegram.failNext({ status: 400, body: { ok: false, error_code: 400, description: "Bad Request: not enough rights to send text messages to the chat" } });
+    h.telegram.failNext({
+      status: 400,
+      body: { ok: false, error_code: 400, description: "Bad Request: not enough rights to send text messages to the chat" },
+    });
     await h.t.post(update({ text: "hi" }));
     await h.t.settle();
     const inbound = await h.t.db.prisma.envelope.findFirstOrThrow({ where: { to: "agent:main" } });
@@ -60,7 +63,10 @@ describe("platform and model failures", () => {
     await h.t.post(update({ text: "hi" }));
     await h.t.settle();
     const inbound = await h.t.db.prisma.envelope.findFirstOrThrow({ where: { to: "agent:main" } });
-    expect(inbound).toMatchObject({ status: "failed", lastDeliveryError: "reply not delivered: Telegram 403: Forbidden: bot was blocked by the user" });
+    expect(inbound).toMatchObject({
+      status: "failed",
+      lastDeliveryError: "reply not delivered: Telegram 403: Forbidden: bot was blocked by the user",
+    });
     expect((await h.t.db.prisma.conversation.findFirstOrThrow()).membership).toBe("blocked");
     await retryEnvelope(h.t.db, inbound.id);
     h.t.app.worker.kick();
@@ -121,7 +127,9 @@ describe("background tasks report honestly", () => {
     await h.t.post(update({ text: "hello" }));
     await h.t.settle();
     const conversation = await h.t.db.prisma.conversation.findFirstOrThrow();
-    await expect(startBackgroundTask(h.t.db, { conversationId: conversation.id, task: "digest", from: "operator:admin", modelConfigured: false })).rejects.toMatchObject({
+    await expect(
+      startBackgroundTask(h.t.db, { conversationId: conversation.id, task: "digest", from: "operator:admin", modelConfigured: false }),
+    ).rejects.toMatchObject({
       code: "conflict",
       message: expect.stringMatching(/^failed: no model/),
     });
@@ -130,6 +138,9 @@ describe("background tasks report honestly", () => {
     const { fork } = await startBackgroundTask(h.t.db, { conversationId: conversation.id, task: "digest", from: "agent:planner" });
     h.t.app.worker.kick();
     await h.t.settle();
-    expect(await h.t.db.prisma.fork.findUniqueOrThrow({ where: { id: fork.id } })).toMatchObject({ status: "failed", summary: "failed: no model configured" });
+    expect(await h.t.db.prisma.fork.findUniqueOrThrow({ where: { id: fork.id } })).toMatchObject({
+      status: "failed",
+      summary: "failed: no model configured",
+    });
   });
 });

@@ -42,13 +42,27 @@ describe("the server keeps serving while the Bot API is unreachable", () => {
     const started = Date.now();
     const { createApp } = await import("@/lib/server/wiring");
     const { parseEnv } = await import("@/lib/env");
-    const env = parseEnv({ NODE_ENV: "test", DATABASE_URL: testDb.url, TELEGRAM_BOT_TOKEN: "123456:HANGING-TOKEN", TELEGRAM_API_ROOT: hole.url, TELEGRAM_WEBHOOK_SECRET: SECRET });
+    const env = parseEnv({
+      NODE_ENV: "test",
+      DATABASE_URL: testDb.url,
+      TELEGRAM_BOT_TOKEN: "123456:HANGING-TOKEN",
+      TELEGRAM_API_ROOT: hole.url,
+      TELEGRAM_WEBHOOK_SECRET: SECRET,
+    });
     const app = await createApp(env, testDb.db);
     try {
       const health = await describeHealth(app);
-      expect(health).toMatchObject({ status: "degraded", database: { ok: true }, channels: { telegram: { ok: false, state: "connecting" } } });
+      expect(health).toMatchObject({
+        status: "degraded",
+        database: { ok: true },
+        channels: { telegram: { ok: false, state: "connecting" } },
+      });
       const response = await app.telegramWebhook(
-        new Request("http://localhost/api/webhooks/telegram", { method: "POST", headers: { "content-type": "application/json", [SECRET_HEADER]: SECRET }, body: JSON.stringify(update({ text: "hi" })) }),
+        new Request("http://localhost/api/webhooks/telegram", {
+          method: "POST",
+          headers: { "content-type": "application/json", [SECRET_HEADER]: SECRET },
+          body: JSON.stringify(update({ text: "hi" })),
+        }),
       );
       expect(response.status).toBe(503);
       // Nothing was stored: Telegram delivers the update again.
@@ -60,7 +74,13 @@ describe("the server keeps serving while the Bot API is unreachable", () => {
   });
 
   it("getMe gives up after bounded retries and starts again on the next demand", async () => {
-    const channel = createTelegramChannel({ token: "1:T", apiRoot: "http://127.0.0.1:9", sandboxUsername: "x", identityAttempts: 3, identityBackoffMs: () => 10 });
+    const channel = createTelegramChannel({
+      token: "1:T",
+      apiRoot: "http://127.0.0.1:9",
+      sandboxUsername: "x",
+      identityAttempts: 3,
+      identityBackoffMs: () => 10,
+    });
     await expect(channel.identity()).rejects.toThrow(/getMe failed after 3 attempts/);
     expect(channel.identityState()).toMatchObject({ state: "failed", attempts: 3 });
     // The token never appears in the reason.

@@ -76,7 +76,12 @@ describe.each(databases)("the worker's queue on $name", ({ open }) => {
     expect(outbound.replyToEnvelopeId).toBe(inbound[2].id);
     for (const e of inbound) {
       expect(e.status).toBe("done");
-      expect(e.metadata).toMatchObject({ replied: true, answerEnvelopeId: outbound.id, turnEnvelopeId: inbound[2].id, burst: inbound.map((x) => x.id) });
+      expect(e.metadata).toMatchObject({
+        replied: true,
+        answerEnvelopeId: outbound.id,
+        turnEnvelopeId: inbound[2].id,
+        burst: inbound.map((x) => x.id),
+      });
     }
     expect(await t.db.prisma.turn.count()).toBe(1);
   });
@@ -109,7 +114,10 @@ describe.each(databases)("the worker's queue on $name", ({ open }) => {
   it("fairness: a conversation with a queue takes turns with quiet chats instead of going first every time", async () => {
     await updateSettings(t.db, { turnConcurrency: 1 }, "test");
     const gate = latch();
-    llm.setScript((r) => ({ reply: `re ${userText(r).at(-1)?.split("\n").pop()}`, ...(modelCalls(llm).length === 1 ? { until: gate.promise } : {}) }));
+    llm.setScript((r) => ({
+      reply: `re ${userText(r).at(-1)?.split("\n").pop()}`,
+      ...(modelCalls(llm).length === 1 ? { until: gate.promise } : {}),
+    }));
     // Chat 63 holds the only slot; then three scheduled-now sends queue up in it, and two quiet chats write.
     await t.post(update({ messageId: 300, text: "busy", ...chatOf(63) }));
     await until(() => modelCalls(llm).length === 1, "chat 63's turn");
@@ -128,7 +136,10 @@ describe.each(databases)("the worker's queue on $name", ({ open }) => {
     llm.setScript(() => (modelCalls(llm).length === 2 ? { status: 429, headers: { "retry-after": "2" } } : { reply: "after the pause" }));
     await t.post(update({ messageId: 400, text: "first", ...chatOf(66) }));
     const rateLimited = () => t.db.prisma.envelope.findFirstOrThrow({ where: { to: "agent:main", from: "channel:telegram:66" } });
-    await until(async () => (await rateLimited()).status === "pending" && modelCalls(llm).length === 2, "the rate-limited turn to be put back");
+    await until(
+      async () => (await rateLimited()).status === "pending" && modelCalls(llm).length === 2,
+      "the rate-limited turn to be put back",
+    );
     expect(t.app.gate?.pausedUntil()).not.toBeNull();
     // During the pause another chat's message waits for the model, and mail to a third chat goes out.
     await t.post(update({ messageId: 401, text: "second chat", ...chatOf(67) }));
@@ -139,7 +150,13 @@ describe.each(databases)("the worker's queue on $name", ({ open }) => {
     expect(modelCalls(llm)).toHaveLength(2);
 
     await t.settle();
-    expect(telegram.sends().slice(2).map((s) => s.body.reply_parameters?.message_id).sort()).toEqual([400, 401]);
+    expect(
+      telegram
+        .sends()
+        .slice(2)
+        .map((s) => s.body.reply_parameters?.message_id)
+        .sort(),
+    ).toEqual([400, 401]);
     const inbound = await t.db.prisma.envelope.findMany({ where: { to: "agent:main" }, orderBy: { id: "asc" } });
     // The rate-limited attempt was not counted: each envelope ran once to completion.
     expect(inbound.map((e) => [e.status, e.attempts])).toEqual([
@@ -169,7 +186,10 @@ describe.each(databases)("the worker's queue on $name", ({ open }) => {
     // More turns, but at most two model calls at once.
     await updateSettings(t.db, { turnConcurrency: 3, modelConcurrency: 2 }, "test");
     t.app.worker.kick(); // what PATCH /api/v1/settings does
-    await until(() => t.app.gate?.load().waiting === 1 && modelCalls(llm).length === 2, "two calls at the model, the third waiting for a slot");
+    await until(
+      () => t.app.gate?.load().waiting === 1 && modelCalls(llm).length === 2,
+      "two calls at the model, the third waiting for a slot",
+    );
     expect(t.app.worker.load()).toMatchObject({ running: 3, turns: 3 });
     expect(t.app.gate?.load()).toMatchObject({ active: 2, waiting: 1, limit: 2 });
     expect(modelCalls(llm)).toHaveLength(2);

@@ -3,7 +3,7 @@ import { credentialsSchema, setupFirstOperator, signIn } from "@/lib/auth/operat
 import { passwordWork } from "@/lib/auth/password";
 import { createFirstOperator } from "@/lib/db/operators";
 import { SignInThrottle } from "@/lib/auth/throttle";
-import { AppError } from "@/lib/errors";
+import type { AppError } from "@/lib/errors";
 import { sqliteTestDb, postgresTestDb, type TestDb } from "../helpers/db";
 
 const CODE = "ABCDE-FGHJK-LMNPQ";
@@ -28,7 +28,9 @@ for (const [label, open] of backends) {
 
     it("20 concurrent setups create exactly one operator", async () => {
       const results = await Promise.allSettled(
-        Array.from({ length: 20 }, (_, i) => setupFirstOperator(testDb.db, { name: `admin${i}`, password: "a-long-password", code: CODE }, CODE)),
+        Array.from({ length: 20 }, (_, i) =>
+          setupFirstOperator(testDb.db, { name: `admin${i}`, password: "a-long-password", code: CODE }, CODE),
+        ),
       );
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
       for (const r of results) if (r.status === "rejected") expect((r.reason as AppError).code).toBe("forbidden");
@@ -36,21 +38,27 @@ for (const [label, open] of backends) {
     });
 
     it("20 concurrent creations of the first operator (the atomic step itself, no hashing between) leave exactly one", async () => {
-      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => createFirstOperator(testDb.db, { name: `racer${i}`, passwordHash: "scrypt$x$y" })));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => createFirstOperator(testDb.db, { name: `racer${i}`, passwordHash: "scrypt$x$y" })),
+      );
       expect(results.filter(Boolean)).toHaveLength(1);
       expect(await testDb.db.prisma.operator.count()).toBe(1);
     });
 
     it("a SETUP_CODE without letters or digits (e.g. Cyrillic) is not matched by punctuation", async () => {
       // The comparison ignores case and grouping; a code made only of other characters must not reduce to "" and match "-".
-      await expect(setupFirstOperator(testDb.db, { name: "eve", password: "a-long-password", code: "-" }, "секретный-код")).rejects.toMatchObject({ code: "forbidden" });
+      await expect(
+        setupFirstOperator(testDb.db, { name: "eve", password: "a-long-password", code: "-" }, "секретный-код"),
+      ).rejects.toMatchObject({ code: "forbidden" });
       expect(await testDb.db.prisma.operator.count()).toBe(0);
       await setupFirstOperator(testDb.db, { name: "ops", password: "a-long-password", code: "секретный-код" }, "секретный-код");
       expect(await testDb.db.prisma.operator.count()).toBe(1);
     });
 
     it("needs the setup code, in any case and grouping, and a wrong code creates nothing", async () => {
-      await expect(setupFirstOperator(testDb.db, { name: "eve", password: "a-long-password", code: "AAAAA-AAAAA-AAAAA" }, CODE)).rejects.toMatchObject({ code: "forbidden" });
+      await expect(
+        setupFirstOperator(testDb.db, { name: "eve", password: "a-long-password", code: "AAAAA-AAAAA-AAAAA" }, CODE),
+      ).rejects.toMatchObject({ code: "forbidden" });
       expect(await testDb.db.prisma.operator.count()).toBe(0);
       await setupFirstOperator(testDb.db, { name: "ops", password: "a-long-password", code: " abcdefghjklmnpq " }, CODE);
       expect(await testDb.db.prisma.operator.count()).toBe(1);

@@ -22,7 +22,6 @@ function inbound(updateId: number, overrides: Partial<InboundMessage> = {}): Inb
   } as InboundMessage;
 }
 
-
 describe("the shared SQLite connection", () => {
   let t: TestDb;
   beforeEach(async () => {
@@ -76,16 +75,23 @@ describe("the shared SQLite connection", () => {
       const before = version();
       const results = await Promise.allSettled(
         Array.from({ length: 20 }, (_, i) =>
-          db.transaction(async (sql) => {
-            await sql.run(`INSERT INTO "InboundUpdate" ("channel", "updateId", "receivedAt") VALUES (?, ?, ?)`, "x", String(i), new Date());
-            if (i === 7) throw new Error("job 7 fails");
-            // Another connection sees the row as soon as the caller is told it is stored.
-            return i;
-          }).then((i) => {
-            const row = observer.prepare(`SELECT 1 FROM "InboundUpdate" WHERE "updateId" = ?`).get(String(i));
-            expect(row).toBeDefined();
-            return i;
-          }),
+          db
+            .transaction(async (sql) => {
+              await sql.run(
+                `INSERT INTO "InboundUpdate" ("channel", "updateId", "receivedAt") VALUES (?, ?, ?)`,
+                "x",
+                String(i),
+                new Date(),
+              );
+              if (i === 7) throw new Error("job 7 fails");
+              // Another connection sees the row as soon as the caller is told it is stored.
+              return i;
+            })
+            .then((i) => {
+              const row = observer.prepare(`SELECT 1 FROM "InboundUpdate" WHERE "updateId" = ?`).get(String(i));
+              expect(row).toBeDefined();
+              return i;
+            }),
         ),
       );
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(19);
@@ -112,12 +118,21 @@ describe("checkpoints on a worker thread (the server's SQLite connection)", () =
     try {
       const connection = db.sqliteConnection!;
       expect(connection.checkpointer).toBeDefined();
-      expect(await db.prisma.$queryRawUnsafe<{ wal_autocheckpoint: bigint }[]>("PRAGMA wal_autocheckpoint")).toEqual([{ wal_autocheckpoint: 0n }]);
+      expect(await db.prisma.$queryRawUnsafe<{ wal_autocheckpoint: bigint }[]>("PRAGMA wal_autocheckpoint")).toEqual([
+        { wal_autocheckpoint: 0n },
+      ]);
       // Well past the 1,000 pages at which a commit would otherwise checkpoint.
       for (let batch = 0; batch < 40; batch++) {
         await Promise.all(
           Array.from({ length: 25 }, (_, i) =>
-            db.transaction((sql) => sql.run(`INSERT INTO "Operator" ("name", "passwordHash", "createdAt") VALUES (?, ?, ?)`, `op-${batch}-${i}`, "x".repeat(2000), new Date())),
+            db.transaction((sql) =>
+              sql.run(
+                `INSERT INTO "Operator" ("name", "passwordHash", "createdAt") VALUES (?, ?, ?)`,
+                `op-${batch}-${i}`,
+                "x".repeat(2000),
+                new Date(),
+              ),
+            ),
           ),
         );
       }
@@ -144,7 +159,10 @@ describe.each(databases)("rows written with hand-written SQL on $name", ({ open 
   it("read back through Prisma exactly as Prisma would have written them", async () => {
     const { db } = t;
     const first = await ingestInbound(db, inbound(1));
-    const reply = await ingestInbound(db, inbound(2, { replyTo: { id: "1", fromSelf: false, text: "hello 1" }, quote: "hel" } as Partial<InboundMessage>));
+    const reply = await ingestInbound(
+      db,
+      inbound(2, { replyTo: { id: "1", fromSelf: false, text: "hello 1" }, quote: "hel" } as Partial<InboundMessage>),
+    );
     expect(first).toMatchObject({ status: "stored", answer: true });
     expect(reply).toMatchObject({ status: "stored" });
     if (reply.status !== "stored" || first.status !== "stored") throw new Error("not stored");
@@ -175,7 +193,14 @@ describe.each(databases)("rows written with hand-written SQL on $name", ({ open 
     const { db } = t;
     const stored = await ingestInbound(db, inbound(1));
     if (stored.status !== "stored") throw new Error("not stored");
-    const base = { conversationId: stored.conversationId, senderKind: "agent" as const, senderName: "main", sentAt: new Date(), replyTo: null, forkId: null };
+    const base = {
+      conversationId: stored.conversationId,
+      senderKind: "agent" as const,
+      senderName: "main",
+      sentAt: new Date(),
+      replyTo: null,
+      forkId: null,
+    };
     // A conversation created by its first message starts at generation 0; each append bumps it.
     await Promise.all([
       appendOutboundMessage(db, { ...base, text: "first", platformMessageId: "100" }),

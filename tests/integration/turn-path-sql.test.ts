@@ -18,20 +18,50 @@ describe.each(databases)("the turn path's hand-written SQL on $name", ({ open })
   async function seed() {
     const { db } = t;
     const conversation = await db.prisma.conversation.create({
-      data: { channel: "telegram", platformChatId: "42", type: "group", title: "Ops", agentEnabled: false, lastMessageAt: new Date("2026-11-20T10:00:01.500Z"), membership: "kicked", generation: 3 },
+      data: {
+        channel: "telegram",
+        platformChatId: "42",
+        type: "group",
+        title: "Ops",
+        agentEnabled: false,
+        lastMessageAt: new Date("2026-11-20T10:00:01.500Z"),
+        membership: "kicked",
+        generation: 3,
+      },
     });
     const base = { conversationId: conversation.id, direction: "inbound", senderKind: "user", senderName: "Ada", text: "x" };
     const messages = [];
     // Same-second ties and a strictly earlier one, in and out of order of id.
-    for (const [i, sentAt] of ["2026-11-20T10:00:01.000Z", "2026-11-20T10:00:00.000Z", "2026-11-20T10:00:01.000Z", "2026-11-20T10:00:01.000Z"].entries()) {
+    for (const [i, sentAt] of [
+      "2026-11-20T10:00:01.000Z",
+      "2026-11-20T10:00:00.000Z",
+      "2026-11-20T10:00:01.000Z",
+      "2026-11-20T10:00:01.000Z",
+    ].entries()) {
       messages.push(
         await db.prisma.message.create({
-          data: { ...base, text: `m${i}`, sentAt: new Date(sentAt), senderIsBot: i === 1, mentionsBot: i === 2, replyToSenderIsBot: i === 3 ? false : null, editedAt: i === 2 ? new Date("2026-11-20T10:05:00.123Z") : null },
+          data: {
+            ...base,
+            text: `m${i}`,
+            sentAt: new Date(sentAt),
+            senderIsBot: i === 1,
+            mentionsBot: i === 2,
+            replyToSenderIsBot: i === 3 ? false : null,
+            editedAt: i === 2 ? new Date("2026-11-20T10:05:00.123Z") : null,
+          },
         }),
       );
     }
     const envelope = await db.prisma.envelope.create({
-      data: { from: "user:1", to: "agent:main", text: "x", conversationId: conversation.id, messageId: messages[3].id, metadata: { platform: { a: 1 }, forkConflict: false }, deliverAt: new Date("2026-11-20T10:00:02.000Z") },
+      data: {
+        from: "user:1",
+        to: "agent:main",
+        text: "x",
+        conversationId: conversation.id,
+        messageId: messages[3].id,
+        metadata: { platform: { a: 1 }, forkConflict: false },
+        deliverAt: new Date("2026-11-20T10:00:02.000Z"),
+      },
     });
     return { conversation, messages, envelope };
   }
@@ -41,7 +71,10 @@ describe.each(databases)("the turn path's hand-written SQL on $name", ({ open })
     const { conversation, messages, envelope } = await seed();
     expect(await findEnvelope(db, envelope.id)).toEqual(await db.prisma.envelope.findUnique({ where: { id: envelope.id } }));
     expect(await findEnvelope(db, envelope.id + 100)).toBeNull();
-    for (const m of messages) expect(await findMessage(db, m.id)).toEqual(await db.prisma.message.findUnique({ where: { id: m.id }, include: { conversation: true } }));
+    for (const m of messages)
+      expect(await findMessage(db, m.id)).toEqual(
+        await db.prisma.message.findUnique({ where: { id: m.id }, include: { conversation: true } }),
+      );
     expect(await findMessage(db, 9999)).toBeNull();
     expect(await readMembership(db, conversation.id)).toBe("kicked");
   });
@@ -61,15 +94,42 @@ describe.each(databases)("the turn path's hand-written SQL on $name", ({ open })
   it("writes the outbound envelope once per dedupe key and the turn record as Prisma reads them", async () => {
     const { db } = t;
     const { conversation, envelope } = await seed();
-    const input = { from: "agent:main", to: "channel:telegram:42", text: "hi", status: "processing" as const, conversationId: conversation.id, replyToEnvelopeId: envelope.id, forkId: null, metadata: { inReplyToMessageId: 5 }, dedupeKey: `reply:${envelope.id}` };
+    const input = {
+      from: "agent:main",
+      to: "channel:telegram:42",
+      text: "hi",
+      status: "processing" as const,
+      conversationId: conversation.id,
+      replyToEnvelopeId: envelope.id,
+      forkId: null,
+      metadata: { inReplyToMessageId: 5 },
+      dedupeKey: `reply:${envelope.id}`,
+    };
     const first = await insertEnvelope(db, input);
     expect(first).not.toBeNull();
     expect(await insertEnvelope(db, input)).toBeNull();
     const stored = await db.prisma.envelope.findUnique({ where: { id: first!.id } });
-    expect(stored).toMatchObject({ status: "processing", threadRootId: envelope.id, replyToEnvelopeId: envelope.id, metadata: { inReplyToMessageId: 5 }, attempts: 0, deliverAt: null });
+    expect(stored).toMatchObject({
+      status: "processing",
+      threadRootId: envelope.id,
+      replyToEnvelopeId: envelope.id,
+      metadata: { inReplyToMessageId: 5 },
+      attempts: 0,
+      deliverAt: null,
+    });
     expect(stored!.createdAt).toBeInstanceOf(Date);
 
-    const turn = { envelopeId: envelope.id, conversationId: conversation.id, forkId: null, model: "p:m", system: "s", prompt: [{ role: "user", content: "a \"quoted\" ü" }], toolCalls: [], usage: { inputTokens: 1 }, latencyMs: 12 };
+    const turn = {
+      envelopeId: envelope.id,
+      conversationId: conversation.id,
+      forkId: null,
+      model: "p:m",
+      system: "s",
+      prompt: [{ role: "user", content: 'a "quoted" ü' }],
+      toolCalls: [],
+      usage: { inputTokens: 1 },
+      latencyMs: 12,
+    };
     await saveTurn(db, { ...turn, error: "first" });
     const before = await db.prisma.turn.findUnique({ where: { envelopeId: envelope.id } });
     await saveTurn(db, { ...turn, latencyMs: 30 });

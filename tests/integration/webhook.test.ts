@@ -43,7 +43,11 @@ describe.each(databases)("Telegram webhook on $name", ({ open }) => {
     ]);
     const sends = h.telegram.sends();
     expect(sends).toHaveLength(1);
-    expect(sends[0].body).toMatchObject({ chat_id: String(alice.id), text: "Hello from the fake model", reply_parameters: { message_id: 321 } });
+    expect(sends[0].body).toMatchObject({
+      chat_id: String(alice.id),
+      text: "Hello from the fake model",
+      reply_parameters: { message_id: 321 },
+    });
     // The id the Bot API returned for the sent message is kept (the fake numbers from 50000).
     expect(Number(stored[1].platformMessageId)).toBeGreaterThanOrEqual(50_000);
     expect(stored[1].replyToMessageId).toBe(stored[0].id);
@@ -112,7 +116,13 @@ describe.each(databases)("Telegram webhook on $name", ({ open }) => {
     expect(h.telegram.sends()).toHaveLength(1);
 
     const botMessage = await h.t.db.prisma.message.findFirst({ where: { senderKind: "agent" } });
-    await h.t.post(update({ chat: group, text: "thanks!", replyTo: { message_id: Number(botMessage!.platformMessageId), text: botMessage!.text, fromBot: true } }));
+    await h.t.post(
+      update({
+        chat: group,
+        text: "thanks!",
+        replyTo: { message_id: Number(botMessage!.platformMessageId), text: botMessage!.text, fromBot: true },
+      }),
+    );
     await h.t.settle();
     expect(h.telegram.sends()).toHaveLength(2);
     expect(await h.t.db.prisma.message.count({ where: { direction: "inbound" } })).toBe(3);
@@ -123,7 +133,14 @@ describe.each(databases)("Telegram webhook on $name", ({ open }) => {
     await h.t.post(update({ messageId: 10, text: "The meeting moved to Thursday at 3pm, room B" }));
     await h.t.settle();
     h.llm.requests.length = 0;
-    await h.t.post(update({ messageId: 12, text: "which room again?", replyTo: { message_id: 10, text: "The meeting moved to Thursday at 3pm, room B", from: { id: alice.id, first_name: "Alice" } }, quote: "room B" }));
+    await h.t.post(
+      update({
+        messageId: 12,
+        text: "which room again?",
+        replyTo: { message_id: 10, text: "The meeting moved to Thursday at 3pm, room B", from: { id: alice.id, first_name: "Alice" } },
+        quote: "room B",
+      }),
+    );
     await h.t.settle();
 
     const reply = await h.t.db.prisma.message.findFirst({ where: { platformMessageId: "12" } });
@@ -165,7 +182,10 @@ describe.each(databases)("Telegram webhook on $name", ({ open }) => {
   });
 
   it("honors a 429's retry_after and then delivers once", async () => {
-    h.telegram.failNext({ status: 429, body: { ok: false, error_code: 429, description: "Too Many Requests: retry after 1", parameters: { retry_after: 1 } } });
+    h.telegram.failNext({
+      status: 429,
+      body: { ok: false, error_code: 429, description: "Too Many Requests: retry after 1", parameters: { retry_after: 1 } },
+    });
     await h.t.post(update({ text: "hi" }));
     await h.t.settle();
     const sends = h.telegram.sends();

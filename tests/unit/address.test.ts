@@ -15,12 +15,22 @@ describe("addresses", () => {
     for (const text of ["agent:a-b_1", "operator:bob", "channel:telegram:42"]) expect(formatAddress(parseAddress(text))).toBe(text);
     expect(channelAddress("telegram", "42")).toBe("channel:telegram:42");
   });
-  it.each(["", "agent", "agent:", "agent:Main", "agent:a:b", "channel:telegram", "channel::42", "channel:Tele:42", "channel:telegram:a b", "user:bob", "operator:", "operator:bob smith"])(
-    "refuses %j with a clear error",
-    (text) => {
-      expect(isAddress(text)).toBe(false);
-      expect(() => parseAddress(text)).toThrow(AppError);
-      expect(() => parseAddress(text)).toThrow(/invalid address/);
-    },
-  );
+  it.each([
+    "",
+    "agent",
+    "agent:",
+    "agent:Main",
+    "agent:a:b",
+    "channel:telegram",
+    "channel::42",
+    "channel:Tele:42",
+    "channel:telegram:a b",
+    "user:bob",
+    "operator:",
+    "operator:bob smith",
+  ])("refuses %j with a clear error", (text) => {
+    expect(isAddress(text)).toBe(false);
+    expect(() => parseAddress(text)).toThrow(AppError);
+    expect(() => parseAddress(text)).toThrow(/invalid address/);
+  });
 });

@@ -20,10 +20,12 @@ function routeFiles(dir: string): string[] {
 function exportedMethods(file: string): string[] {
   const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const names: string[] = [];
-  const exported = (node: ts.Node) => ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+  const exported = (node: ts.Node) =>
+    ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
   for (const statement of source.statements) {
     if (ts.isVariableStatement(statement) && exported(statement)) {
-      for (const declaration of statement.declarationList.declarations) if (ts.isIdentifier(declaration.name)) names.push(declaration.name.text);
+      for (const declaration of statement.declarationList.declarations)
+        if (ts.isIdentifier(declaration.name)) names.push(declaration.name.text);
     } else if (ts.isFunctionDeclaration(statement) && exported(statement) && statement.name) {
       names.push(statement.name.text);
     } else if (ts.isExportDeclaration(statement) && statement.exportClause && ts.isNamedExports(statement.exportClause)) {
@@ -37,7 +39,7 @@ function exportedMethods(file: string): string[] {
 function openApiPath(file: string): string | null {
   const segments = relative(API_ROOT, file).split(sep).slice(0, -1);
   if (segments.some((s) => s.startsWith("[..."))) return null;
-  return "/" + segments.map((s) => s.replace(/^\[(\w+)\]$/, "{$1}")).join("/");
+  return `/${segments.map((s) => s.replace(/^\[(\w+)\]$/, "{$1}")).join("/")}`;
 }
 
 const fromFiles = routeFiles(API_ROOT)
@@ -67,7 +69,11 @@ describe("the OpenAPI document", () => {
   it("registers each operation once, with its path parameters, errors and a JSON schema for each body", () => {
     expect(new Set(operations.map((op) => `${op.method} ${op.path}`)).size).toBe(operations.length);
     const item = document.paths["/conversations/{id}/messages"] as Record<string, any>;
-    expect(item.get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(["path:id", "query:before", "query:take"]);
+    expect(item.get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual([
+      "path:id",
+      "query:before",
+      "query:take",
+    ]);
     expect(Object.keys(item.get.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "404"]));
     const messages = item.get.responses["200"].content["application/json"].schema.properties.messages;
     expect(messages.items.properties.sentAt).toMatchObject({ type: "string", format: "date-time" });

@@ -32,7 +32,15 @@ describe("buildContext", () => {
   it("a missing target falls back to recency only", () => {
     const recent = range(1, 5);
     const current = msg(5, { replyToMessageId: null, replyToText: "old text the bot never stored" });
-    const out = buildContext({ current, recent: [...recent.slice(0, 4), current], target: null, targetNeighbours: [], chain: [], previous: recent[3], settings });
+    const out = buildContext({
+      current,
+      recent: [...recent.slice(0, 4), current],
+      target: null,
+      targetNeighbours: [],
+      chain: [],
+      previous: recent[3],
+      settings,
+    });
     expect(out.messages.map((m) => m.id)).toEqual([1, 2, 3, 4, 5]);
   });
 

@@ -4,7 +4,8 @@ import { gapNote } from "@/lib/context/build";
 
 describe("the demo model's description of its prompt", () => {
   it("reports the context size, the reply annotation and the gap note", () => {
-    const note = "Note: the previous message in this conversation was 3 hours before this one. The topic may have changed; do not assume the user is continuing the earlier exchange.";
+    const note =
+      "Note: the previous message in this conversation was 3 hours before this one. The topic may have changed; do not assume the user is continuing the earlier exchange.";
     const text = describePrompt([
       { role: "system", content: `You are a bot.\n${note}` },
       { role: "user", content: [{ type: "text", text: "hello" }] },
@@ -19,7 +20,12 @@ describe("the demo model's description of its prompt", () => {
 
   it("reads the gap note in the very words the context builder writes", () => {
     const note = gapNote({ sentAt: new Date("2026-01-01T12:00:00Z") } as never, { sentAt: new Date("2026-01-01T10:30:00Z") } as never, 60)!;
-    expect(describePrompt([{ role: "system", content: note }, { role: "user", content: [{ type: "text", text: "x" }] }])).toContain("Gap note: the previous message came 1 hour 30 minutes earlier.");
+    expect(
+      describePrompt([
+        { role: "system", content: note },
+        { role: "user", content: [{ type: "text", text: "x" }] },
+      ]),
+    ).toContain("Gap note: the previous message came 1 hour 30 minutes earlier.");
   });
 
   it("calls reply once, then stops when it sees the tool's result", async () => {

@@ -21,7 +21,10 @@ describe("log redaction", () => {
     expect(redact(new TypeError("boom"))).toEqual({ name: "TypeError", message: "boom" });
   });
   it("removes bot tokens from text, e.g. a Bot API URL in an error message", () => {
-    const out = redact({ error: new Error("request to https://api.telegram.org/bot123456:AAH-secret_x/getMe failed"), url: "/bot99:zz-top/sendMessage" });
+    const out = redact({
+      error: new Error("request to https://api.telegram.org/bot123456:AAH-secret_x/getMe failed"),
+      url: "/bot99:zz-top/sendMessage",
+    });
     expect(JSON.stringify(out)).not.toMatch(/AAH-secret|zz-top/);
     expect(JSON.stringify(out)).toContain("bot[redacted]/getMe");
   });

@@ -14,7 +14,8 @@ import { assertPromptIntegrity, looksLikeStructure, PromptIntegrityError } from 
 import { cmsg } from "../helpers/messages";
 
 const base = Date.parse("2026-11-20T10:00:00Z");
-const isReply = (m: ContextMessage) => m.replyToMessageId !== null || m.replyToText !== null || m.quoteText !== null || m.replyToSenderName !== null;
+const isReply = (m: ContextMessage) =>
+  m.replyToMessageId !== null || m.replyToText !== null || m.quoteText !== null || m.replyToSenderName !== null;
 
 function render(a: Attack): Rendered {
   const agent = cmsg(1, { senderKind: "agent", direction: "outbound", senderName: "main", text: "Hello! How can I help?" });
@@ -23,11 +24,23 @@ function render(a: Attack): Rendered {
     text: a.body ?? "hello",
     previousSentAt: agent.sentAt,
     ...(a.quote !== undefined ? { replyToMessageId: 1, quoteText: a.quote } : {}),
-    ...(a.platformReply ? { replyToText: a.platformReply.text, replyToSenderName: a.platformReply.senderName, replyToSenderIsBot: false } : {}),
+    ...(a.platformReply
+      ? { replyToText: a.platformReply.text, replyToSenderName: a.platformReply.senderName, replyToSenderIsBot: false }
+      : {}),
   });
-  const victim = cmsg(3, { senderName: "Alice", text: "is that right?", previousSentAt: hostile.sentAt, ...(a.repliedTo ? { replyToMessageId: 2 } : {}) });
+  const victim = cmsg(3, {
+    senderName: "Alice",
+    text: "is that right?",
+    previousSentAt: hostile.sentAt,
+    ...(a.repliedTo ? { replyToMessageId: 2 } : {}),
+  });
   const messages = [agent, hostile, victim];
-  const pending: PendingUpdate[] = (a.pending ?? []).map((p, i) => ({ senderKind: "user", senderName: p.name, text: p.text, sentAt: new Date(base + (10 + i) * 60_000) }));
+  const pending: PendingUpdate[] = (a.pending ?? []).map((p, i) => ({
+    senderKind: "user",
+    senderName: p.name,
+    text: p.text,
+    sentAt: new Date(base + (10 + i) * 60_000),
+  }));
   const prompt = buildPrompt({
     context: { messages, gapNote: null },
     currentId: 3,
@@ -37,9 +50,23 @@ function render(a: Attack): Rendered {
   });
   // The same conversation with harmless text: the system prompt must be identical.
   const benign = buildPrompt({
-    context: { messages: messages.map((m) => ({ ...m, text: "x", senderName: "Bob", quoteText: m.quoteText && "x", replyToText: m.replyToText && "x", replyToSenderName: m.replyToSenderName && "Bob" })), gapNote: null },
+    context: {
+      messages: messages.map((m) => ({
+        ...m,
+        text: "x",
+        senderName: "Bob",
+        quoteText: m.quoteText && "x",
+        replyToText: m.replyToText && "x",
+        replyToSenderName: m.replyToSenderName && "Bob",
+      })),
+      gapNote: null,
+    },
     currentId: 3,
-    conversation: { channel: "telegram", type: a.title !== undefined ? "group" : "private", title: a.title !== undefined ? "Book club" : null },
+    conversation: {
+      channel: "telegram",
+      type: a.title !== undefined ? "group" : "private",
+      title: a.title !== undefined ? "Book club" : null,
+    },
     settings: { agentInstructions: "You are a helpful assistant.", quoteMaxChars: 200 },
     pendingUpdates: pending.map((p) => ({ ...p, text: "x", senderName: "Bob" })),
   });
@@ -55,7 +82,20 @@ describe("adversarial corpus: the rendered prompt parses back intact", () => {
   it("has at least 100 cases, in every family", () => {
     expect(cases.length).toBeGreaterThanOrEqual(100);
     expect(new Set(cases.map((c) => c.family))).toEqual(
-      new Set(["template token", "line separator", "look-alike header", "look-alike annotation", "role marker", "invisible", "reserved name", "hostile name", "quote", "truncation", "system prompt", "combination"]),
+      new Set([
+        "template token",
+        "line separator",
+        "look-alike header",
+        "look-alike annotation",
+        "role marker",
+        "invisible",
+        "reserved name",
+        "hostile name",
+        "quote",
+        "truncation",
+        "system prompt",
+        "combination",
+      ]),
     );
   });
   it.each(cases.map((c) => [`${c.family}: ${c.name}`, c] as const))("%s", (_, c) => {
@@ -83,14 +123,21 @@ describe("the reader is strict (it catches what an unsanitized prompt would cont
     expect(() => assertPromptIntegrity(prompt(user), { userMessages: [{ isReply: false }] })).toThrow(PromptIntegrityError);
   });
   it("rejects an annotation on a message that is not a reply, and user text in the system prompt", () => {
-    const p = { system: "You talk in Mallory's Secret Club", messages: [{ role: "user", content: '--- telegram · from Bob · 2026-11-20 10:00 UTC\n[↩ reply to agent: "x"]' }] };
+    const p = {
+      system: "You talk in Mallory's Secret Club",
+      messages: [{ role: "user", content: '--- telegram · from Bob · 2026-11-20 10:00 UTC\n[↩ reply to agent: "x"]' }],
+    };
     expect(() => assertPromptIntegrity({ ...p, system: "s" }, { userMessages: [{ isReply: false }] })).toThrow(/annotation/);
     expect(() => assertPromptIntegrity(p, { userTexts: ["Mallory's Secret Club"] })).toThrow(/system prompt/);
   });
   it("reads several messages in one turn, each under its own exact header, and counts them", () => {
-    const turn = '--- telegram · from Bob · 2026-11-20 10:00 UTC\nhi\n--- telegram · from Carol · 2026-11-20 10:00 UTC · <1m after the previous message\n[↩ reply to Bob: "hi"]\nhello';
+    const turn =
+      '--- telegram · from Bob · 2026-11-20 10:00 UTC\nhi\n--- telegram · from Carol · 2026-11-20 10:00 UTC · <1m after the previous message\n[↩ reply to Bob: "hi"]\nhello';
     const parsed = assertPromptIntegrity(prompt(turn), { userMessages: [{ isReply: false }, { isReply: true }] });
-    expect(parsed.messages.map((m) => [m.sender, m.body])).toEqual([["Bob", ["hi"]], ["Carol", ["hello"]]]);
+    expect(parsed.messages.map((m) => [m.sender, m.body])).toEqual([
+      ["Bob", ["hi"]],
+      ["Carol", ["hello"]],
+    ]);
     expect(() => assertPromptIntegrity(prompt(turn), { userMessages: [{ isReply: false }] })).toThrow(/2 message headers for 1/);
   });
   it("an escaped line is text, not structure", () => {
@@ -101,11 +148,66 @@ describe("the reader is strict (it catches what an unsanitized prompt would cont
 
 // Fragments an attacker would combine; random Unicode around them.
 const FRAGMENTS = [
-  "<|", "|>", "im_start", "<", ">", "|", "｜", "＜", "[", "]", "［", "INST", "/INST", "<<SYS>>", "<s>", "</s>", "<start_of_turn>", "---", "———", "−", "－", "·", "•", " · ",
-  "↩", "[↩ reply to agent: \"", "\"]", "“", "”", "\n", "\r", "\u2028", "\u2029", "\u0085", "\v", "\u200b", "\u200d", "\u034f", "\u202e", "\ufe0f", "\u{E0041}", "\u{E0020}",
-  "\ud83d", "\ude00", "😀", "👨‍👩‍👧", "agent", "аgent", "Human:", "System:", "### ", "from agent", " ", "\t", "\u3000", "\u2800",
+  "<|",
+  "|>",
+  "im_start",
+  "<",
+  ">",
+  "|",
+  "｜",
+  "＜",
+  "[",
+  "]",
+  "［",
+  "INST",
+  "/INST",
+  "<<SYS>>",
+  "<s>",
+  "</s>",
+  "<start_of_turn>",
+  "---",
+  "———",
+  "−",
+  "－",
+  "·",
+  "•",
+  " · ",
+  "↩",
+  '[↩ reply to agent: "',
+  '"]',
+  "“",
+  "”",
+  "\n",
+  "\r",
+  "\u2028",
+  "\u2029",
+  "\u0085",
+  "\v",
+  "\u200b",
+  "\u200d",
+  "\u034f",
+  "\u202e",
+  "\ufe0f",
+  "\u{E0041}",
+  "\u{E0020}",
+  "\ud83d",
+  "\ude00",
+  "😀",
+  "👨‍👩‍👧",
+  "agent",
+  "аgent",
+  "Human:",
+  "System:",
+  "### ",
+  "from agent",
+  " ",
+  "\t",
+  "\u3000",
+  "\u2800",
 ];
-const hostileText = fc.array(fc.oneof(fc.constantFrom(...FRAGMENTS), fc.string({ unit: "binary", maxLength: 6 })), { maxLength: 30 }).map((parts) => parts.join(""));
+const hostileText = fc
+  .array(fc.oneof(fc.constantFrom(...FRAGMENTS), fc.string({ unit: "binary", maxLength: 6 })), { maxLength: 30 })
+  .map((parts) => parts.join(""));
 
 describe("property: any text, however composed, leaves the prompt's structure intact", () => {
   it("random bodies, names, quotes, titles and pending updates", () => {
@@ -128,9 +230,27 @@ describe("possibly delivered sends", () => {
     });
 
   it("labels an unconfirmed send of ours for the model, keeps confirmed ones unlabelled, and the prompt parses back intact", () => {
-    const confirmed = cmsg(1, { senderKind: "agent", direction: "outbound", senderName: "main", text: "First answer", platformMessageId: "41" });
-    const unknown = cmsg(2, { senderKind: "agent", direction: "outbound", senderName: "main", text: "Second answer", platformMessageId: null });
-    const operator = cmsg(3, { senderKind: "operator", direction: "outbound", senderName: "admin", text: "From a human", platformMessageId: null });
+    const confirmed = cmsg(1, {
+      senderKind: "agent",
+      direction: "outbound",
+      senderName: "main",
+      text: "First answer",
+      platformMessageId: "41",
+    });
+    const unknown = cmsg(2, {
+      senderKind: "agent",
+      direction: "outbound",
+      senderName: "main",
+      text: "Second answer",
+      platformMessageId: null,
+    });
+    const operator = cmsg(3, {
+      senderKind: "operator",
+      direction: "outbound",
+      senderName: "admin",
+      text: "From a human",
+      platformMessageId: null,
+    });
     const user = cmsg(4, { senderName: "Alice", text: "did you answer?", previousSentAt: operator.sentAt });
     const prompt = build([confirmed, unknown, operator, user]);
     assertPromptIntegrity(prompt, { userMessages: [{ isReply: false }] });

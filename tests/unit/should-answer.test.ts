@@ -28,8 +28,14 @@ describe("the outcome of a stored inbound message", () => {
     expect(inboundOutcome(base)).toEqual({ answer: true });
   });
   it("says why it is not answered, the pause first", () => {
-    expect(inboundOutcome({ ...base, agentEnabled: false, addressed: false })).toEqual({ answer: false, skipped: "agent paused in this conversation" });
-    expect(inboundOutcome({ ...base, addressed: false, modelConfigured: false })).toEqual({ answer: false, skipped: "not addressed to the bot" });
+    expect(inboundOutcome({ ...base, agentEnabled: false, addressed: false })).toEqual({
+      answer: false,
+      skipped: "agent paused in this conversation",
+    });
+    expect(inboundOutcome({ ...base, addressed: false, modelConfigured: false })).toEqual({
+      answer: false,
+      skipped: "not addressed to the bot",
+    });
     expect(inboundOutcome({ ...base, modelConfigured: false })).toEqual({ answer: false, skipped: "no model configured" });
   });
   it("answers a fork conflict with a notice even without a model", () => {

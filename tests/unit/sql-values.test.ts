@@ -16,7 +16,9 @@ describe("values for hand-written SQLite statements", () => {
 
 describe("placeholders for PostgreSQL", () => {
   it("number each ? in order", () => {
-    expect(numberedPlaceholders(`UPDATE "T" SET "a" = ?, "b" = ? WHERE "id" = ? AND (? OR "g" = ?)`)).toBe(`UPDATE "T" SET "a" = $1, "b" = $2 WHERE "id" = $3 AND ($4 OR "g" = $5)`);
+    expect(numberedPlaceholders(`UPDATE "T" SET "a" = ?, "b" = ? WHERE "id" = ? AND (? OR "g" = ?)`)).toBe(
+      `UPDATE "T" SET "a" = $1, "b" = $2 WHERE "id" = $3 AND ($4 OR "g" = $5)`,
+    );
     expect(numberedPlaceholders(`SELECT 1`)).toBe(`SELECT 1`);
   });
 });

@@ -27,9 +27,14 @@ describe("parseUpdate", () => {
   });
 
   it("recognizes a text_mention of the bot and commands addressed to it", () => {
-    const textMention = update({ chat: group, text: "Bot, help", entities: [{ type: "text_mention", offset: 0, length: 3, user: { id: BOT.id, is_bot: true, first_name: "Bot" } }] });
+    const textMention = update({
+      chat: group,
+      text: "Bot, help",
+      entities: [{ type: "text_mention", offset: 0, length: 3, user: { id: BOT.id, is_bot: true, first_name: "Bot" } }],
+    });
     expect(parse(textMention)!.addressesBot).toBe(true);
-    const cmd = (text: string) => update({ chat: group, text, entities: [{ type: "bot_command", offset: 0, length: text.split(" ")[0].length }] });
+    const cmd = (text: string) =>
+      update({ chat: group, text, entities: [{ type: "bot_command", offset: 0, length: text.split(" ")[0].length }] });
     expect(parse(cmd("/help"))!.addressesBot).toBe(true);
     expect(parse(cmd(`/help@${BOT.username} now`))!.addressesBot).toBe(true);
     expect(parse(cmd("/help@other_bot"))!.addressesBot).toBe(false);
@@ -48,7 +53,9 @@ describe("parseUpdate", () => {
 
   it("stores media with a placeholder, and the caption after it", () => {
     expect(parse(update({ extra: { photo: [{ file_id: "x", file_unique_id: "y", width: 1, height: 1 }] } }))!.message.text).toBe("[photo]");
-    expect(parse(update({ extra: { photo: [{ file_id: "x", file_unique_id: "y", width: 1, height: 1 }], caption: "sunset" } }))!.message.text).toBe("[photo] sunset");
+    expect(
+      parse(update({ extra: { photo: [{ file_id: "x", file_unique_id: "y", width: 1, height: 1 }], caption: "sunset" } }))!.message.text,
+    ).toBe("[photo] sunset");
     expect(parse(update({ extra: { voice: { file_id: "v", file_unique_id: "w", duration: 2 } } }))!.message.text).toBe("[voice]");
   });
 
@@ -60,11 +67,20 @@ describe("parseUpdate", () => {
   it("marks edits and ignores updates without a message", () => {
     expect(parse(update({ text: "fixed", edited: true }))!.kind).toBe("edit");
     expect(parse({ update_id: 5, callback_query: { id: "1" } })).toBeNull();
-    expect(parseUpdate(updateSchema.parse({ update_id: 5, callback_query: { id: "1" } }), BOT)).toEqual({ type: "ignored", reason: "the bot sends no inline keyboards" });
+    expect(parseUpdate(updateSchema.parse({ update_id: 5, callback_query: { id: "1" } }), BOT)).toEqual({
+      type: "ignored",
+      reason: "the bot sends no inline keyboards",
+    });
   });
 
   it("parses an external reply from another chat with only the platform's copy", () => {
-    const m = parse(update({ text: "re", quote: "quoted", extra: { external_reply: { origin: { type: "user", sender_user: { id: 3, is_bot: false, first_name: "Zed" }, date: 1 } } } }))!;
+    const m = parse(
+      update({
+        text: "re",
+        quote: "quoted",
+        extra: { external_reply: { origin: { type: "user", sender_user: { id: 3, is_bot: false, first_name: "Zed" }, date: 1 } } },
+      }),
+    )!;
     expect(m.replyTo).toEqual({ text: "quoted", senderName: "Zed", fromSelf: false, chatTitle: undefined });
   });
 });
@@ -72,7 +88,7 @@ describe("parseUpdate", () => {
 describe("splitText", () => {
   it("keeps short text whole and splits long text under the limit", () => {
     expect(splitText("short")).toEqual(["short"]);
-    const parts = splitText(("word ".repeat(2000) + "\n").repeat(2));
+    const parts = splitText(`${"word ".repeat(2000)}\n`.repeat(2));
     expect(parts.length).toBeGreaterThan(1);
     expect(parts.every((p) => p.length <= 4096)).toBe(true);
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ThreadMember } from "../../app/(dashboard)/_lib/types";
 import { branchThrough, descendantCounts, indexThread, layoutThread } from "../../app/(dashboard)/messages/[id]/tree-layout";
+import { senderDisplayName } from "../../app/(dashboard)/_lib/sender";
 
 const member = (id: number, replyTo: number | null): ThreadMember => ({
   id,
@@ -48,7 +49,10 @@ describe("reply tree", () => {
     expect(y(1)).toBe(0);
     expect(y(2)).toBeGreaterThan(y(1));
     expect(y(5)).toBeGreaterThan(y(2));
-    const level = nodes.filter((n) => n.y === y(2)).map((n) => n.x).sort((a, b) => a - b);
+    const level = nodes
+      .filter((n) => n.y === y(2))
+      .map((n) => n.x)
+      .sort((a, b) => a - b);
     for (let i = 1; i < level.length; i++) expect(level[i] - level[i - 1]).toBeGreaterThanOrEqual(220);
   });
 
@@ -71,8 +75,7 @@ describe("reply tree", () => {
   });
 });
 
-describe("sender display names", async () => {
-  const { senderDisplayName } = await import("../../app/(dashboard)/_lib/sender");
+describe("sender display names", () => {
   it("shows the bot's username for the agent, operators without the address prefix, users as named", () => {
     expect(senderDisplayName("agent", "main", "switchboard_bot")).toBe("@switchboard_bot");
     expect(senderDisplayName("agent", "main", null)).toBe("main");

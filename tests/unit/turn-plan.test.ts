@@ -7,9 +7,24 @@ import { MAX_BURST, planTurn } from "@/lib/pipeline/turn-plan";
 const t0 = new Date("2026-11-23T10:00:00Z");
 const at = (ms: number) => new Date(t0.getTime() + ms);
 const chat = (id: number, createdMs: number, extra: Partial<QueuedEnvelope> = {}): QueuedEnvelope => ({
-  id, to: "agent:main", messageId: id * 10, forkId: null, createdAt: at(createdMs), deliverAt: null, forkConflict: false, ...extra,
+  id,
+  to: "agent:main",
+  messageId: id * 10,
+  forkId: null,
+  createdAt: at(createdMs),
+  deliverAt: null,
+  forkConflict: false,
+  ...extra,
 });
-const mail = (id: number): QueuedEnvelope => ({ id, to: "channel:telegram:1", messageId: null, forkId: null, createdAt: at(0), deliverAt: null, forkConflict: false });
+const mail = (id: number): QueuedEnvelope => ({
+  id,
+  to: "channel:telegram:1",
+  messageId: null,
+  forkId: null,
+  createdAt: at(0),
+  deliverAt: null,
+  forkConflict: false,
+});
 const options = (nowMs: number, debounceMs = 1000) => ({ now: at(nowMs), debounceMs, modelPausedUntil: null });
 const ids = (plan: ReturnType<typeof planTurn>) => (plan && "take" in plan ? plan.take.map((e) => e.id) : plan);
 

@@ -33,7 +33,9 @@ export async function api<T>(path: string, init?: { method?: string; body?: unkn
   const body = await response.json().catch(() => null);
   if (!response.ok) {
     const issue = body?.error?.details?.[0];
-    const message = issue ? `${issue.path?.join(".") ?? ""}: ${issue.message}` : (body?.error?.message ?? `request failed (${response.status})`);
+    const message = issue
+      ? `${issue.path?.join(".") ?? ""}: ${issue.message}`
+      : (body?.error?.message ?? `request failed (${response.status})`);
     throw new ApiError(message, response.status, body?.error?.details);
   }
   return body as T;

@@ -12,7 +12,21 @@ type Build = (lib: typeof uPlot) => Omit<uPlot.Options, "width" | "height">;
  * the point under the cursor, and the width of its container.
  * `build` gets the library so options can use its path builders (bars).
  */
-export function Chart({ label, data, build, tooltip, height = 150, testId }: { label: string; data: uPlot.AlignedData; build: Build; tooltip: (index: number) => string; height?: number; testId?: string }) {
+export function Chart({
+  label,
+  data,
+  build,
+  tooltip,
+  height = 150,
+  testId,
+}: {
+  label: string;
+  data: uPlot.AlignedData;
+  build: Build;
+  tooltip: (index: number) => string;
+  height?: number;
+  testId?: string;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const chart = useRef<uPlot | null>(null);
   const [tip, setTip] = useState<string | null>(null);

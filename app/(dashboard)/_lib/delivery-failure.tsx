@@ -28,7 +28,12 @@ export function DeliveryFailure({ envelope, onRetried }: { envelope: EnvelopeBri
           Retrying…
         </span>
       ) : (
-        <button type="button" onClick={() => retry.mutate()} disabled={retry.isPending} title={possiblyDelivered ? "Check the chat first: this sends it again" : "Run it again"}>
+        <button
+          type="button"
+          onClick={() => retry.mutate()}
+          disabled={retry.isPending}
+          title={possiblyDelivered ? "Check the chat first: this sends it again" : "Run it again"}
+        >
           Retry
         </button>
       )}

@@ -23,7 +23,11 @@ const subscribe = (watch: () => void) => {
 
 /** True while the event stream is open; pages then poll only as a slow fallback. */
 export function useLiveConnected(): boolean {
-  return useSyncExternalStore(subscribe, () => connected, () => false);
+  return useSyncExternalStore(
+    subscribe,
+    () => connected,
+    () => false,
+  );
 }
 
 /** A polling interval: `fast` without the stream, `slow` while it is open. */

@@ -24,6 +24,7 @@ export function Snippet({ markup }: { markup: string }) {
           return null;
         }
         const text = part.replace(/&(?:amp|lt|gt|quot|#39);/g, (e) => entities[e] ?? e);
+        // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one immutable snippet; their position is their identity.
         return marked ? <mark key={i}>{text}</mark> : <Fragment key={i}>{text}</Fragment>;
       })}
     </>

@@ -24,7 +24,10 @@ export type TimelineMessage = z.output<typeof timelineMessage> & {
 };
 
 /** An envelope as the timeline and thread views show it (the thread's have no `from`). */
-export type EnvelopeBrief = Pick<z.output<typeof timelineMessage>["envelopes"][number], "id" | "status" | "lastDeliveryError" | "outcome"> & { from?: string };
+export type EnvelopeBrief = Pick<
+  z.output<typeof timelineMessage>["envelopes"][number],
+  "id" | "status" | "lastDeliveryError" | "outcome"
+> & { from?: string };
 
 export type ConversationDetail = Omit<z.output<typeof timelineResponse>, "messages"> & { messages: TimelineMessage[] };
 

@@ -12,9 +12,13 @@ export function useForkActions() {
     void client.invalidateQueries({ queryKey: ["conversation"] });
     void client.invalidateQueries({ queryKey: ["conversations"] });
   };
-  const resume = useMutation({ mutationFn: (id: number) => api<{ fork: Fork }>(`/forks/${id}/resume`, { method: "POST" }), onSuccess: refresh });
+  const resume = useMutation({
+    mutationFn: (id: number) => api<{ fork: Fork }>(`/forks/${id}/resume`, { method: "POST" }),
+    onSuccess: refresh,
+  });
   const exit = useMutation({
-    mutationFn: ({ id, strategy }: { id: number; strategy: "discard" | "save" | "report" }) => api<{ fork: Fork }>(`/forks/${id}/exit`, { method: "POST", body: { strategy } }),
+    mutationFn: ({ id, strategy }: { id: number; strategy: "discard" | "save" | "report" }) =>
+      api<{ fork: Fork }>(`/forks/${id}/exit`, { method: "POST", body: { strategy } }),
     onSuccess: refresh,
   });
   const start = useMutation({

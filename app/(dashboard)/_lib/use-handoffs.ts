@@ -26,7 +26,8 @@ export type HandoffAction = "request" | "take" | "release";
 export function useHandoffAction(conversationId: number) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: { action: HandoffAction; reason?: string }) => api(`/conversations/${conversationId}/handoff`, { method: "POST", body }),
+    mutationFn: (body: { action: HandoffAction; reason?: string }) =>
+      api(`/conversations/${conversationId}/handoff`, { method: "POST", body }),
     onSettled: () => {
       void client.invalidateQueries({ queryKey: ["handoffs"] });
       void client.invalidateQueries({ queryKey: ["conversation-handoff", conversationId] });

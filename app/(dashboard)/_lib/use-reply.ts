@@ -1,7 +1,6 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import type { OperatorReplyResponse } from "@/lib/pipeline/operator-reply";
 import { api } from "./api";
 import type { z } from "zod";
 import type { replyResponse } from "@/lib/api/messages";

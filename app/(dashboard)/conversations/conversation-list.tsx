@@ -56,7 +56,8 @@ export function ConversationList() {
         </p>
       ) : conversations.length === 0 ? (
         <div className="panel muted" data-testid="empty-conversations">
-          No conversations yet. They appear here when the first message arrives{status.data?.telegram.mode === "sandbox" ? " — try the simulator" : ""}.
+          No conversations yet. They appear here when the first message arrives
+          {status.data?.telegram.mode === "sandbox" ? " — try the simulator" : ""}.
         </div>
       ) : (
         <table>
@@ -140,7 +141,8 @@ function groupTopics(conversations: ConversationSummary[]): (ConversationSummary
   const ids = new Set(conversations.map((c) => c.id));
   const topicsOf = new Map<number, ConversationSummary[]>();
   for (const c of conversations) {
-    if (c.parentConversationId && ids.has(c.parentConversationId)) topicsOf.set(c.parentConversationId, [...(topicsOf.get(c.parentConversationId) ?? []), c]);
+    if (c.parentConversationId && ids.has(c.parentConversationId))
+      topicsOf.set(c.parentConversationId, [...(topicsOf.get(c.parentConversationId) ?? []), c]);
   }
   return conversations
     .filter((c) => !(c.parentConversationId && ids.has(c.parentConversationId)))

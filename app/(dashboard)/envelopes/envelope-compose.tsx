@@ -31,7 +31,13 @@ function fieldErrors(issues: { path?: PropertyKey[]; message: string }[]): Parti
  */
 export function EnvelopeCompose({ operator }: { operator: string }) {
   const client = useQueryClient();
-  const [values, setValues] = useState<Record<Field, string>>({ from: `operator:${operator}`, to: "", text: "", replyTo: "", deliverAt: "" });
+  const [values, setValues] = useState<Record<Field, string>>({
+    from: `operator:${operator}`,
+    to: "",
+    text: "",
+    replyTo: "",
+    deliverAt: "",
+  });
   const [errors, setErrors] = useState<Partial<Record<Field | "form", string>>>({});
   const send = useMutation({
     mutationFn: (body: unknown) => api<{ envelope: Envelope }>("/envelopes", { method: "POST", body }),
@@ -40,7 +46,8 @@ export function EnvelopeCompose({ operator }: { operator: string }) {
       void client.invalidateQueries({ queryKey: ["envelopes"] });
     },
     onError: (error) => {
-      const details = error instanceof ApiError && Array.isArray(error.details) ? (error.details as { path?: PropertyKey[]; message: string }[]) : [];
+      const details =
+        error instanceof ApiError && Array.isArray(error.details) ? (error.details as { path?: PropertyKey[]; message: string }[]) : [];
       setErrors(details.length ? fieldErrors(details) : { form: error.message });
     },
   });
@@ -76,7 +83,8 @@ export function EnvelopeCompose({ operator }: { operator: string }) {
               placeholder: f.placeholder,
               "aria-invalid": errors[f.name] ? true : undefined,
               "aria-describedby": errors[f.name] ? `${id}-error` : undefined,
-              onChange: (e: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => setValues((v) => ({ ...v, [f.name]: e.target.value })),
+              onChange: (e: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) =>
+                setValues((v) => ({ ...v, [f.name]: e.target.value })),
             };
             return (
               <div key={f.name} className={f.multiline ? "wide" : undefined}>
@@ -91,12 +99,20 @@ export function EnvelopeCompose({ operator }: { operator: string }) {
             );
           })}
         </div>
-        {errors.form && <p className="error" role="alert">{errors.form}</p>}
+        {errors.form && (
+          <p className="error" role="alert">
+            {errors.form}
+          </p>
+        )}
         <p className="row">
           <button className="primary" type="submit" disabled={send.isPending}>
             {send.isPending ? "Sending…" : "Send envelope"}
           </button>
-          {send.isSuccess && !Object.keys(errors).length && <span className="muted" role="status">Envelope #{send.data.envelope.id} queued.</span>}
+          {send.isSuccess && !Object.keys(errors).length && (
+            <span className="muted" role="status">
+              Envelope #{send.data.envelope.id} queued.
+            </span>
+          )}
         </p>
       </form>
     </details>

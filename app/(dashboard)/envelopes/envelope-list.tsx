@@ -32,7 +32,8 @@ export function EnvelopeList({ operator }: { operator: string }) {
   };
   const query = useInfiniteQuery({
     queryKey: ["envelopes", filters],
-    queryFn: ({ pageParam }) => api<Page>(`/envelopes?${new URLSearchParams({ ...filters, ...(pageParam ? { before: String(pageParam) } : {}) })}`),
+    queryFn: ({ pageParam }) =>
+      api<Page>(`/envelopes?${new URLSearchParams({ ...filters, ...(pageParam ? { before: String(pageParam) } : {}) })}`),
     initialPageParam: 0,
     getNextPageParam: (last) => last.nextBefore ?? undefined,
     refetchInterval: 3_000,
@@ -51,18 +52,40 @@ export function EnvelopeList({ operator }: { operator: string }) {
           <option value="done">done</option>
           <option value="failed">failed</option>
         </select>
-        <input aria-label="Address" placeholder="address contains… (agent:main, channel:telegram:42)" value={address} onChange={(e) => setAddress(e.target.value)} style={{ maxWidth: 360 }} />
-        <input aria-label="From" placeholder="from (exact)" value={from} onChange={(e) => setFrom(e.target.value)} style={{ maxWidth: 200 }} />
+        <input
+          aria-label="Address"
+          placeholder="address contains… (agent:main, channel:telegram:42)"
+          value={address}
+          onChange={(e) => setAddress(e.target.value)}
+          style={{ maxWidth: 360 }}
+        />
+        <input
+          aria-label="From"
+          placeholder="from (exact)"
+          value={from}
+          onChange={(e) => setFrom(e.target.value)}
+          style={{ maxWidth: 200 }}
+        />
         <input aria-label="To" placeholder="to (exact)" value={to} onChange={(e) => setTo(e.target.value)} style={{ maxWidth: 200 }} />
-        <input aria-label="Conversation" placeholder="conversation #" inputMode="numeric" value={conversation} onChange={(e) => setConversation(e.target.value)} style={{ maxWidth: 150 }} />
+        <input
+          aria-label="Conversation"
+          placeholder="conversation #"
+          inputMode="numeric"
+          value={conversation}
+          onChange={(e) => setConversation(e.target.value)}
+          style={{ maxWidth: 150 }}
+        />
         <label className="row" style={{ margin: 0 }}>
-          <input type="checkbox" checked={scheduled} onChange={(e) => setScheduled(e.target.checked)} style={{ width: "auto" }} /> scheduled for later only
+          <input type="checkbox" checked={scheduled} onChange={(e) => setScheduled(e.target.checked)} style={{ width: "auto" }} /> scheduled
+          for later only
         </label>
       </div>
       {query.isLoading ? (
         <p className="muted">Loading…</p>
       ) : query.isError ? (
-        <p className="error" role="alert">Could not load envelopes: {query.error.message}</p>
+        <p className="error" role="alert">
+          Could not load envelopes: {query.error.message}
+        </p>
       ) : envelopes.length === 0 ? (
         <div className="panel muted">No envelopes match.</div>
       ) : (
@@ -88,7 +111,11 @@ export function EnvelopeList({ operator }: { operator: string }) {
                 <td style={{ maxWidth: 360, overflowWrap: "anywhere" }}>{e.text.slice(0, 160)}</td>
                 <td>
                   <StatusBadge status={e.status} />
-                  {e.lastDeliveryError && <div className="error" style={{ fontSize: 12 }}>{e.lastDeliveryError}</div>}
+                  {e.lastDeliveryError && (
+                    <div className="error" style={{ fontSize: 12 }}>
+                      {e.lastDeliveryError}
+                    </div>
+                  )}
                 </td>
                 <td className="muted">{e.deliverAt ? clock(e.deliverAt) : "now"}</td>
                 <td>

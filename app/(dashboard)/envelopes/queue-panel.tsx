@@ -26,9 +26,16 @@ export function QueuePanel() {
   }, [query.data, query.dataUpdatedAt]);
   const answers = useMemo(() => {
     const t = query.data?.timeToAnswer ?? [];
-    return [t.map((b) => Date.parse(b.at) / 1000), t.map((b) => (b.p50 === null ? null : b.p50 / 1000)), t.map((b) => (b.p99 === null ? null : b.p99 / 1000))] as [number[], (number | null)[], (number | null)[]];
+    return [
+      t.map((b) => Date.parse(b.at) / 1000),
+      t.map((b) => (b.p50 === null ? null : b.p50 / 1000)),
+      t.map((b) => (b.p99 === null ? null : b.p99 / 1000)),
+    ] as [number[], (number | null)[], (number | null)[]];
   }, [query.data]);
-  const depthData = useMemo(() => [depth.map((d) => d.at), depth.map((d) => d.turns), depth.map((d) => d.envelopes)] as [number[], number[], number[]], [depth]);
+  const depthData = useMemo(
+    () => [depth.map((d) => d.at), depth.map((d) => d.turns), depth.map((d) => d.envelopes)] as [number[], number[], number[]],
+    [depth],
+  );
   if (!query.data) return null;
   const { waiting, runningTurns, timeToAnswer, limits, instance } = query.data;
   const latest = [...timeToAnswer].reverse().find((p) => p.n > 0);
@@ -49,8 +56,12 @@ export function QueuePanel() {
           </dd>
           <dt className="muted">Model calls</dt>
           <dd>
-            {instance.model ? `${instance.model.active} in flight, ${instance.model.waiting} waiting (limit ${instance.model.limit})` : "no model"}
-            {instance.model?.pausedUntil && <span className="error"> · rate-limited until {new Date(instance.model.pausedUntil).toLocaleTimeString()}</span>}
+            {instance.model
+              ? `${instance.model.active} in flight, ${instance.model.waiting} waiting (limit ${instance.model.limit})`
+              : "no model"}
+            {instance.model?.pausedUntil && (
+              <span className="error"> · rate-limited until {new Date(instance.model.pausedUntil).toLocaleTimeString()}</span>
+            )}
           </dd>
           <dt className="muted">Burst debounce</dt>
           <dd>{limits.burstDebounceMs} ms</dd>
@@ -64,11 +75,19 @@ export function QueuePanel() {
               scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, (max ?? 0) * 1.1)] } },
               axes: [{}, { label: "seconds", size: 44 }],
               legend: { show: false },
-              series: [{}, { label: "p50", stroke: "#5f3dc4", width: 2, spanGaps: false, points: { size: 4 } }, { label: "p99", stroke: "#c92a2a", dash: [4, 3], width: 1, spanGaps: false }],
+              series: [
+                {},
+                { label: "p50", stroke: "#5f3dc4", width: 2, spanGaps: false, points: { size: 4 } },
+                { label: "p99", stroke: "#c92a2a", dash: [4, 3], width: 1, spanGaps: false },
+              ],
             })}
             tooltip={(i) => {
               const b = timeToAnswer[i];
-              return !b ? "" : b.n === 0 ? `${new Date(b.at).toLocaleTimeString()}: no answers` : `${new Date(b.at).toLocaleTimeString()}: p50 ${seconds(b.p50!)}, p99 ${seconds(b.p99!)} over ${b.n} messages`;
+              return !b
+                ? ""
+                : b.n === 0
+                  ? `${new Date(b.at).toLocaleTimeString()}: no answers`
+                  : `${new Date(b.at).toLocaleTimeString()}: p50 ${seconds(b.p50!)}, p99 ${seconds(b.p99!)} over ${b.n} messages`;
             }}
           />
           <figcaption className="muted" data-testid="queue-latency">
@@ -85,9 +104,17 @@ export function QueuePanel() {
               scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
               axes: [{}, { label: "waiting", size: 44, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000] }],
               legend: { show: false },
-              series: [{}, { label: "turns", stroke: "#5f3dc4", width: 2, points: { show: false } }, { label: "envelopes", stroke: "#0b7285", width: 1, dash: [4, 3], points: { show: false } }],
+              series: [
+                {},
+                { label: "turns", stroke: "#5f3dc4", width: 2, points: { show: false } },
+                { label: "envelopes", stroke: "#0b7285", width: 1, dash: [4, 3], points: { show: false } },
+              ],
             })}
-            tooltip={(i) => (depth[i] ? `${new Date(depth[i].at * 1000).toLocaleTimeString()}: ${depth[i].turns} turns, ${depth[i].envelopes} envelopes waiting` : "")}
+            tooltip={(i) =>
+              depth[i]
+                ? `${new Date(depth[i].at * 1000).toLocaleTimeString()}: ${depth[i].turns} turns, ${depth[i].envelopes} envelopes waiting`
+                : ""
+            }
           />
           <figcaption className="muted">Queue depth, sampled every 3 s since this page opened (turns solid, envelopes dashed)</figcaption>
         </div>

@@ -19,7 +19,12 @@ function Forks() {
     refetchInterval: 3_000,
   });
   if (query.isLoading) return <p className="muted">Loading…</p>;
-  if (query.isError) return <p className="error" role="alert">Could not load forks: {query.error.message}</p>;
+  if (query.isError)
+    return (
+      <p className="error" role="alert">
+        Could not load forks: {query.error.message}
+      </p>
+    );
   const forks = query.data!.forks;
   if (forks.length === 0) return <div className="panel muted">No forks yet. Start one from a conversation (“Run in background”).</div>;
   return (
@@ -72,7 +77,8 @@ export function ForkList() {
     <>
       <h1>Forks</h1>
       <p className="muted">
-        Background forks run tasks off the main session; a user's reply to their posts (or “Resume” here) opens an interactive fork that continues them.
+        Background forks run tasks off the main session; a user's reply to their posts (or “Resume” here) opens an interactive fork that
+        continues them.
       </p>
       <Suspense fallback={<p className="muted">Loading…</p>}>
         <Forks />

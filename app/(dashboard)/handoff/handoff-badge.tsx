@@ -25,7 +25,10 @@ export function HandoffBadge() {
     if (seen.current && permission === "granted") {
       for (const h of waiting) {
         if (seen.current.has(h.conversationId)) continue;
-        const notification = new Notification("Needs a human", { body: `${h.title ?? `Chat ${h.platformChatId}`}: ${h.reason ?? "no reason given"}`, tag: `handoff-${h.conversationId}` });
+        const notification = new Notification("Needs a human", {
+          body: `${h.title ?? `Chat ${h.platformChatId}`}: ${h.reason ?? "no reason given"}`,
+          tag: `handoff-${h.conversationId}`,
+        });
         notification.onclick = () => window.open(`/conversations/${h.conversationId}`, "_self");
       }
     }
@@ -40,7 +43,11 @@ export function HandoffBadge() {
         </a>
       )}
       {permission === "default" && (
-        <button type="button" onClick={() => void Notification.requestPermission().then(setPermission)} style={{ marginTop: 4, fontSize: 12 }}>
+        <button
+          type="button"
+          onClick={() => void Notification.requestPermission().then(setPermission)}
+          style={{ marginTop: 4, fontSize: 12 }}
+        >
           Notify me of handoffs
         </button>
       )}

@@ -19,7 +19,12 @@ export function HandoffControl({ conversationId }: { conversationId: number }) {
   return (
     <span className="row" data-testid="handoff-control">
       {handoff === null && (
-        <button type="button" disabled={action.isPending} onClick={() => action.mutate({ action: "request" })} title="Stop the agent and put this conversation in “Needs a human”">
+        <button
+          type="button"
+          disabled={action.isPending}
+          onClick={() => action.mutate({ action: "request" })}
+          title="Stop the agent and put this conversation in “Needs a human”"
+        >
           Hand off to a human
         </button>
       )}

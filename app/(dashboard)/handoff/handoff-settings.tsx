@@ -10,7 +10,15 @@ export type HandoffSettings = {
 };
 
 /** The settings page's "Human handoff" fields (part of the settings form's draft). */
-export function HandoffSettingsFields({ draft, onChange, fieldError }: { draft: HandoffSettings; onChange: (patch: Partial<HandoffSettings>) => void; fieldError: (key: string) => string | undefined }) {
+export function HandoffSettingsFields({
+  draft,
+  onChange,
+  fieldError,
+}: {
+  draft: HandoffSettings;
+  onChange: (patch: Partial<HandoffSettings>) => void;
+  fieldError: (key: string) => string | undefined;
+}) {
   const error = (key: keyof HandoffSettings) =>
     fieldError(key) && (
       <div className="error" role="alert">
@@ -25,7 +33,12 @@ export function HandoffSettingsFields({ draft, onChange, fieldError }: { draft: 
       <div className="muted">A user who sends it is handed to a person at once (works without a model).</div>
       {error("handoffCommand")}
       <label htmlFor="handoffWaitingMessage">Message when handed off</label>
-      <textarea id="handoffWaitingMessage" rows={2} value={draft.handoffWaitingMessage} onChange={(e) => onChange({ handoffWaitingMessage: e.target.value })} />
+      <textarea
+        id="handoffWaitingMessage"
+        rows={2}
+        value={draft.handoffWaitingMessage}
+        onChange={(e) => onChange({ handoffWaitingMessage: e.target.value })}
+      />
       {error("handoffWaitingMessage")}
       <label htmlFor="handoffTimeoutMinutes">Wait before telling the user nobody came (minutes)</label>
       <input
@@ -36,13 +49,27 @@ export function HandoffSettingsFields({ draft, onChange, fieldError }: { draft: 
       />
       {error("handoffTimeoutMinutes")}
       <label htmlFor="handoffTimeoutMessage">Message after that wait (sent once; the conversation stays in “Needs a human”)</label>
-      <textarea id="handoffTimeoutMessage" rows={2} value={draft.handoffTimeoutMessage} onChange={(e) => onChange({ handoffTimeoutMessage: e.target.value })} />
+      <textarea
+        id="handoffTimeoutMessage"
+        rows={2}
+        value={draft.handoffTimeoutMessage}
+        onChange={(e) => onChange({ handoffTimeoutMessage: e.target.value })}
+      />
       {error("handoffTimeoutMessage")}
       <label htmlFor="handoffGuidance">When the agent should hand off (in its system prompt)</label>
-      <textarea id="handoffGuidance" rows={3} value={draft.handoffGuidance} onChange={(e) => onChange({ handoffGuidance: e.target.value })} />
+      <textarea
+        id="handoffGuidance"
+        rows={3}
+        value={draft.handoffGuidance}
+        onChange={(e) => onChange({ handoffGuidance: e.target.value })}
+      />
       {error("handoffGuidance")}
       <label htmlFor="handoffTelegramChatId">Operators&apos; Telegram chat id (optional)</label>
-      <input id="handoffTelegramChatId" value={draft.handoffTelegramChatId ?? ""} onChange={(e) => onChange({ handoffTelegramChatId: e.target.value.trim() || null })} />
+      <input
+        id="handoffTelegramChatId"
+        value={draft.handoffTelegramChatId ?? ""}
+        onChange={(e) => onChange({ handoffTelegramChatId: e.target.value.trim() || null })}
+      />
       <div className="muted">The bot posts each new handoff there.</div>
       {error("handoffTelegramChatId")}
     </>

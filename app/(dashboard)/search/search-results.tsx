@@ -8,7 +8,15 @@ import { api } from "../_lib/api";
 import { Snippet } from "../_lib/snippet";
 import { clock } from "../_lib/time";
 
-type Result = { messageId: number; conversationId: number; snippet: string; sentAt: string; deletedAt: string | null; senderName: string | null; conversationTitle: string | null };
+type Result = {
+  messageId: number;
+  conversationId: number;
+  snippet: string;
+  sentAt: string;
+  deletedAt: string | null;
+  senderName: string | null;
+  conversationTitle: string | null;
+};
 
 /** Full-text search over what was said; each result opens its conversation's timeline at the message. */
 export function SearchResults({ initial }: { initial: string }) {
@@ -30,7 +38,14 @@ export function SearchResults({ initial }: { initial: string }) {
           router.push(`/search?q=${encodeURIComponent(text)}`);
         }}
       >
-        <input aria-label="Search message text" type="search" value={text} onChange={(e) => setText(e.target.value)} placeholder="Words from a message" style={{ maxWidth: 520 }} />
+        <input
+          aria-label="Search message text"
+          type="search"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          placeholder="Words from a message"
+          style={{ maxWidth: 520 }}
+        />
         <button type="submit" className="primary">
           Search
         </button>

@@ -24,7 +24,11 @@ const NUMBERS: { key: keyof Settings; label: string; help: string }[] = [
 const THROUGHPUT: { key: keyof Limits; label: string; help: string }[] = [
   { key: "turnConcurrency", label: "Conversations answered at once", help: "Per instance; each conversation stays in order." },
   { key: "modelConcurrency", label: "Model calls at once", help: "Per provider and instance; a 429 pauses it for Retry-After." },
-  { key: "burstDebounceMs", label: "Burst debounce (ms)", help: "Quiet time after a user's last message, so a burst gets one answer. 0 = none." },
+  {
+    key: "burstDebounceMs",
+    label: "Burst debounce (ms)",
+    help: "Quiet time after a user's last message, so a burst gets one answer. 0 = none.",
+  },
 ];
 
 export function SettingsForm() {
@@ -46,9 +50,16 @@ export function SettingsForm() {
   });
 
   if (query.isLoading || !draft) return <p className="muted">Loading…</p>;
-  if (query.isError) return <p className="error" role="alert">Could not load settings: {query.error.message}</p>;
+  if (query.isError)
+    return (
+      <p className="error" role="alert">
+        Could not load settings: {query.error.message}
+      </p>
+    );
   const fieldError = (key: string) =>
-    save.error instanceof ApiError ? (save.error.details as { path: string[]; message: string }[] | undefined)?.find((d) => d.path?.[0] === key)?.message : undefined;
+    save.error instanceof ApiError
+      ? (save.error.details as { path: string[]; message: string }[] | undefined)?.find((d) => d.path?.[0] === key)?.message
+      : undefined;
 
   return (
     <>
@@ -76,7 +87,11 @@ export function SettingsForm() {
               <div id={`${key}-help`} className="muted">
                 {help}
               </div>
-              {fieldError(key) && <div className="error" role="alert">{fieldError(key)}</div>}
+              {fieldError(key) && (
+                <div className="error" role="alert">
+                  {fieldError(key)}
+                </div>
+              )}
             </div>
           ))}
           <h2>Throughput</h2>
@@ -95,27 +110,52 @@ export function SettingsForm() {
               <div id={`${key}-help`} className="muted">
                 {help} Empty: the server's environment. In force now: {queue.data?.limits[key] ?? "…"}.
               </div>
-              {fieldError(key) && <div className="error" role="alert">{fieldError(key)}</div>}
+              {fieldError(key) && (
+                <div className="error" role="alert">
+                  {fieldError(key)}
+                </div>
+              )}
             </div>
           ))}
           <h2>Answering</h2>
           <label htmlFor="groupAnswerMode">In groups, the agent answers</label>
-          <select id="groupAnswerMode" value={draft.groupAnswerMode} onChange={(e) => setDraft({ ...draft, groupAnswerMode: e.target.value as Settings["groupAnswerMode"] })}>
+          <select
+            id="groupAnswerMode"
+            value={draft.groupAnswerMode}
+            onChange={(e) => setDraft({ ...draft, groupAnswerMode: e.target.value as Settings["groupAnswerMode"] })}
+          >
             <option value="addressed">when mentioned, commanded or replied to</option>
             <option value="all">every message</option>
             <option value="never">never (operators only)</option>
           </select>
           <label htmlFor="answerChatSenders">Messages a chat sends (Telegram: anonymous admins, channels, automatic forwards)</label>
-          <select id="answerChatSenders" value={draft.answerChatSenders} onChange={(e) => setDraft({ ...draft, answerChatSenders: e.target.value as Settings["answerChatSenders"] })}>
+          <select
+            id="answerChatSenders"
+            value={draft.answerChatSenders}
+            onChange={(e) => setDraft({ ...draft, answerChatSenders: e.target.value as Settings["answerChatSenders"] })}
+          >
             <option value="anonymous_admins">answer anonymous admins, not channels</option>
             <option value="all">answer all of them</option>
             <option value="none">answer none of them</option>
           </select>
           <label htmlFor="agentInstructions">Agent instructions</label>
-          <textarea id="agentInstructions" rows={4} value={draft.agentInstructions} onChange={(e) => setDraft({ ...draft, agentInstructions: e.target.value })} />
+          <textarea
+            id="agentInstructions"
+            rows={4}
+            value={draft.agentInstructions}
+            onChange={(e) => setDraft({ ...draft, agentInstructions: e.target.value })}
+          />
           <HandoffSettingsFields draft={draft} onChange={(patch) => setDraft({ ...draft, ...patch })} fieldError={fieldError} />
-          {save.isError && !fieldError("x") && <p className="error" role="alert">Not saved: {save.error.message}</p>}
-          {save.isSuccess && <p role="status" className="muted">Saved. The next message uses these values.</p>}
+          {save.isError && !fieldError("x") && (
+            <p className="error" role="alert">
+              Not saved: {save.error.message}
+            </p>
+          )}
+          {save.isSuccess && (
+            <p role="status" className="muted">
+              Saved. The next message uses these values.
+            </p>
+          )}
           <p>
             <button className="primary" type="submit" disabled={save.isPending}>
               Save settings
@@ -127,7 +167,9 @@ export function SettingsForm() {
             <h2 style={{ marginTop: 0 }}>Model</h2>
             {isDemoModel(status.data?.model) ? (
               <>
-                <p data-testid="model-status">Demo model (sandbox, no LLM configured): its answers describe what it received, to show the pipeline.</p>
+                <p data-testid="model-status">
+                  Demo model (sandbox, no LLM configured): its answers describe what it received, to show the pipeline.
+                </p>
                 <p className="muted">
                   <ModelInstructions />
                 </p>
@@ -147,18 +189,24 @@ export function SettingsForm() {
             <p className="muted">Read from the server's environment; the key is never shown.</p>
             <h2>Channels</h2>
             <p>
-              Telegram: {status.data?.telegram.mode === "live" ? `live as @${status.data.telegram.username ?? "?"}` : "sandbox (no bot token)"}
+              Telegram:{" "}
+              {status.data?.telegram.mode === "live" ? `live as @${status.data.telegram.username ?? "?"}` : "sandbox (no bot token)"}
               {status.data?.telegram.error && <span className="error"> — {status.data.telegram.error}</span>}
             </p>
             {status.data?.telegram.webhook ? (
               <p data-testid="webhook-info">
                 Webhook: {status.data.telegram.webhook.url || "not set"} · {status.data.telegram.webhook.pendingUpdates} pending
-                {status.data.telegram.webhook.lastError && <span className="error"> · last error: {status.data.telegram.webhook.lastError}</span>}
+                {status.data.telegram.webhook.lastError && (
+                  <span className="error"> · last error: {status.data.telegram.webhook.lastError}</span>
+                )}
               </p>
             ) : null}
-            <p className="muted">Webhook: POST /api/webhooks/telegram with X-Telegram-Bot-Api-Secret-Token. Register it with npm run telegram:webhook.</p>
+            <p className="muted">
+              Webhook: POST /api/webhooks/telegram with X-Telegram-Bot-Api-Secret-Token. Register it with npm run telegram:webhook.
+            </p>
             <p data-testid="line-status">
-              LINE: {status.data?.line.enabled ? "on (POST /api/webhooks/line)" : "off (set LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN)"}
+              LINE:{" "}
+              {status.data?.line.enabled ? "on (POST /api/webhooks/line)" : "off (set LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN)"}
             </p>
             <p className="muted">Database: {status.data?.database}</p>
           </div>

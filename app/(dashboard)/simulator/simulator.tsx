@@ -8,7 +8,14 @@ import type { ConversationDetail, ConversationSummary, SimulatedUpdateResult, St
 
 type Persona = { chatType: "private" | "group"; userId: number; firstName: string; username: string; groupId: number; groupTitle: string };
 
-const DEFAULT: Persona = { chatType: "private", userId: 4242, firstName: "Alice", username: "alice", groupId: -100500, groupTitle: "Sandbox group" };
+const DEFAULT: Persona = {
+  chatType: "private",
+  userId: 4242,
+  firstName: "Alice",
+  username: "alice",
+  groupId: -100500,
+  groupTitle: "Sandbox group",
+};
 
 /**
  * Plays a Telegram user against the sandbox: each send posts a real Update
@@ -23,7 +30,10 @@ export function Simulator() {
   const [minutesAgo, setMinutesAgo] = useState(0);
   const chatId = persona.chatType === "private" ? persona.userId : persona.groupId;
   const status = useQuery({ queryKey: ["status"], queryFn: () => api<StatusInfo>("/status") });
-  const conversations = useQuery({ queryKey: ["conversations", ""], queryFn: () => api<{ conversations: ConversationSummary[] }>("/conversations?search=") });
+  const conversations = useQuery({
+    queryKey: ["conversations", ""],
+    queryFn: () => api<{ conversations: ConversationSummary[] }>("/conversations?search="),
+  });
   const conversation = conversations.data?.conversations.find((c) => c.channel === "telegram" && c.platformChatId === String(chatId));
   const timeline = useQuery({
     queryKey: ["conversation", conversation?.id],
@@ -92,18 +102,21 @@ export function Simulator() {
             <option value="group">Group</option>
           </select>
           {persona.chatType === "group" && (
-            <>
-              <div className="row">
-                <div style={{ flex: 2 }}>
-                  <label htmlFor="sim-group-title">Group title</label>
-                  <input id="sim-group-title" value={persona.groupTitle} onChange={(e) => set({ groupTitle: e.target.value })} />
-                </div>
-                <div style={{ flex: 1 }}>
-                  <label htmlFor="sim-group-id">Group id</label>
-                  <input id="sim-group-id" type="number" value={persona.groupId} onChange={(e) => set({ groupId: Math.min(-1, Number(e.target.value) || -1) })} />
-                </div>
+            <div className="row">
+              <div style={{ flex: 2 }}>
+                <label htmlFor="sim-group-title">Group title</label>
+                <input id="sim-group-title" value={persona.groupTitle} onChange={(e) => set({ groupTitle: e.target.value })} />
               </div>
-            </>
+              <div style={{ flex: 1 }}>
+                <label htmlFor="sim-group-id">Group id</label>
+                <input
+                  id="sim-group-id"
+                  type="number"
+                  value={persona.groupId}
+                  onChange={(e) => set({ groupId: Math.min(-1, Number(e.target.value) || -1) })}
+                />
+              </div>
+            </div>
           )}
           <div className="row">
             <div style={{ flex: 1 }}>
@@ -118,13 +131,21 @@ export function Simulator() {
           {replyTo && (
             <div className="reply-arrow" data-testid="sim-replying-to">
               ↩ replying to {replyTo.senderName ?? replyTo.senderKind}: “{replyTo.text.slice(0, 80)}”{" "}
-              <button type="button" onClick={() => setReplyTo(null)}>Cancel</button>
+              <button type="button" onClick={() => setReplyTo(null)}>
+                Cancel
+              </button>
               <label htmlFor="sim-quote">Quote a fragment (optional)</label>
               <input id="sim-quote" value={quote} onChange={(e) => setQuote(e.target.value)} placeholder="part of the replied-to text" />
             </div>
           )}
           <label htmlFor="sim-minutes-ago">Sent minutes ago (to try gap notes)</label>
-          <input id="sim-minutes-ago" type="number" min={0} value={minutesAgo} onChange={(e) => setMinutesAgo(Math.max(0, Number(e.target.value) || 0))} />
+          <input
+            id="sim-minutes-ago"
+            type="number"
+            min={0}
+            value={minutesAgo}
+            onChange={(e) => setMinutesAgo(Math.max(0, Number(e.target.value) || 0))}
+          />
           <label htmlFor="sim-next-send">The bot&apos;s next send</label>
           <select id="sim-next-send" value={nextSend} onChange={(e) => playFailure.mutate(e.target.value)}>
             <option value="">is delivered</option>
@@ -134,8 +155,16 @@ export function Simulator() {
           </select>
           <label htmlFor="sim-text">Message</label>
           <textarea id="sim-text" rows={3} value={text} onChange={(e) => setText(e.target.value)} />
-          {send.isError && <p className="error" role="alert">{send.error.message}</p>}
-          {send.isSuccess && <p className="muted" role="status">Delivered: {send.data.result.status}</p>}
+          {send.isError && (
+            <p className="error" role="alert">
+              {send.error.message}
+            </p>
+          )}
+          {send.isSuccess && (
+            <p className="muted" role="status">
+              Delivered: {send.data.result.status}
+            </p>
+          )}
           <p>
             <button className="primary" type="submit" disabled={!text.trim() || send.isPending}>
               Send as {persona.firstName}

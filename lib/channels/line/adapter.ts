@@ -15,12 +15,18 @@ export type LineChannelOptions = { accessToken: string; apiRoot?: string };
  * when LINE refused the token (400), never after an unknown outcome.
  */
 export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
-  const client = new messagingApi.MessagingApiClient({ channelAccessToken: options.accessToken, ...(options.apiRoot ? { baseURL: options.apiRoot } : {}) });
+  const client = new messagingApi.MessagingApiClient({
+    channelAccessToken: options.accessToken,
+    ...(options.apiRoot ? { baseURL: options.apiRoot } : {}),
+  });
   const failure = (error: unknown) => {
     if (error instanceof HTTPFetchError) {
       // A 5xx or 429 may follow a message that went out; any other status is a refusal.
       const retryable = error.status >= 500 || error.status === 429;
-      return new DeliveryError(`LINE ${error.status}: ${error.body?.slice(0, 200) ?? error.statusText}`, { outcome: retryable ? "unknown" : "not_sent", retryable });
+      return new DeliveryError(`LINE ${error.status}: ${error.body?.slice(0, 200) ?? error.statusText}`, {
+        outcome: retryable ? "unknown" : "not_sent",
+        retryable,
+      });
     }
     return new DeliveryError(`LINE send failed: ${(error as Error).message}`, { outcome: "not_sent", retryable: false });
   };
@@ -35,7 +41,10 @@ export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
       if (fresh) {
         try {
           const quoteToken = typeof platform.quoteToken === "string" ? platform.quoteToken : undefined;
-          const response = await client.replyMessage({ replyToken, messages: [{ type: "text", text, ...(quoteToken ? { quoteToken } : {}) }] });
+          const response = await client.replyMessage({
+            replyToken,
+            messages: [{ type: "text", text, ...(quoteToken ? { quoteToken } : {}) }],
+          });
           return { platformMessageId: response.sentMessages[0]?.id ?? `reply-${Date.now()}`, sentAt: new Date() };
         } catch (error) {
           if (!(error instanceof HTTPFetchError && error.status === 400)) throw failure(error);

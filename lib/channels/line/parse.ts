@@ -31,7 +31,9 @@ export const lineEventSchema = z.looseObject({
       text: text.optional(),
       quoteToken: z.string().max(512).optional(),
       quotedMessageId: z.string().max(128).optional(),
-      mention: z.looseObject({ mentionees: z.array(z.looseObject({ isSelf: z.boolean().optional(), type: z.string().optional() })).max(100) }).optional(),
+      mention: z
+        .looseObject({ mentionees: z.array(z.looseObject({ isSelf: z.boolean().optional(), type: z.string().optional() })).max(100) })
+        .optional(),
       fileName: text.optional(),
       title: text.optional(),
       address: text.optional(),
@@ -43,7 +45,14 @@ export const lineEventSchema = z.looseObject({
 export type LineEvent = z.infer<typeof lineEventSchema>;
 
 /** Media as a placeholder the model and the dashboard can read. */
-const PLACEHOLDER: Record<string, string> = { image: "[photo]", video: "[video]", audio: "[audio]", file: "[file]", location: "[location]", sticker: "[sticker]" };
+const PLACEHOLDER: Record<string, string> = {
+  image: "[photo]",
+  video: "[video]",
+  audio: "[audio]",
+  file: "[file]",
+  location: "[location]",
+  sticker: "[sticker]",
+};
 
 /** Event types acknowledged without storing, with the logged reason. */
 const IGNORED: Record<string, string> = {
@@ -121,7 +130,12 @@ export function parseLineEvent(event: LineEvent, receivedAt: number): InboundEve
       kind: event.type === "messageEdited" ? "edit" : "new",
       chat,
       // No message id (seen in odd payloads): webhookEventId stands in, unique per event.
-      message: { id: message.id ?? `event:${event.webhookEventId}`, text: messageText(message), sentAt: at, ...(event.type === "messageEdited" ? { editedAt: at } : {}) },
+      message: {
+        id: message.id ?? `event:${event.webhookEventId}`,
+        text: messageText(message),
+        sentAt: at,
+        ...(event.type === "messageEdited" ? { editedAt: at } : {}),
+      },
       // LINE sends no display name with events; the profile API would cost a call per message.
       sender: { id: userId, name, isBot: false },
       replyTo: message.quotedMessageId ? { id: message.quotedMessageId, fromSelf: false } : undefined,

@@ -29,7 +29,8 @@ export function createLineWebhook(deps: LineWebhookDeps) {
     try {
       const body = await readRawBody(request, 1 << 20);
       const signature = request.headers.get(SIGNATURE_HEADER);
-      if (!signature || !validateSignature(body, deps.channelSecret, signature)) throw new AppError("unauthorized", "wrong or missing X-Line-Signature");
+      if (!signature || !validateSignature(body, deps.channelSecret, signature))
+        throw new AppError("unauthorized", "wrong or missing X-Line-Signature");
       const parsed = bodyShape.safeParse(parseJson(new TextDecoder().decode(body)));
       if (!parsed.success) throw new AppError("bad_request", "body is not a LINE webhook", parsed.error.issues.slice(0, 5));
       const results = [];

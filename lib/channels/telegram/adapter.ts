@@ -30,9 +30,14 @@ export type TelegramChannel = ChannelAdapter & {
 
 /** Platform failures the simulator can play, each as the live adapter would report it. */
 export const SIMULATED_SEND_FAILURES = {
-  refused: () => new DeliveryError("Telegram 400: Bad Request: not enough rights to send text messages to the chat", { outcome: "not_sent", retryable: false }),
+  refused: () =>
+    new DeliveryError("Telegram 400: Bad Request: not enough rights to send text messages to the chat", {
+      outcome: "not_sent",
+      retryable: false,
+    }),
   server_error: () => new DeliveryError("Telegram 500: Internal Server Error", { outcome: "unknown", retryable: true }),
-  timeout: () => new DeliveryError("Telegram unreachable: Network request for 'sendMessage' failed! (timeout)", { outcome: "unknown", retryable: true }),
+  timeout: () =>
+    new DeliveryError("Telegram unreachable: Network request for 'sendMessage' failed! (timeout)", { outcome: "unknown", retryable: true }),
 } as const;
 export type SimulatedSendFailure = keyof typeof SIMULATED_SEND_FAILURES;
 
@@ -69,7 +74,16 @@ export function toDeliveryError(error: unknown): DeliveryError {
   if (error instanceof GrammyError) {
     const retryable = error.error_code === 429 || error.error_code >= 500;
     // 403 "bot was blocked by the user" / "bot was kicked from the group chat": no send will work.
-    const membership = error.error_code !== 403 ? null : /blocked/i.test(error.description) ? "blocked" : /kicked|not a member|removed/i.test(error.description) ? "removed" : /deactivated/i.test(error.description) ? "blocked" : null;
+    const membership =
+      error.error_code !== 403
+        ? null
+        : /blocked/i.test(error.description)
+          ? "blocked"
+          : /kicked|not a member|removed/i.test(error.description)
+            ? "removed"
+            : /deactivated/i.test(error.description)
+              ? "blocked"
+              : null;
     // A 4xx is a refusal (nothing sent); a 5xx may come after the message went out.
     return new DeliveryError(`Telegram ${error.error_code}: ${error.description}`, {
       outcome: error.error_code >= 500 ? "unknown" : "not_sent",
@@ -79,9 +93,14 @@ export function toDeliveryError(error: unknown): DeliveryError {
   }
   if (error instanceof HttpError) {
     // No connection at all: nothing sent. A timeout or a cut connection: maybe sent.
-    const code = (error.error as { code?: string; cause?: { code?: string } } | undefined)?.code ?? (error.error as { cause?: { code?: string } } | undefined)?.cause?.code;
+    const code =
+      (error.error as { code?: string; cause?: { code?: string } } | undefined)?.code ??
+      (error.error as { cause?: { code?: string } } | undefined)?.cause?.code;
     const refused = ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"].includes(code ?? "");
-    return new DeliveryError(`Telegram unreachable: ${error.message}${code ? ` (${code})` : ""}`, { outcome: refused ? "not_sent" : "unknown", retryable: true });
+    return new DeliveryError(`Telegram unreachable: ${error.message}${code ? ` (${code})` : ""}`, {
+      outcome: refused ? "not_sent" : "unknown",
+      retryable: true,
+    });
   }
   return new DeliveryError(`Telegram send failed: ${(error as Error).message}`, { outcome: "unknown", retryable: false });
 }
@@ -96,7 +115,9 @@ function sandboxMessageId(): string {
 export function createTelegramChannel(options: TelegramChannelOptions): TelegramChannel {
   if (!options.token) return sandboxChannel(options.sandboxUsername);
   // A hung Bot API must not hold a turn for grammY's default 500 s.
-  const bot = new Bot(options.token, { client: { ...(options.apiRoot ? { apiRoot: options.apiRoot } : {}), timeoutSeconds: options.timeoutSeconds ?? 30 } });
+  const bot = new Bot(options.token, {
+    client: { ...(options.apiRoot ? { apiRoot: options.apiRoot } : {}), timeoutSeconds: options.timeoutSeconds ?? 30 },
+  });
   // 429s are retried after retry_after (nothing was sent). 5xx and network errors are
   // not: the message may have gone out, and a user must never get two answers.
   bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60, rethrowInternalServerErrors: true, rethrowHttpErrors: true }));
@@ -159,8 +180,15 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
       } catch (error) {
         const cause = toDeliveryError(error);
         // Part of a long text already went out: the user has something.
-        const failure = first ? new DeliveryError(`${cause.message} (after the first part was sent)`, { outcome: "unknown", retryable: false }) : cause;
-        log.warn("telegram.send_failed", { chatId: request.chatId, error: failure.message, outcome: failure.outcome, sentParts: first ? 1 : 0 });
+        const failure = first
+          ? new DeliveryError(`${cause.message} (after the first part was sent)`, { outcome: "unknown", retryable: false })
+          : cause;
+        log.warn("telegram.send_failed", {
+          chatId: request.chatId,
+          error: failure.message,
+          outcome: failure.outcome,
+          sentParts: first ? 1 : 0,
+        });
         throw failure;
       }
       return first!;

@@ -6,8 +6,26 @@ export type BotIdentity = { id: number; username: string };
 /** Media kinds stored as a placeholder (with the caption, if any). */
 const MEDIA = [
   // Order matters: an animation also carries `document`, a venue also `location`.
-  "photo", "video", "animation", "audio", "voice", "video_note", "document", "sticker", "story", "paid_media",
-  "venue", "location", "contact", "poll", "dice", "game", "invoice", "giveaway", "giveaway_winners", "checklist",
+  "photo",
+  "video",
+  "animation",
+  "audio",
+  "voice",
+  "video_note",
+  "document",
+  "sticker",
+  "story",
+  "paid_media",
+  "venue",
+  "location",
+  "contact",
+  "poll",
+  "dice",
+  "game",
+  "invoice",
+  "giveaway",
+  "giveaway_winners",
+  "checklist",
 ] as const;
 
 /**
@@ -15,14 +33,47 @@ const MEDIA = [
  * something a person said). The topic ones update the topic's name.
  */
 const SERVICE = [
-  "new_chat_members", "left_chat_member", "new_chat_title", "new_chat_photo", "delete_chat_photo", "group_chat_created",
-  "supergroup_chat_created", "channel_chat_created", "message_auto_delete_timer_changed", "migrate_to_chat_id",
-  "migrate_from_chat_id", "pinned_message", "successful_payment", "refunded_payment", "users_shared", "chat_shared",
-  "connected_website", "write_access_allowed", "proximity_alert_triggered", "boost_added", "chat_background_set",
-  "forum_topic_created", "forum_topic_edited", "forum_topic_closed", "forum_topic_reopened", "general_forum_topic_hidden",
-  "general_forum_topic_unhidden", "giveaway_created", "giveaway_completed", "video_chat_scheduled", "video_chat_started",
-  "video_chat_ended", "video_chat_participants_invited", "web_app_data", "passport_data", "gift", "unique_gift",
-  "paid_message_price_changed", "direct_message_price_changed", "checklist_tasks_done", "checklist_tasks_added",
+  "new_chat_members",
+  "left_chat_member",
+  "new_chat_title",
+  "new_chat_photo",
+  "delete_chat_photo",
+  "group_chat_created",
+  "supergroup_chat_created",
+  "channel_chat_created",
+  "message_auto_delete_timer_changed",
+  "migrate_to_chat_id",
+  "migrate_from_chat_id",
+  "pinned_message",
+  "successful_payment",
+  "refunded_payment",
+  "users_shared",
+  "chat_shared",
+  "connected_website",
+  "write_access_allowed",
+  "proximity_alert_triggered",
+  "boost_added",
+  "chat_background_set",
+  "forum_topic_created",
+  "forum_topic_edited",
+  "forum_topic_closed",
+  "forum_topic_reopened",
+  "general_forum_topic_hidden",
+  "general_forum_topic_unhidden",
+  "giveaway_created",
+  "giveaway_completed",
+  "video_chat_scheduled",
+  "video_chat_started",
+  "video_chat_ended",
+  "video_chat_participants_invited",
+  "web_app_data",
+  "passport_data",
+  "gift",
+  "unique_gift",
+  "paid_message_price_changed",
+  "direct_message_price_changed",
+  "checklist_tasks_done",
+  "checklist_tasks_added",
 ] as const;
 
 /**
@@ -153,12 +204,19 @@ export function splitTopicChatId(key: string): { chatId: string; topicId?: strin
  * then a placeholder (GroupAnonymousBot, Channel_Bot).
  */
 function sender(message: TgMessage): InboundMessage["sender"] {
-  if (message.chat.type === "channel") return { id: String(message.chat.id), name: chatName(message.chat) ?? "unknown", isBot: false, role: "channel" };
+  if (message.chat.type === "channel")
+    return { id: String(message.chat.id), name: chatName(message.chat) ?? "unknown", isBot: false, role: "channel" };
   const chat = message.sender_chat;
   if (chat) {
-    const role: SenderRole = chat.id === message.chat.id ? "anonymous_admin" : message.is_automatic_forward ? "automatic_forward" : "channel";
+    const role: SenderRole =
+      chat.id === message.chat.id ? "anonymous_admin" : message.is_automatic_forward ? "automatic_forward" : "channel";
     const title = chatName(chat) ?? "unknown";
-    const name = role === "anonymous_admin" ? (message.author_signature ? `${message.author_signature} (admin of ${title})` : `${title} (anonymous admin)`) : title;
+    const name =
+      role === "anonymous_admin"
+        ? message.author_signature
+          ? `${message.author_signature} (admin of ${title})`
+          : `${title} (anonymous admin)`
+        : title;
     return { id: String(chat.id), name, username: chat.username, isBot: false, role };
   }
   const from = message.from;

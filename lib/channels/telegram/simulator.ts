@@ -13,7 +13,10 @@ export const simulatedMessageSchema = z.object({
   user: z.object({
     id: z.number().int().positive(),
     firstName: z.string().trim().min(1).max(64),
-    username: z.string().regex(/^[A-Za-z0-9_]{3,32}$/).optional(),
+    username: z
+      .string()
+      .regex(/^[A-Za-z0-9_]{3,32}$/)
+      .optional(),
   }),
   text: z.string().min(1).max(4096),
   /** Stored message id (ours) to reply to. */
@@ -21,11 +24,23 @@ export const simulatedMessageSchema = z.object({
   /** A fragment of the replied-to text, as Telegram's quote. */
   quote: z.string().max(1024).optional(),
   /** Backdate the message, to try gap notes without waiting. */
-  sentMinutesAgo: z.number().int().min(0).max(7 * 24 * 60).optional(),
+  sentMinutesAgo: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 60)
+    .optional(),
 });
 export type SimulatedMessage = z.infer<typeof simulatedMessageSchema>;
 
-export type ReplyTargetInfo = { platformMessageId: string; text: string; sentAt: Date; fromBot: boolean; senderName: string | null; senderId: string | null };
+export type ReplyTargetInfo = {
+  platformMessageId: string;
+  text: string;
+  sentAt: Date;
+  fromBot: boolean;
+  senderName: string | null;
+  senderId: string | null;
+};
 
 let counter = 0;
 /** Ids for simulated updates and messages: unique and increasing within a process. */
@@ -39,8 +54,17 @@ export function nextSimulatorId(): number {
  * a reply_to_message and quote when replying, so the simulator exercises the same
  * webhook, parser and pipeline as Telegram does.
  */
-export function buildSimulatedUpdate(input: SimulatedMessage, bot: { id: number; username: string }, target: ReplyTargetInfo | null): Update {
-  const from = { id: input.user.id, is_bot: false, first_name: input.user.firstName, ...(input.user.username ? { username: input.user.username } : {}) };
+export function buildSimulatedUpdate(
+  input: SimulatedMessage,
+  bot: { id: number; username: string },
+  target: ReplyTargetInfo | null,
+): Update {
+  const from = {
+    id: input.user.id,
+    is_bot: false,
+    first_name: input.user.firstName,
+    ...(input.user.username ? { username: input.user.username } : {}),
+  };
   const chat =
     input.chat.type === "private"
       ? { id: input.chat.id, type: "private" as const, first_name: input.user.firstName }
@@ -68,7 +92,9 @@ export function buildSimulatedUpdate(input: SimulatedMessage, bot: { id: number;
               ? { id: bot.id, is_bot: true, first_name: "Bot", username: bot.username }
               : { id: Number(target.senderId) || 1, is_bot: false, first_name: target.senderName ?? "User" },
           },
-          ...(input.quote && target.text.includes(input.quote) ? { quote: { text: input.quote, position: target.text.indexOf(input.quote) } } : {}),
+          ...(input.quote && target.text.includes(input.quote)
+            ? { quote: { text: input.quote, position: target.text.indexOf(input.quote) } }
+            : {}),
         }
       : {}),
   };

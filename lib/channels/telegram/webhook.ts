@@ -65,7 +65,9 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
       return json({ ok: true, result: ingested.get(update) ?? { status: "ignored" } });
     } catch (error) {
       if (!(error instanceof AppError)) log.error("telegram.webhook_failed", { error: (error as { error?: unknown }).error ?? error });
-      return errorResponse(error instanceof Error && "error" in error && !(error instanceof AppError) ? (error as { error: unknown }).error : error);
+      return errorResponse(
+        error instanceof Error && "error" in error && !(error instanceof AppError) ? (error as { error: unknown }).error : error,
+      );
     }
   };
 }

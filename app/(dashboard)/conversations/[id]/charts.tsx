@@ -17,7 +17,11 @@ const seconds = (iso: string) => Date.parse(iso) / 1000;
  * time and count/ms axes and a tooltip (uPlot, see _lib/chart.tsx).
  */
 export function ConversationCharts({ conversationId }: { conversationId: number }) {
-  const query = useQuery({ queryKey: ["stats", conversationId], queryFn: () => api<ConversationStats>(`/conversations/${conversationId}/stats`), refetchInterval: 10_000 });
+  const query = useQuery({
+    queryKey: ["stats", conversationId],
+    queryFn: () => api<ConversationStats>(`/conversations/${conversationId}/stats`),
+    refetchInterval: 10_000,
+  });
   const activity = useMemo(() => {
     const a = query.data?.activity ?? [];
     // Stacked by drawing the total first and the users' part over it.
@@ -28,7 +32,12 @@ export function ConversationCharts({ conversationId }: { conversationId: number 
     const p50 = query.data?.latencyP50 ?? null;
     // Several turns in one second would share an x: nudge them apart by a millisecond each.
     const xs = l.map((p, i) => seconds(p.at) + i / 1000);
-    return [xs, l.map((p) => (p.failed ? null : p.ms)), l.map((p) => (p.failed ? p.ms : null)), l.map(() => p50)] as [number[], (number | null)[], (number | null)[], (number | null)[]];
+    return [xs, l.map((p) => (p.failed ? null : p.ms)), l.map((p) => (p.failed ? p.ms : null)), l.map(() => p50)] as [
+      number[],
+      (number | null)[],
+      (number | null)[],
+      (number | null)[],
+    ];
   }, [query.data]);
   if (!query.data) return null;
   const { activity: rows, latency: turns, latencyP50 } = query.data;
@@ -61,7 +70,10 @@ export function ConversationCharts({ conversationId }: { conversationId: number 
           data={latency}
           build={() => ({
             // One turn alone would stretch the time axis over years: give it two minutes either side.
-            scales: { x: { time: true, range: (_u, min, max) => (max - min < 60 ? [min - 120, max + 120] : [min, max]) }, y: { range: (_u, _min, max) => [0, Math.max(100, max * 1.1)] } },
+            scales: {
+              x: { time: true, range: (_u, min, max) => (max - min < 60 ? [min - 120, max + 120] : [min, max]) },
+              y: { range: (_u, _min, max) => [0, Math.max(100, max * 1.1)] },
+            },
             axes: [{}, { label: "ms", size: 50 }],
             legend: { show: false },
             series: [
@@ -71,9 +83,13 @@ export function ConversationCharts({ conversationId }: { conversationId: number 
               { label: "median", stroke: "#9aa4b2", dash: [4, 3], width: 1, points: { show: false } },
             ],
           })}
-          tooltip={(i) => (turns[i] ? `${new Date(turns[i].at).toLocaleString()}: ${turns[i].ms} ms${turns[i].failed ? " (failed)" : ""}` : "")}
+          tooltip={(i) =>
+            turns[i] ? `${new Date(turns[i].at).toLocaleString()}: ${turns[i].ms} ms${turns[i].failed ? " (failed)" : ""}` : ""
+          }
         />
-        <figcaption className="muted">Agent latency per turn{latencyP50 !== null ? ` · median ${latencyP50} ms` : " · no turns yet"}</figcaption>
+        <figcaption className="muted">
+          Agent latency per turn{latencyP50 !== null ? ` · median ${latencyP50} ms` : " · no turns yet"}
+        </figcaption>
       </div>
     </div>
   );

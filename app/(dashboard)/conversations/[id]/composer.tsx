@@ -9,7 +9,13 @@ import type { ReplyResponse, TimelineMessage } from "../../_lib/types";
 const MAX_TEXT = 4_000;
 
 /** A send that did not go out; `outcome: "unknown"` = it may have (check the chat before sending again). */
-type Failed = { text: string; replyTo: TimelineMessage | null; error: string; envelopeId: number | null; outcome: "not_sent" | "unknown" | null };
+type Failed = {
+  text: string;
+  replyTo: TimelineMessage | null;
+  error: string;
+  envelopeId: number | null;
+  outcome: "not_sent" | "unknown" | null;
+};
 
 /**
  * Writes to the chat as an operator: a plain message (POST
@@ -49,7 +55,10 @@ export function Composer({
       return input;
     },
     onError: (error, input) => {
-      const details = error instanceof ApiError ? (error.details as { envelopeId?: number | null; outcome?: "not_sent" | "unknown" } | undefined) : undefined;
+      const details =
+        error instanceof ApiError
+          ? (error.details as { envelopeId?: number | null; outcome?: "not_sent" | "unknown" } | undefined)
+          : undefined;
       setFailed({ ...input, error: error.message, envelopeId: details?.envelopeId ?? null, outcome: details?.outcome ?? null });
       // Refused before anything was sent (a 4xx: too long, the conversation gone): the text goes
       // back in the box to be fixed, unless the operator has started another one.
@@ -107,7 +116,9 @@ export function Composer({
         rows={2}
         value={text}
         maxLength={MAX_TEXT}
-        placeholder={replyTo ? "Your reply (Enter sends, Shift+Enter for a new line)" : "Write to the chat (Enter sends, Shift+Enter for a new line)"}
+        placeholder={
+          replyTo ? "Your reply (Enter sends, Shift+Enter for a new line)" : "Write to the chat (Enter sends, Shift+Enter for a new line)"
+        }
         onChange={(e) => setText(e.target.value)}
         onKeyDown={(e) => {
           // Enter sends; Shift+Enter (and Enter while an input method composes) is a new line.

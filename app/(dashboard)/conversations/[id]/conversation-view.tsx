@@ -1,6 +1,6 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { api } from "../../_lib/api";
@@ -25,7 +25,13 @@ function AgentSwitch({ conversationId, enabled }: { conversationId: number; enab
     },
   });
   return (
-    <button type="button" onClick={() => toggle.mutate()} disabled={toggle.isPending} aria-pressed={enabled} title="Whether the agent answers in this conversation">
+    <button
+      type="button"
+      onClick={() => toggle.mutate()}
+      disabled={toggle.isPending}
+      aria-pressed={enabled}
+      title="Whether the agent answers in this conversation"
+    >
       Agent: {enabled ? "on" : "paused"}
     </button>
   );
@@ -46,12 +52,26 @@ function BackgroundTaskForm({ conversationId }: { conversationId: number }) {
           if (task.trim()) start.mutate({ conversationId, task }, { onSuccess: () => setTask("") });
         }}
       >
-        <input aria-label="Background task" value={task} onChange={(e) => setTask(e.target.value)} placeholder="e.g. Summarize today's open questions and post them" style={{ maxWidth: 520 }} />
+        <input
+          aria-label="Background task"
+          value={task}
+          onChange={(e) => setTask(e.target.value)}
+          placeholder="e.g. Summarize today's open questions and post them"
+          style={{ maxWidth: 520 }}
+        />
         <button type="submit" disabled={!task.trim() || start.isPending}>
           Run in background
         </button>
-        {start.isSuccess && <span className="muted" role="status">Started fork #{start.data.fork.id}</span>}
-        {start.isError && <span className="error" role="alert">{start.error.message}</span>}
+        {start.isSuccess && (
+          <span className="muted" role="status">
+            Started fork #{start.data.fork.id}
+          </span>
+        )}
+        {start.isError && (
+          <span className="error" role="alert">
+            {start.error.message}
+          </span>
+        )}
       </form>
     </details>
   );
@@ -67,7 +87,12 @@ export function ConversationView({ id, focusMessageId }: { id: number; focusMess
   }, [id, newest]);
 
   if (timeline.isLoading) return <p className="muted">Loading…</p>;
-  if (!timeline.conversation) return <p className="error" role="alert">Could not load the conversation: {timeline.error ?? "unknown error"}</p>;
+  if (!timeline.conversation)
+    return (
+      <p className="error" role="alert">
+        Could not load the conversation: {timeline.error ?? "unknown error"}
+      </p>
+    );
   const { conversation, messages } = timeline;
 
   return (
@@ -81,7 +106,9 @@ export function ConversationView({ id, focusMessageId }: { id: number; focusMess
           <span className="badge">{conversation.channel}</span>
           <span className="badge">{conversation.type}</span>
           {conversation.activeFork ? (
-            <span className="badge ok" data-testid="active-fork">active fork #{conversation.activeFork.id}</span>
+            <span className="badge ok" data-testid="active-fork">
+              active fork #{conversation.activeFork.id}
+            </span>
           ) : (
             <span className="badge">main session</span>
           )}
@@ -105,7 +132,11 @@ export function ConversationView({ id, focusMessageId }: { id: number; focusMess
       <ConversationCharts conversationId={conversation.id} />
       <BackgroundTaskForm conversationId={conversation.id} />
       {messages.length === 0 && <div className="panel muted">No messages yet.</div>}
-      {timeline.error && <p className="error" role="alert">{timeline.error}</p>}
+      {timeline.error && (
+        <p className="error" role="alert">
+          {timeline.error}
+        </p>
+      )}
       <Timeline
         messages={messages}
         hasMore={timeline.hasMore}

@@ -19,11 +19,26 @@ function gapLabel(ms: number): string {
 
 /** Per-message delivery status: sending, waiting, sent; failures are shown in full below the text. */
 function statusBadge(m: TimelineMessage) {
-  if (m.pending) return <span className="badge" data-testid="message-status">sending…</span>;
+  if (m.pending)
+    return (
+      <span className="badge" data-testid="message-status">
+        sending…
+      </span>
+    );
   if (m.envelopes.some((e) => e.status === "failed")) return null;
   const waiting = m.envelopes.find((e) => e.status === "pending" || e.status === "processing");
-  if (waiting) return <span className="badge warn" data-testid="message-status">{waiting.status}</span>;
-  if (m.direction === "outbound" && m.senderKind !== "system") return <span className="badge ok" data-testid="message-status">sent</span>;
+  if (waiting)
+    return (
+      <span className="badge warn" data-testid="message-status">
+        {waiting.status}
+      </span>
+    );
+  if (m.direction === "outbound" && m.senderKind !== "system")
+    return (
+      <span className="badge ok" data-testid="message-status">
+        sent
+      </span>
+    );
   return null;
 }
 
@@ -48,7 +63,11 @@ function MessageItem({ m, previous, target, selected, highlighted, onReply, onJu
   );
   return (
     <>
-      {gap > GAP_MS && <div className="gap" data-testid="gap-marker">— {gapLabel(gap)} —</div>}
+      {gap > GAP_MS && (
+        <div className="gap" data-testid="gap-marker">
+          — {gapLabel(gap)} —
+        </div>
+      )}
       <article
         className={`msg ${m.senderKind} ${selected ? "selected" : ""} ${highlighted ? "highlight" : ""}`}
         data-testid="message"
@@ -68,7 +87,13 @@ function MessageItem({ m, previous, target, selected, highlighted, onReply, onJu
         </div>
         {(m.replyToMessageId || quoted) &&
           (m.replyToMessageId ? (
-            <button type="button" className="reply-arrow linklike" data-testid="reply-arrow" onClick={() => onJump(m.replyToMessageId!)} title="Jump to the original message">
+            <button
+              type="button"
+              className="reply-arrow linklike"
+              data-testid="reply-arrow"
+              onClick={() => onJump(m.replyToMessageId!)}
+              title="Jump to the original message"
+            >
               {arrow}
             </button>
           ) : (
@@ -78,8 +103,8 @@ function MessageItem({ m, previous, target, selected, highlighted, onReply, onJu
           ))}
         {m.forwardedFrom && <div className="muted">forwarded from {m.forwardedFrom}</div>}
         <div className="text">{m.text}</div>
-        {(m.revisions ?? []).map((r, n) => (
-          <div key={n} className="muted" data-testid="earlier-text">
+        {(m.revisions ?? []).map((r) => (
+          <div key={String(r.replacedAt)} className="muted" data-testid="earlier-text">
             earlier: “{r.text}” (replaced {clock(r.replacedAt)})
           </div>
         ))}
@@ -165,6 +190,7 @@ export function Timeline({ messages, hasMore, loadingOlder, loadOlder, ensureLoa
   }, [hasMore, loadingOlder, loadOlder, virtualizer]);
 
   // A short history that does not fill the view cannot be scrolled up: load on.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: messages.length is the trigger (the view's height changes with it), not a value read.
   useEffect(() => {
     const el = scroller.current;
     if (el && opened.current && hasMore && !loadingOlder && el.scrollHeight <= el.clientHeight + 600) void loadOlder();
@@ -218,7 +244,15 @@ export function Timeline({ messages, hasMore, loadingOlder, loadOlder, ensureLoa
           {hasMore ? (loadingOlder ? "Loading older messages…" : "Scroll up for older messages") : "Beginning of the conversation"}
         </div>
       )}
-      <div ref={scroller} className="timeline-scroll" data-testid="timeline" onScroll={onScroll} role="log" aria-label="Messages" aria-busy={loadingOlder}>
+      <div
+        ref={scroller}
+        className="timeline-scroll"
+        data-testid="timeline"
+        onScroll={onScroll}
+        role="log"
+        aria-label="Messages"
+        aria-busy={loadingOlder}
+      >
         <div style={{ height: virtualizer.getTotalSize(), position: "relative", width: "100%" }}>
           <div style={{ position: "absolute", top: 0, left: 0, width: "100%", transform: `translateY(${items[0]?.start ?? 0}px)` }}>
             {items.map((row) => {

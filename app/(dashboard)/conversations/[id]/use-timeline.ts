@@ -32,10 +32,10 @@ export function useTimeline(conversationId: number) {
   const [loadingOlder, setLoadingOlder] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
-  const put = (next: Older) => {
+  const put = useCallback((next: Older) => {
     olderRef.current = next;
     setOlder(next);
-  };
+  }, []);
 
   const latestPage = latest.data;
   const messages = useMemo(() => {
@@ -45,7 +45,7 @@ export function useTimeline(conversationId: number) {
     return before.length ? [...before, ...latestPage.messages] : latestPage.messages;
   }, [latestPage, older]);
 
-  const cursor = () => (olderRef.current ? olderRef.current.nextBefore : (latestPage?.nextBefore ?? null));
+  const cursor = useCallback(() => (olderRef.current ? olderRef.current.nextBefore : (latestPage?.nextBefore ?? null)), [latestPage]);
   const hasMore = older ? older.nextBefore !== null : (latestPage?.nextBefore ?? null) !== null;
 
   /** Loads the page before the oldest loaded message; resolves with the messages it added. */
@@ -73,7 +73,7 @@ export function useTimeline(conversationId: number) {
       loading.current = run;
       return run;
     },
-    [conversationId, latestPage],
+    [conversationId, latestPage, put],
   );
 
   // More new messages than one page arrived between two refreshes: fetch the hole.
@@ -88,7 +88,9 @@ export function useTimeline(conversationId: number) {
       const filled: TimelineMessage[] = [];
       let before: number | null = firstLatest;
       while (before !== null && !cancelled) {
-        const page: ConversationDetail = await api<ConversationDetail>(`/conversations/${conversationId}/messages?before=${before}&take=${JUMP_PAGE_SIZE}`);
+        const page: ConversationDetail = await api<ConversationDetail>(
+          `/conversations/${conversationId}/messages?before=${before}&take=${JUMP_PAGE_SIZE}`,
+        );
         const fresh = page.messages.filter((m) => m.id > newestKnown);
         filled.unshift(...fresh);
         before = fresh.length === page.messages.length ? page.nextBefore : null;
@@ -98,7 +100,7 @@ export function useTimeline(conversationId: number) {
     return () => {
       cancelled = true;
     };
-  }, [conversationId, latestPage]);
+  }, [conversationId, latestPage, put]);
 
   /**
    * Makes sure a message is loaded, fetching older pages until it is or the
@@ -106,7 +108,8 @@ export function useTimeline(conversationId: number) {
    */
   const ensureLoaded = useCallback(
     async (messageId: number): Promise<boolean> => {
-      const isLoaded = () => (olderRef.current?.messages ?? []).some((m) => m.id === messageId) || (latestPage?.messages ?? []).some((m) => m.id === messageId);
+      const isLoaded = () =>
+        (olderRef.current?.messages ?? []).some((m) => m.id === messageId) || (latestPage?.messages ?? []).some((m) => m.id === messageId);
       for (let guard = 0; guard < 10_000; guard++) {
         if (isLoaded()) return true;
         const oldest = olderRef.current?.messages[0]?.id ?? latestPage?.messages[0]?.id;
@@ -119,7 +122,7 @@ export function useTimeline(conversationId: number) {
       return isLoaded();
     },
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [latestPage, loadOlder],
+    [latestPage, loadOlder, cursor],
   );
 
   return {

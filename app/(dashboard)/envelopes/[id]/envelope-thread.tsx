@@ -9,10 +9,19 @@ import { StatusBadge } from "../status-badge";
 
 /** An envelope's chain up to its root and the tree below the root, indented by depth. */
 export function EnvelopeThreadView({ id }: { id: number }) {
-  const query = useQuery({ queryKey: ["envelope-thread", id], queryFn: () => api<EnvelopeThread>(`/envelopes/${id}/thread`), refetchInterval: 3_000 });
+  const query = useQuery({
+    queryKey: ["envelope-thread", id],
+    queryFn: () => api<EnvelopeThread>(`/envelopes/${id}/thread`),
+    refetchInterval: 3_000,
+  });
   const envelope = useQuery({ queryKey: ["envelope", id], queryFn: () => api<{ envelope: Envelope }>(`/envelopes/${id}`) });
   if (query.isLoading) return <p className="muted">Loading…</p>;
-  if (query.isError) return <p className="error" role="alert">Could not load the envelope: {query.error.message}</p>;
+  if (query.isError)
+    return (
+      <p className="error" role="alert">
+        Could not load the envelope: {query.error.message}
+      </p>
+    );
   const { tree } = query.data!;
   const children = new Map<number | null, ThreadEnvelope[]>();
   for (const e of tree) {
@@ -46,15 +55,22 @@ export function EnvelopeThreadView({ id }: { id: number }) {
           </details>
         </div>
       )}
-      <h2>Thread ({tree.length} envelopes, chain depth {query.data!.chain.length})</h2>
+      <h2>
+        Thread ({tree.length} envelopes, chain depth {query.data!.chain.length})
+      </h2>
       <div className="panel" data-testid="envelope-tree">
         {rows.map(({ e: row, level }) => (
           <div key={row.id} style={{ paddingLeft: Math.min(level, 30) * 18, fontWeight: row.id === id ? 700 : 400 }}>
-            <Link href={`/envelopes/${row.id}`}>#{row.id}</Link> <StatusBadge status={row.status} title={row.lastDeliveryError} /> {row.from} → {row.to}:{" "}
-            {row.text.slice(0, 100)}
+            <Link href={`/envelopes/${row.id}`}>#{row.id}</Link> <StatusBadge status={row.status} title={row.lastDeliveryError} />{" "}
+            {row.from} → {row.to}: {row.text.slice(0, 100)}
             {crossChat(row, byId.get(row.replyToEnvelopeId ?? 0)) && (
-              <span className="badge" data-testid="cross-chat" title="The parent is in another chat: threaded here, sent without quoting it">
-                {" "}from another chat, not quoted
+              <span
+                className="badge"
+                data-testid="cross-chat"
+                title="The parent is in another chat: threaded here, sent without quoting it"
+              >
+                {" "}
+                from another chat, not quoted
               </span>
             )}
           </div>

@@ -2,7 +2,18 @@
 
 import "@xyflow/react/dist/style.css";
 import { useQuery } from "@tanstack/react-query";
-import { Controls, Handle, MiniMap, Position, ReactFlow, ReactFlowProvider, useReactFlow, type Edge, type Node, type NodeProps } from "@xyflow/react";
+import {
+  Controls,
+  Handle,
+  MiniMap,
+  Position,
+  ReactFlow,
+  ReactFlowProvider,
+  useReactFlow,
+  type Edge,
+  type Node,
+  type NodeProps,
+} from "@xyflow/react";
 import Link from "next/link";
 import { createContext, memo, useCallback, useContext, useEffect, useMemo, useRef, useState } from "react";
 import { api } from "../../_lib/api";
@@ -31,7 +42,12 @@ type MessageNodeData = { member: ThreadMember; childCount: number; hidden: numbe
 type MessageNode = Node<MessageNodeData, "message">;
 
 /** What every node needs without being rebuilt when it changes: selection and the collapse toggle. */
-const TreeState = createContext<{ selectedId: number; collapsed: ReadonlySet<number>; select: (id: number) => void; toggle: (id: number) => void }>({
+const TreeState = createContext<{
+  selectedId: number;
+  collapsed: ReadonlySet<number>;
+  select: (id: number) => void;
+  toggle: (id: number) => void;
+}>({
   selectedId: 0,
   collapsed: new Set(),
   select: () => {},
@@ -61,7 +77,11 @@ export function ThreadView({ id }: { id: number }) {
 
 function Thread({ id }: { id: number }) {
   const bot = useBotUsername();
-  const query = useQuery({ queryKey: ["thread", id], queryFn: () => api<ThreadResponse>(`/messages/${id}/thread`), refetchInterval: 3_000 });
+  const query = useQuery({
+    queryKey: ["thread", id],
+    queryFn: () => api<ThreadResponse>(`/messages/${id}/thread`),
+    refetchInterval: 3_000,
+  });
   const members = query.data?.members;
   const index = useMemo(() => indexThread(members ?? []), [members]);
   const [collapsed, setCollapsed] = useState<ReadonlySet<number>>(new Set());
@@ -77,8 +97,12 @@ function Thread({ id }: { id: number }) {
   useEffect(() => {
     if (!query.isSuccess || minimap) return;
     // When the browser is idle after painting the tree (at the latest after 500 ms).
-    const idle = typeof requestIdleCallback === "function" ? requestIdleCallback(() => setMinimap(true), { timeout: 500 }) : setTimeout(() => setMinimap(true), 50);
-    return () => (typeof cancelIdleCallback === "function" ? cancelIdleCallback(idle as number) : clearTimeout(idle as ReturnType<typeof setTimeout>));
+    const idle =
+      typeof requestIdleCallback === "function"
+        ? requestIdleCallback(() => setMinimap(true), { timeout: 500 })
+        : setTimeout(() => setMinimap(true), 50);
+    return () =>
+      typeof cancelIdleCallback === "function" ? cancelIdleCallback(idle as number) : clearTimeout(idle as ReturnType<typeof setTimeout>);
   }, [query.isSuccess, minimap]);
 
   const nodes = useMemo<MessageNode[]>(
@@ -98,7 +122,10 @@ function Thread({ id }: { id: number }) {
       })),
     [layout],
   );
-  const edges = useMemo<Edge[]>(() => layout.edges.map((e) => ({ id: e.id, source: String(e.source), target: String(e.target), focusable: false })), [layout]);
+  const edges = useMemo<Edge[]>(
+    () => layout.edges.map((e) => ({ id: e.id, source: String(e.source), target: String(e.target), focusable: false })),
+    [layout],
+  );
 
   const select = useCallback((next: number) => {
     setSelectedId(next);
@@ -127,13 +154,21 @@ function Thread({ id }: { id: number }) {
     (target: number) => {
       setMode("tree");
       const node = layout.nodes.find((n) => n.member.id === target);
-      if (node) requestAnimationFrame(() => void flow.setCenter(node.x, node.y + NODE_H / 2, { zoom: Math.max(flow.getZoom(), 0.8), duration: 300 }));
+      if (node)
+        requestAnimationFrame(
+          () => void flow.setCenter(node.x, node.y + NODE_H / 2, { zoom: Math.max(flow.getZoom(), 0.8), duration: 300 }),
+        );
     },
     [flow, layout],
   );
 
   if (query.isLoading) return <p className="muted">Loading…</p>;
-  if (query.isError) return <p className="error" role="alert">Could not load the thread: {query.error.message}</p>;
+  if (query.isError)
+    return (
+      <p className="error" role="alert">
+        Could not load the thread: {query.error.message}
+      </p>
+    );
 
   const count = members!.length;
   const selected = index.byId.get(selectedId) ?? null;
@@ -142,7 +177,13 @@ function Thread({ id }: { id: number }) {
       <h1>Thread</h1>
       <div className="row thread-toolbar">
         <div role="tablist" aria-label="View" className="row">
-          <button type="button" role="tab" aria-selected={mode === "tree"} className={mode === "tree" ? "primary" : undefined} onClick={() => setMode("tree")}>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={mode === "tree"}
+            className={mode === "tree" ? "primary" : undefined}
+            onClick={() => setMode("tree")}
+          >
             Tree
           </button>
           <button
@@ -164,8 +205,9 @@ function Thread({ id }: { id: number }) {
               Expand all
             </button>
             <span className="muted">
-              {count} message{count === 1 ? "" : "s"} · <span style={{ color: COLORS.user }}>user</span>, <span style={{ color: COLORS.agent }}>agent</span>,{" "}
-              <span style={{ color: COLORS.operator }}>operator</span>; dashed = in a fork
+              {count} message{count === 1 ? "" : "s"} · <span style={{ color: COLORS.user }}>user</span>,{" "}
+              <span style={{ color: COLORS.agent }}>agent</span>, <span style={{ color: COLORS.operator }}>operator</span>; dashed = in a
+              fork
             </span>
           </>
         )}
@@ -192,14 +234,29 @@ function Thread({ id }: { id: number }) {
                 defaultEdgeOptions={{ type: "smoothstep" }}
               >
                 <Controls showInteractive={false} />
-                {minimap && <MiniMap position="top-right" style={{ width: 140, height: 100 }} pannable zoomable nodeColor={(n) => COLORS[(n.data as MessageNodeData).member.senderKind] ?? "#999"} nodeStrokeWidth={0} />}
+                {minimap && (
+                  <MiniMap
+                    position="top-right"
+                    style={{ width: 140, height: 100 }}
+                    pannable
+                    zoomable
+                    nodeColor={(n) => COLORS[(n.data as MessageNodeData).member.senderKind] ?? "#999"}
+                    nodeStrokeWidth={0}
+                  />
+                )}
               </ReactFlow>
             </div>
           ) : (
-            <BranchView steps={branchThrough(index, tip)} selectedId={selectedId} onSelect={select} onSwitch={(to) => {
-              setTip(to);
-              select(to);
-            }} onShowInTree={showInTree} />
+            <BranchView
+              steps={branchThrough(index, tip)}
+              selectedId={selectedId}
+              onSelect={select}
+              onSwitch={(to) => {
+                setTip(to);
+                select(to);
+              }}
+              onShowInTree={showInTree}
+            />
           )}
         </TreeState.Provider>
         <aside className={`thread-panel${sheetOpen ? " open" : ""}`} aria-label="Selected message">
@@ -258,11 +315,25 @@ const MessageNodeView = memo(function MessageNodeView({ data }: NodeProps<Messag
 const nodeTypes = { message: MessageNodeView };
 
 /** One root-to-leaf path as a conversation, with `‹ 2/5 ›` at every fork point. */
-function BranchView({ steps, selectedId, onSelect, onSwitch, onShowInTree }: { steps: BranchStep[]; selectedId: number; onSelect: (id: number) => void; onSwitch: (id: number) => void; onShowInTree: (id: number) => void }) {
+function BranchView({
+  steps,
+  selectedId,
+  onSelect,
+  onSwitch,
+  onShowInTree,
+}: {
+  steps: BranchStep[];
+  selectedId: number;
+  onSelect: (id: number) => void;
+  onSwitch: (id: number) => void;
+  onShowInTree: (id: number) => void;
+}) {
   const senderLabel = useSenderLabel();
   return (
     <div className="timeline branch-view" data-testid="branch-view">
       {steps.map(({ member: m, siblings, position }) => (
+        // biome-ignore lint/a11y/noStaticElementInteractions: a mouse shortcut to select the step; keyboard users have the step's buttons and the tree.
+        // biome-ignore lint/a11y/useKeyWithClickEvents: as above.
         <div
           key={m.id}
           className={`msg ${m.senderKind}${m.id === selectedId ? " selected" : ""}`}
@@ -275,7 +346,15 @@ function BranchView({ steps, selectedId, onSelect, onSwitch, onShowInTree }: { s
             <span>{clock(m.sentAt)}</span>
             {siblings.length > 1 && (
               <span className="sibling-switcher" role="group" aria-label="Branches here">
-                <button type="button" aria-label="Previous branch" disabled={position === 0} onClick={(e) => (e.stopPropagation(), onSwitch(siblings[position - 1].id))}>
+                <button
+                  type="button"
+                  aria-label="Previous branch"
+                  disabled={position === 0}
+                  onClick={(e) => {
+                    e.stopPropagation();
+                    onSwitch(siblings[position - 1].id);
+                  }}
+                >
                   ‹
                 </button>
                 <span>
@@ -285,13 +364,23 @@ function BranchView({ steps, selectedId, onSelect, onSwitch, onShowInTree }: { s
                   type="button"
                   aria-label="Next branch"
                   disabled={position === siblings.length - 1}
-                  onClick={(e) => (e.stopPropagation(), onSwitch(siblings[position + 1].id))}
+                  onClick={(e) => {
+                    e.stopPropagation();
+                    onSwitch(siblings[position + 1].id);
+                  }}
                 >
                   ›
                 </button>
               </span>
             )}
-            <button type="button" className="link-button" onClick={(e) => (e.stopPropagation(), onShowInTree(m.id))}>
+            <button
+              type="button"
+              className="link-button"
+              onClick={(e) => {
+                e.stopPropagation();
+                onShowInTree(m.id);
+              }}
+            >
               show in tree
             </button>
           </div>
@@ -309,8 +398,16 @@ function ResumeFork({ forkId }: { forkId: number }) {
       <button type="button" onClick={() => resume.mutate(forkId)} disabled={resume.isPending}>
         Resume fork #{forkId}
       </button>
-      {resume.isSuccess && <span className="muted" role="status">Fork #{resume.data.fork.id} is active: the next user message continues it.</span>}
-      {resume.isError && <span className="error" role="alert">{resume.error.message}</span>}
+      {resume.isSuccess && (
+        <span className="muted" role="status">
+          Fork #{resume.data.fork.id} is active: the next user message continues it.
+        </span>
+      )}
+      {resume.isError && (
+        <span className="error" role="alert">
+          {resume.error.message}
+        </span>
+      )}
     </p>
   );
 }
@@ -335,7 +432,11 @@ function MessageDetails({ member, onShowInTree }: { member: ThreadMember | null;
       {failed && <DeliveryFailure envelope={failed} />}
       <p className="row">
         <Link href={`/conversations/${member.conversationId}?message=${member.id}`}>Open in timeline</Link>
-        {turn ? <Link href={`/turns/${turn.id}`}>Prompt inspector</Link> : member.senderKind === "agent" && <InspectLink messageId={member.id} />}
+        {turn ? (
+          <Link href={`/turns/${turn.id}`}>Prompt inspector</Link>
+        ) : (
+          member.senderKind === "agent" && <InspectLink messageId={member.id} />
+        )}
         {onShowInTree && (
           <button type="button" className="link-button" onClick={() => onShowInTree(member.id)}>
             Show in tree
@@ -347,14 +448,29 @@ function MessageDetails({ member, onShowInTree }: { member: ThreadMember | null;
         onSubmit={async (e) => {
           e.preventDefault();
           if (!text.trim()) return;
-          await reply.mutateAsync({ messageId: member.id, text }).then(() => setText(""), () => {});
+          await reply.mutateAsync({ messageId: member.id, text }).then(
+            () => setText(""),
+            () => {},
+          );
         }}
       >
         <label htmlFor="thread-reply">Reply to this message</label>
         <textarea id="thread-reply" rows={3} value={text} onChange={(e) => setText(e.target.value)} />
-        {reply.isError && <p className="error" role="alert">Not sent: {reply.error.message}</p>}
-        {reply.data?.recorded === false && <p className="delivery-failure warn" role="alert">{reply.data.warning}</p>}
-        {reply.isSuccess && reply.data.recorded && <p className="muted" role="status">Sent.</p>}
+        {reply.isError && (
+          <p className="error" role="alert">
+            Not sent: {reply.error.message}
+          </p>
+        )}
+        {reply.data?.recorded === false && (
+          <p className="delivery-failure warn" role="alert">
+            {reply.data.warning}
+          </p>
+        )}
+        {reply.isSuccess && reply.data.recorded && (
+          <p className="muted" role="status">
+            Sent.
+          </p>
+        )}
         <p>
           <button className="primary" type="submit" disabled={!text.trim() || reply.isPending}>
             {reply.isPending ? "Sending…" : "Send reply"}

@@ -43,7 +43,11 @@ export function descendantCounts(index: ThreadIndex): Map<number, number> {
   while (stack.length) {
     const top = stack.pop()!;
     const kids = index.children.get(top.id) ?? [];
-    if (top.done) counts.set(top.id, kids.reduce((n, k) => n + 1 + (counts.get(k.id) ?? 0), 0));
+    if (top.done)
+      counts.set(
+        top.id,
+        kids.reduce((n, k) => n + 1 + (counts.get(k.id) ?? 0), 0),
+      );
     else {
       stack.push({ id: top.id, done: true });
       for (const k of kids) stack.push({ id: k.id, done: false });
@@ -63,7 +67,9 @@ export type LaidEdge = { id: string; source: number; target: number };
 export function layoutThread(index: ThreadIndex, collapsed: ReadonlySet<number> = new Set()) {
   const counts = descendantCounts(index);
   const virtual = { id: 0 } as ThreadMember;
-  const root = hierarchy<ThreadMember>(virtual, (d) => (d.id === 0 ? index.roots : collapsed.has(d.id) ? undefined : index.children.get(d.id)));
+  const root = hierarchy<ThreadMember>(virtual, (d) =>
+    d.id === 0 ? index.roots : collapsed.has(d.id) ? undefined : index.children.get(d.id),
+  );
   const laid = tree<ThreadMember>().nodeSize([NODE_W + GAP_X, NODE_H + GAP_Y])(root);
   const nodes: LaidNode[] = [];
   const edges: LaidEdge[] = [];
@@ -71,7 +77,13 @@ export function layoutThread(index: ThreadIndex, collapsed: ReadonlySet<number> 
     if (n.data.id === 0) continue;
     const childCount = index.children.get(n.data.id)?.length ?? 0;
     // d3 puts the virtual root at depth 0: shift up one level so real roots sit at y = 0.
-    nodes.push({ member: n.data, x: n.x, y: n.y - (NODE_H + GAP_Y), childCount, hidden: collapsed.has(n.data.id) ? (counts.get(n.data.id) ?? 0) : 0 });
+    nodes.push({
+      member: n.data,
+      x: n.x,
+      y: n.y - (NODE_H + GAP_Y),
+      childCount,
+      hidden: collapsed.has(n.data.id) ? (counts.get(n.data.id) ?? 0) : 0,
+    });
     if (n.parent && n.parent.data.id !== 0) edges.push({ id: `e${n.data.id}`, source: n.parent.data.id, target: n.data.id });
   }
   return { nodes, edges };

@@ -20,7 +20,12 @@ export function TurnView({ id }: { id: number }) {
   const query = useQuery({ queryKey: ["turn", id], queryFn: () => api<Turn>(`/turns/${id}`) });
   const [copied, setCopied] = useState<"yes" | "failed" | null>(null);
   if (query.isLoading) return <p className="muted">Loading…</p>;
-  if (query.isError) return <p className="error" role="alert">Could not load the turn: {query.error.message}</p>;
+  if (query.isError)
+    return (
+      <p className="error" role="alert">
+        Could not load the turn: {query.error.message}
+      </p>
+    );
   const turn = query.data!;
   const usage = Object.entries(turn.usage ?? {})
     .filter(([, v]) => typeof v === "number")
@@ -41,18 +46,32 @@ export function TurnView({ id }: { id: number }) {
     <>
       <h1>Prompt inspector</h1>
       <nav className="row" aria-label="Turns" style={{ marginBottom: 8 }}>
-        {turn.previousTurnId ? <Link href={`/turns/${turn.previousTurnId}`}>‹ Previous turn</Link> : <span className="muted">‹ Previous turn</span>}
+        {turn.previousTurnId ? (
+          <Link href={`/turns/${turn.previousTurnId}`}>‹ Previous turn</Link>
+        ) : (
+          <span className="muted">‹ Previous turn</span>
+        )}
         <span className="muted">Turn #{turn.id}</span>
         {turn.nextTurnId ? <Link href={`/turns/${turn.nextTurnId}`}>Next turn ›</Link> : <span className="muted">Next turn ›</span>}
         <span style={{ flex: 1 }} />
         <button type="button" onClick={copy}>
           Copy as JSON
         </button>
-        {copied === "yes" && <span className="muted" role="status">Copied.</span>}
-        {copied === "failed" && <span className="error" role="alert">The browser refused the clipboard.</span>}
+        {copied === "yes" && (
+          <span className="muted" role="status">
+            Copied.
+          </span>
+        )}
+        {copied === "failed" && (
+          <span className="error" role="alert">
+            The browser refused the clipboard.
+          </span>
+        )}
       </nav>
       <p className="row">
-        <Link href={messageId ? `/conversations/${turn.conversationId}?message=${messageId}` : `/conversations/${turn.conversationId}`}>Conversation</Link>
+        <Link href={messageId ? `/conversations/${turn.conversationId}?message=${messageId}` : `/conversations/${turn.conversationId}`}>
+          Conversation
+        </Link>
         {messageId && <Link href={`/messages/${messageId}`}>Message thread</Link>}
         <Link href={`/envelopes/${turn.envelopeId}`}>Envelope #{turn.envelopeId}</Link>
       </p>
@@ -79,9 +98,12 @@ export function TurnView({ id }: { id: number }) {
       </dl>
       {turn.error && <p className="error">Model error: {turn.error}</p>}
       <h2>System prompt</h2>
-      <pre className="panel" data-testid="system-prompt" style={{ whiteSpace: "pre-wrap" }}>{turn.system}</pre>
+      <pre className="panel" data-testid="system-prompt" style={{ whiteSpace: "pre-wrap" }}>
+        {turn.system}
+      </pre>
       <h2>Messages</h2>
       {turn.prompt.map((m, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a stored prompt never changes; position is identity.
         <div key={i} className="panel" style={{ marginBottom: 8 }} data-testid="prompt-message">
           <div className="muted">{m.role}</div>
           <pre style={{ whiteSpace: "pre-wrap", margin: 0 }}>{contentText(m.content)}</pre>
@@ -92,8 +114,11 @@ export function TurnView({ id }: { id: number }) {
         <p className="muted">The model did not call reply: nothing was sent.</p>
       ) : (
         turn.toolCalls.map((c, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: stored tool calls never change; position is identity.
           <div key={i} className="panel" style={{ marginBottom: 8 }}>
-            <div className="muted">{c.tool ?? "reply"} → {JSON.stringify(c.outcome)}</div>
+            <div className="muted">
+              {c.tool ?? "reply"} → {JSON.stringify(c.outcome)}
+            </div>
             <pre style={{ whiteSpace: "pre-wrap", margin: 0 }}>{c.message}</pre>
           </div>
         ))

@@ -14,7 +14,8 @@ export default async function InspectMessagePage({ params }: { params: Promise<{
     <>
       <h1>Prompt inspector</h1>
       <p className="panel muted" role="status">
-        No agent turn belongs to message #{id}: the agent neither answered it nor wrote it. <Link href={`/messages/${id}`}>Open its thread</Link>
+        No agent turn belongs to message #{id}: the agent neither answered it nor wrote it.{" "}
+        <Link href={`/messages/${id}`}>Open its thread</Link>
       </p>
     </>
   );
