@@ -1,38 +1,19 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DeliveryError, type ChannelAdapter } from "@/lib/channels/types";
 import { appendOutboundMessage } from "@/lib/db/messages";
 import { findTurnForMessage, turnNeighbours } from "@/lib/db/turns";
 import { sendToChat } from "@/lib/pipeline/send-to-chat";
 import { update } from "../fixtures/telegram";
-import { startTestApp, type TestApp } from "../helpers/app";
 import { sqliteTestDb, type TestDb } from "../helpers/db";
-import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
-import { scriptedModel } from "../helpers/mock-model";
-import { assertStoredTurnsIntact } from "../helpers/prompt-integrity";
+import { useScriptedApp } from "../helpers/harness";
+import type { scriptedModel } from "../helpers/mock-model";
 
 describe("the agent's turn with the reply tool (AI SDK mock model)", () => {
-  let telegram: FakeTelegram;
-  let testDb: TestDb;
-  let t: TestApp | undefined;
-
-  beforeAll(async () => {
-    telegram = await startFakeTelegram();
-  });
-  afterAll(() => telegram.close());
-  beforeEach(async () => {
-    telegram.calls.length = 0;
-    testDb = await sqliteTestDb();
-  });
-  afterEach(async () => {
-    // Every prompt this test produced parses back intact.
-    if (t) await assertStoredTurnsIntact(t.db);
-    await t?.stop();
-    await testDb.close();
-  });
+  const app = useScriptedApp();
 
   async function run(steps: Parameters<typeof scriptedModel>[0], text = "hi") {
-    const { handle, calls } = scriptedModel(steps);
-    t = await startTestApp({ db: testDb, telegram, model: handle });
+    const { calls } = await app.start(steps);
+    const t = app.t;
     await t.post(update({ messageId: 900, text }));
     await t.settle();
     const turn = await t.db.prisma.turn.findFirst();
@@ -41,7 +22,7 @@ describe("the agent's turn with the reply tool (AI SDK mock model)", () => {
 
   it("tool called once: one send, one stored assistant message, turn recorded", async () => {
     const { calls, outbound, turn } = await run([{ replies: ["Hi there!"] }]);
-    expect(telegram.sends().map((c) => c.body.text)).toEqual(["Hi there!"]);
+    expect(app.telegram.sends().map((c) => c.body.text)).toEqual(["Hi there!"]);
     // The reply ended the turn: the tool's result is not sent back for another model call.
     expect(calls).toHaveLength(1);
     expect(outbound.map((m) => [m.senderKind, m.text])).toEqual([["agent", "Hi there!"]]);
@@ -53,67 +34,67 @@ describe("the agent's turn with the reply tool (AI SDK mock model)", () => {
 
   it("the inspector finds the turn from the user's message and from the agent's answer, and its neighbours", async () => {
     const { turn } = await run([{ replies: ["first answer"] }, { replies: ["second answer"] }]);
-    await t!.post(update({ messageId: 901, text: "again" }));
-    await t!.settle();
-    const turns = await t!.db.prisma.turn.findMany({ orderBy: { id: "asc" } });
+    await app.t.post(update({ messageId: 901, text: "again" }));
+    await app.t.settle();
+    const turns = await app.t.db.prisma.turn.findMany({ orderBy: { id: "asc" } });
     expect(turns).toHaveLength(2);
-    const user = await t!.db.prisma.message.findFirstOrThrow({ where: { text: "hi" } });
-    const answer = await t!.db.prisma.message.findFirstOrThrow({ where: { text: "first answer" } });
-    expect(await findTurnForMessage(t!.db, user.id)).toBe(turn!.id);
-    expect(await findTurnForMessage(t!.db, answer.id)).toBe(turn!.id);
-    const second = await t!.db.prisma.message.findFirstOrThrow({ where: { text: "second answer" } });
-    expect(await findTurnForMessage(t!.db, second.id)).toBe(turns[1].id);
-    expect(await findTurnForMessage(t!.db, 987654)).toBeNull();
-    expect(await turnNeighbours(t!.db, turns[0])).toEqual({ previousTurnId: null, nextTurnId: turns[1].id });
-    expect(await turnNeighbours(t!.db, turns[1])).toEqual({ previousTurnId: turns[0].id, nextTurnId: null });
+    const user = await app.t.db.prisma.message.findFirstOrThrow({ where: { text: "hi" } });
+    const answer = await app.t.db.prisma.message.findFirstOrThrow({ where: { text: "first answer" } });
+    expect(await findTurnForMessage(app.t.db, user.id)).toBe(turn!.id);
+    expect(await findTurnForMessage(app.t.db, answer.id)).toBe(turn!.id);
+    const second = await app.t.db.prisma.message.findFirstOrThrow({ where: { text: "second answer" } });
+    expect(await findTurnForMessage(app.t.db, second.id)).toBe(turns[1].id);
+    expect(await findTurnForMessage(app.t.db, 987654)).toBeNull();
+    expect(await turnNeighbours(app.t.db, turns[0])).toEqual({ previousTurnId: null, nextTurnId: turns[1].id });
+    expect(await turnNeighbours(app.t.db, turns[1])).toEqual({ previousTurnId: turns[0].id, nextTurnId: null });
   });
 
   it("no tool call: nothing is sent, the envelope is done", async () => {
     const { outbound, turn } = await run([{ text: "No need to answer." }]);
-    expect(telegram.sends()).toHaveLength(0);
+    expect(app.telegram.sends()).toHaveLength(0);
     expect(outbound).toHaveLength(0);
     expect(turn!.toolCalls).toEqual([]);
-    const envelope = await t!.db.prisma.envelope.findFirst();
+    const envelope = await app.t.db.prisma.envelope.findFirst();
     expect(envelope).toMatchObject({ status: "done" });
     expect((envelope!.metadata as Record<string, unknown>).replied).toBe(false);
   });
 
   it("tool called twice in one step: one send, the second call gets a model-friendly error", async () => {
     const { outbound, turn } = await run([{ replies: ["first", "second"] }]);
-    expect(telegram.sends().map((c) => c.body.text)).toEqual(["first"]);
+    expect(app.telegram.sends().map((c) => c.body.text)).toEqual(["first"]);
     expect(outbound).toHaveLength(1);
     expect(turn!.toolCalls).toEqual([{ message: "first", outcome: { status: "sent" } }]);
   });
 
   it("tool called again in a later step: still one send", async () => {
     await run([{ replies: ["first"] }, { replies: ["again"] }]);
-    expect(telegram.sends().map((c) => c.body.text)).toEqual(["first"]);
+    expect(app.telegram.sends().map((c) => c.body.text)).toEqual(["first"]);
   });
 
   it("send failure: the model gets 'failed to send reply', the envelope records the error", async () => {
-    telegram.failNext({ status: 400, body: { ok: false, error_code: 400, description: "Bad Request: chat not found" } });
+    app.telegram.failNext({ status: 400, body: { ok: false, error_code: 400, description: "Bad Request: chat not found" } });
     const { calls, turn } = await run([{ replies: ["hello?"] }]);
     expect(turn!.toolCalls).toEqual([{ message: "hello?", outcome: { error: "failed to send reply" } }]);
     // The tool's error went back to the model in the next step.
     expect(JSON.stringify(calls[1])).toContain("failed to send reply");
-    const failed = await t!.db.prisma.envelope.findFirst({ where: { from: "agent:main" } });
+    const failed = await app.t.db.prisma.envelope.findFirst({ where: { from: "agent:main" } });
     expect(failed).toMatchObject({ status: "failed", lastDeliveryError: "Telegram 400: Bad Request: chat not found" });
   });
 
   it("a model error before any reply is retried later, then answered once", async () => {
     const { turn } = await run([{ error: new Error("upstream 503") }, { replies: ["back again"] }]);
-    expect(telegram.sends().map((c) => c.body.text)).toEqual(["back again"]);
+    expect(app.telegram.sends().map((c) => c.body.text)).toEqual(["back again"]);
     expect(turn!.error).toBeNull();
-    expect((await t!.db.prisma.envelope.findFirst({ orderBy: { id: "asc" } }))!.attempts).toBe(2);
+    expect((await app.t.db.prisma.envelope.findFirst({ orderBy: { id: "asc" } }))!.attempts).toBe(2);
   });
 
   it("a model that keeps failing ends the envelope failed, visible to operators", async () => {
     const failing = Array.from({ length: 5 }, () => ({ error: new Error("upstream timeout") }));
     await run(failing);
-    const envelope = await t!.db.prisma.envelope.findFirst({ orderBy: { id: "asc" } });
+    const envelope = await app.t.db.prisma.envelope.findFirst({ orderBy: { id: "asc" } });
     expect(envelope!.status).toBe("failed");
     expect(envelope!.lastDeliveryError).toMatch(/gave up after 4 attempts: model call failed: upstream timeout/);
-    expect(telegram.sends()).toHaveLength(0);
+    expect(app.telegram.sends()).toHaveLength(0);
   });
 });
 

@@ -1,35 +1,15 @@
 import { resolve } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { update } from "../fixtures/telegram";
-import { startTestApp, type TestApp } from "../helpers/app";
-import { databases, type TestDb } from "../helpers/db";
-import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
+import { databases, } from "../helpers/db";
+import { useRoutedApp } from "../helpers/route-app";
 
 const TOKEN = "test-api-token-0123456789";
-const holder = globalThis as unknown as { __switchboardContext?: Promise<unknown> };
 type Route = Record<string, (r: Request, c: { params: Promise<unknown> }) => Promise<Response>>;
 
 /** POST /api/v1/conversations/{id}/handoff with bad input: a clear 4xx, never a 5xx, and nothing changed. */
 describe.each(databases)("the handoff API refuses bad input on $name", ({ open }) => {
-  let telegram: FakeTelegram;
-  let testDb: TestDb;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    telegram = await startFakeTelegram();
-  });
-  afterAll(() => telegram.close());
-  beforeEach(async () => {
-    testDb = await open();
-    t = await startTestApp({ db: testDb, telegram, model: null });
-    // getApp() (lib/server/wiring.ts) keeps the process's app here; the route reads the test's.
-    holder.__switchboardContext = Promise.resolve({ ...t.app, env: { ...t.app.env, SWITCHBOARD_API_TOKEN: TOKEN } });
-  });
-  afterEach(async () => {
-    holder.__switchboardContext = undefined;
-    await t.stop();
-    await testDb.close();
-  });
+  const app = useRoutedApp({ open, token: TOKEN });
 
   async function post(id: string, body: string, contentType = "application/json") {
     const route = (await import(resolve("app/api/v1/conversations/[id]/handoff/route.ts"))) as Route;
@@ -43,10 +23,10 @@ describe.each(databases)("the handoff API refuses bad input on $name", ({ open }
   }
 
   it("every bad request is a 4xx with a message, and the conversation and its history are unchanged", async () => {
-    await t.post(update({ text: "hi" }));
-    await t.settle();
-    const { id } = await t.db.prisma.conversation.findFirstOrThrow();
-    const envelopes = await t.db.prisma.envelope.count();
+    await app.t.post(update({ text: "hi" }));
+    await app.t.settle();
+    const { id } = await app.t.db.prisma.conversation.findFirstOrThrow();
+    const envelopes = await app.t.db.prisma.envelope.count();
     const cases: [string, string, string, number][] = [
       ["reason of 501 characters", String(id), JSON.stringify({ action: "request", reason: "x".repeat(501) }), 400],
       ["unknown action", String(id), JSON.stringify({ action: "steal" }), 400],
@@ -69,8 +49,8 @@ describe.each(databases)("the handoff API refuses bad input on $name", ({ open }
       });
     }
     expect((await post(String(id), JSON.stringify({ action: "request" }), "text/plain")).status).toBe(415);
-    expect((await t.db.prisma.conversation.findFirstOrThrow()).handoffState).toBeNull();
-    expect(await t.db.prisma.envelope.count()).toBe(envelopes);
+    expect((await app.t.db.prisma.conversation.findFirstOrThrow()).handoffState).toBeNull();
+    expect(await app.t.db.prisma.envelope.count()).toBe(envelopes);
     // A good request still works.
     expect(await post(String(id), JSON.stringify({ action: "request", reason: "x".repeat(500) }))).toMatchObject({ status: 200 });
   });

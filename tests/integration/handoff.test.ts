@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openDb } from "@/lib/db/database";
 import { writeTransition } from "@/lib/db/handoff";
 import { createFork, setActiveFork } from "@/lib/db/forks";
@@ -11,55 +11,25 @@ import { sendOperatorReply } from "@/lib/pipeline/operator-reply";
 import { updateSettings } from "@/lib/settings/store";
 import { defaultSettings } from "@/lib/settings/schema";
 import { update } from "../fixtures/telegram";
-import { startTestApp, type TestApp } from "../helpers/app";
-import { hasPostgres, POSTGRES_SKIP_REASON, postgresTestDb, sqliteTestDb, type TestDb } from "../helpers/db";
-import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
-import { scriptedModel } from "../helpers/mock-model";
-import { assertStoredTurnsIntact } from "../helpers/prompt-integrity";
+import { hasPostgres, POSTGRES_SKIP_REASON, postgresTestDb } from "../helpers/db";
+import { useScriptedApp } from "../helpers/harness";
 
 const WAITING = defaultSettings.handoffWaitingMessage;
 
 describe("human handoff (AI SDK mock model)", () => {
-  let telegram: FakeTelegram;
-  let testDb: TestDb;
-  let t: TestApp | undefined;
-
-  beforeAll(async () => {
-    telegram = await startFakeTelegram();
-  });
-  afterAll(() => telegram.close());
-  beforeEach(async () => {
-    telegram.calls.length = 0;
-    testDb = await sqliteTestDb();
-  });
-  afterEach(async () => {
-    if (t) {
-      await t.settle();
-      // Every prompt this test produced (the hand-back note included) parses back intact.
-      await assertStoredTurnsIntact(t.db);
-    }
-    await t?.stop();
-    t = undefined;
-    await testDb.close();
-  });
-
-  async function start(steps: Parameters<typeof scriptedModel>[0] | null) {
-    const scripted = steps ? scriptedModel(steps) : null;
-    t = await startTestApp({ db: testDb, telegram, model: scripted ? scripted.handle : null });
-    return { calls: scripted?.calls ?? [] };
-  }
-  const sendTexts = () => telegram.sends().map((c) => c.body.text);
-  const conversation = () => t!.db.prisma.conversation.findFirstOrThrow();
+  const app = useScriptedApp();
+  const { start, sendTexts } = app;
+  const conversation = () => app.t.db.prisma.conversation.findFirstOrThrow();
   const transitions = async () =>
-    (await t!.db.prisma.envelope.findMany({ orderBy: { id: "asc" } })).filter(
+    (await app.t.db.prisma.envelope.findMany({ orderBy: { id: "asc" } })).filter(
       (e) =>
         (e.metadata as { handoff?: unknown }).handoff && e.status === "done" && e.text.match(/^(handoff requested|taken over|handed back)/),
     );
 
   it("the model replies and hands off in one turn: both go out, the conversation waits, the agent then stays silent", async () => {
     const { calls } = await start([{ replies: ["I'm passing you to a colleague."], handoffs: ["the user wants a refund decision"] }]);
-    await t!.post(update({ text: "I want my money back, now" }));
-    await t!.settle();
+    await app.t.post(update({ text: "I want my money back, now" }));
+    await app.t.settle();
     expect(sendTexts()).toEqual(["I'm passing you to a colleague.", WAITING]);
     // The handoff ended the turn: no further model call.
     expect(calls).toHaveLength(1);
@@ -68,7 +38,7 @@ describe("human handoff (AI SDK mock model)", () => {
     const [request] = await transitions();
     expect(request).toMatchObject({ from: "agent:main", to: ON_CALL, conversationId: c.id });
     expect((request.metadata as { handoff: unknown }).handoff).toMatchObject({ action: "request", state: "waiting" });
-    const turn = await t!.db.prisma.turn.findFirstOrThrow();
+    const turn = await app.t.db.prisma.turn.findFirstOrThrow();
     expect(turn.toolCalls).toContainEqual({
       tool: "handoff",
       message: "the user wants a refund decision",
@@ -78,66 +48,66 @@ describe("human handoff (AI SDK mock model)", () => {
     expect(turn.system).toContain(defaultSettings.handoffGuidance);
 
     // Waiting: a new message is stored, the model is not called, nothing is sent.
-    await t!.post(update({ text: "hello? anyone?" }));
-    await t!.settle();
+    await app.t.post(update({ text: "hello? anyone?" }));
+    await app.t.settle();
     expect(calls).toHaveLength(1);
     expect(sendTexts()).toHaveLength(2);
-    const silent = await t!.db.prisma.envelope.findFirstOrThrow({ where: { text: "hello? anyone?" } });
+    const silent = await app.t.db.prisma.envelope.findFirstOrThrow({ where: { text: "hello? anyone?" } });
     expect(silent.status).toBe("done");
     expect((silent.metadata as Record<string, unknown>).skipped).toBe("handed off to a human");
-    expect(await listOpenHandoffs(t!.db)).toMatchObject([
+    expect(await listOpenHandoffs(app.t.db)).toMatchObject([
       { conversationId: c.id, state: "waiting", reason: "the user wants a refund decision" },
     ]);
   });
 
   it("handoff called twice in one step: one handoff, the second call gets a model-friendly error", async () => {
     await start([{ handoffs: ["first reason", "second reason"] }]);
-    await t!.post(update({ text: "help" }));
-    await t!.settle();
+    await app.t.post(update({ text: "help" }));
+    await app.t.settle();
     expect(await transitions()).toHaveLength(1);
     expect(sendTexts()).toEqual([WAITING]);
-    const turn = await t!.db.prisma.turn.findFirstOrThrow();
+    const turn = await app.t.db.prisma.turn.findFirstOrThrow();
     // Like `reply`: the second call never reached the handoff (the model got the guard's error).
     expect(turn.toolCalls).toEqual([{ tool: "handoff", message: "first reason", outcome: { status: "handed off" } }]);
-    const envelope = await t!.db.prisma.envelope.findFirstOrThrow({ where: { text: "help" } });
+    const envelope = await app.t.db.prisma.envelope.findFirstOrThrow({ where: { text: "help" } });
     expect(envelope.status).toBe("done");
     expect((envelope.metadata as Record<string, unknown>).handoff).toEqual({ action: "request", via: "tool" });
   });
 
   it("the /human command hands off at once with no model configured, and only once", async () => {
     await start(null);
-    await t!.post(update({ text: "/human" }));
-    await t!.settle();
+    await app.t.post(update({ text: "/human" }));
+    await app.t.settle();
     expect(handoffView(await conversation())).toMatchObject({ state: "waiting", reason: "the user asked for a human" });
     expect(sendTexts()).toEqual([WAITING]);
     // The waiting message answers the command natively.
-    expect(telegram.sends()[0].body.reply_parameters).toBeTruthy();
-    const command = await t!.db.prisma.envelope.findFirstOrThrow({ where: { text: "/human" } });
+    expect(app.telegram.sends()[0].body.reply_parameters).toBeTruthy();
+    const command = await app.t.db.prisma.envelope.findFirstOrThrow({ where: { text: "/human" } });
     expect((command.metadata as Record<string, unknown>).skipped).toBe("handoff command");
-    await t!.post(update({ text: "/human@SwitchboardBot please, it's urgent" }));
-    await t!.settle();
+    await app.t.post(update({ text: "/human@SwitchboardBot please, it's urgent" }));
+    await app.t.settle();
     expect(sendTexts()).toEqual([WAITING]);
     expect(await transitions()).toHaveLength(1);
   });
 
   it("the command is configurable: the old one becomes an ordinary message", async () => {
     const { calls } = await start([{ replies: ["plain answer"] }]);
-    await updateSettings(t!.db, { handoffCommand: "/operator" }, "test");
-    await t!.post(update({ text: "/human" }));
-    await t!.settle();
+    await updateSettings(app.t.db, { handoffCommand: "/operator" }, "test");
+    await app.t.post(update({ text: "/human" }));
+    await app.t.settle();
     expect(handoffView(await conversation())).toBeNull();
     expect(calls).toHaveLength(1);
-    await t!.post(update({ text: "/operator" }));
-    await t!.settle();
+    await app.t.post(update({ text: "/operator" }));
+    await app.t.settle();
     expect(handoffView(await conversation())).toMatchObject({ state: "waiting" });
   });
 
   it("every transition, its envelope, and a 409 for each invalid one", async () => {
     await start([{ replies: ["hi"] }]);
-    await t!.post(update({ text: "hello" }));
-    await t!.settle();
+    await app.t.post(update({ text: "hello" }));
+    await app.t.settle();
     const { id } = await conversation();
-    const deps = t!.app.turnDeps;
+    const deps = app.t.app.turnDeps;
     const refused = async (action: "request" | "take" | "release") => {
       const error = await changeHandoff(deps, id, { action }, "alice").catch((e) => e);
       expect(error).toBeInstanceOf(AppError);
@@ -170,17 +140,17 @@ describe("human handoff (AI SDK mock model)", () => {
       ["operator:alice", "agent:main", "release"],
     ]);
     // A refused transition wrote nothing.
-    expect(await t!.db.prisma.envelope.count({ where: { conversationId: id, from: "operator:alice" } })).toBe(3);
+    expect(await app.t.db.prisma.envelope.count({ where: { conversationId: id, from: "operator:alice" } })).toBe(3);
   });
 
   it("after the hand-back the next turn carries the note, and the bot answers again", async () => {
     const { calls } = await start([{ handoffs: ["wants a person"] }, { replies: ["Back with you."] }]);
-    await t!.post(update({ text: "get me a person" }));
-    await t!.settle();
+    await app.t.post(update({ text: "get me a person" }));
+    await app.t.settle();
     const { id } = await conversation();
-    const deps = t!.app.turnDeps;
+    const deps = app.t.app.turnDeps;
     await changeHandoff(deps, id, { action: "take" }, "alice");
-    const userMessage = await t!.db.prisma.message.findFirstOrThrow({ where: { text: "get me a person" } });
+    const userMessage = await app.t.db.prisma.message.findFirstOrThrow({ where: { text: "get me a person" } });
     await sendOperatorReply(deps, {
       messageId: userMessage.id,
       text: "Hi, Alice from support: your refund is approved.",
@@ -188,8 +158,8 @@ describe("human handoff (AI SDK mock model)", () => {
     });
     await changeHandoff(deps, id, { action: "release" }, "alice");
     expect(calls).toHaveLength(1);
-    await t!.post(update({ text: "thanks! anything else?", date: Math.floor(Date.now() / 1000) + 2 }));
-    await t!.settle();
+    await app.t.post(update({ text: "thanks! anything else?", date: Math.floor(Date.now() / 1000) + 2 }));
+    await app.t.settle();
     expect(calls).toHaveLength(2);
     expect(sendTexts().at(-1)).toBe("Back with you.");
     const prompt = JSON.stringify(calls[1]);
@@ -202,9 +172,9 @@ describe("human handoff (AI SDK mock model)", () => {
 
   it("nobody comes: after the timeout the user is told once, and the conversation stays waiting in the inbox", async () => {
     await start(null);
-    await t!.post(update({ text: "/human" }));
-    await t!.settle();
-    const deps = t!.app.turnDeps;
+    await app.t.post(update({ text: "/human" }));
+    await app.t.settle();
+    const deps = app.t.app.turnDeps;
     await handoffTimeouts(deps, new Date(Date.now() + 10 * 60_000));
     expect(sendTexts()).toEqual([WAITING]);
     const later = new Date(Date.now() + (defaultSettings.handoffTimeoutMinutes + 1) * 60_000);
@@ -214,36 +184,36 @@ describe("human handoff (AI SDK mock model)", () => {
     const c = await conversation();
     expect(handoffView(c)).toMatchObject({ state: "waiting" });
     expect(c.handoffTimedOutAt).not.toBeNull();
-    expect(await listOpenHandoffs(t!.db)).toHaveLength(1);
+    expect(await listOpenHandoffs(app.t.db)).toHaveLength(1);
   });
 
   it("a background task in a handed-off conversation does not run: nothing is posted, the task fails with the reason", async () => {
     const { calls } = await start([{ replies: ["task output"] }]);
-    await t!.post(update({ text: "/human" }));
-    await t!.settle();
+    await app.t.post(update({ text: "/human" }));
+    await app.t.settle();
     const { id } = await conversation();
-    const { fork, envelope } = await startBackgroundTask(t!.db, {
+    const { fork, envelope } = await startBackgroundTask(app.t.db, {
       conversationId: id,
       task: "remind them about the invoice",
       from: "operator:alice",
     });
-    t!.app.worker.messageArrived();
-    await t!.settle();
+    app.t.app.worker.messageArrived();
+    await app.t.settle();
     expect(calls).toHaveLength(0);
     expect(sendTexts()).toEqual([WAITING]);
-    expect(await t!.db.prisma.envelope.findUniqueOrThrow({ where: { id: envelope.id } })).toMatchObject({
+    expect(await app.t.db.prisma.envelope.findUniqueOrThrow({ where: { id: envelope.id } })).toMatchObject({
       status: "failed",
       lastDeliveryError: "not run: the conversation is handed off to a human",
     });
-    expect(await t!.db.prisma.fork.findUniqueOrThrow({ where: { id: fork.id } })).toMatchObject({ status: "failed" });
+    expect(await app.t.db.prisma.fork.findUniqueOrThrow({ where: { id: fork.id } })).toMatchObject({ status: "failed" });
   });
 
   it("the operators' Telegram chat is told about a new handoff when set", async () => {
     await start(null);
-    await updateSettings(t!.db, { handoffTelegramChatId: "-100777" }, "test");
-    await t!.post(update({ text: "/human" }));
-    await t!.settle();
-    const toOperators = telegram.sends().filter((c) => String(c.body.chat_id) === "-100777");
+    await updateSettings(app.t.db, { handoffTelegramChatId: "-100777" }, "test");
+    await app.t.post(update({ text: "/human" }));
+    await app.t.settle();
+    const toOperators = app.telegram.sends().filter((c) => String(c.body.chat_id) === "-100777");
     expect(toOperators).toHaveLength(1);
     expect(toOperators[0].body.text).toContain("Needs a human");
     expect(toOperators[0].body.text).toContain("the user asked for a human");
@@ -251,20 +221,20 @@ describe("human handoff (AI SDK mock model)", () => {
 
   it("a handoff inside an interactive fork reports the fork first, then hands off the conversation", async () => {
     await start(null);
-    await t!.post(update({ text: "hello" }));
-    await t!.settle();
+    await app.t.post(update({ text: "hello" }));
+    await app.t.settle();
     const { id } = await conversation();
-    const fork = await createFork(t!.db, { conversationId: id, kind: "interactive", status: "active", startedBy: "test" });
-    expect(await setActiveFork(t!.db, id, fork.id, null)).toBeTruthy();
-    await t!.post(update({ text: "/human" }));
-    await t!.settle();
+    const fork = await createFork(app.t.db, { conversationId: id, kind: "interactive", status: "active", startedBy: "test" });
+    expect(await setActiveFork(app.t.db, id, fork.id, null)).toBeTruthy();
+    await app.t.post(update({ text: "/human" }));
+    await app.t.settle();
     const after = await conversation();
     expect(after.activeForkId).toBeNull();
     expect(handoffView(after)).toMatchObject({ state: "waiting" });
-    const exited = await t!.db.prisma.fork.findUniqueOrThrow({ where: { id: fork.id } });
+    const exited = await app.t.db.prisma.fork.findUniqueOrThrow({ where: { id: fork.id } });
     expect(exited).toMatchObject({ status: "exited", exitStrategy: "report" });
     // The summary is in the main session, before the handoff.
-    const summary = await t!.db.prisma.message.findFirstOrThrow({ where: { conversationId: id, senderKind: "system", forkId: null } });
+    const summary = await app.t.db.prisma.message.findFirstOrThrow({ where: { conversationId: id, senderKind: "system", forkId: null } });
     expect(summary.text).toContain(`Side thread #${fork.id}`);
     const [request] = await transitions();
     expect(summary.createdAt.getTime()).toBeLessThanOrEqual(request.createdAt.getTime());

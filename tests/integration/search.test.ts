@@ -1,14 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GET as searchRoute } from "@/app/api/v1/search/route";
-import type { App } from "@/lib/server/wiring";
 import { searchTerms, snippetMarkup, HIT_END, HIT_START, fts5Match } from "@/lib/search/query";
 import { group, update } from "../fixtures/telegram";
-import { startTestApp, type TestApp } from "../helpers/app";
-import { databases, type TestDb } from "../helpers/db";
-import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
+import { databases, } from "../helpers/db";
+import { useRoutedApp } from "../helpers/route-app";
 
 const TOKEN = "search-token-0123456789abcdef";
-const holder = globalThis as unknown as { __switchboardContext?: Promise<App> };
 type Result = { messageId: number; conversationId: number; snippet: string; sentAt: string; deletedAt: string | null };
 
 describe("search terms and snippets", () => {
@@ -32,22 +29,7 @@ describe("search terms and snippets", () => {
 });
 
 describe.each(databases)("GET /api/v1/search ($name)", ({ open }) => {
-  let testDb: TestDb;
-  let telegram: FakeTelegram;
-  let t: TestApp;
-  beforeEach(async () => {
-    telegram = await startFakeTelegram();
-    testDb = await open();
-    t = await startTestApp({ db: testDb, telegram, model: null, env: { SWITCHBOARD_API_TOKEN: TOKEN } });
-    holder.__switchboardContext = Promise.resolve(t.app);
-  });
-  afterEach(async () => {
-    holder.__switchboardContext = undefined;
-    await t.settle();
-    await t.stop();
-    await testDb.close();
-    await telegram.close();
-  });
+  const app = useRoutedApp({ open, token: TOKEN });
 
   const search = async (q: string, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) => {
     const response = await searchRoute(new Request(`http://localhost/api/v1/search?q=${encodeURIComponent(q)}`, { headers }), {
@@ -57,12 +39,12 @@ describe.each(databases)("GET /api/v1/search ($name)", ({ open }) => {
   };
 
   it("finds what was said, best match first, with a marked, escaped snippet", async () => {
-    await t.post(update({ chat: group, text: "the weather is nice today" }));
-    await t.post(update({ chat: group, text: "my refund for the invoice has not arrived" }));
-    await t.post(update({ chat: group, text: "refund refund refund: <b>still</b> waiting for the refund" }));
-    await t.post(update({ text: "an unrelated private note" }));
-    const best = await t.db.prisma.message.findFirstOrThrow({ where: { text: { startsWith: "refund refund" } } });
-    const other = await t.db.prisma.message.findFirstOrThrow({ where: { text: { startsWith: "my refund" } } });
+    await app.t.post(update({ chat: group, text: "the weather is nice today" }));
+    await app.t.post(update({ chat: group, text: "my refund for the invoice has not arrived" }));
+    await app.t.post(update({ chat: group, text: "refund refund refund: <b>still</b> waiting for the refund" }));
+    await app.t.post(update({ text: "an unrelated private note" }));
+    const best = await app.t.db.prisma.message.findFirstOrThrow({ where: { text: { startsWith: "refund refund" } } });
+    const other = await app.t.db.prisma.message.findFirstOrThrow({ where: { text: { startsWith: "my refund" } } });
 
     const { status, body } = await search("Refund");
     expect(status).toBe(200);
@@ -77,23 +59,23 @@ describe.each(databases)("GET /api/v1/search ($name)", ({ open }) => {
   });
 
   it("follows edits: the new text is found, the old one no longer", async () => {
-    await t.post(update({ chat: group, messageId: 501, text: "first draft with a typo" }));
-    await t.post(update({ chat: group, messageId: 501, text: "final wording", edited: true }));
+    await app.t.post(update({ chat: group, messageId: 501, text: "first draft with a typo" }));
+    await app.t.post(update({ chat: group, messageId: 501, text: "final wording", edited: true }));
     expect((await search("typo")).body.results).toEqual([]);
     expect((await search("wording")).body.results).toHaveLength(1);
   });
 
   it("an unsent message stays findable for operators, marked unsent (as the timeline keeps it)", async () => {
-    await t.post(update({ chat: group, messageId: 601, text: "my card number was wrongly posted" }));
-    const message = await t.db.prisma.message.findFirstOrThrow();
+    await app.t.post(update({ chat: group, messageId: 601, text: "my card number was wrongly posted" }));
+    const message = await app.t.db.prisma.message.findFirstOrThrow();
     expect((await search("card")).body.results[0]).toMatchObject({ messageId: message.id, deletedAt: null });
     const at = new Date("2026-11-23T10:00:00.000Z");
-    await t.db.prisma.message.update({ where: { id: message.id }, data: { deletedAt: at } });
+    await app.t.db.prisma.message.update({ where: { id: message.id }, data: { deletedAt: at } });
     expect((await search("card")).body.results[0]).toMatchObject({ messageId: message.id, deletedAt: at.toISOString() });
   });
 
   it("words of any script separated by spaces are found; hostile text in the message stays text", async () => {
-    await t.post(update({ chat: group, text: "配送 状況 🦘 <script>alert(1)</script> ส่งของ हिन्दी" }));
+    await app.t.post(update({ chat: group, text: "配送 状況 🦘 <script>alert(1)</script> ส่งของ हिन्दी" }));
     for (const q of ["配送", "ส่งของ", "हिन्दी", "🦘 配送"]) expect((await search(q)).body.results, q).toHaveLength(1);
     // (PostgreSQL's parser reads `<script>` as a tag, not a word: only SQLite finds "script".)
     expect((await search("配送")).body.results[0]!.snippet.replace(/<\/?mark>/g, "")).not.toMatch(/[<>]/);
@@ -115,11 +97,11 @@ describe.each(databases)("GET /api/v1/search ($name)", ({ open }) => {
     '\'; DROP TABLE "Message"; --',
     "x".repeat(500),
   ])("a hostile query %j is a 200, never a 500", async (q) => {
-    await t.post(update({ chat: group, text: "and near or not" }));
+    await app.t.post(update({ chat: group, text: "and near or not" }));
     const { status, body } = await search(q);
     expect(status).toBe(200);
     expect(Array.isArray(body.results)).toBe(true);
-    expect(await t.db.prisma.message.count()).toBe(1);
+    expect(await app.t.db.prisma.message.count()).toBe(1);
   });
 
   it("needs a session or the API token; an over-long query is a 400", async () => {
