@@ -2,6 +2,7 @@ import { z } from "zod";
 import { handoffBodySchema } from "../pipeline/handoff";
 import { defineOperations, isoDate } from "./operation";
 import { replyBodySchema, replyResponse, senderKind, timelineMessage } from "./messages";
+import { recordIdParam } from "../record-id";
 
 /** A conversation, every column (the Conversation table). */
 export const conversationRow = z.strictObject({
@@ -84,7 +85,7 @@ export const handoffListResponse = z.strictObject({
 export const conversationPatchBody = z.object({ agentEnabled: z.boolean() }).strict();
 
 export const timelineQuery = z.object({
-  before: z.coerce.number().int().positive().optional(),
+  before: recordIdParam.optional(),
   take: z.coerce.number().int().min(1).max(500).default(200),
 });
 export const timelineResponse = z.strictObject({

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { exitStrategySchema, startTaskSchema } from "../pipeline/forks";
 import { envelopeRow } from "./envelopes";
 import { defineOperations, isoDate } from "./operation";
+import { recordIdParam } from "../record-id";
 
 /** A fork, every column (the Fork table). */
 export const forkRow = z.strictObject({
@@ -32,7 +33,7 @@ export const forkListItem = forkRow.extend({
 });
 
 export const forkListQuery = z.object({
-  conversationId: z.coerce.number().int().positive().optional(),
+  conversationId: recordIdParam.optional(),
   take: z.coerce.number().int().min(1).max(500).default(100),
 });
 export const forkListResponse = z.strictObject({ forks: z.array(forkListItem) });

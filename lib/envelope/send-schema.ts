@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { parseAddress } from "./address";
 import { parseDeliverAt } from "./deliver-at";
+import { recordId } from "../record-id";
 
 /** The parser's own message, so the API, the CLI and the dashboard's form say the same thing. */
 const accepts = (parse: (text: string) => unknown) => (text: string, ctx: z.RefinementCtx) => {
@@ -20,14 +21,14 @@ export const sendEnvelopeSchema = z.object({
   from: z.string().min(1).max(200).superRefine(accepts(parseAddress)),
   to: z.string().min(1).max(200).superRefine(accepts(parseAddress)),
   text: z.string().min(1).max(5000),
-  replyTo: z.number().int().positive().optional(),
+  replyTo: recordId.optional(),
   deliverAt: z
     .string()
     .max(64)
     .superRefine(accepts((text) => parseDeliverAt(text, new Date())))
     .optional(),
   /** With `to` = this instance's agent: run the text as a background task in that conversation. */
-  conversationId: z.number().int().positive().optional(),
+  conversationId: recordId.optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
 export type SendEnvelopeInput = z.infer<typeof sendEnvelopeSchema>;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ResponseInput } from "../api/operation";
 import { AppError } from "../errors";
 import { log } from "../log";
+import { recordIdParam } from "../record-id";
 
 /** JSON response with no caching: API data is per operator and changes often. */
 export function json(body: unknown, status = 200, headers?: HeadersInit): Response {
@@ -83,8 +84,5 @@ export async function readRawBody(request: Request, maxBytes: number): Promise<B
   return Buffer.concat(chunks);
 }
 
-/** The largest id a row can have: ids are 32-bit INTEGER columns (PostgreSQL refuses a larger value with an error). */
-export const MAX_ID = 2_147_483_647;
-
 /** A positive integer id from a route segment; anything else is a 400 with the zod issue. */
-export const idParam = (value: string | string[] | undefined) => z.coerce.number().int().positive().max(MAX_ID).parse(value);
+export const idParam = (value: string | string[] | undefined) => recordIdParam.parse(value);

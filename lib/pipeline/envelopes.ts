@@ -10,6 +10,7 @@ import type { SendEnvelopeInput } from "../envelope/send-schema";
 import { AppError, notFound } from "../errors";
 import { getSettings } from "../settings/store";
 import { startBackgroundTask } from "./forks";
+import { recordIdParam } from "../record-id";
 
 export { sendEnvelopeSchema, type SendEnvelopeInput } from "../envelope/send-schema";
 
@@ -18,12 +19,12 @@ export const listEnvelopesSchema = z.object({
   from: z.string().max(200).optional(),
   address: z.string().max(200).optional(),
   status: z.enum(["pending", "processing", "done", "failed"]).optional(),
-  conversation: z.coerce.number().int().positive().optional(),
+  conversation: recordIdParam.optional(),
   scheduled: z
     .enum(["true", "false"])
     .optional()
     .transform((v) => v === "true"),
-  before: z.coerce.number().int().positive().optional(),
+  before: recordIdParam.optional(),
   take: z.coerce.number().int().min(1).max(500).default(100),
 });
 

@@ -28,6 +28,7 @@ import { decideResume, interactiveChildOf } from "./fork-routing";
 import { sendToChat } from "./send-to-chat";
 import { agentStaysSilent } from "./handoff-rules";
 import { executeTurn, type TurnDeps } from "./respond";
+import { recordId } from "../record-id";
 
 /** How a fork's report starts: the model wrote it (from users' messages), not the user or the operator. */
 const HANDED_OFF = "not run: the conversation is handed off to a human";
@@ -36,7 +37,7 @@ export const MODEL_SUMMARY_LABEL = "The model's summary of side thread";
 export const exitStrategySchema = z.object({ strategy: z.enum(["discard", "save", "report"]) });
 export type ExitStrategy = z.infer<typeof exitStrategySchema>["strategy"];
 export const startTaskSchema = z.object({
-  conversationId: z.number().int().positive(),
+  conversationId: recordId,
   task: z.string().trim().min(1).max(4000),
   deliverAt: z.string().max(64).optional(),
 });

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { update } from "../fixtures/telegram";
-import { databases, } from "../helpers/db";
+import { databases } from "../helpers/db";
 import { useRoutedApp } from "../helpers/route-app";
 
 const TOKEN = "test-api-token-0123456789";

@@ -8,9 +8,9 @@ import { postgresTarget } from "@/lib/db/migrations.mjs";
 import { eventStreamResponse } from "@/lib/http/event-stream";
 import { openDb } from "@/lib/db/database";
 import { update } from "../fixtures/telegram";
-import { startTestApp, } from "../helpers/app";
-import { databases, hasPostgres, postgresTestDb, } from "../helpers/db";
-import { startFakeTelegram, } from "../helpers/fake-telegram";
+import { startTestApp } from "../helpers/app";
+import { databases, hasPostgres, postgresTestDb } from "../helpers/db";
+import { startFakeTelegram } from "../helpers/fake-telegram";
 import { useRoutedApp } from "../helpers/route-app";
 
 const TOKEN = "live-events-token-0123456789";

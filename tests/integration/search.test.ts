@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { GET as searchRoute } from "@/app/api/v1/search/route";
 import { searchTerms, snippetMarkup, HIT_END, HIT_START, fts5Match } from "@/lib/search/query";
 import { group, update } from "../fixtures/telegram";
-import { databases, } from "../helpers/db";
+import { databases } from "../helpers/db";
 import { useRoutedApp } from "../helpers/route-app";
 
 const TOKEN = "search-token-0123456789abcdef";
