@@ -26,6 +26,15 @@ export type Relay = {
  * RESYNC: what was sent while it was down is lost). An event's origin id keeps
  * an instance from delivering its own events twice.
  */
+/**
+ * How long to wait before reconnecting after `failures` failed attempts in a
+ * row: doubling from `baseMs` up to `maxMs`, so a database that is down for
+ * long is not asked (and the log not written) every second.
+ */
+export function reconnectDelay(failures: number, baseMs: number, maxMs = 30_000): number {
+  return Math.min(baseMs * 2 ** Math.min(failures, 20), maxMs);
+}
+
 export function startPostgresRelay(db: Database, url: string, options: { reconnectMs?: number } = {}): Relay {
   const { connectionString, schema } = postgresTarget(url);
   const channel = channelName(schema);
@@ -36,6 +45,7 @@ export function startPostgresRelay(db: Database, url: string, options: { reconne
   let timer: NodeJS.Timeout | null = null;
   // Set once a LISTEN has been lost: events sent meanwhile never arrive here.
   let missed = false;
+  let failures = 0;
 
   bus.relay = (event: LiveEvent) => {
     db.read(`SELECT pg_notify(?, ?)`, channel, JSON.stringify({ origin, event })).catch((error) =>
@@ -62,7 +72,7 @@ export function startPostgresRelay(db: Database, url: string, options: { reconne
       client = null;
       missed = true;
       next.end().catch(() => {});
-      timer = setTimeout(() => void connect(), options.reconnectMs ?? 1_000);
+      timer = setTimeout(() => void connect(), reconnectDelay(failures++, options.reconnectMs ?? 1_000));
       timer.unref?.();
     };
     next.on("error", (error) => {
@@ -76,6 +86,7 @@ export function startPostgresRelay(db: Database, url: string, options: { reconne
       await next.query(`LISTEN "${channel}"`);
       // Other instances' events no longer wait on this connection to close.
       (next as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+      failures = 0;
       // Back after a gap: other instances' changes in it are lost, so local pages refetch
       // everything they show (the same coarse events, without ids, that any change sends).
       if (missed) {
