@@ -123,6 +123,32 @@ export async function requestHandoff(deps: TurnDeps, input: HandoffRequest): Pro
   };
 }
 
+const REMIND_AFTER_MS = 60_000;
+
+/**
+ * The user asked for a person again while one is awaited: say once more that
+ * one is coming, once per handoff however often they ask, and not within a
+ * minute of the first (that answer is still on screen). Once an operator has
+ * the conversation, nothing: the operator sees the message and answers.
+ */
+export async function remindWaiting(deps: TurnDeps, conversationId: number, replyTo: HandoffRequest["replyTo"], now = new Date()) {
+  const settings = await getSettings(deps.db);
+  const current = await readHandoff(deps.db, conversationId);
+  if (current?.handoffState !== "waiting" || !current.handoffRequestedAt || !settings.handoffWaitingMessage.trim()) return;
+  if (now.getTime() - current.handoffRequestedAt.getTime() < REMIND_AFTER_MS) return;
+  await sendToChat(deps, {
+    from: agentAddress(settings.agentName),
+    senderKind: "agent",
+    senderName: settings.agentName,
+    conversation: current,
+    text: settings.handoffWaitingMessage,
+    replyTo: replyTo?.message ?? null,
+    replyToEnvelopeId: replyTo?.envelopeId ?? null,
+    forkId: null,
+    dedupeKey: `handoff-reminder:${conversationId}:${current.handoffRequestedAt.getTime()}`,
+  });
+}
+
 /** Optional: a line in the operators' Telegram chat. Best effort: a failure is logged, the handoff stands. */
 async function tellOperatorsChat(deps: TurnDeps, chatId: string | null, conversation: HandoffRow, reason: string) {
   const telegram = deps.channels.telegram;

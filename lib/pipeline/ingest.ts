@@ -29,7 +29,7 @@ import { log } from "../log";
 import type { Settings } from "../settings/schema";
 import { getSettings } from "../settings/store";
 import { decideResume, interactiveChildOf, replyResumes } from "./fork-routing";
-import { requestHandoff } from "./handoff";
+import { remindWaiting, requestHandoff } from "./handoff";
 import { handoffCommandIn } from "./handoff-rules";
 import type { TurnDeps } from "./respond";
 import { inboundOutcome, shouldAnswer } from "./should-answer";
@@ -92,8 +92,8 @@ export async function ingestInbound(
 }
 
 /**
- * The user's handoff command: the conversation goes to a human at once. Already
- * handed off: nothing more (the user was told when it started). A failure is
+ * The user's handoff command: the conversation goes to a human at once. Asked
+ * again while still waiting: reminded once that a person is coming. A failure is
  * logged, never the webhook's 500: the message is stored and an operator can act.
  */
 async function handoffByCommand(deps: TurnDeps, stored: Extract<StoreInboundResult, { status: "stored" }>, reason: string) {
@@ -107,15 +107,16 @@ async function handoffByCommand(deps: TurnDeps, stored: Extract<StoreInboundResu
     where: { id: stored.messageId },
     select: { id: true, threadId: true, platformMessageId: true, platformTopicId: true },
   });
+  const replyTo = { envelopeId: stored.envelopeId, message };
   try {
-    await requestHandoff(deps, {
-      conversationId: stored.conversationId,
-      reason,
-      by: agentAddress(agentName),
-      replyTo: { envelopeId: stored.envelopeId, message },
-    });
+    await requestHandoff(deps, { conversationId: stored.conversationId, reason, by: agentAddress(agentName), replyTo });
   } catch (error) {
-    if ((error as { code?: string }).code === "conflict") return;
+    if ((error as { code?: string }).code === "conflict") {
+      await remindWaiting(deps, stored.conversationId, replyTo).catch((e) =>
+        log.error("handoff.reminder_failed", { conversationId: stored.conversationId, error: (e as Error).message }),
+      );
+      return;
+    }
     log.error("handoff.command_failed", { conversationId: stored.conversationId, error: (error as Error).message });
   }
 }

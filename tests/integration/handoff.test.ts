@@ -88,6 +88,20 @@ describe("human handoff (AI SDK mock model)", () => {
     await app.t.settle();
     expect(sendTexts()).toEqual([WAITING]);
     expect(await transitions()).toHaveLength(1);
+    // Asked again after a minute of waiting: one reminder, however often they ask.
+    const { id } = await conversation();
+    await app.t.db.prisma.conversation.update({ where: { id }, data: { handoffRequestedAt: new Date(Date.now() - 120_000) } });
+    await app.t.post(update({ text: "/human" }));
+    await app.t.post(update({ text: "/human" }));
+    await app.t.settle();
+    expect(sendTexts()).toEqual([WAITING, WAITING]);
+    expect(app.telegram.sends()[1].body.reply_parameters).toBeTruthy();
+    // An operator has it: the command is just a message the operator sees.
+    await changeHandoff(app.t.app.turnDeps, id, { action: "take" }, "alice");
+    await app.t.post(update({ text: "/human" }));
+    await app.t.settle();
+    expect(sendTexts()).toEqual([WAITING, WAITING]);
+    expect(await transitions()).toHaveLength(2);
   });
 
   it("the command is configurable: the old one becomes an ordinary message", async () => {
