@@ -14,6 +14,52 @@ export function searchTerms(text: string, max = 12): string[] {
   return [...new Set(words.map((w) => w.replace(/['’]/g, "")))].filter(Boolean).slice(0, max);
 }
 
+/**
+ * Scripts written without spaces between words (Chinese, Japanese, Thai, Lao,
+ * Khmer, Myanmar), and Korean, whose particles attach to the word before them:
+ * a word tokenizer sees a whole run as one token, so "東京" would never find
+ * "東京に行きました". Terms in these scripts are searched as substrings.
+ */
+const UNSPACED =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+
+/** Splits terms into words for the full-text index and substrings for the rest (see UNSPACED). */
+export function splitTerms(terms: string[]): { words: string[]; substrings: string[] } {
+  return { words: terms.filter((t) => !UNSPACED.test(t)), substrings: terms.filter((t) => UNSPACED.test(t)) };
+}
+
+/** A LIKE pattern that matches `term` anywhere, literally (with ESCAPE '\\'). */
+export function likeContaining(term: string): string {
+  return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * A snippet made here rather than by the database (substring matches have no
+ * index to make one): about `width` characters around the first hit, every
+ * occurrence of a term wrapped in HIT_START/HIT_END, case-insensitively.
+ */
+export function substringSnippet(text: string, terms: string[], width = 80): string {
+  // Lowercasing can change a string's length (İ → i̇); then match as written.
+  const folded = text.toLowerCase();
+  const lower = folded.length === text.length ? folded : text;
+  const hits: [number, number][] = [];
+  for (const term of terms) {
+    for (let at = lower.indexOf(term); at >= 0 && term; at = lower.indexOf(term, at + term.length)) hits.push([at, at + term.length]);
+  }
+  hits.sort((a, b) => a[0] - b[0]);
+  const first = hits[0]?.[0] ?? 0;
+  const start = Math.max(0, Math.min(first - Math.floor(width / 3), text.length - width));
+  const end = Math.min(text.length, start + width);
+  let out = start > 0 ? "…" : "";
+  let at = start;
+  for (const [from, to] of hits) {
+    if (from < at || from >= end) continue;
+    out += `${text.slice(at, from)}${HIT_START}${text.slice(from, Math.min(to, end))}${HIT_END}`;
+    at = Math.min(to, end);
+  }
+  return out + text.slice(at, end) + (end < text.length ? "…" : "");
+}
+
 /** An FTS5 MATCH expression: every term as a quoted string (implicit AND). */
 export function fts5Match(terms: string[]): string {
   return terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(" ");

@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { GET as searchRoute } from "@/app/api/v1/search/route";
-import { searchTerms, snippetMarkup, HIT_END, HIT_START, fts5Match } from "@/lib/search/query";
+import {
+  searchTerms,
+  snippetMarkup,
+  HIT_END,
+  HIT_START,
+  fts5Match,
+  likeContaining,
+  splitTerms,
+  substringSnippet,
+} from "@/lib/search/query";
 import { group, update } from "../fixtures/telegram";
 import { databases } from "../helpers/db";
 import { useRoutedApp } from "../helpers/route-app";
@@ -25,6 +34,15 @@ describe("search terms and snippets", () => {
     );
     expect(snippetMarkup(`${HIT_START}open`)).toBe("<mark>open</mark>");
     expect(snippetMarkup(`stray${HIT_END}`)).toBe("stray");
+  });
+
+  it("searches scripts written without spaces as substrings, literally", () => {
+    expect(splitTerms(["refund", "東京", "ส่ง", "서울", "café"])).toEqual({ words: ["refund", "café"], substrings: ["東京", "ส่ง", "서울"] });
+    expect(likeContaining("50%_off\\")).toBe("%50\\%\\_off\\\\%");
+    const snippet = substringSnippet(`${"x".repeat(200)} 明日東京に行きます。東京駅で会いましょう ${"y".repeat(200)}`, ["東京"]);
+    expect(snippet.startsWith("…") && snippet.endsWith("…")).toBe(true);
+    expect(snippetMarkup(snippet)).toContain("明日<mark>東京</mark>に行きます。<mark>東京</mark>駅");
+    expect(snippetMarkup(substringSnippet("Order iPhone用ケース", ["iphone用"]))).toBe("Order <mark>iPhone用</mark>ケース");
   });
 });
 
@@ -79,6 +97,29 @@ describe.each(databases)("GET /api/v1/search ($name)", ({ open }) => {
     for (const q of ["配送", "ส่งของ", "हिन्दी", "🦘 配送"]) expect((await search(q)).body.results, q).toHaveLength(1);
     // (PostgreSQL's parser reads `<script>` as a tag, not a word: only SQLite finds "script".)
     expect((await search("配送")).body.results[0]!.snippet.replace(/<\/?mark>/g, "")).not.toMatch(/[<>]/);
+  });
+
+  it("finds a word inside Japanese, Chinese, Thai and Korean text written without spaces, newest first, marked", async () => {
+    const japanese = "明日の会議は東京本社で行います。よろしくお願いします";
+    const chinese = "我的订单还没有发货，请帮我查一下物流信息";
+    const thai = "สวัสดีครับ ผมอยากสอบถามเรื่องการส่งของครับ";
+    const korean = "서울에서 주문했는데 배송이 아직 안 왔어요";
+    for (const [i, text] of [japanese, chinese, thai, korean].entries())
+      await app.t.post(update({ chat: group, messageId: 700 + i, text }));
+    await app.t.post(update({ chat: group, messageId: 710, text: "東京 office moved: see the refund policy" }));
+    const found = async (q: string) => (await search(q)).body.results.map((r) => r.snippet.replace(/<\/?mark>/g, ""));
+    expect(await found("東京")).toEqual(["東京 office moved: see the refund policy", japanese]);
+    expect((await search("会議")).body.results[0]!.snippet).toContain("<mark>会議</mark>");
+    expect(await found("物流")).toEqual([chinese]);
+    expect(await found("การส่งของ")).toEqual([thai]);
+    expect(await found("서울")).toEqual([korean]);
+    expect(await found("배송")).toEqual([korean]);
+    // Mixed with a word: both must match.
+    expect(await found("東京 refund")).toEqual(["東京 office moved: see the refund policy"]);
+    expect(await found("東京 invoice")).toEqual([]);
+    expect(await found("大阪")).toEqual([]);
+    // A substring, in order: not the same characters anywhere.
+    expect(await found("京東")).toEqual([]);
   });
 
   it.each([
