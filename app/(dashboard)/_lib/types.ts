@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { conversationStatsResponse, conversationSummary, timelineResponse } from "@/lib/api/conversations";
 import type { envelopeThreadResponse, envelopeWithTurn } from "@/lib/api/envelopes";
 import type { forkListItem, forkRow } from "@/lib/api/forks";
+import type { searchResponse } from "@/lib/api/live";
 import type { messageThreadResponse, replyResponse, timelineMessage } from "@/lib/api/messages";
 import type { queueResponse } from "@/lib/api/queue";
 import type { settingsResponse, settingsValues } from "@/lib/api/settings";
@@ -52,3 +53,6 @@ export type SimulatedUpdateResult = z.output<typeof simulatedUpdateResponse>;
 
 /** What an operator's reply or plain message returns (201): `recorded: false` carries a warning to show. */
 export type ReplyResponse = z.output<typeof replyResponse>;
+
+/** One hit of GET /api/v1/search. */
+export type SearchResult = z.output<typeof searchResponse>["results"][number];

@@ -7,16 +7,9 @@ import { useState } from "react";
 import { api } from "../_lib/api";
 import { Snippet } from "../_lib/snippet";
 import { clock } from "../_lib/time";
+import type { SearchResult } from "../_lib/types";
 
-type Result = {
-  messageId: number;
-  conversationId: number;
-  snippet: string;
-  sentAt: string;
-  deletedAt: string | null;
-  senderName: string | null;
-  conversationTitle: string | null;
-};
+type Result = SearchResult;
 
 /** Full-text search over what was said; each result opens its conversation's timeline at the message. */
 export function SearchResults({ initial }: { initial: string }) {
