@@ -89,6 +89,34 @@ export function layoutThread(index: ThreadIndex, collapsed: ReadonlySet<number> 
   return { nodes, edges };
 }
 
+/** Where each laid-out message is: x its centre, y its top. */
+export type Positions = Map<number, { x: number; y: number }>;
+
+export function positionsOf(nodes: LaidNode[]): Positions {
+  return new Map(nodes.map((n) => [n.member.id, { x: n.x, y: n.y }]));
+}
+
+/**
+ * The edges whose box (parent's bottom to child's top) meets a rectangle in
+ * layout coordinates: also the long ones whose two ends are both off it.
+ */
+export function edgesInView(
+  edges: LaidEdge[],
+  positions: Positions,
+  view: { left: number; top: number; right: number; bottom: number },
+): { source: { x: number; y: number }; target: { x: number; y: number } }[] {
+  const out = [];
+  for (const e of edges) {
+    const s = positions.get(e.source);
+    const t = positions.get(e.target);
+    if (!s || !t) continue;
+    const source = { x: s.x, y: s.y + NODE_H };
+    if (source.y > view.bottom || t.y < view.top || Math.max(s.x, t.x) < view.left || Math.min(s.x, t.x) > view.right) continue;
+    out.push({ source, target: t });
+  }
+  return out;
+}
+
 /** The ancestors of a message (root first), ending with the message itself. */
 export function pathTo(index: ThreadIndex, id: number): ThreadMember[] {
   const path: ThreadMember[] = [];
