@@ -79,7 +79,7 @@ try {
   const paintSmall = await firstPaint(small);
   const paintBig = await firstPaint(big);
   report({
-    bench: "timeline page",
+    bench: "timeline view",
     case: `${SIZE.toLocaleString("en")}-message conversation, first paint (newest message in view)`,
     metric: "p50",
     value: Math.round(paintBig.p50),
@@ -94,7 +94,7 @@ try {
   const olderSmall = await olderPages(small, OLDER_PAGES, 1);
   const olderBig = await olderPages(big, OLDER_LOADS, OLDER_PAGES);
   report({
-    bench: "timeline page",
+    bench: "timeline view",
     case: `${SIZE.toLocaleString("en")}-message conversation, older page through the UI (scroll to top → rows rendered)`,
     metric: "p50",
     value: Math.round(olderBig.p50),
