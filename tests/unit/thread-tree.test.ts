@@ -74,6 +74,13 @@ describe("reply tree", () => {
     expect(branchThrough(index, 4).map((s) => s.member.id)).toEqual([1, 4, 7]);
   });
 
+  it("orders replies by time whatever order the members come in", () => {
+    const shuffled = indexThread([members[4], members[2], members[0], members[6], members[3], members[1], members[5]]);
+    expect(shuffled.children.get(1)!.map((m) => m.id)).toEqual([2, 3, 4]);
+    expect(shuffled.children.get(2)!.map((m) => m.id)).toEqual([5, 6]);
+    expect(shuffled.roots.map((m) => m.id)).toEqual([1]);
+  });
+
   it("draws the edges that cross a view, also those whose two ends are off it", () => {
     const { nodes, edges } = layoutThread(indexThread(members));
     const at = positionsOf(nodes);

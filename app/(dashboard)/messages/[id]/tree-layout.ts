@@ -23,7 +23,8 @@ export function indexThread(members: ThreadMember[]): ThreadIndex {
   const children = new Map<number, ThreadMember[]>();
   const parent = new Map<number, number>();
   const roots: ThreadMember[] = [];
-  const ordered = [...members].sort((a, b) => a.sentAt.localeCompare(b.sentAt) || a.id - b.id);
+  // The API sends them in this order already: sort only if not (ISO times compare as strings; localeCompare is ICU collation, slow on 5,000).
+  const ordered = members.every((m, i) => i === 0 || bySentAt(members[i - 1], m) <= 0) ? members : [...members].sort(bySentAt);
   for (const m of ordered) {
     if (m.replyToMessageId !== null && byId.has(m.replyToMessageId)) {
       const list = children.get(m.replyToMessageId) ?? [];
@@ -33,6 +34,10 @@ export function indexThread(members: ThreadMember[]): ThreadIndex {
     } else roots.push(m);
   }
   return { byId, children, parent, roots };
+}
+
+function bySentAt(a: ThreadMember, b: ThreadMember) {
+  return a.sentAt < b.sentAt ? -1 : a.sentAt > b.sentAt ? 1 : a.id - b.id;
 }
 
 /** How many messages sit below a node (its whole subtree, itself excluded). */
@@ -65,7 +70,8 @@ export type LaidEdge = { id: string; source: number; target: number };
  * hides its whole subtree; `hidden` says how many messages that is.
  */
 export function layoutThread(index: ThreadIndex, collapsed: ReadonlySet<number> = new Set()) {
-  const counts = descendantCounts(index);
+  // Only collapsed nodes show their count.
+  const counts = collapsed.size ? descendantCounts(index) : new Map<number, number>();
   const virtual = { id: 0 } as ThreadMember;
   const root = hierarchy<ThreadMember>(virtual, (d) =>
     d.id === 0 ? index.roots : collapsed.has(d.id) ? undefined : index.children.get(d.id),
