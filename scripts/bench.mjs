@@ -91,7 +91,7 @@ function mergeIntoDoc(rows) {
   const names = new Set(rows.map((r) => r.bench));
   const lines = readFileSync(path, "utf8").split("\n");
   // Table cells may be padded (a formatter aligns the columns): "| thread page    |".
-  const mine = (line) => [...names].some((n) => new RegExp(`^\\| ${escape(n)} +\\|`).test(line) || line.startsWith(`- ${n}, `));
+  const mine = (line) => [...names].some((n) => new RegExp(`^\\| ${escapeRegExp(n)} +\\|`).test(line) || line.startsWith(`- ${n}, `));
   const kept = lines.filter((line) => !mine(line));
   const lastRow = kept.findLastIndex((l) => l.startsWith("| ") && !l.startsWith("| ---"));
   kept.splice(lastRow + 1, 0, ...rows.map(tableRow));
@@ -102,7 +102,7 @@ function mergeIntoDoc(rows) {
   console.log(`\nupdated ${[...names].join(", ")} in docs/BENCHMARKS.md`);
 }
 
-function escape(text) {
+function escapeRegExp(text) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
