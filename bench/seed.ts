@@ -49,3 +49,58 @@ export function seedConversation(url: string, count: number, chatId = "bench") {
   db.close();
   return { conversationId, firstId, lastId: firstId + count - 1 };
 }
+
+/**
+ * A reply tree of `size` messages in one thread: each message replies to one of
+ * the earlier ones (three replies each, breadth first), agent and users taking
+ * turns. Returns the root message's id.
+ */
+export function seedReplyTree(url: string, size: number, chatId = "tree") {
+  const db = new Database(sqlitePath(url));
+  db.pragma("busy_timeout = 10000");
+  const now = new Date().toISOString();
+  const conversationId = Number(
+    db
+      .prepare(
+        `INSERT INTO "Conversation" (channel, platformChatId, type, title, generation, createdAt, updatedAt, lastMessageAt) VALUES ('telegram',?,'group','Big tree',0,?,?,?)`,
+      )
+      .run(chatId, now, now, now).lastInsertRowid,
+  );
+  const insert = db.prepare(
+    `INSERT INTO "Message" (conversationId, direction, senderKind, senderName, senderIsBot, text, platformMessageId, replyToMessageId, threadId, mentionsBot, sentAt, createdAt) VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, 0, ?, ?)`,
+  );
+  let rootId = 0;
+  let lastId = 0;
+  db.transaction(() => {
+    const ids: number[] = [];
+    for (let i = 0; i < size; i++) {
+      const parent = i === 0 ? null : ids[Math.floor((i - 1) / 3)];
+      const agent = i % 2 === 1;
+      const id = Number(
+        insert.run(
+          conversationId,
+          agent ? "outbound" : "inbound",
+          agent ? "agent" : "user",
+          agent ? "main" : `User ${i % 7}`,
+          `tree message ${i}`,
+          String(i + 1),
+          parent,
+          null,
+          new Date(Date.parse("2026-01-01") + i * 1000).toISOString(),
+          now,
+        ).lastInsertRowid,
+      );
+      ids.push(id);
+    }
+    rootId = ids[0];
+    lastId = ids[ids.length - 1];
+    const thread = Number(
+      db
+        .prepare(`INSERT INTO "Thread" (conversationId, rootMessageId, messageCount, lastMessageAt, createdAt) VALUES (?, ?, ?, ?, ?)`)
+        .run(conversationId, rootId, size, now, now).lastInsertRowid,
+    );
+    db.prepare(`UPDATE "Message" SET threadId = ? WHERE conversationId = ?`).run(thread, conversationId);
+  })();
+  db.close();
+  return { conversationId, rootId, lastId };
+}

@@ -40,6 +40,8 @@ test("the reply tree zooms, fits, collapses, reads a branch with sibling switche
   await page.goto(`/messages/${rootId}`);
   const tree = page.getByTestId("thread-tree");
   await expect(tree.getByTestId("tree-node")).toHaveCount(5);
+  // Every reply drawn as an edge to its target (the tree's own edge layer).
+  await expect(tree.getByTestId("tree-edges")).toHaveAttribute("data-edges", "4");
 
   // A node shows a truncated text inside its box; the panel shows it in full.
   const rootNode = tree.getByRole("treeitem", { name: /^Bea: Branch root/ });

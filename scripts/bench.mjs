@@ -90,7 +90,8 @@ function mergeIntoDoc(rows) {
   const path = join(projectRoot, "docs/BENCHMARKS.md");
   const names = new Set(rows.map((r) => r.bench));
   const lines = readFileSync(path, "utf8").split("\n");
-  const mine = (line) => [...names].some((n) => line.startsWith(`| ${n} |`) || line.startsWith(`- ${n}, `));
+  // Table cells may be padded (a formatter aligns the columns): "| thread page    |".
+  const mine = (line) => [...names].some((n) => new RegExp(`^\\| ${escapeRegExp(n)} +\\|`).test(line) || line.startsWith(`- ${n}, `));
   const kept = lines.filter((line) => !mine(line));
   const lastRow = kept.findLastIndex((l) => l.startsWith("| ") && !l.startsWith("| ---"));
   kept.splice(lastRow + 1, 0, ...rows.map(tableRow));
@@ -99,6 +100,10 @@ function mergeIntoDoc(rows) {
   kept.splice(lastNote, 0, ...rows.filter((r) => r.note).map((r) => `- ${r.bench}, ${r.case}: ${r.note}`));
   writeFileSync(path, kept.join("\n"));
   console.log(`\nupdated ${[...names].join(", ")} in docs/BENCHMARKS.md`);
+}
+
+function escapeRegExp(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** Hand-written analysis kept beside the generated table (bench/NOTES.md). */

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { ThreadMember } from "../../app/(dashboard)/_lib/types";
-import { branchThrough, descendantCounts, indexThread, layoutThread } from "../../app/(dashboard)/messages/[id]/tree-layout";
+import {
+  NODE_H,
+  branchThrough,
+  descendantCounts,
+  edgesInView,
+  indexThread,
+  layoutThread,
+  positionsOf,
+} from "../../app/(dashboard)/messages/[id]/tree-layout";
 import { senderDisplayName } from "../../app/(dashboard)/_lib/sender";
 
 const member = (id: number, replyTo: number | null): ThreadMember => ({
@@ -64,6 +72,28 @@ describe("reply tree", () => {
     expect(branch[1].siblings.map((s) => s.id)).toEqual([2, 3, 4]);
     expect(branch[2]).toMatchObject({ position: 1 });
     expect(branchThrough(index, 4).map((s) => s.member.id)).toEqual([1, 4, 7]);
+  });
+
+  it("orders replies by time whatever order the members come in", () => {
+    const shuffled = indexThread([members[4], members[2], members[0], members[6], members[3], members[1], members[5]]);
+    expect(shuffled.children.get(1)!.map((m) => m.id)).toEqual([2, 3, 4]);
+    expect(shuffled.children.get(2)!.map((m) => m.id)).toEqual([5, 6]);
+    expect(shuffled.roots.map((m) => m.id)).toEqual([1]);
+  });
+
+  it("draws the edges that cross a view, also those whose two ends are off it", () => {
+    const { nodes, edges } = layoutThread(indexThread(members));
+    const at = positionsOf(nodes);
+    const all = { left: -1e6, top: -1e6, right: 1e6, bottom: 1e6 };
+    expect(edgesInView(edges, at, all)).toHaveLength(6);
+    // A thin strip between the root's level and its children's, left of the root and right of
+    // its leftmost child: only the edge from 1 to 2 passes through it.
+    const [one, two] = [at.get(1)!, at.get(2)!];
+    const strip = { left: two.x + 1, right: one.x - 1, top: one.y + NODE_H + 1, bottom: two.y - 1 };
+    const crossing = edgesInView(edges, at, strip);
+    expect(crossing).toEqual([{ source: { x: one.x, y: one.y + NODE_H }, target: two }]);
+    // Below every node: nothing.
+    expect(edgesInView(edges, at, { left: -1e6, right: 1e6, top: 1e5, bottom: 2e5 })).toEqual([]);
   });
 
   it("a 5,000-deep chain neither overflows the stack nor loops", () => {

@@ -5,7 +5,6 @@ import { useQuery } from "@tanstack/react-query";
 import {
   Controls,
   Handle,
-  MiniMap,
   Position,
   ReactFlow,
   ReactFlowProvider,
@@ -15,7 +14,7 @@ import {
   type NodeProps,
 } from "@xyflow/react";
 import Link from "next/link";
-import { createContext, memo, useCallback, useContext, useEffect, useMemo, useRef, useState } from "react";
+import { createContext, memo, useCallback, useContext, useMemo, useRef, useState } from "react";
 import { api } from "../../_lib/api";
 import { DeliveryFailure } from "../../_lib/delivery-failure";
 import { senderDisplayName, useBotUsername } from "../../_lib/sender";
@@ -24,14 +23,19 @@ import { clock } from "../../_lib/time";
 import type { ThreadMember, ThreadResponse } from "../../_lib/types";
 import { useForkActions } from "../../_lib/use-forks";
 import { useReply } from "../../_lib/use-reply";
-import { NODE_H, NODE_W, branchThrough, indexThread, layoutThread, type BranchStep } from "./tree-layout";
+import { usePollInterval } from "../../_lib/live-events";
+import { NODE_H, NODE_W, branchThrough, indexThread, layoutThread, positionsOf, type BranchStep, type LaidNode } from "./tree-layout";
+import { TreeEdges, TreeMiniMap } from "./tree-overlays";
 
 const COLORS: Record<string, string> = { user: "var(--user)", agent: "var(--agent)", operator: "var(--operator)", system: "var(--muted)" };
 /** Above this many messages the tree opens at the message (zoom 1) instead of fitting everything. */
 const FIT_ON_OPEN_MAX = 150;
 /** Two lines of a node hold about this much; the rest is in the panel (the box clamps it too). */
 const NODE_TEXT_MAX = 90;
-const FIT_OPTIONS = { maxZoom: 1, padding: 0.15 };
+// includeHiddenNodes: fit the nodes never rendered (off screen) too, by their declared size.
+const FIT_OPTIONS = { maxZoom: 1, padding: 0.15, includeHiddenNodes: true };
+const NO_EDGES: Edge[] = [];
+const minimapColor = (n: LaidNode) => COLORS[n.member.senderKind] ?? "#999";
 
 const HANDLES = [
   { type: "target" as const, position: Position.Top, x: NODE_W / 2, y: 0 },
@@ -80,7 +84,8 @@ function Thread({ id }: { id: number }) {
   const query = useQuery({
     queryKey: ["thread", id],
     queryFn: () => api<ThreadResponse>(`/messages/${id}/thread`),
-    refetchInterval: 3_000,
+    // Slow while the live event stream is open (it invalidates threads on new messages): a 5,000-message refetch is ~1 MB.
+    refetchInterval: usePollInterval(3_000),
   });
   const members = query.data?.members;
   const index = useMemo(() => indexThread(members ?? []), [members]);
@@ -91,19 +96,6 @@ function Thread({ id }: { id: number }) {
   const [mode, setMode] = useState<"tree" | "branch">("tree");
   const [sheetOpen, setSheetOpen] = useState(false);
   const flow = useReactFlow();
-  // The minimap sits top right: a tree is narrow at the top (the root), so it hides the least there.
-  // The minimap draws every node (5,000 SVG rects): mount it after the tree has painted.
-  const [minimap, setMinimap] = useState(false);
-  useEffect(() => {
-    if (!query.isSuccess || minimap) return;
-    // When the browser is idle after painting the tree (at the latest after 500 ms).
-    const idle =
-      typeof requestIdleCallback === "function"
-        ? requestIdleCallback(() => setMinimap(true), { timeout: 500 })
-        : setTimeout(() => setMinimap(true), 50);
-    return () =>
-      typeof cancelIdleCallback === "function" ? cancelIdleCallback(idle as number) : clearTimeout(idle as ReturnType<typeof setTimeout>);
-  }, [query.isSuccess, minimap]);
 
   const nodes = useMemo<MessageNode[]>(
     () =>
@@ -122,10 +114,8 @@ function Thread({ id }: { id: number }) {
       })),
     [layout],
   );
-  const edges = useMemo<Edge[]>(
-    () => layout.edges.map((e) => ({ id: e.id, source: String(e.source), target: String(e.target), focusable: false })),
-    [layout],
-  );
+  // Edges are drawn by TreeEdges, not handed to React Flow (see tree-overlays.tsx).
+  const positions = useMemo(() => positionsOf(layout.nodes), [layout]);
 
   const select = useCallback((next: number) => {
     setSelectedId(next);
@@ -218,7 +208,7 @@ function Thread({ id }: { id: number }) {
             <div className="tree" data-testid="thread-tree" role="tree" aria-label="Reply tree">
               <ReactFlow<MessageNode, Edge>
                 nodes={nodes}
-                edges={edges}
+                edges={NO_EDGES}
                 nodeTypes={nodeTypes}
                 onInit={onInit}
                 fitView={count <= FIT_ON_OPEN_MAX}
@@ -231,19 +221,11 @@ function Thread({ id }: { id: number }) {
                 nodesFocusable={false}
                 minZoom={0.05}
                 maxZoom={2}
-                defaultEdgeOptions={{ type: "smoothstep" }}
               >
-                <Controls showInteractive={false} />
-                {minimap && (
-                  <MiniMap
-                    position="top-right"
-                    style={{ width: 140, height: 100 }}
-                    pannable
-                    zoomable
-                    nodeColor={(n) => COLORS[(n.data as MessageNodeData).member.senderKind] ?? "#999"}
-                    nodeStrokeWidth={0}
-                  />
-                )}
+                <TreeEdges edges={layout.edges} positions={positions} />
+                <Controls showInteractive={false} fitViewOptions={FIT_OPTIONS} />
+                {/* Top right: a tree is narrow at the top (the root), so the minimap hides the least there. */}
+                <TreeMiniMap nodes={layout.nodes} colorOf={minimapColor} />
               </ReactFlow>
             </div>
           ) : (

@@ -23,7 +23,8 @@ export function indexThread(members: ThreadMember[]): ThreadIndex {
   const children = new Map<number, ThreadMember[]>();
   const parent = new Map<number, number>();
   const roots: ThreadMember[] = [];
-  const ordered = [...members].sort((a, b) => a.sentAt.localeCompare(b.sentAt) || a.id - b.id);
+  // The API sends them in this order already: sort only if not (ISO times compare as plain strings).
+  const ordered = members.every((m, i) => i === 0 || bySentAt(members[i - 1], m) <= 0) ? members : [...members].sort(bySentAt);
   for (const m of ordered) {
     if (m.replyToMessageId !== null && byId.has(m.replyToMessageId)) {
       const list = children.get(m.replyToMessageId) ?? [];
@@ -33,6 +34,10 @@ export function indexThread(members: ThreadMember[]): ThreadIndex {
     } else roots.push(m);
   }
   return { byId, children, parent, roots };
+}
+
+function bySentAt(a: ThreadMember, b: ThreadMember) {
+  return a.sentAt < b.sentAt ? -1 : a.sentAt > b.sentAt ? 1 : a.id - b.id;
 }
 
 /** How many messages sit below a node (its whole subtree, itself excluded). */
@@ -65,7 +70,8 @@ export type LaidEdge = { id: string; source: number; target: number };
  * hides its whole subtree; `hidden` says how many messages that is.
  */
 export function layoutThread(index: ThreadIndex, collapsed: ReadonlySet<number> = new Set()) {
-  const counts = descendantCounts(index);
+  // Only collapsed nodes show their count.
+  const counts = collapsed.size ? descendantCounts(index) : new Map<number, number>();
   const virtual = { id: 0 } as ThreadMember;
   const root = hierarchy<ThreadMember>(virtual, (d) =>
     d.id === 0 ? index.roots : collapsed.has(d.id) ? undefined : index.children.get(d.id),
@@ -87,6 +93,34 @@ export function layoutThread(index: ThreadIndex, collapsed: ReadonlySet<number> 
     if (n.parent && n.parent.data.id !== 0) edges.push({ id: `e${n.data.id}`, source: n.parent.data.id, target: n.data.id });
   }
   return { nodes, edges };
+}
+
+/** Where each laid-out message is: x its centre, y its top. */
+export type Positions = Map<number, { x: number; y: number }>;
+
+export function positionsOf(nodes: LaidNode[]): Positions {
+  return new Map(nodes.map((n) => [n.member.id, { x: n.x, y: n.y }]));
+}
+
+/**
+ * The edges whose box (parent's bottom to child's top) meets a rectangle in
+ * layout coordinates: also the long ones whose two ends are both off it.
+ */
+export function edgesInView(
+  edges: LaidEdge[],
+  positions: Positions,
+  view: { left: number; top: number; right: number; bottom: number },
+): { source: { x: number; y: number }; target: { x: number; y: number } }[] {
+  const out = [];
+  for (const e of edges) {
+    const s = positions.get(e.source);
+    const t = positions.get(e.target);
+    if (!s || !t) continue;
+    const source = { x: s.x, y: s.y + NODE_H };
+    if (source.y > view.bottom || t.y < view.top || Math.max(s.x, t.x) < view.left || Math.min(s.x, t.x) > view.right) continue;
+    out.push({ source, target: t });
+  }
+  return out;
 }
 
 /** The ancestors of a message (root first), ending with the message itself. */
