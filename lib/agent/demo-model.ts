@@ -29,7 +29,9 @@ export function describePrompt(prompt: LanguageModelV3Prompt): string {
   const messages = prompt.filter((m) => m.role !== "system");
   const newest = [...messages].reverse().find((m) => m.role === "user");
   const newestText = newest ? textOf(newest) : "";
-  const annotation = /\[↩ reply to [^\n]*\]/.exec(newestText)?.[0];
+  // The annotation is the line right after a header (lib/prompt/format.ts); the same
+  // text inside a body is the user's own, escaped, and must not read as structure.
+  const annotation = [...newestText.matchAll(/^--- [^\n]*\n(\[↩ reply to [^\n]*\])$/gm)].at(-1)?.[1];
   const gap = /the previous message in this conversation was (.+?) before this one/.exec(system)?.[1];
   const lines = [
     `${DEMO_LABEL} I was shown ${messages.length} message${messages.length === 1 ? "" : "s"} in context.`,
