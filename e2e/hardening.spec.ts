@@ -26,7 +26,8 @@ test("pages carry a nonce CSP and the usual headers, and the dashboard runs with
   await page.getByTestId("message").first().getByRole("link", { name: "Thread" }).click();
   await expect(page.getByTestId("thread-tree")).toBeVisible();
   // Every dashboard page, the detail pages too (the first envelope, turn and message exist after the simulated chat).
-  for (const path of ["/", "/envelopes", "/envelopes/1", "/turns/1", "/messages/1", "/forks", "/settings", "/simulator"]) {
+  // A page that does not exist too: the 404 page must carry the nonce like the others.
+  for (const path of ["/", "/envelopes", "/envelopes/1", "/turns/1", "/messages/1", "/forks", "/settings", "/simulator", "/no-such-page"]) {
     await page.goto(path);
     await page.waitForLoadState("networkidle");
   }
