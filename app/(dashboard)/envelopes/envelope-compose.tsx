@@ -58,7 +58,7 @@ export function EnvelopeCompose({ operator }: { operator: string }) {
       from: values.from.trim(),
       to: values.to.trim(),
       text: values.text,
-      ...(values.replyTo.trim() ? { replyTo: /^\d+$/.test(values.replyTo.trim()) ? Number(values.replyTo.trim()) : NaN } : {}),
+      ...(values.replyTo.trim() ? { replyTo: Number(values.replyTo.trim()) } : {}),
       ...(values.deliverAt.trim() ? { deliverAt: values.deliverAt.trim() } : {}),
     };
     const parsed = sendEnvelopeSchema.safeParse(input);
