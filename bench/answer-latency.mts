@@ -23,6 +23,8 @@ const D = Number(process.env.BENCH_DEBOUNCE_MS ?? 1000);
 const IN_FLIGHT = 100;
 const SECRET = "bench-secret";
 const TARGET_MS = 1.5 * L + D;
+/** BENCH_CASES=sqlite,fairness,burst,postgres (default: all) runs only those cases, for repeated runs of one. */
+const CASES = new Set((process.env.BENCH_CASES ?? "burst,sqlite,fairness,postgres").split(",").map((c) => c.trim()));
 const target = `p99 ≤ 1.5 × L + D = ${TARGET_MS} ms`;
 
 /** Every model call, by the chat it came from (the sender's name is `C<chat id>`), with its prompt text. */
@@ -138,6 +140,29 @@ function peakRssMiB(pid: number): number {
   return Math.round(Math.max(0, ...peaks) / 1024);
 }
 
+/**
+ * CPU time (user + system) the server process tree from `pid` has used so far, in ms:
+ * a figure that, unlike wall-clock latency, hardly moves with what else the machine runs.
+ */
+function cpuMs(pid: number): number {
+  const tree = (p: number): number[] => {
+    try {
+      return [p, ...readFileSync(`/proc/${p}/task/${p}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number).flatMap(tree)];
+    } catch {
+      return [];
+    }
+  };
+  let ticks = 0;
+  for (const p of tree(pid)) {
+    try {
+      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+      const fields = readFileSync(`/proc/${p}/stat`, "utf8").split(")").at(-1)!.trim().split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {}
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
+}
+
 function env(databaseUrl?: string) {
   return {
     TELEGRAM_WEBHOOK_SECRET: SECRET,
@@ -210,13 +235,40 @@ const chatsFrom = (first: number, n: number) => Array.from({ length: n }, (_, i)
 async function manyChats(label: string, bases: string[], pids: number[], first: number) {
   reset();
   const chats = chatsFrom(first, CHATS);
+  const cpuBefore = pids.map(cpuMs);
+  const start = performance.now();
+  // BENCH_TIMELINE=1: per 250 ms, the servers' CPU use (1.0 = one core busy), to see where they saturate.
+  const cpuSamples: { at: number; cpu: number }[] = [];
+  const sampler = process.env.BENCH_TIMELINE
+    ? setInterval(() => cpuSamples.push({ at: performance.now(), cpu: pids.map(cpuMs).reduce((a, b) => a + b, 0) }), 250)
+    : undefined;
   const acked = await post(
     bases,
     chats.map((chat) => ({ chat, text: `hello from ${chat}` })),
   );
+  const postedMs = Math.round(performance.now() - start);
+  const cpuPosted = pids.map(cpuMs);
   await waitForAnswers(chats, 120_000);
+  clearInterval(sampler);
+  if (sampler) printTimeline(start, cpuSamples, acked);
   const rss = pids.map(peakRssMiB);
-  reportLatency(label, chats, acked, `peak server RSS ${rss.map((r) => `${r} MiB`).join(" + ")}; ${calls.length} model calls`);
+  // Everything the servers did for these chats (ingest, claims, turns, sends), per chat; the wait after the last answer is idle.
+  const cpu = pids.map((p, i) => cpuMs(p) - cpuBefore[i]);
+  const cpuPerChat = round(cpu.reduce((a, b) => a + b, 0) / CHATS, 2);
+  reportLatency(
+    label,
+    chats,
+    acked,
+    `peak server RSS ${rss.map((r) => `${r} MiB`).join(" + ")}; server CPU ${cpu.map((c) => `${c} ms`).join(" + ")} (${cpuPerChat} ms per chat, ${cpuPosted.reduce((a, c, i) => a + c - cpuBefore[i], 0)} ms of it while the ${CHATS} webhooks were posted, in ${postedMs} ms); ${calls.length} model calls`,
+  );
+  report({
+    bench: "answer latency",
+    case: label,
+    metric: "server CPU per chat",
+    value: cpuPerChat,
+    unit: "ms",
+    note: `user + system time of the server process tree(s) over the case, divided by ${CHATS} chats: ${cpu.join(", ")} ms`,
+  });
   report({
     bench: "answer latency",
     case: label,
@@ -225,6 +277,28 @@ async function manyChats(label: string, bases: string[], pids: number[], first: 
     unit: "MiB",
     note: `${pids.length} instance(s): ${rss.join(", ")} MiB`,
   });
+}
+
+/** Per 250 ms from `start`: webhooks acknowledged, model calls started, answers sent, and the servers' CPU (cores busy). */
+function printTimeline(start: number, cpu: { at: number; cpu: number }[], acked: Map<number, number>) {
+  const bucket = (t: number) => Math.floor((t - start) / 250);
+  const count = (times: number[]) => {
+    const m = new Map<number, number>();
+    for (const t of times) m.set(bucket(t), (m.get(bucket(t)) ?? 0) + 1);
+    return m;
+  };
+  const acks = count([...acked.values()]);
+  const starts = count(calls.map((c) => c.at));
+  const sent = count([...sends.values()].map((t) => t[0]));
+  const lines = ["t (s)  acked  model calls  sent  server cores"];
+  for (let i = 1; i < cpu.length; i++) {
+    const b = bucket(cpu[i].at);
+    const cores = (cpu[i].cpu - cpu[i - 1].cpu) / (cpu[i].at - cpu[i - 1].at);
+    lines.push(
+      `${(b / 4).toFixed(2).padStart(5)}  ${String(acks.get(b) ?? 0).padStart(5)}  ${String(starts.get(b) ?? 0).padStart(11)}  ${String(sent.get(b) ?? 0).padStart(4)}  ${cores.toFixed(2)}`,
+    );
+  }
+  console.error(lines.join("\n"));
 }
 
 async function fairness(bases: string[], first: number) {
@@ -276,17 +350,19 @@ async function burst(base: string, chat: number) {
 }
 
 try {
-  const sqlite = await startServer(PORTS[0], env());
-  try {
-    await burst(sqlite.base, 1);
-    await manyChats(`${CHATS} chats at once, SQLite`, [sqlite.base], [sqlite.pid], 10_000);
-    await fairness([sqlite.base], 20_000);
-  } finally {
-    await sqlite.stop();
-  }
-  const postgres = await benchPostgres();
-  if (!postgres) console.error(POSTGRES_SKIPPED);
-  else {
+  const sqlite = CASES.has("burst") || CASES.has("sqlite") || CASES.has("fairness") ? await startServer(PORTS[0], env()) : null;
+  if (sqlite)
+    try {
+      if (CASES.has("burst")) await burst(sqlite.base, 1);
+      if (CASES.has("sqlite")) await manyChats(`${CHATS} chats at once, SQLite`, [sqlite.base], [sqlite.pid], 10_000);
+      if (CASES.has("fairness")) await fairness([sqlite.base], 20_000);
+    } finally {
+      await sqlite.stop();
+    }
+  const postgres = CASES.has("postgres") ? await benchPostgres() : null;
+  if (!postgres) {
+    if (CASES.has("postgres")) console.error(POSTGRES_SKIPPED);
+  } else {
     try {
       const a = await startServer(PORTS[0], env(postgres.url));
       const b = await startServer(PORTS[1], env(postgres.url));

@@ -1,4 +1,4 @@
-import { tool } from "ai";
+import { tool, zodSchema } from "ai";
 import { z } from "zod";
 
 export const handoffInputSchema = z
@@ -6,6 +6,12 @@ export const handoffInputSchema = z
     reason: z.string().min(1).max(500).describe("Why a person should take over, in one short sentence, for the operator."),
   })
   .strict();
+
+/**
+ * Wrapped once: the AI SDK turns a bare zod schema into JSON Schema on every call
+ * (a fresh wrapper each time); this wrapper keeps the JSON Schema after the first.
+ */
+const handoffInput = zodSchema(handoffInputSchema);
 
 export type HandoffOutcome = { status: "handed off" } | { error: string };
 
@@ -21,7 +27,7 @@ export function createHandoffTool(deps: { requestHandoff: (reason: string) => Pr
   return tool({
     description:
       "Hand this conversation to a human operator: you stop answering until they hand it back, and the user is told a person will reply. Call at most once per turn, with the reason. You may also call `reply` in the same turn to tell the user.",
-    inputSchema: handoffInputSchema,
+    inputSchema: handoffInput,
     strict: true,
     execute: async ({ reason }): Promise<HandoffOutcome> => {
       if (used) return { error: "you already handed off in this turn; this second call did nothing" };

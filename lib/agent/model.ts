@@ -3,8 +3,16 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModel } from "ai";
 import type { Env } from "../env";
+import { createHttpFetch } from "./http-fetch";
 
 export type ModelHandle = { model: LanguageModel; provider: string; modelId: string };
+
+/** The providers' HTTP client: one keep-alive pool per process (lib/agent/http-fetch.ts says why not the global fetch). */
+let sharedFetch: typeof fetch | undefined;
+const httpFetch: typeof fetch = (input, init) => {
+  sharedFetch ??= createHttpFetch();
+  return sharedFetch(input, init);
+};
 
 /**
  * The one place a model is chosen, from LLM_PROVIDER / LLM_MODEL / LLM_BASE_URL /
@@ -16,10 +24,10 @@ export function modelFromEnv(env: Pick<Env, "LLM_PROVIDER" | "LLM_MODEL" | "LLM_
   if (!provider || !modelId) return null;
   switch (provider) {
     case "openai":
-      return { provider, modelId, model: createOpenAI({ apiKey, baseURL }).chat(modelId) };
+      return { provider, modelId, model: createOpenAI({ apiKey, baseURL, fetch: httpFetch }).chat(modelId) };
     case "anthropic":
-      return { provider, modelId, model: createAnthropic({ apiKey, baseURL })(modelId) };
+      return { provider, modelId, model: createAnthropic({ apiKey, baseURL, fetch: httpFetch })(modelId) };
     case "openai-compatible":
-      return { provider, modelId, model: createOpenAICompatible({ name: "llm", baseURL: baseURL!, apiKey })(modelId) };
+      return { provider, modelId, model: createOpenAICompatible({ name: "llm", baseURL: baseURL!, apiKey, fetch: httpFetch })(modelId) };
   }
 }

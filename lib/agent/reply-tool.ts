@@ -1,9 +1,15 @@
-import { tool } from "ai";
+import { tool, zodSchema } from "ai";
 import { z } from "zod";
 
 export const replyInputSchema = z.object({
   message: z.string().min(1).max(5000).describe("The message to send to the chat, as plain text."),
 });
+
+/**
+ * Wrapped once: the AI SDK turns a bare zod schema into JSON Schema on every call
+ * (a fresh wrapper each time); this wrapper keeps the JSON Schema after the first.
+ */
+const replyInput = zodSchema(replyInputSchema);
 
 export type ReplyOutcome = { status: "sent" } | { error: string };
 
@@ -17,7 +23,7 @@ export function createReplyTool(deps: { sendReply: (message: string) => Promise<
   return tool({
     description:
       "Send your answer to the chat as a reply to the user's message. Call at most once per turn; do not call it when no answer is needed.",
-    inputSchema: replyInputSchema,
+    inputSchema: replyInput,
     strict: true,
     execute: async ({ message }): Promise<ReplyOutcome> => {
       if (used) return { error: "you already replied in this turn; this second reply was not sent" };

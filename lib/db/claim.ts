@@ -88,7 +88,15 @@ type QueueRow = {
 export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimResult> {
   return db.transaction(async (sql) => {
     const { now } = o;
+    // Lock order (PostgreSQL): Conversation rows in ascending id, then Envelope rows in
+    // ascending id. Two instances' claims list the same conversations in the order their
+    // turns ended, which differ; in that order they deadlocked (40P01).
+    const served = new Map<number, Date>();
     for (const { conversationId, at } of o.served) {
+      const seen = served.get(conversationId);
+      if (!seen || at > seen) served.set(conversationId, at);
+    }
+    for (const [conversationId, at] of [...served].sort((x, y) => x[0] - y[0])) {
       await sql.run(`UPDATE "Conversation" SET "servedAt" = ? WHERE "id" = ?`, at, conversationId);
     }
     const result: ClaimResult = { turns: [], wakeAt: await nextWake(sql, now, o.channelMailOnly) };
@@ -173,14 +181,20 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
     }
     if (claim.length === 0) return result;
 
+    // On PostgreSQL the rows are locked first, in id order (an UPDATE locks them in whatever order its plan reads them).
+    const ids = claim.flatMap((c) => c.ids);
     const claimed = await sql.all<{ id: number; to: string; messageId: number | null; forkId: number | null; attempts: number }>(
       `UPDATE "Envelope" SET "status" = 'processing', "claimedBy" = ?, "leaseUntil" = ?, "attempts" = "attempts" + 1, "updatedAt" = ?
-       WHERE ${inJsonList(sql, `"id"`)} AND ${DUE_SQL}
+       WHERE ${
+         sql.dialect === "postgresql"
+           ? `"id" IN (SELECT "id" FROM "Envelope" WHERE ${inJsonList(sql, `"id"`)} AND ${DUE_SQL} ORDER BY "id" FOR NO KEY UPDATE)`
+           : inJsonList(sql, `"id"`)
+       } AND ${DUE_SQL}
        RETURNING "id", "to", "messageId", "forkId", "attempts"`,
       o.worker,
       new Date(now.getTime() + o.leaseMs),
       now,
-      list(claim.flatMap((c) => c.ids)),
+      ...(sql.dialect === "postgresql" ? [list(ids), now, now] : [list(ids)]),
       now,
       now,
     );
@@ -227,7 +241,18 @@ export async function deferEnvelopes(db: Database, ids: number[], until: Date, r
 /** Extends the leases a live worker holds, so a long turn (a slow model, a queue for model slots) is never taken over. */
 export async function renewLeases(db: Database, worker: string, until: Date) {
   await db.transaction((sql) =>
-    sql.run(`UPDATE "Envelope" SET "leaseUntil" = ? WHERE "claimedBy" = ? AND "status" = 'processing'`, until, worker),
+    sql.dialect === "postgresql"
+      ? // Never waits for a row lock, so it cannot deadlock with a turn finishing a burst: a row
+        // locked right now is being finished (or taken over), and the next renewal comes in leaseMs / 3.
+        sql.run(
+          `UPDATE "Envelope" SET "leaseUntil" = ? WHERE "id" IN (
+             SELECT "id" FROM "Envelope" WHERE "claimedBy" = ? AND "status" = 'processing' FOR NO KEY UPDATE SKIP LOCKED)
+           AND "claimedBy" = ? AND "status" = 'processing'`,
+          until,
+          worker,
+          worker,
+        )
+      : sql.run(`UPDATE "Envelope" SET "leaseUntil" = ? WHERE "claimedBy" = ? AND "status" = 'processing'`, until, worker),
   );
 }
 
