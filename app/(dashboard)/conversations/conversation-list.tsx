@@ -7,12 +7,14 @@ import { api } from "../_lib/api";
 import { ModelInstructions, isDemoModel } from "../_lib/model-setup";
 import { membershipLabel } from "../_lib/membership";
 import type { ConversationSummary, StatusInfo } from "../_lib/types";
+import { useSenderLabel } from "../_lib/sender";
 import { timeAgo } from "../_lib/time";
 import { NeedsHuman } from "../handoff/needs-human";
 
 export function ConversationList() {
   const router = useRouter();
   const [search, setSearch] = useState("");
+  const label = useSenderLabel().sender;
   const status = useQuery({ queryKey: ["status"], queryFn: () => api<StatusInfo>("/status") });
   const list = useQuery({
     queryKey: ["conversations", search],
@@ -113,7 +115,7 @@ export function ConversationList() {
                 <td style={{ maxWidth: 380 }}>
                   {c.lastMessage ? (
                     <span>
-                      <span className="muted">{c.lastMessage.senderName ?? c.lastMessage.senderKind}: </span>
+                      <span className="muted">{label(c.lastMessage.senderKind, c.lastMessage.senderName)}: </span>
                       {c.lastMessage.text.slice(0, 120)}
                     </span>
                   ) : (

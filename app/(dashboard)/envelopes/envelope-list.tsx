@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { api } from "../_lib/api";
 import { InspectLink } from "../_lib/inspect-link";
+import { useSenderLabel } from "../_lib/sender";
 import { clock } from "../_lib/time";
 import type { Envelope } from "../_lib/types";
 import { EnvelopeCompose } from "./envelope-compose";
@@ -39,6 +40,7 @@ export function EnvelopeList({ operator }: { operator: string }) {
     refetchInterval: 3_000,
   });
   const envelopes = query.data?.pages.flatMap((p) => p.envelopes) ?? [];
+  const { address: label } = useSenderLabel();
   return (
     <>
       <h1>Envelopes</h1>
@@ -105,8 +107,14 @@ export function EnvelopeList({ operator }: { operator: string }) {
               <tr key={e.id} data-testid="envelope-row">
                 <td>{e.id}</td>
                 <td style={{ fontSize: 13 }}>
-                  {e.from}
-                  <br />→ {e.to}
+                  {/* Display names; the address (what the filters take) on hover. */}
+                  <span title={e.from} data-testid="envelope-from">
+                    {label(e.from)}
+                  </span>
+                  <br />→{" "}
+                  <span title={e.to} data-testid="envelope-to">
+                    {label(e.to)}
+                  </span>
                 </td>
                 <td style={{ maxWidth: 360, overflowWrap: "anywhere" }}>{e.text.slice(0, 160)}</td>
                 <td>
