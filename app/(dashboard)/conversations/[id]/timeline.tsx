@@ -4,6 +4,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { DeliveryFailure } from "../../_lib/delivery-failure";
+import { InspectLink } from "../../_lib/inspect-link";
 import { useSenderLabel } from "../../_lib/sender";
 import { clock } from "../../_lib/time";
 import type { TimelineMessage } from "../../_lib/types";
@@ -122,6 +123,8 @@ function MessageItem({ m, previous, target, selected, highlighted, onReply, onJu
               Reply
             </button>
             <Link href={`/messages/${m.id}`}>Thread</Link>
+            {/* The turn that wrote it: the exact prompt the model saw. */}
+            {m.senderKind === "agent" && <InspectLink messageId={m.id}>Prompt</InspectLink>}
           </div>
         )}
       </article>
