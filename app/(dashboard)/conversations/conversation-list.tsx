@@ -10,16 +10,19 @@ import type { ConversationSummary, StatusInfo } from "../_lib/types";
 import { useSenderLabel } from "../_lib/sender";
 import { timeAgo } from "../_lib/time";
 import { NeedsHuman } from "../handoff/needs-human";
+import { usePollInterval } from "../_lib/live-events";
 
 export function ConversationList() {
   const router = useRouter();
   const [search, setSearch] = useState("");
   const label = useSenderLabel().sender;
   const status = useQuery({ queryKey: ["status"], queryFn: () => api<StatusInfo>("/status") });
+  const poll = usePollInterval(3_000);
   const list = useQuery({
     queryKey: ["conversations", search],
     queryFn: () => api<{ conversations: ConversationSummary[] }>(`/conversations?search=${encodeURIComponent(search)}`),
-    refetchInterval: 3_000,
+    // Polling is the fallback: with the event stream open, events refetch this (usePollInterval).
+    refetchInterval: poll,
   });
   const conversations = groupTopics(list.data?.conversations ?? []);
 

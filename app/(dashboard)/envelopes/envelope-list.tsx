@@ -11,6 +11,7 @@ import type { Envelope } from "../_lib/types";
 import { EnvelopeCompose } from "./envelope-compose";
 import { QueuePanel } from "./queue-panel";
 import { StatusBadge } from "./status-badge";
+import { usePollInterval } from "../_lib/live-events";
 
 type Page = { envelopes: Envelope[]; nextBefore: number | null };
 
@@ -31,13 +32,15 @@ export function EnvelopeList({ operator }: { operator: string }) {
     ...(conversationId ? { conversation: conversationId } : {}),
     ...(scheduled ? { scheduled: "true" } : {}),
   };
+  const poll = usePollInterval(3_000);
   const query = useInfiniteQuery({
     queryKey: ["envelopes", filters],
     queryFn: ({ pageParam }) =>
       api<Page>(`/envelopes?${new URLSearchParams({ ...filters, ...(pageParam ? { before: String(pageParam) } : {}) })}`),
     initialPageParam: 0,
     getNextPageParam: (last) => last.nextBefore ?? undefined,
-    refetchInterval: 3_000,
+    // Polling is the fallback: with the event stream open, events refetch this (usePollInterval).
+    refetchInterval: poll,
   });
   const envelopes = query.data?.pages.flatMap((p) => p.envelopes) ?? [];
   const { address: label } = useSenderLabel();

@@ -7,13 +7,16 @@ import { useSenderLabel } from "../../_lib/sender";
 import { clock } from "../../_lib/time";
 import type { Envelope, EnvelopeThread, ThreadEnvelope } from "../../_lib/types";
 import { StatusBadge } from "../status-badge";
+import { usePollInterval } from "../../_lib/live-events";
 
 /** An envelope's chain up to its root and the tree below the root, indented by depth. */
 export function EnvelopeThreadView({ id }: { id: number }) {
+  const poll = usePollInterval(3_000);
   const query = useQuery({
     queryKey: ["envelope-thread", id],
     queryFn: () => api<EnvelopeThread>(`/envelopes/${id}/thread`),
-    refetchInterval: 3_000,
+    // Polling is the fallback: with the event stream open, events refetch this (usePollInterval).
+    refetchInterval: poll,
   });
   const envelope = useQuery({ queryKey: ["envelope", id], queryFn: () => api<{ envelope: Envelope }>(`/envelopes/${id}`) });
   const { address: label } = useSenderLabel();
