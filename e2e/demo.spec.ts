@@ -88,10 +88,10 @@ test("with no model and no bot token, the demo model answers in the simulator, l
 
     // One set of model instructions: the settings page says exactly what the banner says.
     await page.goto("/");
-    const bannerText = await page.getByTestId("no-model-banner").getByTestId("model-instructions").innerText();
+    const bannerText = await page.getByTestId("no-model-banner").getByTestId("model-instructions").textContent();
     await page.getByRole("link", { name: "Settings", exact: true }).click();
     await expect(page.getByTestId("model-status")).toContainText("Demo model (sandbox, no LLM configured)");
-    await expect(page.getByTestId("model-instructions")).toHaveText(bannerText);
+    await expect(page.getByTestId("model-instructions")).toHaveText(bannerText!);
     await context.close();
   } finally {
     const exited = new Promise((resolve) => server.once("exit", resolve));

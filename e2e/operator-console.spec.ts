@@ -250,3 +250,28 @@ test("first run: the console has a favicon", async ({ page, dashboard }) => {
   expect(icon.headers()["content-type"]).toMatch(/^image\//);
   expect((await icon.body()).length).toBeGreaterThan(100);
 });
+
+test("the reply tree pans by dragging the canvas", async ({ page, dashboard }) => {
+  await dashboard.signIn();
+  await dashboard.simulate("pan the tree", { firstName: "Pan", userId: 9805 });
+  await expect(page.getByTestId("sim-timeline")).toContainText("Echo: pan the tree");
+  await page.getByRole("link", { name: "Open in dashboard" }).click();
+  await message(page, "pan the tree").first().getByRole("link", { name: "Thread" }).click();
+  const tree = page.getByTestId("thread-tree");
+  await expect(tree.getByTestId("tree-node")).toHaveCount(2);
+  const translation = () =>
+    page.locator(".react-flow__viewport").evaluate((el) => {
+      const m = new DOMMatrixReadOnly(getComputedStyle(el).transform);
+      return { x: Math.round(m.e), y: Math.round(m.f) };
+    });
+  const before = await translation();
+  const pane = (await tree.locator(".react-flow__pane").boundingBox())!;
+  // Grab an empty corner of the canvas (not a node) and drag it 120 px right, 60 px down.
+  const start = { x: pane.x + 12, y: pane.y + pane.height - 12 };
+  await page.mouse.move(start.x, start.y);
+  await page.mouse.down();
+  await page.mouse.move(start.x + 60, start.y + 30, { steps: 5 });
+  await page.mouse.move(start.x + 120, start.y + 60, { steps: 5 });
+  await page.mouse.up();
+  await expect.poll(translation).toEqual({ x: before.x + 120, y: before.y + 60 });
+});
