@@ -38,5 +38,8 @@ test("run a background task, resume its fork from the forks page, and the next m
   await page.getByTestId("active-fork-banner").getByRole("button", { name: "Exit with report" }).click();
   await expect(page.getByTestId("active-fork-banner")).toHaveCount(0);
   await expect(page.getByText("main session")).toBeVisible();
-  await expect(page.getByTestId("message").filter({ hasText: `side thread #${forkId}` })).toBeVisible();
+  // The report says "fork", the console's word, never another name for it.
+  const report = page.getByTestId("message").filter({ hasText: new RegExp(`summary of fork #${forkId}:|Fork #${forkId} ended`) });
+  await expect(report).toBeVisible();
+  await expect(page.getByTestId("timeline")).not.toContainText(/side thread/i);
 });

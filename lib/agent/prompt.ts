@@ -28,7 +28,7 @@ export type Prompt = { system: string; messages: ModelMessage[] };
 
 /** The fixed part of each data turn's header, after `--- <channel> · `. */
 export const CHAT_DETAILS_HEADER = "chat details, set by the chat's members";
-export const PENDING_UPDATES_HEADER = "main conversation since this side thread began";
+export const PENDING_UPDATES_HEADER = "main conversation since this fork began";
 export const NOTE_HEADER = "note from the conversation record, written by the assistant (may quote users)";
 export const TASK_HEADER = "--- background task";
 export const CONSIDER_ABOVE = "(The message to consider is above.)";
@@ -82,7 +82,7 @@ export function systemPrompt(input: SystemPromptInput): string {
     ].join("\n"),
     ...(input.inFork
       ? [
-          "You are continuing an earlier side thread (a fork of this conversation) because the user replied to it. What the main conversation said since the thread began comes as a data turn before the user's message.",
+          "You are continuing an earlier fork of this conversation (a thread of its own, split off from the main conversation) because the user replied to it. What the main conversation said since the fork began comes as a data turn before the user's message.",
         ]
       : []),
     [

@@ -32,6 +32,8 @@ export const searchResponse = z.strictObject({
       /** The sender took it back (LINE unsend): still found, as in the timeline, where its text stays for operators. */
       deletedAt: isoDate.nullable(),
       senderName: z.string().nullable(),
+      /** user, agent, operator or system: with senderName, what the console shows as the sender. */
+      senderKind: z.string(),
       conversationTitle: z.string().nullable(),
     }),
   ),

@@ -4,6 +4,7 @@ import { operations as forks } from "./forks";
 import { operations as live } from "./live";
 import { operations as messages } from "./messages";
 import type { Operation } from "./operation";
+import { operations as operators } from "./operators";
 import { operations as queue } from "./queue";
 import { operations as settings } from "./settings";
 import { operations as simulator } from "./simulator";
@@ -20,6 +21,7 @@ export const operations: readonly Operation[] = [
   ...turns,
   ...queue,
   ...settings,
+  ...operators,
   ...simulator,
   ...live,
 ];

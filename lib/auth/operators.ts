@@ -1,8 +1,9 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { Database } from "../db/database";
-import { createFirstOperator, createSession, deleteSession, findLiveSession, findOperatorByName } from "../db/operators";
-import { AppError } from "../errors";
+import { createFirstOperator, createSession, deleteSession, findLiveSession, findOperatorByName, updateDisplayName } from "../db/operators";
+import { AppError, notFound } from "../errors";
+import { publish } from "../events/bus";
 import { hashPassword, verifyPassword } from "./password";
 import { SignInThrottle } from "./throttle";
 
@@ -145,4 +146,18 @@ export async function authenticate(db: Database, request: Request, options: { ap
     if (!originMatchesHost(request)) throw new AppError("forbidden", "cross-origin request refused");
   }
   return { operator: session.operator, via: "session", csrfToken: session.csrfToken };
+}
+
+/**
+ * Sets or clears an operator's display name. A signed-in operator changes only
+ * their own; the API token (an administrator's scripts) may change anyone's.
+ * Every open console then refetches the names (a settings event).
+ */
+export async function changeDisplayName(db: Database, caller: Caller, id: number, displayName: string | null) {
+  if (caller.via === "session" && caller.operator.id !== id)
+    throw new AppError("forbidden", `signed in as ${caller.operator.name}: you can change only your own display name`);
+  const operator = await updateDisplayName(db, id, displayName);
+  if (!operator) throw notFound("operator");
+  publish(db, { type: "settings" });
+  return operator;
 }

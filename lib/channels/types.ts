@@ -107,7 +107,21 @@ export type DeliveryErrorOptions = {
 };
 
 /** A send failure the operator should see; callers switch on `outcome`, never on the message. */
+/** A brand shared by every copy of this module (see DeliveryError[Symbol.hasInstance]). */
+const DELIVERY_ERROR = Symbol.for("switchboard.DeliveryError");
+
 export class DeliveryError extends Error {
+  /**
+   * `instanceof` by brand, not by class identity: the Next build bundles lib/ once for
+   * the instrumentation (which made the channel adapters) and again for each route
+   * handler, so an operator's send from a route got the other copy's error and a
+   * refused send was taken for an unknown outcome ("possibly delivered").
+   */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[DELIVERY_ERROR] === true;
+  }
+
+  readonly [DELIVERY_ERROR] = true;
   readonly outcome: DeliveryOutcome;
   readonly retryable: boolean;
   readonly membership: Membership;

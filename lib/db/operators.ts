@@ -12,6 +12,19 @@ export function findOperatorByName(db: Database, name: string) {
   return db.prisma.operator.findUnique({ where: { name } });
 }
 
+const operatorView = { id: true, name: true, displayName: true } as const;
+
+/** Every operator's id, sign-in name and display name (no hashes), for showing senders. */
+export function listOperators(db: Database) {
+  return db.prisma.operator.findMany({ select: operatorView, orderBy: { id: "asc" } });
+}
+
+/** Null when there is no such operator. */
+export async function updateDisplayName(db: Database, id: number, displayName: string | null) {
+  const { count } = await db.prisma.operator.updateMany({ where: { id }, data: { displayName } });
+  return count === 0 ? null : db.prisma.operator.findUnique({ where: { id }, select: operatorView });
+}
+
 /** The setting row that claims first-run setup: its primary key lets exactly one creator win. */
 const FIRST_OPERATOR_CLAIM = "_setup.firstOperator";
 

@@ -9,6 +9,7 @@ export type SearchRow = {
   sentAt: Date;
   deletedAt: Date | null;
   senderName: string | null;
+  senderKind: string;
   conversationTitle: string | null;
 };
 
@@ -47,9 +48,10 @@ export async function searchMessages(db: Database, terms: string[], take: number
       sentAt: unknown;
       deletedAt: unknown;
       senderName: string | null;
+      senderKind: string;
       conversationTitle: string | null;
     }>(
-      `SELECT m."id" AS "messageId", m."conversationId", m."sentAt", m."deletedAt", m."senderName", c."title" AS "conversationTitle",
+      `SELECT m."id" AS "messageId", m."conversationId", m."sentAt", m."deletedAt", m."senderName", m."senderKind", c."title" AS "conversationTitle",
          snippet("MessageSearch", 0, ?, ?, '…', 16) AS "snippet"
        FROM "MessageSearch" s JOIN "Message" m ON m."id" = s.rowid JOIN "Conversation" c ON c."id" = m."conversationId"
        WHERE "MessageSearch" MATCH ? AND s.rowid IN (${ids.map(() => "?").join(", ")})`,
@@ -68,10 +70,10 @@ export async function searchMessages(db: Database, terms: string[], take: number
     `WITH q AS (SELECT plainto_tsquery('simple', ?) AS query),
      newest AS (SELECT m."id" FROM "Message" m, q WHERE to_tsvector('simple', m."text") @@ q.query ORDER BY m."id" DESC LIMIT ?),
      hits AS (
-       SELECT m."id", m."conversationId", m."sentAt", m."deletedAt", m."senderName", m."text", ts_rank(to_tsvector('simple', m."text"), q.query) AS rank
+       SELECT m."id", m."conversationId", m."sentAt", m."deletedAt", m."senderName", m."senderKind", m."text", ts_rank(to_tsvector('simple', m."text"), q.query) AS rank
        FROM newest n JOIN "Message" m ON m."id" = n."id", q ORDER BY rank DESC, m."id" DESC LIMIT ?
      )
-     SELECT h."id" AS "messageId", h."conversationId", h."sentAt", h."deletedAt", h."senderName", c."title" AS "conversationTitle",
+     SELECT h."id" AS "messageId", h."conversationId", h."sentAt", h."deletedAt", h."senderName", h."senderKind", c."title" AS "conversationTitle",
        ts_headline('simple', h."text", q.query, ?) AS "snippet"
      FROM hits h JOIN "Conversation" c ON c."id" = h."conversationId", q ORDER BY h.rank DESC, h."id" DESC`,
     terms.join(" "),
@@ -101,7 +103,7 @@ async function searchSubstrings(db: Database, words: string[], substrings: strin
     params.push(words.join(" "));
   }
   const rows = await db.read<Omit<SearchRow, "snippet" | "sentAt" | "deletedAt"> & { text: string; sentAt: unknown; deletedAt: unknown }>(
-    `SELECT m."id" AS "messageId", m."conversationId", m."sentAt", m."deletedAt", m."senderName", m."text", c."title" AS "conversationTitle"
+    `SELECT m."id" AS "messageId", m."conversationId", m."sentAt", m."deletedAt", m."senderName", m."senderKind", m."text", c."title" AS "conversationTitle"
      FROM "Message" m JOIN "Conversation" c ON c."id" = m."conversationId"
      WHERE ${conditions.join(" AND ")} ORDER BY m."id" DESC LIMIT ?`,
     ...params,

@@ -31,7 +31,7 @@ export class TurnError extends Error {
 }
 
 export const FORK_CONFLICT_NOTICE =
-  "You're replying to an earlier side thread while another one is still open here. Let's finish the open one first — or ask for it to be closed.";
+  "You're replying to an earlier fork of this chat while another fork is still open here. Let's finish the open one first — or ask for it to be closed.";
 
 /**
  * How a turn ended, as recorded on its envelope(s); callers switch on `kind`.

@@ -15,6 +15,7 @@ export type SearchResult = {
   sentAt: string;
   deletedAt: string | null;
   senderName: string | null;
+  senderKind: string;
   conversationTitle: string | null;
 };
 
@@ -33,6 +34,7 @@ export async function searchMessageText(db: Database, query: z.infer<typeof sear
       sentAt: r.sentAt.toISOString(),
       deletedAt: r.deletedAt ? r.deletedAt.toISOString() : null,
       senderName: r.senderName,
+      senderKind: r.senderKind,
       conversationTitle: r.conversationTitle,
     })),
   };

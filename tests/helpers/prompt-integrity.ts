@@ -49,7 +49,7 @@ const ANNOTATION = new RegExp(String.raw`^\[↩ reply to (agent|${USER_LABEL}): 
 const CHAT_DETAILS = /^--- [a-z][a-z0-9_-]* · chat details, set by the chat's members$/;
 const TITLE = /^title: "([^"\n]*)"$/;
 const TOPIC = /^forum topic: "([^"\n]*)"$/;
-const PENDING = /^--- [a-z][a-z0-9_-]* · main conversation since this side thread began · \d+ messages?$/;
+const PENDING = /^--- [a-z][a-z0-9_-]* · main conversation since this fork began · \d+ messages?$/;
 const PENDING_LINE = new RegExp(String.raw`^- (${TIME}) · (agent|note|${USER_LABEL}): "([^"\n]*)"$`);
 const NOTE = new RegExp(
   String.raw`^--- note · (${TIME}) · note from the conversation record, written by the assistant \(may quote users\)$`,

@@ -129,6 +129,11 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
     expect(expectDocumented(patch, await call(patch, { id: ids.conversation, body: { agentEnabled: false } }))).toMatchObject({
       conversation: { agentEnabled: false },
     });
+    const op = await h.t.db.prisma.operator.create({ data: { name: "dana", passwordHash: "scrypt$x$y" } });
+    const rename = operation("patch", "/operators/{id}");
+    expect(expectDocumented(rename, await call(rename, { id: op.id, body: { displayName: "Dana Scully" } }))).toMatchObject({
+      operator: { id: op.id, name: "dana", displayName: "Dana Scully" },
+    });
     expectDocumented(
       operation("post", "/conversations/{id}/read"),
       await call(operation("post", "/conversations/{id}/read"), { id: ids.conversation }),

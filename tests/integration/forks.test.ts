@@ -76,9 +76,9 @@ describe.each(databases)("forks on $name", ({ open }) => {
       "tell me more about the tickets",
     ]);
     const pending = String(lastPrompt(h.llm).messages.at(-2)!.content).split("\n");
-    expect(pending[0]).toBe("--- telegram · main conversation since this side thread began · 2 messages");
+    expect(pending[0]).toBe("--- telegram · main conversation since this fork began · 2 messages");
     expect(pending[1]).toMatch(/ · Alice: "main three, after the digest"$/);
-    expect(system(h.llm)).toContain("You are continuing an earlier side thread");
+    expect(system(h.llm)).toContain("You are continuing an earlier fork");
     expect(system(h.llm)).not.toContain("main three");
     // The answer is posted in the fork too.
     const answer = await h.t.db.prisma.message.findFirstOrThrow({ where: { replyToMessageId: reply.id } });
@@ -96,7 +96,7 @@ describe.each(databases)("forks on $name", ({ open }) => {
     await say("still relevant?", { message_id: Number(post.platformMessageId), text: post.text, fromBot: true });
     expect((await conversation()).activeForkId).toBeNull();
     expect(String(lastPrompt(h.llm).messages.at(-1)!.content)).toContain('[↩ reply to agent: "Daily digest: 3 new tickets"]');
-    expect(system(h.llm)).not.toContain("You are continuing an earlier side thread");
+    expect(system(h.llm)).not.toContain("You are continuing an earlier fork");
   });
 
   it("a second fork while one is active is refused with a message to the user", async () => {
@@ -187,7 +187,7 @@ describe.each(databases)("forks on $name", ({ open }) => {
     const note = await h.t.db.prisma.message.findFirstOrThrow({ where: { senderKind: "system" } });
     expect(note.forkId).toBeNull();
     // Labelled as the model's own summary, and shown to the model later as a marked note, never as the user's words.
-    expect(note.text).toMatch(/^The model's summary of side thread #\d+: ok$/);
+    expect(note.text).toMatch(/^The model's summary of fork #\d+: ok$/);
     expect((await h.t.db.prisma.fork.findUniqueOrThrow({ where: { id: forkId } })).summary).toBe(note.text);
   });
 

@@ -249,7 +249,7 @@ describe("human handoff (AI SDK mock model)", () => {
     expect(exited).toMatchObject({ status: "exited", exitStrategy: "report" });
     // The summary is in the main session, before the handoff.
     const summary = await app.t.db.prisma.message.findFirstOrThrow({ where: { conversationId: id, senderKind: "system", forkId: null } });
-    expect(summary.text).toContain(`Side thread #${fork.id}`);
+    expect(summary.text).toContain(`Fork #${fork.id}`);
     const [request] = await transitions();
     expect(summary.createdAt.getTime()).toBeLessThanOrEqual(request.createdAt.getTime());
   });

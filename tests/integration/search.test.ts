@@ -111,6 +111,7 @@ describe.each(databases)("GET /api/v1/search ($name)", ({ open }) => {
     expect(await found("東京")).toEqual(["東京 office moved: see the refund policy", japanese]);
     expect((await search("会議")).body.results[0]!.snippet).toContain("<mark>会議</mark>");
     expect(await found("物流")).toEqual([chinese]);
+    expect((await search("物流")).body.results[0]).toMatchObject({ senderKind: "user", senderName: expect.any(String) });
     expect(await found("การส่งของ")).toEqual([thai]);
     expect(await found("서울")).toEqual([korean]);
     expect(await found("배송")).toEqual([korean]);

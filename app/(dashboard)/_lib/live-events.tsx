@@ -66,6 +66,7 @@ export function invalidateFor(client: QueryClient, event: LiveEvent) {
       invalidate(["settings"]);
       invalidate(["status"]);
       invalidate(["queue-limits"]);
+      invalidate(["operators"]);
       break;
   }
 }

@@ -1,22 +1,70 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { useCallback } from "react";
+import type { z } from "zod";
+import type { operatorsResponse } from "@/lib/api/operators";
 import { api } from "./api";
 import type { StatusInfo } from "./types";
 
+export type OperatorsInfo = z.output<typeof operatorsResponse>;
+/** Sign-in name → display name, for operators who set one. */
+export type OperatorNames = ReadonlyMap<string, string>;
+
 /**
  * The name to show for a message's sender: the bot's own username for the
- * agent (not the internal agent name, e.g. `main`), the operator's name
- * without the `operator:` address prefix, a user's name as the platform gave it.
+ * agent (not the internal agent name, e.g. `main`), the operator's display name
+ * (else their sign-in name, without the `operator:` address prefix), a user's
+ * name as the platform gave it.
  */
-export function senderDisplayName(kind: string, name: string | null, botUsername: string | null | undefined): string {
+export function senderDisplayName(
+  kind: string,
+  name: string | null,
+  botUsername: string | null | undefined,
+  operators?: OperatorNames,
+): string {
   if (kind === "agent") return botUsername ? `@${botUsername}` : (name ?? "agent");
-  if (name?.startsWith("operator:")) return name.slice("operator:".length);
+  const operator = name?.startsWith("operator:") ? name.slice("operator:".length) : kind === "operator" ? name : null;
+  if (operator !== null && operator !== undefined) return operators?.get(operator) ?? operator;
   return name ?? kind;
+}
+
+/**
+ * An envelope address as people read it: `agent:<name>` is the bot, `operator:<name>`
+ * the operator's display name; chats and anything else stay as written.
+ */
+export function addressDisplayName(address: string, botUsername: string | null | undefined, operators?: OperatorNames): string {
+  if (address.startsWith("agent:")) return botUsername ? `@${botUsername}` : address;
+  if (address.startsWith("operator:")) return senderDisplayName("operator", address, botUsername, operators);
+  return address;
 }
 
 /** The bot's username from /status (shared cache with the other pages), null until known. */
 export function useBotUsername(): string | null {
   const status = useQuery({ queryKey: ["status"], queryFn: () => api<StatusInfo>("/status"), staleTime: 60_000 });
   return status.data?.telegram.username ?? null;
+}
+
+/** Operators and the caller's id (GET /operators); refetched on a settings event (a name changed). */
+export function useOperators() {
+  return useQuery({ queryKey: ["operators"], queryFn: () => api<OperatorsInfo>("/operators"), staleTime: 60_000 });
+}
+
+/**
+ * The labels every page uses for senders and addresses, with the bot's username and
+ * operators' display names filled in: `sender(kind, name)`, `address("operator:op")`.
+ */
+export function useSenderLabel() {
+  const bot = useBotUsername();
+  const operators = useOperators().data?.operators;
+  const sender = useCallback(
+    (kind: string, name: string | null) => senderDisplayName(kind, name, bot, namesOf(operators)),
+    [bot, operators],
+  );
+  const address = useCallback((value: string) => addressDisplayName(value, bot, namesOf(operators)), [bot, operators]);
+  return { sender, address };
+}
+
+function namesOf(operators: OperatorsInfo["operators"] | undefined): OperatorNames {
+  return new Map((operators ?? []).flatMap((o) => (o.displayName ? [[o.name, o.displayName] as const] : [])));
 }

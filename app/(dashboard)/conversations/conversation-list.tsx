@@ -7,17 +7,22 @@ import { api } from "../_lib/api";
 import { ModelInstructions, isDemoModel } from "../_lib/model-setup";
 import { membershipLabel } from "../_lib/membership";
 import type { ConversationSummary, StatusInfo } from "../_lib/types";
+import { useSenderLabel } from "../_lib/sender";
 import { timeAgo } from "../_lib/time";
 import { NeedsHuman } from "../handoff/needs-human";
+import { usePollInterval } from "../_lib/live-events";
 
 export function ConversationList() {
   const router = useRouter();
   const [search, setSearch] = useState("");
+  const label = useSenderLabel().sender;
   const status = useQuery({ queryKey: ["status"], queryFn: () => api<StatusInfo>("/status") });
+  const poll = usePollInterval(3_000);
   const list = useQuery({
     queryKey: ["conversations", search],
     queryFn: () => api<{ conversations: ConversationSummary[] }>(`/conversations?search=${encodeURIComponent(search)}`),
-    refetchInterval: 3_000,
+    // Polling is the fallback: with the event stream open, events refetch this (usePollInterval).
+    refetchInterval: poll,
   });
   const conversations = groupTopics(list.data?.conversations ?? []);
 
@@ -113,7 +118,7 @@ export function ConversationList() {
                 <td style={{ maxWidth: 380 }}>
                   {c.lastMessage ? (
                     <span>
-                      <span className="muted">{c.lastMessage.senderName ?? c.lastMessage.senderKind}: </span>
+                      <span className="muted">{label(c.lastMessage.senderKind, c.lastMessage.senderName)}: </span>
                       {c.lastMessage.text.slice(0, 120)}
                     </span>
                   ) : (

@@ -5,11 +5,13 @@ import Link from "next/link";
 import { useState } from "react";
 import { api } from "../_lib/api";
 import { InspectLink } from "../_lib/inspect-link";
+import { useSenderLabel } from "../_lib/sender";
 import { clock } from "../_lib/time";
 import type { Envelope } from "../_lib/types";
 import { EnvelopeCompose } from "./envelope-compose";
 import { QueuePanel } from "./queue-panel";
 import { StatusBadge } from "./status-badge";
+import { usePollInterval } from "../_lib/live-events";
 
 type Page = { envelopes: Envelope[]; nextBefore: number | null };
 
@@ -30,15 +32,18 @@ export function EnvelopeList({ operator }: { operator: string }) {
     ...(conversationId ? { conversation: conversationId } : {}),
     ...(scheduled ? { scheduled: "true" } : {}),
   };
+  const poll = usePollInterval(3_000);
   const query = useInfiniteQuery({
     queryKey: ["envelopes", filters],
     queryFn: ({ pageParam }) =>
       api<Page>(`/envelopes?${new URLSearchParams({ ...filters, ...(pageParam ? { before: String(pageParam) } : {}) })}`),
     initialPageParam: 0,
     getNextPageParam: (last) => last.nextBefore ?? undefined,
-    refetchInterval: 3_000,
+    // Polling is the fallback: with the event stream open, events refetch this (usePollInterval).
+    refetchInterval: poll,
   });
   const envelopes = query.data?.pages.flatMap((p) => p.envelopes) ?? [];
+  const { address: label } = useSenderLabel();
   return (
     <>
       <h1>Envelopes</h1>
@@ -105,8 +110,14 @@ export function EnvelopeList({ operator }: { operator: string }) {
               <tr key={e.id} data-testid="envelope-row">
                 <td>{e.id}</td>
                 <td style={{ fontSize: 13 }}>
-                  {e.from}
-                  <br />→ {e.to}
+                  {/* Display names; the address (what the filters take) on hover. */}
+                  <span title={e.from} data-testid="envelope-from">
+                    {label(e.from)}
+                  </span>
+                  <br />→{" "}
+                  <span title={e.to} data-testid="envelope-to">
+                    {label(e.to)}
+                  </span>
                 </td>
                 <td style={{ maxWidth: 360, overflowWrap: "anywhere" }}>{e.text.slice(0, 160)}</td>
                 <td>

@@ -8,15 +8,18 @@ import { api } from "../_lib/api";
 import { clock } from "../_lib/time";
 import type { ForkListItem } from "../_lib/types";
 import { ForkControls } from "./fork-controls";
+import { usePollInterval } from "../_lib/live-events";
 
 const KIND: Record<string, string> = { active: "ok", running: "warn", done: "", failed: "err", exited: "", expired: "err" };
 
 function Forks() {
   const conversationId = useSearchParams().get("conversationId");
+  const poll = usePollInterval(3_000);
   const query = useQuery({
     queryKey: ["forks", conversationId],
     queryFn: () => api<{ forks: ForkListItem[] }>(`/forks${conversationId ? `?conversationId=${conversationId}` : ""}`),
-    refetchInterval: 3_000,
+    // Polling is the fallback: with the event stream open, events refetch this (usePollInterval).
+    refetchInterval: poll,
   });
   if (query.isLoading) return <p className="muted">Loading…</p>;
   if (query.isError)

@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { api } from "../_lib/api";
+import { useSenderLabel } from "../_lib/sender";
 import { useHandoffAction } from "../_lib/use-handoffs";
 
 type Handoff = null | { state: "waiting" | "assigned"; reason: string | null; since: string | null; operator: string | null };
@@ -14,6 +15,7 @@ export function HandoffControl({ conversationId }: { conversationId: number }) {
     refetchInterval: 2_000,
   });
   const action = useHandoffAction(conversationId);
+  const label = useSenderLabel().sender;
   if (!query.data) return null;
   const handoff = query.data.conversation.handoff;
   return (
@@ -41,7 +43,7 @@ export function HandoffControl({ conversationId }: { conversationId: number }) {
       {handoff?.state === "assigned" && (
         <>
           <span className="badge ok" data-testid="handoff-state">
-            with {handoff.operator}: the agent is silent
+            with {label("operator", handoff.operator)}: the agent is silent
           </span>
           <button type="button" disabled={action.isPending} onClick={() => action.mutate({ action: "release" })}>
             Hand back

@@ -1,12 +1,14 @@
 "use client";
 
 import Link from "next/link";
+import { useSenderLabel } from "../_lib/sender";
 import { timeAgo } from "../_lib/time";
 import { useOpenHandoffs } from "../_lib/use-handoffs";
 
 /** The inbox's top section: conversations handed to a human, longest waiting first, with the reason. */
 export function NeedsHuman() {
   const { data } = useOpenHandoffs();
+  const label = useSenderLabel().sender;
   const handoffs = data?.handoffs ?? [];
   if (handoffs.length === 0) return null;
   return (
@@ -30,7 +32,7 @@ export function NeedsHuman() {
                 {h.state === "waiting" ? (
                   <span className="badge warn">{h.timedOutAt ? "waiting (user told: overdue)" : "waiting"}</span>
                 ) : (
-                  <span className="badge ok">with {h.operator}</span>
+                  <span className="badge ok">with {label("operator", h.operator)}</span>
                 )}
               </td>
             </tr>

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { api } from "../_lib/api";
+import { useSenderLabel } from "../_lib/sender";
 import { Snippet } from "../_lib/snippet";
 import { clock } from "../_lib/time";
 import type { SearchResult } from "../_lib/types";
@@ -15,6 +16,7 @@ type Result = SearchResult;
 export function SearchResults({ initial }: { initial: string }) {
   const router = useRouter();
   const [text, setText] = useState(initial);
+  const label = useSenderLabel().sender;
   const query = useQuery({
     queryKey: ["search", initial],
     queryFn: () => api<{ results: Result[] }>(`/search?q=${encodeURIComponent(initial)}`),
@@ -56,7 +58,7 @@ export function SearchResults({ initial }: { initial: string }) {
             <li key={r.messageId} data-testid="search-result">
               <Link href={`/conversations/${r.conversationId}?message=${r.messageId}`}>
                 <span className="muted">
-                  {r.conversationTitle ?? `Conversation ${r.conversationId}`} · {r.senderName ?? "unknown"} · {clock(r.sentAt)}
+                  {r.conversationTitle ?? `Conversation ${r.conversationId}`} · {label(r.senderKind, r.senderName)} · {clock(r.sentAt)}
                 </span>
                 {r.deletedAt && <span className="badge warn">unsent</span>}
                 <span className="snippet">

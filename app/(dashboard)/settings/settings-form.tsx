@@ -4,9 +4,11 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { api, ApiError } from "../_lib/api";
 import { ModelInstructions, isDemoModel } from "../_lib/model-setup";
+import { useSenderLabel } from "../_lib/sender";
 import { clock } from "../_lib/time";
 import type { QueueInfo, Settings, SettingsInfo, StatusInfo } from "../_lib/types";
 import { HandoffSettingsFields } from "../handoff/handoff-settings";
+import { AccountForm } from "./account-form";
 
 type Limits = QueueInfo["limits"];
 type Change = SettingsInfo["changes"][number];
@@ -36,6 +38,7 @@ export function SettingsForm() {
   const query = useQuery({ queryKey: ["settings"], queryFn: () => api<{ settings: Settings; changes: Change[] }>("/settings") });
   const status = useQuery({ queryKey: ["status"], queryFn: () => api<StatusInfo>("/status") });
   const queue = useQuery({ queryKey: ["queue-limits"], queryFn: () => api<{ limits: Limits }>("/queue") });
+  const label = useSenderLabel().sender;
   const [draft, setDraft] = useState<Settings | null>(null);
   useEffect(() => {
     if (query.data && !draft) setDraft(query.data.settings);
@@ -64,6 +67,7 @@ export function SettingsForm() {
   return (
     <>
       <h1>Settings</h1>
+      <AccountForm />
       <div className="grid2">
         <form
           className="panel"
@@ -220,7 +224,7 @@ export function SettingsForm() {
                   {query.data!.changes.map((c) => (
                     <tr key={c.id}>
                       <td className="muted">{clock(c.createdAt)}</td>
-                      <td>{c.changedBy}</td>
+                      <td>{label("operator", c.changedBy)}</td>
                       <td>
                         {c.key}: {JSON.stringify(c.oldValue)} → {JSON.stringify(c.newValue)}
                       </td>

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { api } from "../_lib/api";
+import { useSenderLabel } from "../_lib/sender";
 import type { ConversationDetail, ConversationSummary, SimulatedUpdateResult, StatusInfo, TimelineMessage } from "../_lib/types";
 
 type Persona = { chatType: "private" | "group"; userId: number; firstName: string; username: string; groupId: number; groupTitle: string };
@@ -24,6 +25,7 @@ const DEFAULT: Persona = {
 export function Simulator() {
   const client = useQueryClient();
   const [persona, setPersona] = useState(DEFAULT);
+  const label = useSenderLabel().sender;
   const [text, setText] = useState("");
   const [replyTo, setReplyTo] = useState<TimelineMessage | null>(null);
   const [quote, setQuote] = useState("");
@@ -130,7 +132,7 @@ export function Simulator() {
           </div>
           {replyTo && (
             <div className="reply-arrow" data-testid="sim-replying-to">
-              ↩ replying to {replyTo.senderName ?? replyTo.senderKind}: “{replyTo.text.slice(0, 80)}”{" "}
+              ↩ replying to {label(replyTo.senderKind, replyTo.senderName)}: “{replyTo.text.slice(0, 80)}”{" "}
               <button type="button" onClick={() => setReplyTo(null)}>
                 Cancel
               </button>
@@ -181,7 +183,7 @@ export function Simulator() {
             {timeline.data?.messages.map((m) => (
               <div key={m.id} className={`msg ${m.senderKind}`} data-testid="sim-message">
                 <div className="meta">
-                  <strong>{m.senderName ?? m.senderKind}</strong>
+                  <strong>{label(m.senderKind, m.senderName)}</strong>
                   <button type="button" onClick={() => setReplyTo(m)} aria-label={`Reply to ${m.text.slice(0, 30)}`}>
                     Reply
                   </button>

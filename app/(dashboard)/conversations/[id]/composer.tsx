@@ -3,6 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { api, ApiError } from "../../_lib/api";
+import { useSenderLabel } from "../../_lib/sender";
 import type { ReplyResponse, TimelineMessage } from "../../_lib/types";
 
 /** The API's limit (replyBodySchema): the box stops there instead of the server refusing it. */
@@ -36,6 +37,7 @@ export function Composer({
   onReplyAgain?: (message: TimelineMessage) => void;
 }) {
   const client = useQueryClient();
+  const label = useSenderLabel().sender;
   const [text, setText] = useState("");
   const [failed, setFailed] = useState<Failed | null>(null);
   // Set synchronously: `send.isPending` and the cleared text only show after a
@@ -104,7 +106,7 @@ export function Composer({
     >
       {replyTo && (
         <div className="row muted" data-testid="replying-to">
-          Replying to {replyTo.senderName ?? replyTo.senderKind}: “{replyTo.text.slice(0, 80)}”
+          Replying to {label(replyTo.senderKind, replyTo.senderName)}: “{replyTo.text.slice(0, 80)}”
           <button type="button" onClick={onCancelReply}>
             Cancel
           </button>

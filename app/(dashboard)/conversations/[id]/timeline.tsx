@@ -4,6 +4,8 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { DeliveryFailure } from "../../_lib/delivery-failure";
+import { InspectLink } from "../../_lib/inspect-link";
+import { useSenderLabel } from "../../_lib/sender";
 import { clock } from "../../_lib/time";
 import type { TimelineMessage } from "../../_lib/types";
 
@@ -50,14 +52,16 @@ type ItemProps = {
   highlighted: boolean;
   onReply: (m: TimelineMessage) => void;
   onJump: (id: number) => void;
+  /** Display names: the bot's username, operators' display names (useSenderLabel). */
+  label: (kind: string, name: string | null) => string;
 };
 
-function MessageItem({ m, previous, target, selected, highlighted, onReply, onJump }: ItemProps) {
+function MessageItem({ m, previous, target, selected, highlighted, onReply, onJump, label }: ItemProps) {
   const gap = previous ? new Date(m.sentAt).getTime() - new Date(previous.sentAt).getTime() : 0;
   const quoted = m.quoteText ?? target?.text ?? m.replyToText;
   const arrow = (
     <>
-      ↩ {target ? (target.senderName ?? target.senderKind) : (m.replyToSenderName ?? "message")}
+      ↩ {target ? label(target.senderKind, target.senderName) : (m.replyToSenderName ?? "message")}
       {m.replyToChatTitle ? ` in ${m.replyToChatTitle}` : ""}: “{(quoted ?? "").slice(0, 140)}”
     </>
   );
@@ -75,7 +79,7 @@ function MessageItem({ m, previous, target, selected, highlighted, onReply, onJu
         aria-current={highlighted ? "true" : undefined}
       >
         <div className="meta">
-          <strong>{m.senderName ?? m.senderKind}</strong>
+          <strong data-testid="sender">{label(m.senderKind, m.senderName)}</strong>
           <span>{m.senderKind}</span>
           <span>{clock(m.sentAt)}</span>
           {m.editedAt && <span>(edited)</span>}
@@ -119,6 +123,8 @@ function MessageItem({ m, previous, target, selected, highlighted, onReply, onJu
               Reply
             </button>
             <Link href={`/messages/${m.id}`}>Thread</Link>
+            {/* The turn that wrote it: the exact prompt the model saw. */}
+            {m.senderKind === "agent" && <InspectLink messageId={m.id}>Prompt</InspectLink>}
           </div>
         )}
       </article>
@@ -147,6 +153,7 @@ export type TimelineProps = {
  */
 export function Timeline({ messages, hasMore, loadingOlder, loadOlder, ensureLoaded, replyTo, onReply, focusMessageId }: TimelineProps) {
   const scroller = useRef<HTMLDivElement>(null);
+  const label = useSenderLabel().sender;
   const byId = useMemo(() => new Map(messages.map((m) => [m.id, m])), [messages]);
   const virtualizer = useVirtualizer({
     count: messages.length,
@@ -267,6 +274,7 @@ export function Timeline({ messages, hasMore, loadingOlder, loadOlder, ensureLoa
                     highlighted={highlight === m.id}
                     onReply={onReply}
                     onJump={jump}
+                    label={label}
                   />
                 </div>
               );

@@ -3,18 +3,23 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { api } from "../../_lib/api";
+import { useSenderLabel } from "../../_lib/sender";
 import { clock } from "../../_lib/time";
 import type { Envelope, EnvelopeThread, ThreadEnvelope } from "../../_lib/types";
 import { StatusBadge } from "../status-badge";
+import { usePollInterval } from "../../_lib/live-events";
 
 /** An envelope's chain up to its root and the tree below the root, indented by depth. */
 export function EnvelopeThreadView({ id }: { id: number }) {
+  const poll = usePollInterval(3_000);
   const query = useQuery({
     queryKey: ["envelope-thread", id],
     queryFn: () => api<EnvelopeThread>(`/envelopes/${id}/thread`),
-    refetchInterval: 3_000,
+    // Polling is the fallback: with the event stream open, events refetch this (usePollInterval).
+    refetchInterval: poll,
   });
   const envelope = useQuery({ queryKey: ["envelope", id], queryFn: () => api<{ envelope: Envelope }>(`/envelopes/${id}`) });
+  const { address: label } = useSenderLabel();
   if (query.isLoading) return <p className="muted">Loading…</p>;
   if (query.isError)
     return (
@@ -44,7 +49,8 @@ export function EnvelopeThreadView({ id }: { id: number }) {
       {e && (
         <div className="panel" style={{ marginBottom: 16 }}>
           <div className="row">
-            <StatusBadge status={e.status} /> {e.from} → {e.to} · {clock(e.createdAt)} · attempts {e.attempts ?? 0}
+            <StatusBadge status={e.status} /> <span title={e.from}>{label(e.from)}</span> → <span title={e.to}>{label(e.to)}</span> ·{" "}
+            {clock(e.createdAt)} · attempts {e.attempts ?? 0}
             {e.turn && <Link href={`/turns/${e.turn.id}`}>prompt inspector</Link>}
           </div>
           <p style={{ whiteSpace: "pre-wrap" }}>{e.text}</p>
@@ -62,7 +68,7 @@ export function EnvelopeThreadView({ id }: { id: number }) {
         {rows.map(({ e: row, level }) => (
           <div key={row.id} style={{ paddingLeft: Math.min(level, 30) * 18, fontWeight: row.id === id ? 700 : 400 }}>
             <Link href={`/envelopes/${row.id}`}>#{row.id}</Link> <StatusBadge status={row.status} title={row.lastDeliveryError} />{" "}
-            {row.from} → {row.to}: {row.text.slice(0, 100)}
+            <span title={row.from}>{label(row.from)}</span> → <span title={row.to}>{label(row.to)}</span>: {row.text.slice(0, 100)}
             {crossChat(row, byId.get(row.replyToEnvelopeId ?? 0)) && (
               <span
                 className="badge"
