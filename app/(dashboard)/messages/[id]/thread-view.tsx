@@ -17,7 +17,7 @@ import Link from "next/link";
 import { createContext, memo, useCallback, useContext, useMemo, useRef, useState } from "react";
 import { api } from "../../_lib/api";
 import { DeliveryFailure } from "../../_lib/delivery-failure";
-import { senderDisplayName, useBotUsername } from "../../_lib/sender";
+import { senderDisplayName, useSenderLabel } from "../../_lib/sender";
 import { InspectLink } from "../../_lib/inspect-link";
 import { clock } from "../../_lib/time";
 import type { ThreadMember, ThreadResponse } from "../../_lib/types";
@@ -58,11 +58,13 @@ const TreeState = createContext<{
   toggle: () => {},
 });
 
-/** Set once per page from /status: the agent shows as the bot's @username. */
-const BotName = createContext<string | null>(null);
-function useSenderLabel() {
-  const bot = useContext(BotName);
-  return (m: ThreadMember) => senderDisplayName(m.senderKind, m.senderName, bot);
+/** Set once per page: the agent as the bot's @username, operators by their display names. */
+type SenderOf = (kind: string, name: string | null) => string;
+const SenderLabels = createContext<SenderOf>((kind, name) => senderDisplayName(kind, name, null));
+/** Per node: the page's labeller from context, not a query subscription per node (5,000 of them). */
+function useMemberLabel() {
+  const sender = useContext(SenderLabels);
+  return (m: ThreadMember) => sender(m.senderKind, m.senderName);
 }
 
 /**
@@ -80,7 +82,7 @@ export function ThreadView({ id }: { id: number }) {
 }
 
 function Thread({ id }: { id: number }) {
-  const bot = useBotUsername();
+  const { sender } = useSenderLabel();
   const query = useQuery({
     queryKey: ["thread", id],
     queryFn: () => api<ThreadResponse>(`/messages/${id}/thread`),
@@ -163,7 +165,7 @@ function Thread({ id }: { id: number }) {
   const count = members!.length;
   const selected = index.byId.get(selectedId) ?? null;
   return (
-    <BotName.Provider value={bot}>
+    <SenderLabels.Provider value={sender}>
       <h1>Thread</h1>
       <div className="row thread-toolbar">
         <div role="tablist" aria-label="View" className="row">
@@ -248,14 +250,14 @@ function Thread({ id }: { id: number }) {
           <MessageDetails key={selected?.id} member={selected} onShowInTree={mode === "branch" ? showInTree : undefined} />
         </aside>
       </div>
-    </BotName.Provider>
+    </SenderLabels.Provider>
   );
 }
 
 /** One message in the tree: sender, two lines of text, and a collapse toggle when it has replies. */
 const MessageNodeView = memo(function MessageNodeView({ data }: NodeProps<MessageNode>) {
   const { selectedId, collapsed, select, toggle } = useContext(TreeState);
-  const senderLabel = useSenderLabel();
+  const senderLabel = useMemberLabel();
   const m = data.member;
   const isSelected = m.id === selectedId;
   const isCollapsed = collapsed.has(m.id);
@@ -310,7 +312,7 @@ function BranchView({
   onSwitch: (id: number) => void;
   onShowInTree: (id: number) => void;
 }) {
-  const senderLabel = useSenderLabel();
+  const senderLabel = useMemberLabel();
   return (
     <div className="timeline branch-view" data-testid="branch-view">
       {steps.map(({ member: m, siblings, position }) => (
@@ -397,7 +399,7 @@ function ResumeFork({ forkId }: { forkId: number }) {
 function MessageDetails({ member, onShowInTree }: { member: ThreadMember | null; onShowInTree?: (id: number) => void }) {
   const [text, setText] = useState("");
   const reply = useReply(member?.conversationId ?? 0);
-  const senderLabel = useSenderLabel();
+  const senderLabel = useMemberLabel();
   if (!member) return <div className="panel muted">Select a message.</div>;
   const turn = member.envelopes.find((e) => e.turn)?.turn;
   const failed = member.envelopes.find((e) => e.status === "failed");
