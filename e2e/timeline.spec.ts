@@ -126,6 +126,8 @@ test("the composer sends a plain message with Enter, Shift+Enter makes a new lin
   await expect(sent.locator(".text")).toHaveText("first line\nsecond line");
   await expect(sent.getByTestId("message-status")).toHaveText("sent");
   await expect(sent.getByTestId("reply-arrow")).toHaveCount(0);
+  // One's own message at the bottom is in view: no "new message" pill for it.
+  await expect(page.getByTestId("new-messages-pill")).toHaveCount(0);
   // It went out through the channel (the sandbox Telegram), recorded on a done envelope with the platform's id.
   const envelopes = (await (await request.get("/api/v1/envelopes?from=operator:admin", { headers: API })).json()) as {
     envelopes: { text: string; status: string; metadata: { platformMessageId?: string } }[];

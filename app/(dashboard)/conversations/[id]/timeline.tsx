@@ -168,6 +168,7 @@ export function Timeline({ messages, hasMore, loadingOlder, loadOlder, ensureLoa
   const [highlight, setHighlight] = useState<number | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [unseen, setUnseen] = useState(0);
+  const atEnd = useRef(true);
   const opened = useRef(false);
   const lastId = messages.at(-1)?.id;
   const previousLast = useRef<number | undefined>(undefined);
@@ -185,14 +186,16 @@ export function Timeline({ messages, hasMore, loadingOlder, loadOlder, ensureLoa
     const before = previousLast.current;
     previousLast.current = lastId;
     if (before === undefined || lastId === undefined || lastId <= before) return;
-    if (virtualizer.isAtEnd()) return;
+    // Where the reader was before the message arrived: the new row itself makes the view not at the end for a moment.
+    if (atEnd.current) return;
     setUnseen((n) => n + messages.filter((m) => m.id > before && m.id > 0).length);
-  }, [lastId, messages, virtualizer]);
+  }, [lastId, messages]);
 
   const onScroll = useCallback(() => {
     const el = scroller.current;
     if (!el) return;
-    if (virtualizer.isAtEnd()) setUnseen(0);
+    atEnd.current = virtualizer.isAtEnd();
+    if (atEnd.current) setUnseen(0);
     if (el.scrollTop < 600 && hasMore && !loadingOlder && opened.current) void loadOlder();
   }, [hasMore, loadingOlder, loadOlder, virtualizer]);
 
