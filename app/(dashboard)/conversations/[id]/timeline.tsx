@@ -194,10 +194,11 @@ export function Timeline({ messages, hasMore, loadingOlder, loadOlder, ensureLoa
   const onScroll = useCallback(() => {
     const el = scroller.current;
     if (!el) return;
-    atEnd.current = virtualizer.isAtEnd();
+    // From the element itself: the virtualizer's own offset may not have seen this scroll yet.
+    atEnd.current = el.scrollHeight - el.scrollTop - el.clientHeight <= 48;
     if (atEnd.current) setUnseen(0);
     if (el.scrollTop < 600 && hasMore && !loadingOlder && opened.current) void loadOlder();
-  }, [hasMore, loadingOlder, loadOlder, virtualizer]);
+  }, [hasMore, loadingOlder, loadOlder]);
 
   // A short history that does not fill the view cannot be scrolled up: load on.
   // biome-ignore lint/correctness/useExhaustiveDependencies: messages.length is the trigger (the view's height changes with it), not a value read.
