@@ -89,7 +89,6 @@ export function handoffCommandIn(
  */
 export function showHandoffNote(handedBackAt: Date | null, context: { sentAt: Date; senderKind: string }[]): boolean {
   if (!handedBackAt || context.length === 0) return false;
-  // biome-ignore lint/complexity/useMathMinMax: Dates; Math.min would turn them into numbers.
   const oldest = context.reduce((min, m) => (m.sentAt < min ? m.sentAt : min), context[0].sentAt);
   if (handedBackAt >= oldest) return true;
   return !context.some((m) => m.senderKind === "agent");
