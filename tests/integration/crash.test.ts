@@ -75,11 +75,12 @@ describe("a crash in the middle of a turn (SIGKILL, then restart)", () => {
     // The turn is retried after the lease; the reply's dedupe key stops a second send.
     await until(async () => (await testDb.db.prisma.envelope.findFirstOrThrow({ where: { to: "agent:main" } })).status === "done");
     expect(telegram.sends()).toHaveLength(1);
-    // The half-done send is not left pending forever: it is failed with the reason.
-    await until(
-      async () => (await testDb.db.prisma.envelope.findFirstOrThrow({ where: { from: "agent:main" } })).status === "failed",
-      20_000,
-    );
+    // The half-done send is not left pending forever: it is failed with the reason, and its
+    // message kept. (Housekeeping claims it as failed first, then links the kept message: wait for both.)
+    await until(async () => {
+      const e = await testDb.db.prisma.envelope.findFirstOrThrow({ where: { from: "agent:main" } });
+      return e.status === "failed" && e.messageId !== null;
+    }, 20_000);
     const outbound = await testDb.db.prisma.envelope.findFirstOrThrow({ where: { from: "agent:main" } });
     expect(outbound.lastDeliveryError).toMatch(/outcome unknown/);
     // The user probably has it: it stays in the history the model and the operator see, marked by its envelope.
