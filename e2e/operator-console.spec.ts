@@ -137,11 +137,14 @@ test("settings and fork changes made elsewhere reach an open page without a relo
   const changed = before.settings.forkIdleMinutes + 7;
   try {
     expect((await request.patch("/api/v1/settings", { headers: API, data: { forkIdleMinutes: changed } })).status()).toBe(200);
-    await expect(log.getByRole("row").first()).toContainText(`forkIdleMinutes: ${before.settings.forkIdleMinutes} → ${changed}`);
+    // Other tests change settings on the same server meanwhile: find this change's row, not the first.
+    await expect(log.getByRole("row").filter({ hasText: `forkIdleMinutes: ${before.settings.forkIdleMinutes} → ${changed}` })).toHaveCount(
+      1,
+    );
   } finally {
     await request.patch("/api/v1/settings", { headers: API, data: { forkIdleMinutes: before.settings.forkIdleMinutes } });
   }
-  await expect(log.getByRole("row").first()).toContainText(`forkIdleMinutes: ${changed} → ${before.settings.forkIdleMinutes}`);
+  await expect(log.getByRole("row").filter({ hasText: `forkIdleMinutes: ${changed} → ${before.settings.forkIdleMinutes}` })).toHaveCount(1);
 
   // Forks: a task started from another client shows on the open forks page, then its end.
   await page.getByRole("link", { name: "Forks", exact: true }).click();
