@@ -71,6 +71,12 @@ export async function turnNeighbours(db: Database, turn: { id: number; conversat
  * The turn behind a message: a user's message is the inbound envelope the turn
  * ran for; the agent's answer is the outbound envelope replying to it.
  */
+/** When a message was stored, or null when there is no such message. */
+export async function messageStoredAt(db: Database, messageId: number): Promise<Date | null> {
+  const message = await db.prisma.message.findUnique({ where: { id: messageId }, select: { createdAt: true } });
+  return message?.createdAt ?? null;
+}
+
 export async function findTurnForMessage(db: Database, messageId: number): Promise<number | null> {
   const envelopes = await db.prisma.envelope.findMany({
     where: { messageId },
