@@ -1,20 +1,9 @@
 import { chromium, type Browser } from "@playwright/test";
+import { chromiumLaunchOptions } from "../e2e/support/chromium";
 
-/** Debian's Chromium as the e2e tests run it (no sandbox as root, no calls out on a closed network). */
+/** Debian's Chromium with the e2e tests' options (e2e/support/chromium.ts), plus `extraArgs`. */
 export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      ...extraArgs,
-    ],
-  });
+  return chromium.launch({ ...chromiumLaunchOptions, args: [...chromiumLaunchOptions.args, ...extraArgs] });
 }
 
 /** Signs in as the bench operator; the session cookies, ready for `context.addCookies`. */
