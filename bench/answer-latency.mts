@@ -65,6 +65,8 @@ const llm = await listen(async (req, res) => {
 
 /** sendMessage times by chat. */
 let sends = new Map<number, number[]>();
+/** When each chat's webhook was first sent (before its 200: what a user waits includes that wait too). */
+let requested = new Map<number, number>();
 let nextId = 900_000;
 const telegram = await fakeBotApi((payload) => {
   const chat = Number(payload.chat_id);
@@ -96,6 +98,7 @@ async function post(bases: string[], updates: { chat: number; text: string }[]) 
       const i = next++;
       const { chat, text } = updates[i];
       const payload = update(chat, text);
+      if (!requested.has(chat)) requested.set(chat, performance.now());
       for (let attempt = 1; ; attempt++) {
         const response = await fetch(`${bases[i % bases.length]}/api/webhooks/telegram`, {
           method: "POST",
@@ -181,6 +184,7 @@ function env(databaseUrl?: string) {
 function reset() {
   calls = [];
   sends = new Map();
+  requested = new Map();
   maxInFlight = 0;
 }
 
@@ -203,7 +207,9 @@ function reportLatency(label: string, chats: number[], acked: Map<number, number
   for (const c of calls) if (!firstCall.has(c.chat)) firstCall.set(c.chat, c.at);
   const before = summarize(chats.filter((c) => firstCall.has(c)).map((c) => firstCall.get(c)! - acked.get(c)!));
   const after = summarize(chats.filter((c) => firstCall.has(c) && sends.has(c)).map((c) => sends.get(c)![0] - firstCall.get(c)! - L));
-  extra += `; 200 → model call p50 ${before.p50} ms, p99 ${before.p99} ms; model answer → sendMessage p50 ${after.p50} ms, p99 ${after.p99} ms`;
+  const fromRequest = summarize(chats.filter((c) => sends.has(c)).map((c) => sends.get(c)![0] - requested.get(c)!));
+  const toAck = summarize(chats.map((c) => acked.get(c)! - requested.get(c)!));
+  extra += `; 200 → model call p50 ${before.p50} ms, p99 ${before.p99} ms; model answer → sendMessage p50 ${after.p50} ms, p99 ${after.p99} ms; webhook sent → 200 p50 ${toAck.p50} ms, p99 ${toAck.p99} ms; webhook sent → answer p50 ${fromRequest.p50} ms, p99 ${fromRequest.p99} ms`;
   const ratio = (v: number) => round(v / L, 2);
   const allOnce = once === chats.length;
   const note = `L = ${L} ms, D = ${D} ms; p50 ${s.p50} ms (${ratio(s.p50)} × L), p99 ${s.p99} ms (${ratio(s.p99)} × L), max ${s.max} ms; answered exactly once: ${once}/${chats.length} (unanswered ${unanswered}, twice ${twice}); model calls in flight at most ${maxInFlight}; ${extra}`;
@@ -364,12 +370,19 @@ try {
     if (CASES.has("postgres")) console.error(POSTGRES_SKIPPED);
   } else {
     try {
-      const a = await startServer(PORTS[0], env(postgres.url));
-      const b = await startServer(PORTS[1], env(postgres.url));
+      // BENCH_PG_INSTANCES=1 runs one instance instead (to tell the database's cost from the second process's).
+      const instances = process.env.BENCH_PG_INSTANCES === "1" ? [PORTS[0]] : PORTS;
+      const servers = [];
+      for (const port of instances) servers.push(await startServer(port, env(postgres.url)));
       try {
-        await manyChats(`${CHATS} chats at once, PostgreSQL, two instances`, [a.base, b.base], [a.pid, b.pid], 30_000);
+        await manyChats(
+          `${CHATS} chats at once, PostgreSQL, ${servers.length === 2 ? "two instances" : "one instance"}`,
+          servers.map((s) => s.base),
+          servers.map((s) => s.pid),
+          30_000,
+        );
       } finally {
-        await Promise.all([a.stop(), b.stop()]);
+        await Promise.all(servers.map((s) => s.stop()));
       }
     } finally {
       await postgres.drop();

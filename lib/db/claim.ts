@@ -25,7 +25,7 @@ export type QueuePlan = { take: QueuedEnvelope[] } | { waitUntil: Date } | null;
 /** A claimed turn: one or more envelopes of one conversation (a burst), oldest first. */
 export type ClaimedTurn = {
   conversationId: number | null;
-  envelopes: { id: number; to: string; messageId: number | null; forkId: number | null; attempts: number }[];
+  envelopes: { id: number; to: string; messageId: number | null; forkId: number | null; attempts: number; createdAt: Date }[];
 };
 
 export type ClaimOptions = {
@@ -41,6 +41,12 @@ export type ClaimOptions = {
   served: { conversationId: number; at: Date }[];
   /** Only channel mail (the model is paused by a rate limit: its turns wait). */
   channelMailOnly: boolean;
+  /**
+   * A user's message is not due before it is this old (the debounce): conversations whose
+   * oldest waiting message is younger are not read at all, only woken for. A lower bound:
+   * `plan` decides the exact time (a burst that goes on waits longer).
+   */
+  quietMs: number;
   plan: (queue: QueuedEnvelope[]) => QueuePlan;
 };
 
@@ -99,7 +105,8 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
     for (const [conversationId, at] of [...served].sort((x, y) => x[0] - y[0])) {
       await sql.run(`UPDATE "Conversation" SET "servedAt" = ? WHERE "id" = ?`, at, conversationId);
     }
-    const result: ClaimResult = { turns: [], wakeAt: await nextWake(sql, now, o.channelMailOnly) };
+    const quietSince = new Date(now.getTime() - o.quietMs);
+    const result: ClaimResult = { turns: [], wakeAt: await nextWake(sql, now, o.channelMailOnly, o.quietMs) };
     const wake = (at: Date) => {
       if (!result.wakeAt || at < result.wakeAt) result.wakeAt = at;
     };
@@ -116,12 +123,14 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
            AND ("conversationId" IS NULL OR "conversationId" NOT IN (
              SELECT "conversationId" FROM "Envelope" WHERE "status" = 'processing' AND "leaseUntil" >= ? AND "conversationId" IS NOT NULL))
          GROUP BY COALESCE("conversationId", -"id")
+         HAVING MAX(CASE WHEN ${CHAT_TURN_SQL} THEN 0 ELSE 1 END) = 1 OR MIN("createdAt") <= ?
        ) q LEFT JOIN "Conversation" c ON c."id" = q."conversationId"
        ORDER BY CASE WHEN c."servedAt" > q."arrived" THEN c."servedAt" ELSE q."arrived" END, q."head"
        LIMIT ?`,
       now,
       now,
       now,
+      quietSince,
       limit,
     );
     let conversations = candidates.flatMap((c) => (c.conversationId !== null && !o.busy.has(c.conversationId) ? [c.conversationId] : []));
@@ -183,14 +192,21 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
 
     // On PostgreSQL the rows are locked first, in id order (an UPDATE locks them in whatever order its plan reads them).
     const ids = claim.flatMap((c) => c.ids);
-    const claimed = await sql.all<{ id: number; to: string; messageId: number | null; forkId: number | null; attempts: number }>(
+    const claimed = await sql.all<{
+      id: number;
+      to: string;
+      messageId: number | null;
+      forkId: number | null;
+      attempts: number;
+      createdAt: string | Date;
+    }>(
       `UPDATE "Envelope" SET "status" = 'processing', "claimedBy" = ?, "leaseUntil" = ?, "attempts" = "attempts" + 1, "updatedAt" = ?
        WHERE ${
          sql.dialect === "postgresql"
            ? `"id" IN (SELECT "id" FROM "Envelope" WHERE ${inJsonList(sql, `"id"`)} AND ${DUE_SQL} ORDER BY "id" FOR NO KEY UPDATE)`
            : inJsonList(sql, `"id"`)
        } AND ${DUE_SQL}
-       RETURNING "id", "to", "messageId", "forkId", "attempts"`,
+       RETURNING "id", "to", "messageId", "forkId", "attempts", "createdAt"`,
       o.worker,
       new Date(now.getTime() + o.leaseMs),
       now,
@@ -198,7 +214,7 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
       now,
       now,
     );
-    const byId = new Map(claimed.map((e) => [e.id, e]));
+    const byId = new Map(claimed.map((e) => [e.id, { ...e, createdAt: toDate(e.createdAt)! }]));
     for (const c of claim) {
       const envelopes = c.ids.map((id) => byId.get(id)).filter((e) => e !== undefined);
       if (envelopes.length) result.turns.push({ conversationId: c.conversationId, envelopes });
@@ -207,17 +223,24 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
   });
 }
 
-/** The soonest future deliverAt of worker mail, or lease expiry, for the worker's timer. */
-async function nextWake(sql: SqlRunner, now: Date, channelMailOnly: boolean): Promise<Date | null> {
-  const row = await sql.one<{ at: string | Date | null }>(
-    `SELECT MIN("at") AS "at" FROM (
-       SELECT MIN("deliverAt") AS "at" FROM "Envelope" WHERE "status" = 'pending' AND "deliverAt" > ? AND ${channelMailOnly ? `"to" LIKE 'channel:%'` : WORKER_MAIL_SQL}
-       UNION ALL SELECT MIN("leaseUntil") AS "at" FROM "Envelope" WHERE "status" = 'processing' AND "leaseUntil" > ?
-     ) t`,
+/**
+ * For the worker's timer: the soonest future deliverAt of worker mail, lease expiry,
+ * or end of the quiet time of a user's message the claim did not read yet.
+ */
+async function nextWake(sql: SqlRunner, now: Date, channelMailOnly: boolean, quietMs: number): Promise<Date | null> {
+  const row = await sql.one<{ at: string | Date | null; quiet: string | Date | null }>(
+    `SELECT (SELECT MIN("at") FROM (
+         SELECT MIN("deliverAt") AS "at" FROM "Envelope" WHERE "status" = 'pending' AND "deliverAt" > ? AND ${channelMailOnly ? `"to" LIKE 'channel:%'` : WORKER_MAIL_SQL}
+         UNION ALL SELECT MIN("leaseUntil") AS "at" FROM "Envelope" WHERE "status" = 'processing' AND "leaseUntil" > ?
+       ) t) AS "at",
+       (SELECT MIN("createdAt") FROM "Envelope" WHERE "status" = 'pending' AND ${CHAT_TURN_SQL} AND "createdAt" > ?) AS "quiet"`,
     now,
     now,
+    new Date(now.getTime() - quietMs),
   );
-  return toDate(row?.at ?? null);
+  const quiet = toDate(row?.quiet ?? null);
+  const at = [toDate(row?.at ?? null), quiet && new Date(quiet.getTime() + quietMs)].filter((d): d is Date => d !== null);
+  return at.length ? new Date(Math.min(...at.map((d) => d.getTime()))) : null;
 }
 
 /**

@@ -48,39 +48,34 @@ export async function createEnvelopeOnce(db: Database, input: NewEnvelope & { de
 
 /**
  * createEnvelope / createEnvelopeOnce for every answer's outbound envelope, on the
- * hand-written path (one transaction: the parent's thread root and the insert),
- * returning only the id. Null when the dedupe key is taken (at-most-once).
+ * hand-written path (one statement: the parent's thread root is read by the
+ * insert), returning only the id. Null when the dedupe key is taken (at-most-once).
  */
 export async function insertEnvelope(db: Database, input: NewEnvelope): Promise<{ id: number } | null> {
+  const now = new Date();
+  const parent = input.replyToEnvelopeId ?? null;
   try {
-    return await db.transaction(async (sql) => {
-      const parent = input.replyToEnvelopeId
-        ? await sql.one<{ id: number; threadRootId: number | null }>(
-            `SELECT "id", "threadRootId" FROM "Envelope" WHERE "id" = ?`,
-            input.replyToEnvelopeId,
-          )
-        : undefined;
-      const now = new Date();
-      return (await sql.one<{ id: number }>(
-        `INSERT INTO "Envelope" ("from", "to", "status", "text", "deliverAt", "replyToEnvelopeId", "threadRootId", "conversationId", "messageId", "forkId",
-           "metadata", "dedupeKey", "createdAt", "updatedAt")
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
-        input.from,
-        input.to,
-        input.status ?? "pending",
-        input.text,
-        input.deliverAt ?? null,
-        input.replyToEnvelopeId ?? null,
-        parent ? (parent.threadRootId ?? parent.id) : null,
-        input.conversationId ?? null,
-        input.messageId ?? null,
-        input.forkId ?? null,
-        input.metadata ?? {},
-        input.dedupeKey ?? null,
-        now,
-        now,
-      ))!;
-    });
+    const [row] = await db.write<{ id: number }>(
+      `INSERT INTO "Envelope" ("from", "to", "status", "text", "deliverAt", "replyToEnvelopeId", "threadRootId", "conversationId", "messageId", "forkId",
+         "metadata", "dedupeKey", "createdAt", "updatedAt")
+       VALUES (?, ?, ?, ?, ?, ?, (SELECT COALESCE("threadRootId", "id") FROM "Envelope" WHERE "id" = ?),
+         ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
+      input.from,
+      input.to,
+      input.status ?? "pending",
+      input.text,
+      input.deliverAt ?? null,
+      parent,
+      parent,
+      input.conversationId ?? null,
+      input.messageId ?? null,
+      input.forkId ?? null,
+      input.metadata ?? {},
+      input.dedupeKey ?? null,
+      now,
+      now,
+    );
+    return row!;
   } catch (error) {
     if (input.dedupeKey && isUniqueViolation(error)) return null;
     throw error;
@@ -152,39 +147,35 @@ export async function finishEnvelope(
   const patch = outcome.metadata ?? {};
   const now = new Date();
   // One statement on every turn's path: the metadata is merged in SQL, not read first.
-  await db.transaction((sql) =>
-    sql.run(
-      `UPDATE "Envelope" SET "status" = ?, "lastDeliveryError" = COALESCE(?, "lastDeliveryError"), "messageId" = COALESCE(?, "messageId"),
-         "metadata" = ${mergeJson(sql)}, "doneAt" = ?, "claimedBy" = NULL, "leaseUntil" = NULL, "updatedAt" = ? WHERE ${inJsonList(sql, `"id"`)}`,
-      outcome.status,
-      outcome.error ?? null,
-      outcome.messageId ?? null,
-      patch,
-      now,
-      now,
-      jsonList(Array.isArray(id) ? id : [id]),
-    ),
+  await db.write(
+    `UPDATE "Envelope" SET "status" = ?, "lastDeliveryError" = COALESCE(?, "lastDeliveryError"), "messageId" = COALESCE(?, "messageId"),
+       "metadata" = ${mergeJson(db)}, "doneAt" = ?, "claimedBy" = NULL, "leaseUntil" = NULL, "updatedAt" = ? WHERE ${inJsonList(db, `"id"`)}`,
+    outcome.status,
+    outcome.error ?? null,
+    outcome.messageId ?? null,
+    patch,
+    now,
+    now,
+    jsonList(Array.isArray(id) ? id : [id]),
   );
   // After the commit: open pages refresh the envelope's status.
   publish(db, { type: "envelope", envelopeId: Array.isArray(id) ? id[0] : id });
 }
 
 /** `"metadata"` with the keys of a JSON object parameter set on top, like a spread (callers patch scalar values: json_patch would merge nested objects). */
-function mergeJson(sql: SqlRunner) {
+function mergeJson(sql: Pick<SqlRunner, "dialect">) {
   return sql.dialect === "sqlite" ? `json_patch("metadata", ?)` : `"metadata" || CAST(? AS jsonb)`;
 }
 
 /** Puts a claimed envelope back for a later attempt (model error, timeout). */
 export async function retryEnvelopeLater(db: Database, id: number, at: Date, error: string) {
-  await db.transaction((sql) =>
-    sql.run(
-      `UPDATE "Envelope" SET "status" = 'pending', "deliverAt" = ?, "lastDeliveryError" = ?,
-         "claimedBy" = NULL, "leaseUntil" = NULL, "updatedAt" = ? WHERE "id" = ?`,
-      at,
-      error,
-      new Date(),
-      id,
-    ),
+  await db.write(
+    `UPDATE "Envelope" SET "status" = 'pending', "deliverAt" = ?, "lastDeliveryError" = ?,
+       "claimedBy" = NULL, "leaseUntil" = NULL, "updatedAt" = ? WHERE "id" = ?`,
+    at,
+    error,
+    new Date(),
+    id,
   );
 }
 

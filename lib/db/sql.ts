@@ -1,5 +1,8 @@
+import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
+import PQueue from "p-queue";
 import type pg from "pg";
+import { currentArrival } from "./arrival";
 import type { SqliteConnection } from "./sqlite-connection";
 
 /** A bound parameter. Objects are JSON columns; dates and booleans are mapped per database as Prisma maps them. */
@@ -29,16 +32,71 @@ export function sqliteSql(connection: SqliteConnection) {
   return {
     transaction: <T>(fn: (sql: SqlRunner) => Promise<T>): Promise<T> => group.submit(fn),
     read: <T>(sql: string, ...params: SqlValue[]): Promise<T[]> => connection.exclusive((raw) => sqliteRunner(raw).all<T>(sql, ...params)),
+    write: <T>(sql: string, ...params: SqlValue[]): Promise<T[]> => group.submit((runner) => runner.all<T>(sql, ...params)),
   };
 }
 
-/** The hand-written path over a pg pool of its own beside Prisma's. */
-export function postgresSql(pool: pg.Pool) {
+/**
+ * The hand-written path over a pg pool of its own beside Prisma's. Statements and
+ * transactions take one of the pool's `connections` in order of their work's
+ * arrival (lib/db/arrival.ts), oldest first, not first come first served.
+ */
+export function postgresSql(pool: pg.Pool, connections: number) {
+  const slots = new PQueue({ concurrency: connections });
+  const byArrival = <T>(fn: () => Promise<T>): Promise<T> => slots.add(fn, { priority: -currentArrival() }) as Promise<T>;
+  // One statement outside a transaction commits on its own (autocommit): reads, and writes that need no other statement.
+  const single = <T>(sql: string, ...params: SqlValue[]): Promise<T[]> =>
+    byArrival(async () => {
+      try {
+        return (await pool.query(postgresQuery(sql, params))).rows as T[];
+      } catch (error) {
+        // pg-pool dropped the failed connection; the statements have new names now, so a retry plans afresh.
+        // (A refused plan is refused before the statement runs, so a write is not applied twice.)
+        if (!stalePlan(error)) throw error;
+        return (await pool.query(postgresQuery(sql, params))).rows as T[];
+      }
+    });
   return {
-    transaction: <T>(fn: (sql: SqlRunner) => Promise<T>): Promise<T> => postgresTransaction(pool, fn),
-    read: async <T>(sql: string, ...params: SqlValue[]): Promise<T[]> =>
-      (await pool.query(numberedPlaceholders(sql), params.map(postgresValue))).rows as T[],
+    transaction: <T>(fn: (sql: SqlRunner) => Promise<T>): Promise<T> => byArrival(() => postgresTransaction(pool, fn)),
+    read: single,
+    write: single,
   };
+}
+
+/** Distinct statement texts given a name; the few built with a variable number of `?` past this run unnamed. */
+const MAX_NAMED_STATEMENTS = 256;
+const named = new Map<string, { name: string; text: string }>();
+let namesGeneration = 0;
+
+/**
+ * A statement of the hand-written PostgreSQL path as a named (prepared) statement:
+ * each connection parses and plans it once, not on every call. Under load every
+ * turn and ingest runs the same twenty-odd statements, and parsing them again was
+ * most of what PostgreSQL spent on the small ones.
+ */
+function postgresQuery(sql: string, params: SqlValue[]): pg.QueryConfig {
+  const values = params.map(postgresValue);
+  let statement = named.get(sql);
+  if (!statement) {
+    const text = numberedPlaceholders(sql);
+    if (named.size >= MAX_NAMED_STATEMENTS) return { text, values };
+    statement = { name: `sb${namesGeneration}_${createHash("sha256").update(text).digest("hex").slice(0, 20)}`, text };
+    named.set(sql, statement);
+  }
+  return { name: statement.name, text: statement.text, values };
+}
+
+/**
+ * A prepared `SELECT *` fails once its table gained or lost a column (a migration
+ * applied while this instance runs): PostgreSQL refuses the cached plan. Every
+ * statement then gets a new name, so each connection prepares it again.
+ */
+function stalePlan(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  if (code !== "0A000" || !message?.includes("cached plan")) return false;
+  named.clear();
+  namesGeneration += 1;
+  return true;
 }
 
 type Job = { fn: (sql: SqlRunner) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void };
@@ -181,6 +239,8 @@ async function postgresTransaction<T>(pool: pg.Pool, fn: (sql: SqlRunner) => Pro
     return result;
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});
+    // The caller retries (the worker, the platform's redelivery) on statements with new names.
+    stalePlan(error);
     throw error;
   } finally {
     client.release();
@@ -188,18 +248,17 @@ async function postgresTransaction<T>(pool: pg.Pool, fn: (sql: SqlRunner) => Pro
 }
 
 function postgresRunner(client: pg.PoolClient): SqlRunner {
-  const all = async <T>(sql: string, params: SqlValue[]) =>
-    (await client.query(numberedPlaceholders(sql), params.map(postgresValue))).rows as T[];
+  const all = async <T>(sql: string, params: SqlValue[]) => (await client.query(postgresQuery(sql, params))).rows as T[];
   return {
     dialect: "postgresql",
     all: (sql, ...params) => all(sql, params),
     one: async (sql, ...params) => (await all<never>(sql, params))[0],
-    run: async (sql, ...params) => (await client.query(numberedPlaceholders(sql), params.map(postgresValue))).rowCount ?? 0,
+    run: async (sql, ...params) => (await client.query(postgresQuery(sql, params))).rowCount ?? 0,
   };
 }
 
 /** `column IN (…)` for a list bound as one JSON array parameter (`jsonList`): one statement whatever the length, on both databases. */
-export function inJsonList(sql: SqlRunner, column: string) {
+export function inJsonList(sql: Pick<SqlRunner, "dialect">, column: string) {
   return sql.dialect === "sqlite"
     ? `${column} IN (SELECT "value" FROM json_each(?))`
     : `${column} IN (SELECT CAST(jsonb_array_elements_text(CAST(? AS jsonb)) AS int))`;

@@ -20,25 +20,23 @@ export type TurnRecord = {
  */
 export async function saveTurn(db: Database, turn: TurnRecord): Promise<void> {
   const json = (value: unknown) => value as Record<string, unknown>;
-  await db.transaction((sql) =>
-    sql.run(
-      `INSERT INTO "Turn" ("envelopeId", "conversationId", "forkId", "model", "system", "prompt", "toolCalls", "usage", "latencyMs", "error", "createdAt")
+  await db.write(
+    `INSERT INTO "Turn" ("envelopeId", "conversationId", "forkId", "model", "system", "prompt", "toolCalls", "usage", "latencyMs", "error", "createdAt")
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT ("envelopeId") DO UPDATE SET "conversationId" = excluded."conversationId", "forkId" = excluded."forkId", "model" = excluded."model",
          "system" = excluded."system", "prompt" = excluded."prompt", "toolCalls" = excluded."toolCalls", "usage" = excluded."usage",
          "latencyMs" = excluded."latencyMs", "error" = excluded."error"`,
-      turn.envelopeId,
-      turn.conversationId,
-      turn.forkId,
-      turn.model,
-      turn.system,
-      json(turn.prompt),
-      json(turn.toolCalls),
-      json(turn.usage),
-      turn.latencyMs,
-      turn.error ?? null,
-      new Date(),
-    ),
+    turn.envelopeId,
+    turn.conversationId,
+    turn.forkId,
+    turn.model,
+    turn.system,
+    json(turn.prompt),
+    json(turn.toolCalls),
+    json(turn.usage),
+    turn.latencyMs,
+    turn.error ?? null,
+    new Date(),
   );
 }
 

@@ -35,6 +35,47 @@ export function reconnectDelay(failures: number, baseMs: number, maxMs = 30_000)
   return Math.min(baseMs * 2 ** Math.min(failures, 20), maxMs);
 }
 
+/** PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; batches are cut well below that. */
+const MAX_PAYLOAD_BYTES = 7_000;
+
+/**
+ * The events published in one turn of the event loop as NOTIFY payloads: repeats
+ * dropped (events are coarse: the same one twice refetches the same thing), cut
+ * into batches that fit a payload. One NOTIFY per batch, not per event: under
+ * load a message's ingest, turn and send publish several events each, and a round
+ * trip per event was a fifth of all the statements the server sent.
+ */
+export function notifyPayloads(origin: string, events: LiveEvent[]): string[] {
+  const unique = [...new Set(events.map((e) => JSON.stringify(e)))];
+  const payloads: string[] = [];
+  let batch: string[] = [];
+  let size = 0;
+  const overhead = JSON.stringify({ origin, events: [] }).length;
+  for (const event of unique) {
+    if (batch.length > 0 && overhead + size + event.length + 1 > MAX_PAYLOAD_BYTES) {
+      payloads.push(`{"origin":${JSON.stringify(origin)},"events":[${batch.join(",")}]}`);
+      batch = [];
+      size = 0;
+    }
+    batch.push(event);
+    size += event.length + 1;
+  }
+  if (batch.length > 0) payloads.push(`{"origin":${JSON.stringify(origin)},"events":[${batch.join(",")}]}`);
+  return payloads;
+}
+
+/** The events of one NOTIFY payload not sent by `origin` (this instance); `event` is the single-event form instances sent before batching. */
+export function eventsFromPayload(payload: string, origin: string): LiveEvent[] {
+  try {
+    const parsed = JSON.parse(payload) as { origin?: unknown; event?: unknown; events?: unknown };
+    if (parsed.origin === origin) return [];
+    const list = Array.isArray(parsed.events) ? parsed.events : [parsed.event];
+    return list.map((e) => parseLiveEvent(JSON.stringify(e))).filter((e): e is LiveEvent => e !== null);
+  } catch {
+    return []; // Not ours: ignore.
+  }
+}
+
 export function startPostgresRelay(db: Database, url: string, options: { reconnectMs?: number } = {}): Relay {
   const { connectionString, schema } = postgresTarget(url);
   const channel = channelName(schema);
@@ -47,10 +88,16 @@ export function startPostgresRelay(db: Database, url: string, options: { reconne
   let missed = false;
   let failures = 0;
 
+  const outbox: LiveEvent[] = [];
+  const flush = () => {
+    for (const payload of notifyPayloads(origin, outbox.splice(0)))
+      db.read(`SELECT pg_notify(?, ?)`, channel, payload).catch((error) =>
+        log.warn("events.notify_failed", { error: (error as Error).message }),
+      );
+  };
   bus.relay = (event: LiveEvent) => {
-    db.read(`SELECT pg_notify(?, ?)`, channel, JSON.stringify({ origin, event })).catch((error) =>
-      log.warn("events.notify_failed", { error: (error as Error).message }),
-    );
+    outbox.push(event);
+    if (outbox.length === 1) setImmediate(flush);
   };
 
   const connect = async () => {
@@ -58,14 +105,7 @@ export function startPostgresRelay(db: Database, url: string, options: { reconne
     const next = new pg.Client({ connectionString });
     next.on("notification", (message) => {
       if (message.channel !== channel || !message.payload) return;
-      try {
-        const parsed = JSON.parse(message.payload) as { origin?: string; event?: unknown };
-        if (parsed.origin === origin) return;
-        const event = parseLiveEvent(JSON.stringify(parsed.event));
-        if (event) bus.deliver(event);
-      } catch {
-        // Not ours: ignore.
-      }
+      for (const event of eventsFromPayload(message.payload, origin)) bus.deliver(event);
     });
     const retry = () => {
       if (closed || client !== next) return;
@@ -107,6 +147,7 @@ export function startPostgresRelay(db: Database, url: string, options: { reconne
       closed = true;
       if (timer) clearTimeout(timer);
       bus.relay = null;
+      if (outbox.length > 0) flush();
       await ready;
       const current = client;
       client = null;

@@ -2,6 +2,7 @@ import { AsyncResource } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import { RateLimitedError } from "../agent/call-limits";
 import type { Database } from "../db/database";
+import { QUEUE_WORK, withArrival } from "../db/arrival";
 import { claimTurns, deferEnvelopes, hasDueWork, renewLeases, type ClaimedTurn } from "../db/claim";
 import { finishEnvelope, retryEnvelopeLater } from "../db/envelopes";
 import { isTransientConflict } from "../db/errors";
@@ -153,16 +154,19 @@ export class EnvelopeWorker {
     const paused = this.deps.modelPausedUntil?.() ?? null;
     let result: Awaited<ReturnType<typeof claimTurns>>;
     try {
-      result = await claimTurns(this.deps.db, {
-        worker: this.id,
-        now,
-        leaseMs: this.deps.leaseMs,
-        take: this.limits.turns - this.running.size,
-        busy: this.busy,
-        served,
-        channelMailOnly: paused !== null,
-        plan: (queue) => planTurn(queue, { now, debounceMs: this.limits.debounceMs, modelPausedUntil: paused }),
-      });
+      result = await withArrival(QUEUE_WORK, () =>
+        claimTurns(this.deps.db, {
+          worker: this.id,
+          now,
+          leaseMs: this.deps.leaseMs,
+          take: this.limits.turns - this.running.size,
+          busy: this.busy,
+          served,
+          channelMailOnly: paused !== null,
+          quietMs: this.limits.debounceMs,
+          plan: (queue) => planTurn(queue, { now, debounceMs: this.limits.debounceMs, modelPausedUntil: paused }),
+        }),
+      );
     } catch (error) {
       this.served.unshift(...served);
       if (isTransientConflict(error)) {
@@ -196,8 +200,8 @@ export class EnvelopeWorker {
       // While turns run, their leases are renewed: only a dead worker's claims run out.
       this.renewal = setInterval(
         () => {
-          renewLeases(this.deps.db, this.id, new Date(this.now().getTime() + this.deps.leaseMs)).catch((error) =>
-            log.error("worker.renew_failed", { error }),
+          withArrival(QUEUE_WORK, () => renewLeases(this.deps.db, this.id, new Date(this.now().getTime() + this.deps.leaseMs))).catch(
+            (error) => log.error("worker.renew_failed", { error }),
           );
         },
         Math.max(1_000, this.deps.leaseMs / 3),
@@ -210,7 +214,12 @@ export class EnvelopeWorker {
     this.wakeAt(wake.length ? Math.min(...wake) : Infinity, true);
   }
 
-  private async execute(turn: ClaimedTurn) {
+  /** A turn's database work is as old as its oldest message (lib/db/arrival.ts): older turns get connections first. */
+  private execute(turn: ClaimedTurn) {
+    return withArrival(Math.min(...turn.envelopes.map((e) => e.createdAt.getTime())), () => this.runTurn(turn));
+  }
+
+  private async runTurn(turn: ClaimedTurn) {
     const ids = turn.envelopes.map((e) => e.id);
     try {
       await this.deps.run(turn);

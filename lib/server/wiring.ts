@@ -10,6 +10,7 @@ import { createLineWebhook } from "../channels/line/webhook";
 import type { ChannelAdapter, InboundEvent } from "../channels/types";
 import { AppError } from "../errors";
 import { errorResponse } from "../http/respond";
+import { withArrival } from "../db/arrival";
 import { openDb, postgresPoolSize, type Database } from "../db/database";
 import { env, type Env } from "../env";
 import type { EventBus } from "../events/bus";
@@ -106,7 +107,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     backoffMs: overrides.backoffMs ?? ((attempts) => Math.min(5_000 * 2 ** (attempts - 1), 5 * 60_000)),
   });
   const telegramSecret = e.TELEGRAM_WEBHOOK_SECRET ?? randomBytes(24).toString("base64url");
-  const telegramWebhook = createTelegramWebhook({
+  const telegramUpdate = createTelegramWebhook({
     secret: telegramSecret,
     channel: telegram,
     ingest: (event) => ingest(event),
@@ -117,11 +118,14 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     if (result.status === "stored" && result.answer) worker.messageArrived();
     return result;
   };
-  const lineWebhook =
+  const lineEvents =
     e.LINE_CHANNEL_ACCESS_TOKEN && e.LINE_CHANNEL_SECRET
       ? createLineWebhook({ channelSecret: e.LINE_CHANNEL_SECRET, ingest })
       : async () =>
           errorResponse(new AppError("unavailable", "the LINE adapter is off: set LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN"));
+  // A webhook's database work is as old as its request (lib/db/arrival.ts).
+  const telegramWebhook = (request: Request) => withArrival(Date.now(), () => telegramUpdate(request));
+  const lineWebhook = (request: Request) => withArrival(Date.now(), () => lineEvents(request));
   worker.start();
   // In the background, bounded: the webhook answers 503 until the bot's identity is known.
   telegram.identity().catch(() => {});

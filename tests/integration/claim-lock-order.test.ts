@@ -54,6 +54,7 @@ describe.skipIf(!hasPostgres)(`claim lock order on PostgreSQL${hasPostgres ? "" 
         { conversationId: x, at: now },
       ],
       channelMailOnly: false,
+      quietMs: 0,
       plan: (queue) => planTurn(queue, { now, debounceMs: 0, modelPausedUntil: null }),
     }).then(
       () => null,
