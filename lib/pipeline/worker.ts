@@ -107,7 +107,8 @@ export class EnvelopeWorker {
       return;
     }
     this.draining = this.scope
-      .runInAsyncScope(() => this.drain())
+      // The whole drain (its settings read too) is the queue's own work: it comes before any turn's statements.
+      .runInAsyncScope(() => withArrival(QUEUE_WORK, () => this.drain()))
       .catch((error) => log.error("worker.drain_failed", { error }))
       .finally(() => {
         this.draining = undefined;
@@ -154,19 +155,17 @@ export class EnvelopeWorker {
     const paused = this.deps.modelPausedUntil?.() ?? null;
     let result: Awaited<ReturnType<typeof claimTurns>>;
     try {
-      result = await withArrival(QUEUE_WORK, () =>
-        claimTurns(this.deps.db, {
-          worker: this.id,
-          now,
-          leaseMs: this.deps.leaseMs,
-          take: this.limits.turns - this.running.size,
-          busy: this.busy,
-          served,
-          channelMailOnly: paused !== null,
-          quietMs: this.limits.debounceMs,
-          plan: (queue) => planTurn(queue, { now, debounceMs: this.limits.debounceMs, modelPausedUntil: paused }),
-        }),
-      );
+      result = await claimTurns(this.deps.db, {
+        worker: this.id,
+        now,
+        leaseMs: this.deps.leaseMs,
+        take: this.limits.turns - this.running.size,
+        busy: this.busy,
+        served,
+        channelMailOnly: paused !== null,
+        quietMs: this.limits.debounceMs,
+        plan: (queue) => planTurn(queue, { now, debounceMs: this.limits.debounceMs, modelPausedUntil: paused }),
+      });
     } catch (error) {
       this.served.unshift(...served);
       if (isTransientConflict(error)) {
