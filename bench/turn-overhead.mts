@@ -88,22 +88,31 @@ async function bench(label: string, env: Record<string, string>, withTargets: bo
       const chat = 5000 + (i % 20);
       const sent = new Promise<number>((resolve) => waiting.set(id, resolve));
       const modelBefore = modelMs;
-      const started = performance.now();
-      const response = await fetch(`${server.base}/api/webhooks/telegram`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET },
-        body: JSON.stringify({
-          update_id: id,
-          message: {
-            message_id: id,
-            date: Math.floor(Date.now() / 1000),
-            chat: { id: chat, type: "private", first_name: "U" },
-            from: { id: chat, is_bot: false, first_name: "U" },
-            text: `turn ${i}`,
-          },
-        }),
+      const payload = JSON.stringify({
+        update_id: id,
+        message: {
+          message_id: id,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: chat, type: "private", first_name: "U" },
+          from: { id: chat, is_bot: false, first_name: "U" },
+          text: `turn ${i}`,
+        },
       });
-      if (!response.ok) throw new Error(`webhook answered ${response.status}`);
+      const deliver = () =>
+        fetch(`${server.base}/api/webhooks/telegram`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET },
+          body: payload,
+        });
+      let started = performance.now();
+      let response = await deliver();
+      // 503 until the server knows the bot's identity (its first getMe): Telegram delivers again, so do we.
+      for (let attempt = 1; response.status === 503 && attempt < 50; attempt++) {
+        await new Promise((r) => setTimeout(r, 100));
+        started = performance.now();
+        response = await deliver();
+      }
+      if (!response.ok) throw new Error(`webhook answered ${response.status}: ${await response.text()}`);
       const at = await sent;
       waiting.delete(id);
       if (i > 20) overhead.push(at - started - (modelMs - modelBefore)); // first 20: warm-up
