@@ -2,7 +2,7 @@ import type { StoredMessage } from "../context/types";
 import type { Settings } from "../settings/schema";
 import type { Database } from "./database";
 import { forkLineage, mainSessionSince } from "./forks";
-import { prismaRow } from "./sql";
+import { inJsonList, jsonList, prismaRow } from "./sql";
 
 export const storedMessageSelect = {
   id: true,
@@ -53,7 +53,9 @@ async function beside(
   // with both range scans, the ties first (nearer the pivot than anything strictly before or after it).
   const dir = side === "before" ? "DESC" : "ASC";
   const forks = scope.forkId === null ? [] : typeof scope.forkId === "number" ? [scope.forkId] : scope.forkId.in;
-  const fork = scope.forkId === null ? `"forkId" IS NULL` : forks.length ? `"forkId" IN (${forks.map(() => "?").join(", ")})` : "1 = 0";
+  // The fork list is one JSON parameter: the statement's text stays the same whatever its length (it is prepared once).
+  const fork = scope.forkId === null ? `"forkId" IS NULL` : forks.length ? inJsonList(db, `"forkId"`) : "1 = 0";
+  const forkParams = forks.length ? [jsonList(forks)] : [];
   const idOp = side === "before" ? (inclusive ? "<=" : "<") : inclusive ? ">=" : ">";
   const columns = Object.keys(storedMessageSelect)
     .map((c) => `"${c}"`)
@@ -64,12 +66,12 @@ async function beside(
      SELECT * FROM (SELECT 1 AS "part", ${columns} FROM "Message" WHERE "conversationId" = ? AND ${fork} AND "sentAt" ${side === "before" ? "<" : ">"} ? ORDER BY "sentAt" ${dir}, "id" ${dir} LIMIT ?) t2
      ORDER BY "part", "sentAt" ${dir}, "id" ${dir}`,
     scope.conversationId,
-    ...forks,
+    ...forkParams,
     pivot.sentAt,
     pivot.id,
     take,
     scope.conversationId,
-    ...forks,
+    ...forkParams,
     pivot.sentAt,
     take,
   );
@@ -159,8 +161,8 @@ export async function previousSentAtOf(db: Database, messages: Pick<StoredMessag
          THEN m."sentAt"
          ELSE (SELECT p."sentAt" FROM "Message" p WHERE p."conversationId" = m."conversationId" AND p."sentAt" < m."sentAt" ORDER BY p."sentAt" DESC LIMIT 1)
        END AS "previousAt"
-     FROM "Message" m WHERE m."id" IN (${ids.map(() => "?").join(", ")})`,
-    ...ids,
+     FROM "Message" m WHERE ${inJsonList(db, `m."id"`)}`,
+    jsonList(ids),
   );
   // SQLite hands back Prisma's ISO text, PostgreSQL a Date.
   return new Map(rows.map((r) => [Number(r.id), r.previousAt === null ? null : new Date(r.previousAt)]));

@@ -1,3 +1,4 @@
+import { QUEUE_WORK, withArrival } from "./arrival";
 import type { SqlValue } from "./sql";
 
 export type SettingRow = { key: string; value: unknown };
@@ -35,7 +36,9 @@ export class SettingRowsCache {
     if (this.snapshot && this.now() - this.checkedAt < SETTINGS_RECHECK_MS) return Promise.resolve(this.snapshot.rows);
     // Callers that miss together share one read (1,000 turns starting at once read once).
     if (this.pending) return this.pending;
-    const pending = this.refresh().finally(() => {
+    // Everyone who misses waits for this one read, so it goes before other work on the
+    // PostgreSQL connection queue, not at the priority of whoever missed first.
+    const pending = withArrival(QUEUE_WORK, () => this.refresh()).finally(() => {
       if (this.pending === pending) this.pending = null;
     });
     this.pending = pending;

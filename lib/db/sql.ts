@@ -47,13 +47,25 @@ export function postgresSql(pool: pg.Pool, connections: number) {
   // One statement outside a transaction commits on its own (autocommit): reads, and writes that need no other statement.
   const single = <T>(sql: string, ...params: SqlValue[]): Promise<T[]> =>
     byArrival(async () => {
+      const client = await pool.connect();
+      let broken: Error | undefined;
       try {
-        return (await pool.query(postgresQuery(sql, params))).rows as T[];
+        const query = postgresQuery(sql, params);
+        try {
+          return (await client.query(query)).rows as T[];
+        } catch (error) {
+          // The statements have new names now, so a retry plans afresh. (A refused plan is
+          // refused before the statement runs, so a write is not applied twice.)
+          if (!stalePlan(error, query)) throw error;
+          return (await client.query(postgresQuery(sql, params))).rows as T[];
+        }
       } catch (error) {
-        // pg-pool dropped the failed connection; the statements have new names now, so a retry plans afresh.
-        // (A refused plan is refused before the statement runs, so a write is not applied twice.)
-        if (!stalePlan(error)) throw error;
-        return (await pool.query(postgresQuery(sql, params))).rows as T[];
+        // A statement's own error (a duplicate key the caller expects) leaves the connection
+        // and its prepared statements good; only a failed connection is dropped.
+        if (!isStatementError(error)) broken = error as Error;
+        throw error;
+      } finally {
+        client.release(broken);
       }
     });
   return {
@@ -89,14 +101,22 @@ function postgresQuery(sql: string, params: SqlValue[]): pg.QueryConfig {
 /**
  * A prepared `SELECT *` fails once its table gained or lost a column (a migration
  * applied while this instance runs): PostgreSQL refuses the cached plan. Every
- * statement then gets a new name, so each connection prepares it again.
+ * statement then gets a new name, so each connection prepares it again; the
+ * statements that fail together with it rename once, not once each.
  */
-function stalePlan(error: unknown): boolean {
+function stalePlan(error: unknown, failed: pg.QueryConfig | undefined): boolean {
   const { code, message } = (error ?? {}) as { code?: string; message?: string };
   if (code !== "0A000" || !message?.includes("cached plan")) return false;
-  named.clear();
-  namesGeneration += 1;
+  if (!failed?.name || failed.name.startsWith(`sb${namesGeneration}_`)) {
+    named.clear();
+    namesGeneration += 1;
+  }
   return true;
+}
+
+/** An error PostgreSQL answered for one statement (it has a severity), as opposed to a connection that failed. */
+function isStatementError(error: unknown): boolean {
+  return typeof (error as { severity?: unknown } | null)?.severity === "string";
 }
 
 type Job = { fn: (sql: SqlRunner) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void };
@@ -232,28 +252,33 @@ export function postgresValue(value: SqlValue): unknown {
 
 async function postgresTransaction<T>(pool: pg.Pool, fn: (sql: SqlRunner) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  const sent: { last?: pg.QueryConfig } = {};
   try {
     await client.query("BEGIN");
-    const result = await fn(postgresRunner(client));
+    const result = await fn(postgresRunner(client, sent));
     await client.query("COMMIT");
     return result;
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});
     // The caller retries (the worker, the platform's redelivery) on statements with new names.
-    stalePlan(error);
+    stalePlan(error, sent.last);
     throw error;
   } finally {
     client.release();
   }
 }
 
-function postgresRunner(client: pg.PoolClient): SqlRunner {
-  const all = async <T>(sql: string, params: SqlValue[]) => (await client.query(postgresQuery(sql, params))).rows as T[];
+/** `sent.last`: the statement sent most recently (its name tells a stale plan's generation). */
+function postgresRunner(client: pg.PoolClient, sent: { last?: pg.QueryConfig }): SqlRunner {
+  const query = (sql: string, params: SqlValue[]) => {
+    sent.last = postgresQuery(sql, params);
+    return client.query(sent.last);
+  };
   return {
     dialect: "postgresql",
-    all: (sql, ...params) => all(sql, params),
-    one: async (sql, ...params) => (await all<never>(sql, params))[0],
-    run: async (sql, ...params) => (await client.query(postgresQuery(sql, params))).rowCount ?? 0,
+    all: async (sql, ...params) => (await query(sql, params)).rows,
+    one: async (sql, ...params) => (await query(sql, params)).rows[0],
+    run: async (sql, ...params) => (await query(sql, params)).rowCount ?? 0,
   };
 }
 

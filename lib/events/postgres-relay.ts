@@ -47,20 +47,22 @@ const MAX_PAYLOAD_BYTES = 7_000;
  */
 export function notifyPayloads(origin: string, events: LiveEvent[]): string[] {
   const unique = [...new Set(events.map((e) => JSON.stringify(e)))];
+  const head = `{"origin":${JSON.stringify(origin)},`;
+  // A batch of one goes in the single-event form instances read before batching (a rolling deploy keeps its live updates).
+  const payload = (batch: string[]) => (batch.length === 1 ? `${head}"event":${batch[0]}}` : `${head}"events":[${batch.join(",")}]}`);
   const payloads: string[] = [];
   let batch: string[] = [];
   let size = 0;
-  const overhead = JSON.stringify({ origin, events: [] }).length;
   for (const event of unique) {
-    if (batch.length > 0 && overhead + size + event.length + 1 > MAX_PAYLOAD_BYTES) {
-      payloads.push(`{"origin":${JSON.stringify(origin)},"events":[${batch.join(",")}]}`);
+    if (batch.length > 0 && head.length + 12 + size + event.length + 1 > MAX_PAYLOAD_BYTES) {
+      payloads.push(payload(batch));
       batch = [];
       size = 0;
     }
     batch.push(event);
     size += event.length + 1;
   }
-  if (batch.length > 0) payloads.push(`{"origin":${JSON.stringify(origin)},"events":[${batch.join(",")}]}`);
+  if (batch.length > 0) payloads.push(payload(batch));
   return payloads;
 }
 

@@ -267,6 +267,7 @@ export class EnvelopeWorker {
   private housekeep(now: number) {
     if (!this.deps.onTick || now - this.housekeptAt < Math.min(this.deps.pollMs ?? SAFETY_POLL_MS, HOUSEKEEPING_MS)) return;
     this.housekeptAt = now;
-    this.housekeeping = this.deps.onTick().catch((error) => log.error("worker.tick_failed", { error }));
+    // Started by the drain, but not the queue's own work: its writes (fork summaries, timeouts) wait their turn like any arriving now.
+    this.housekeeping = withArrival(now, () => this.deps.onTick!()).catch((error) => log.error("worker.tick_failed", { error }));
   }
 }

@@ -25,6 +25,11 @@ describe("the event relay's NOTIFY payloads", () => {
     expect(payloads.flatMap((p) => eventsFromPayload(p, "other"))).toEqual(events);
   });
 
+  it("sends a batch of one in the single-event form, which instances from before batching read", () => {
+    const [payload] = notifyPayloads("a", [{ type: "settings" }]);
+    expect(JSON.parse(payload)).toEqual({ origin: "a", event: { type: "settings" } });
+  });
+
   it("reads the single-event form older instances send, and drops what is not an event", () => {
     expect(eventsFromPayload(JSON.stringify({ origin: "x", event: { type: "fork", forkId: 3 } }), "y")).toEqual([
       { type: "fork", forkId: 3 },
