@@ -64,6 +64,9 @@ const CHAT_TURN_SQL = `("to" LIKE 'agent:%' AND "messageId" IS NOT NULL)`;
 /** Claimable: pending and due, or claimed by a worker whose lease ran out (it crashed). */
 const DUE_SQL = `(("status" = 'pending' AND ("deliverAt" IS NULL OR "deliverAt" <= ?)) OR ("status" = 'processing' AND "leaseUntil" < ?))`;
 
+/** Conversations where a worker holds a live lease (a turn runs): the end of that turn wakes the worker for them. */
+const LEASED_SQL = `SELECT "conversationId" FROM "Envelope" WHERE "status" = 'processing' AND "leaseUntil" >= ? AND "conversationId" IS NOT NULL`;
+
 const toDate = (v: string | Date | null): Date | null => (v === null ? null : v instanceof Date ? v : new Date(v));
 
 type CandidateRow = { key: number; conversationId: number | null };
@@ -120,8 +123,7 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
          SELECT COALESCE("conversationId", -"id") AS "key", MAX("conversationId") AS "conversationId", MIN("id") AS "head", MIN("createdAt") AS "arrived"
          FROM "Envelope"
          WHERE ${DUE_SQL} AND ${o.channelMailOnly ? `"to" LIKE 'channel:%'` : WORKER_MAIL_SQL}
-           AND ("conversationId" IS NULL OR "conversationId" NOT IN (
-             SELECT "conversationId" FROM "Envelope" WHERE "status" = 'processing' AND "leaseUntil" >= ? AND "conversationId" IS NOT NULL))
+           AND ("conversationId" IS NULL OR "conversationId" NOT IN (${LEASED_SQL}))
          GROUP BY COALESCE("conversationId", -"id")
          HAVING MAX(CASE WHEN ${CHAT_TURN_SQL} THEN 0 ELSE 1 END) = 1 OR MIN("createdAt") <= ?
        ) q LEFT JOIN "Conversation" c ON c."id" = q."conversationId"
@@ -225,7 +227,8 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
 
 /**
  * For the worker's timer: the soonest future deliverAt of worker mail, lease expiry,
- * or end of the quiet time of a user's message the claim did not read yet.
+ * or end of the quiet time of a user's message the claim did not read yet (in a
+ * conversation with no turn running: one that has wakes the worker when it ends).
  */
 async function nextWake(sql: SqlRunner, now: Date, channelMailOnly: boolean, quietMs: number): Promise<Date | null> {
   const row = await sql.one<{ at: string | Date | null; quiet: string | Date | null }>(
@@ -233,10 +236,12 @@ async function nextWake(sql: SqlRunner, now: Date, channelMailOnly: boolean, qui
          SELECT MIN("deliverAt") AS "at" FROM "Envelope" WHERE "status" = 'pending' AND "deliverAt" > ? AND ${channelMailOnly ? `"to" LIKE 'channel:%'` : WORKER_MAIL_SQL}
          UNION ALL SELECT MIN("leaseUntil") AS "at" FROM "Envelope" WHERE "status" = 'processing' AND "leaseUntil" > ?
        ) t) AS "at",
-       (SELECT MIN("createdAt") FROM "Envelope" WHERE "status" = 'pending' AND ${CHAT_TURN_SQL} AND "createdAt" > ?) AS "quiet"`,
+       (SELECT MIN("createdAt") FROM "Envelope" WHERE "status" = 'pending' AND ${CHAT_TURN_SQL} AND "createdAt" > ?
+          AND "conversationId" NOT IN (${LEASED_SQL})) AS "quiet"`,
     now,
     now,
     new Date(now.getTime() - quietMs),
+    now,
   );
   const quiet = toDate(row?.quiet ?? null);
   const at = [toDate(row?.at ?? null), quiet && new Date(quiet.getTime() + quietMs)].filter((d): d is Date => d !== null);

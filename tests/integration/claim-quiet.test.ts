@@ -68,6 +68,26 @@ describe.each(databases)("the claim and the debounce on $name", ({ open }) => {
     expect(later.turns.map((turn) => turn.conversationId)).toEqual([fresh]);
   });
 
+  it("does not wake for a message in a conversation whose turn is running: that turn's end does", async () => {
+    const t0 = new Date(Date.UTC(2026, 10, 23, 12, 0, 0));
+    const busy = await userMessage("busy", new Date(t0.getTime() - 400));
+    await t.db.prisma.envelope.create({
+      data: {
+        from: "channel:telegram",
+        to: "agent:main",
+        text: "earlier",
+        metadata: {},
+        conversationId: busy,
+        status: "processing",
+        leaseUntil: new Date(t0.getTime() + 60_000),
+        createdAt: new Date(t0.getTime() - 5_000),
+      },
+    });
+    const result = await claim(t0, 1_000, []);
+    expect(result.turns).toEqual([]);
+    expect(result.wakeAt?.getTime()).toBe(t0.getTime() + 60_000); // only the lease's end
+  });
+
   it("with no debounce every waiting message is due at once", async () => {
     const t0 = new Date(Date.UTC(2026, 10, 23, 12, 0, 0));
     const fresh = await userMessage("fresh", t0);
