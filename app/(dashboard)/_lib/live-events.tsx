@@ -74,17 +74,18 @@ export function invalidateFor(client: QueryClient, event: LiveEvent) {
 /**
  * Listens to the server's events once per dashboard and refreshes what they
  * touch. EventSource reconnects by itself (the server's `retry:`); a page also
- * refetches on reconnect, since events sent while it was away are not replayed.
+ * refetches whenever the stream opens, the first time too, since events sent before
+ * it opened or while it was away are not replayed.
  */
 export function LiveEvents() {
   const client = useQueryClient();
   useEffect(() => {
     if (typeof EventSource === "undefined") return;
     const source = new EventSource("/api/v1/events");
-    let wasOpen = false;
     source.onopen = () => {
-      if (wasOpen) void client.invalidateQueries();
-      wasOpen = true;
+      // Events are not replayed: a change committed after this page's first reads but
+      // before the stream opened (or while it was away) reached nobody here. Read again.
+      void client.invalidateQueries();
       setConnected(true);
     };
     source.onerror = () => setConnected(false);
