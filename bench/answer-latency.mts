@@ -10,7 +10,7 @@
 //   a burst of 5 messages within 1 s in one chat (one model call, one answer).
 // The worker limits are set to the load (WORKER_CONCURRENCY, LLM_CONCURRENCY): they are the operator's knobs.
 import { readFileSync } from "node:fs";
-import { body, fakeBotApi, listen } from "./loopback.ts";
+import { body, fakeBotApi, listen, privateTextUpdate } from "./loopback.ts";
 import { benchPostgres, POSTGRES_SKIPPED } from "./postgres.ts";
 import { startServer } from "./server.mts";
 import { report, round, summarize } from "./stats.ts";
@@ -75,19 +75,7 @@ const telegram = await fakeBotApi((payload) => {
 });
 
 let updateId = 1;
-const update = (chat: number, text: string) => {
-  const id = updateId++;
-  return JSON.stringify({
-    update_id: id,
-    message: {
-      message_id: id,
-      date: Math.floor(Date.now() / 1000),
-      chat: { id: chat, type: "private", first_name: `C${chat}` },
-      from: { id: chat, is_bot: false, first_name: `C${chat}` },
-      text,
-    },
-  });
-};
+const update = (chat: number, text: string) => privateTextUpdate(updateId++, chat, `C${chat}`, text);
 
 /** Posts the updates with IN_FLIGHT requests at a time, round-robin over the servers; resolves with each chat's 200 time. */
 async function post(bases: string[], updates: { chat: number; text: string }[]) {

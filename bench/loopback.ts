@@ -57,3 +57,17 @@ export function fakeBotApi(onSend: (payload: Record<string, any>) => Record<stri
     res.end(JSON.stringify({ ok: true, result: onSend(payload) }));
   });
 }
+
+/** A text message in a private chat, as the Bot API delivers it to a webhook (the update and the message share `id`). */
+export function privateTextUpdate(id: number, chat: number, firstName: string, text: string): string {
+  return JSON.stringify({
+    update_id: id,
+    message: {
+      message_id: id,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: chat, type: "private", first_name: firstName },
+      from: { id: chat, is_bot: false, first_name: firstName },
+      text,
+    },
+  });
+}

@@ -3,7 +3,7 @@
 // API server on loopback. Reported minus the time the model server spent, next to
 // the bare loopback round trips a turn needs (same run). SQLite, then PostgreSQL
 // when BENCH_DATABASE_URL or TEST_DATABASE_URL is set.
-import { body, fakeBotApi, listen } from "./loopback.ts";
+import { body, fakeBotApi, listen, privateTextUpdate } from "./loopback.ts";
 import { benchPostgres, POSTGRES_SKIPPED } from "./postgres.ts";
 import { startServer } from "./server.mts";
 import { report, summarize } from "./stats.ts";
@@ -88,16 +88,7 @@ async function bench(label: string, env: Record<string, string>, withTargets: bo
       const chat = 5000 + (i % 20);
       const sent = new Promise<number>((resolve) => waiting.set(id, resolve));
       const modelBefore = modelMs;
-      const payload = JSON.stringify({
-        update_id: id,
-        message: {
-          message_id: id,
-          date: Math.floor(Date.now() / 1000),
-          chat: { id: chat, type: "private", first_name: "U" },
-          from: { id: chat, is_bot: false, first_name: "U" },
-          text: `turn ${i}`,
-        },
-      });
+      const payload = privateTextUpdate(id, chat, "U", `turn ${i}`);
       const deliver = () =>
         fetch(`${server.base}/api/webhooks/telegram`, {
           method: "POST",

@@ -11,6 +11,7 @@ import Database from "better-sqlite3";
 import { sqlitePath } from "../lib/db/migrations.mjs";
 import { openLoop } from "./open-loop.ts";
 import { benchPostgres, POSTGRES_SKIPPED } from "./postgres.ts";
+import { privateTextUpdate } from "./loopback.ts";
 import { startServer } from "./server.mts";
 import { report } from "./stats.ts";
 
@@ -24,16 +25,7 @@ let updateId = 1;
 function updateBody() {
   const id = updateId++;
   const chat = 1000 + (id % 50);
-  return JSON.stringify({
-    update_id: id,
-    message: {
-      message_id: id,
-      date: Math.floor(Date.now() / 1000),
-      chat: { id: chat, type: "private", first_name: "Load" },
-      from: { id: chat, is_bot: false, first_name: "Load" },
-      text: `load message ${id}`,
-    },
-  });
+  return privateTextUpdate(id, chat, "Load", `load message ${id}`);
 }
 const tiny = () => JSON.stringify({ update_id: 1, message: { text: "x" } });
 const hookHeaders = { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET };
