@@ -10,7 +10,7 @@
 //   a burst of 5 messages within 1 s in one chat (one model call, one answer).
 // The worker limits are set to the load (WORKER_CONCURRENCY, LLM_CONCURRENCY): they are the operator's knobs.
 import { readFileSync } from "node:fs";
-import { body, fakeBotApi, listen, privateTextUpdate } from "./loopback.ts";
+import { answerCompletion, body, fakeBotApi, listen, privateTextUpdate } from "./loopback.ts";
 import { benchPostgres, POSTGRES_SKIPPED } from "./postgres.ts";
 import { startServer } from "./server.mts";
 import { report, round, summarize } from "./stats.ts";
@@ -34,18 +34,7 @@ let maxInFlight = 0;
 const llm = await listen(async (req, res) => {
   const payload = await body(req);
   const last = payload.messages.at(-1);
-  const base = {
-    id: "x",
-    object: "chat.completion",
-    created: 0,
-    model: "slow",
-    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-  };
-  res.setHeader("content-type", "application/json");
-  if (last.role === "tool")
-    return res.end(
-      JSON.stringify({ ...base, choices: [{ index: 0, message: { role: "assistant", content: "" }, finish_reason: "stop" }] }),
-    );
+  if (last.role === "tool") return answerCompletion(res, payload, { content: "" }, "slow");
   const prompt = payload.messages
     .map((m: { content: unknown }) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
     .join("\n");
@@ -55,12 +44,7 @@ const llm = await listen(async (req, res) => {
   maxInFlight = Math.max(maxInFlight, inFlight);
   await new Promise((r) => setTimeout(r, L));
   inFlight -= 1;
-  const message = {
-    role: "assistant",
-    content: null,
-    tool_calls: [{ id: "c", type: "function", function: { name: "reply", arguments: '{"message":"ok"}' } }],
-  };
-  res.end(JSON.stringify({ ...base, choices: [{ index: 0, message, finish_reason: "tool_calls" }] }));
+  answerCompletion(res, payload, { reply: "ok" }, "slow");
 });
 
 /** sendMessage times by chat. */

@@ -30,8 +30,9 @@ export function listen(handler: (req: IncomingMessage, res: ServerResponse) => v
 }
 
 /**
- * A Bot API server on loopback: answers getMe for the bot, passes every other
- * method's JSON body to `onSend` and answers with the message it returns.
+ * A Bot API server on loopback: answers getMe for the bot, passes each
+ * sendMessage's JSON body to `onSend` and answers with the message it returns;
+ * chat actions and drafts (the bot showing it works) are answered `true`.
  */
 export function fakeBotApi(onSend: (payload: Record<string, any>) => Record<string, unknown>) {
   return listen(async (req, res) => {
@@ -54,8 +55,58 @@ export function fakeBotApi(onSend: (payload: Record<string, any>) => Record<stri
         }),
       );
     }
-    res.end(JSON.stringify({ ok: true, result: onSend(payload) }));
+    res.end(JSON.stringify({ ok: true, result: method === "sendMessage" ? onSend(payload) : true }));
   });
+}
+
+/**
+ * A chat completion as an OpenAI-compatible server answers it: one JSON body, or,
+ * for a streamed request (`"stream": true`, as a turn that shows drafts makes), the
+ * same message as server-sent chunks: a reply's arguments in a few pieces.
+ */
+export function answerCompletion(
+  res: ServerResponse,
+  request: { stream?: boolean },
+  message: { content: string } | { reply: string },
+  model = "fake",
+) {
+  const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 };
+  const base = { id: "x", created: 0, model };
+  const toolCall =
+    "reply" in message
+      ? { id: "c", type: "function", function: { name: "reply", arguments: JSON.stringify({ message: message.reply }) } }
+      : null;
+  const finish = toolCall ? "tool_calls" : "stop";
+  if (!request.stream) {
+    const body = toolCall
+      ? { role: "assistant", content: null, tool_calls: [toolCall] }
+      : { role: "assistant", content: (message as { content: string }).content };
+    res.setHeader("content-type", "application/json");
+    return res.end(
+      JSON.stringify({ ...base, object: "chat.completion", usage, choices: [{ index: 0, message: body, finish_reason: finish }] }),
+    );
+  }
+  res.setHeader("content-type", "text/event-stream");
+  const chunk = (delta: object, finishReason: string | null, extra: object = {}) =>
+    `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`;
+  let out = "";
+  if (toolCall) {
+    const args = toolCall.function.arguments;
+    const third = Math.ceil(args.length / 3);
+    out += chunk(
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ index: 0, id: toolCall.id, type: "function", function: { name: "reply", arguments: "" } }],
+      },
+      null,
+    );
+    for (let i = 0; i < args.length; i += third)
+      out += chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(i, i + third) } }] }, null);
+  } else {
+    out += chunk({ role: "assistant", content: (message as { content: string }).content }, null);
+  }
+  res.end(`${out}${chunk({}, finish, { usage })}data: [DONE]\n\n`);
 }
 
 /** A text message in a private chat, as the Bot API delivers it to a webhook (the update and the message share `id`). */

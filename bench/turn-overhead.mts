@@ -3,7 +3,7 @@
 // API server on loopback. Reported minus the time the model server spent, next to
 // the bare loopback round trips a turn needs (same run). SQLite, then PostgreSQL
 // when BENCH_DATABASE_URL or TEST_DATABASE_URL is set.
-import { body, fakeBotApi, listen, privateTextUpdate } from "./loopback.ts";
+import { answerCompletion, body, fakeBotApi, listen, privateTextUpdate } from "./loopback.ts";
 import { benchPostgres, POSTGRES_SKIPPED } from "./postgres.ts";
 import { startServer } from "./server.mts";
 import { report, summarize } from "./stats.ts";
@@ -18,23 +18,7 @@ const llm = await listen(async (req, res) => {
   const started = performance.now();
   const payload = await body(req);
   const last = payload.messages.at(-1);
-  const base = {
-    id: "x",
-    object: "chat.completion",
-    created: 0,
-    model: "instant",
-    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-  };
-  const message =
-    last.role === "tool"
-      ? { role: "assistant", content: "" }
-      : {
-          role: "assistant",
-          content: null,
-          tool_calls: [{ id: "c", type: "function", function: { name: "reply", arguments: '{"message":"ok"}' } }],
-        };
-  res.setHeader("content-type", "application/json");
-  res.end(JSON.stringify({ ...base, choices: [{ index: 0, message, finish_reason: last.role === "tool" ? "stop" : "tool_calls" }] }));
+  answerCompletion(res, payload, last.role === "tool" ? { content: "" } : { reply: "ok" }, "instant");
   modelMs += performance.now() - started;
   modelCalls += 1;
 });

@@ -11,6 +11,11 @@ export const statusResponse = z.strictObject({
     webhook: z.strictObject({ url: z.string(), pendingUpdates: z.number().int(), lastError: z.string().optional() }).optional(),
     /** Why the bot's identity or webhook could not be read. */
     error: z.string().optional(),
+    /** Answer drafts (sendMessageDraft): "unsupported" once this Bot API server refused the method. */
+    drafts: z.discriminatedUnion("state", [
+      z.strictObject({ state: z.literal("on") }),
+      z.strictObject({ state: z.literal("unsupported"), error: z.string() }),
+    ]),
   }),
   line: z.strictObject({ enabled: z.boolean() }),
   database: z.enum(["sqlite", "postgresql"]),

@@ -13,7 +13,17 @@ export const turnResponse = z.strictObject({
   /** The messages the model was given. */
   prompt: storedJson(z.array(z.looseObject({ role: z.string(), content: z.unknown() }))),
   /** Each tool call: the reply's message (or the handoff's reason, `tool: "handoff"`) and what became of it. */
-  toolCalls: storedJson(z.array(z.looseObject({ tool: z.literal("handoff").optional(), message: z.string(), outcome: z.unknown() }))),
+  toolCalls: storedJson(
+    z.array(
+      z.looseObject({
+        tool: z.literal("handoff").optional(),
+        message: z.string(),
+        outcome: z.unknown(),
+        /** Draft updates the user saw while the reply was written (Telegram sendMessageDraft). */
+        drafts: z.number().int().optional(),
+      }),
+    ),
+  ),
   usage: storedJson(z.record(z.string(), z.unknown())),
   latencyMs: z.number().int().nullable(),
   error: z.string().nullable(),

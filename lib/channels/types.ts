@@ -82,12 +82,37 @@ export type SendRequest = {
 
 export type SendResult = { platformMessageId: string; sentAt: Date };
 
+/** A chat to show "the bot is working" in, or an answer's draft: its address and platform details. */
+export type ActivityTarget = {
+  chatId: string;
+  chatType: ChatType;
+  topicId?: string;
+  /** The inbound envelope's platform details. */
+  platform?: Record<string, unknown>;
+};
+
 export interface ChannelAdapter {
   /** Adapter name as used in addresses: channel:<name>:<chat>. */
   readonly name: string;
   /** "live" talks to the platform; "sandbox" records outbound messages only. */
   readonly mode: "live" | "sandbox";
   send(request: SendRequest): Promise<SendResult>;
+  /**
+   * Shows that the bot is working (Telegram "typing…", LINE's loading animation);
+   * absent where the platform has nothing of the kind. Best effort: rejects with a
+   * DeliveryError (with `retryAfterMs` on a 429), and callers never wait for it.
+   */
+  showActivity?(target: ActivityTarget): Promise<void>;
+  /** How often `showActivity` must be renewed while the bot keeps working. */
+  readonly activityRenewMs?: number;
+  /**
+   * An ephemeral preview of an answer being written (Telegram sendMessageDraft,
+   * private chats only); the same `draftId` animates the change. Rejects with a
+   * DeliveryError; `unsupported` when the platform does not have the method.
+   */
+  sendDraft?(target: ActivityTarget, draftId: number, text: string): Promise<void>;
+  /** Whether `sendDraft` can be used for this chat (false after the platform refused the method). */
+  draftsFor?(target: ActivityTarget): boolean;
 }
 
 /**
@@ -104,6 +129,10 @@ export type DeliveryErrorOptions = {
   retryable: boolean;
   /** The platform said the bot can no longer send to this chat (blocked, removed). */
   membership?: Membership;
+  /** A 429's wait (Telegram retry_after), for best-effort calls that skip rather than wait. */
+  retryAfterMs?: number;
+  /** The platform does not have the method at all (an older Bot API server's 404). */
+  unsupported?: boolean;
 };
 
 /** A send failure the operator should see; callers switch on `outcome`, never on the message. */
@@ -125,6 +154,8 @@ export class DeliveryError extends Error {
   readonly outcome: DeliveryOutcome;
   readonly retryable: boolean;
   readonly membership: Membership;
+  readonly retryAfterMs: number | undefined;
+  readonly unsupported: boolean;
 
   constructor(message: string, options: DeliveryErrorOptions) {
     super(message);
@@ -132,5 +163,7 @@ export class DeliveryError extends Error {
     this.outcome = options.outcome;
     this.retryable = options.retryable;
     this.membership = options.membership ?? null;
+    this.retryAfterMs = options.retryAfterMs;
+    this.unsupported = options.unsupported ?? false;
   }
 }

@@ -1,4 +1,4 @@
-import { generateText, stepCountIs } from "ai";
+import { generateText, parsePartialJson, stepCountIs, streamText, type ToolSet } from "ai";
 import { RateLimitedError } from "../agent/call-limits";
 import type { ModelHandle } from "../agent/model";
 import { buildPrompt, type Prompt } from "../agent/prompt";
@@ -16,6 +16,9 @@ import { log } from "../log";
 import type { Settings } from "../settings/schema";
 import { getSettings } from "../settings/store";
 import { AppError } from "../errors";
+import type { ActivityTarget, ChatType } from "../channels/types";
+import { startAnswerDraft, type AnswerDraft } from "./answer-draft";
+import { startChatActivity } from "./chat-activity";
 import { agentStaysSilent, handoffNoteFor, parseHandoffState } from "./handoff-rules";
 import { sendToChat, type SendInput, type SendResult } from "./send-to-chat";
 import type { TurnDeps } from "./turn-deps";
@@ -78,10 +81,20 @@ export async function executeTurn(
     prompt: Prompt;
     delivery: Omit<SendInput, "text" | "dedupeKey">;
     coalesced?: number[];
+    /** Shows the answer as the model writes it (the call is then streamed). */
+    draft?: AnswerDraft | null;
+    /** Runs before anything goes to the chat (the reply, a handoff's waiting message): stops the typing indicator. */
+    beforeSend?: () => Promise<void>;
   },
 ): Promise<TurnOutcome> {
-  const { envelope } = input;
-  const toolCalls: ({ message: string; outcome: ReplyOutcome } | { tool: "handoff"; message: string; outcome: HandoffOutcome })[] = [];
+  const { envelope, draft } = input;
+  const beforeSend = async () => {
+    await Promise.all([draft?.stop(), input.beforeSend?.()]);
+  };
+  const toolCalls: (
+    | { message: string; outcome: ReplyOutcome; drafts?: number }
+    | { tool: "handoff"; message: string; outcome: HandoffOutcome }
+  )[] = [];
   let sent = false;
   // Why no reply reached the user, when one was attempted (shown on the turn and the envelope).
   let deliveryFailure: string | null = null;
@@ -102,6 +115,7 @@ export async function executeTurn(
         toolCalls.push({ message: text, outcome });
         return outcome;
       }
+      await beforeSend();
       const result = await sendToChat(deps, { ...input.delivery, text, dedupeKey: `reply:${envelope.id}` });
       let outcome: ReplyOutcome;
       switch (result.kind) {
@@ -140,7 +154,7 @@ export async function executeTurn(
           };
           break;
       }
-      toolCalls.push({ message: text, outcome });
+      toolCalls.push({ message: text, outcome, ...(draft?.shown ? { drafts: draft.shown } : {}) });
       return outcome;
     },
   });
@@ -152,6 +166,7 @@ export async function executeTurn(
       try {
         // The waiting message is threaded under the turn's envelope but not a native reply: a
         // `reply` in the same step replies to that message at the same moment (one thread root).
+        await beforeSend();
         await deps.requestHandoff(deps, {
           conversationId: input.conversationId,
           reason,
@@ -180,7 +195,7 @@ export async function executeTurn(
   let malformed: string | null = null;
   let failure: unknown;
   try {
-    const result = await generateText({
+    const call = {
       model: deps.model.model,
       system: input.prompt.system,
       messages: input.prompt.messages,
@@ -190,7 +205,8 @@ export async function executeTurn(
       stopWhen: [() => sent || handedOff || silenced, stepCountIs(3)],
       maxRetries: 0,
       abortSignal: AbortSignal.timeout(deps.timeoutMs),
-    });
+    };
+    const result = draft ? await streamWithDraft(call, draft) : await generateText(call);
     usage = { ...result.totalUsage };
     // Tool calls the SDK could not run (bad arguments, unknown tool): recorded, never silent.
     for (const part of result.steps.flatMap((step) => step.content)) {
@@ -205,6 +221,8 @@ export async function executeTurn(
   } catch (e) {
     failure = e;
     error = (e as Error).message || String(e);
+  } finally {
+    await draft?.stop();
   }
   const turnError =
     error ??
@@ -249,6 +267,36 @@ export async function executeTurn(
   });
   if (outcomeUnknown) return { kind: "possibly_answered", error: deliveryFailure ?? "the platform did not confirm the reply" };
   return sent ? { kind: "answered", answerEnvelopeId, recorded: unrecorded === null } : { kind: "silent" };
+}
+
+/**
+ * The model call, streamed: the `reply` tool's `message` argument goes to the draft
+ * as it grows. Returns what `generateText` would (usage and steps); a failure in the
+ * stream (a rate limit, a refused request, the time limit) is thrown as
+ * `generateText` throws it, so the turn handles both calls alike.
+ */
+async function streamWithDraft<TOOLS extends ToolSet>(call: Parameters<typeof streamText<TOOLS>>[0], draft: AnswerDraft) {
+  let failure: unknown = null;
+  const result = streamText({
+    ...call,
+    onError: ({ error }) => {
+      failure ??= error;
+    },
+  });
+  const replyInputs = new Map<string, string>();
+  for await (const part of result.fullStream) {
+    if (part.type === "tool-input-start" && part.toolName === "reply") replyInputs.set(part.id, "");
+    else if (part.type === "tool-input-delta" && replyInputs.has(part.id)) {
+      const json = replyInputs.get(part.id)! + part.delta;
+      replyInputs.set(part.id, json);
+      const { value } = await parsePartialJson(json);
+      const message = (value as { message?: unknown } | undefined)?.message;
+      if (typeof message === "string") draft.update(message);
+    } else if (part.type === "error") failure ??= part.error;
+    else if (part.type === "abort") failure ??= new Error("the model call was aborted (time limit)");
+  }
+  if (failure) throw failure;
+  return { totalUsage: await result.totalUsage, steps: await result.steps };
 }
 
 /**
@@ -317,6 +365,61 @@ export async function runAgentTurn(
     await finishEnvelope(db, [...coalesced, envelopeId], { status: "done", metadata: { skipped: reason } });
     return { kind: "skipped", reason };
   }
+  // The user sees the bot working from now until the answer goes out (never after it).
+  const channel = deps.channels[message.conversation.channel];
+  const target: ActivityTarget = {
+    chatId: message.conversation.platformChatId,
+    chatType: message.conversation.type as ChatType,
+    ...(message.platformTopicId ? { topicId: message.platformTopicId } : {}),
+    ...(envelope.metadata.platform ? { platform: envelope.metadata.platform } : {}),
+  };
+  const activity = settings.typingIndicator ? startChatActivity(channel, target) : null;
+  try {
+    const draft = settings.streamDrafts ? startAnswerDraft(channel, target, draftIdOf(envelope.id)) : null;
+    const prompt = await buildTurnPrompt(deps, { message, earlier, settings });
+    const outcome = await executeTurn(
+      { ...deps, model: deps.model },
+      {
+        envelope,
+        conversationId: message.conversationId,
+        forkId: message.forkId,
+        prompt,
+        delivery,
+        coalesced,
+        draft,
+        beforeSend: activity?.stop,
+      },
+    );
+    if (message.forkId) await updateFork(db, message.forkId, { lastActivityAt: new Date() });
+    return outcome;
+  } finally {
+    await activity?.stop();
+  }
+}
+
+/** A Telegram draft id: non-zero, within 32 bits, one per turn. */
+function draftIdOf(envelopeId: number): number {
+  return (envelopeId % 2_000_000_000) + 1;
+}
+
+/**
+ * The user turn's prompt: the message's session with every message of the burst
+ * in it (even beyond the recency window); the gap note measures the silence
+ * before the burst began.
+ */
+async function buildTurnPrompt(
+  deps: TurnDeps,
+  {
+    message,
+    earlier,
+    settings,
+  }: {
+    message: NonNullable<Awaited<ReturnType<typeof findMessage>>>;
+    earlier: { id: number; messageId: number | null }[];
+    settings: Settings;
+  },
+): Promise<Prompt> {
+  const { db } = deps;
   const input = await loadContextInput(db, { current: message, settings });
   // Every message of the burst is in the prompt, even beyond the recency window, and
   // the gap note measures the silence before the burst began.
@@ -331,7 +434,7 @@ export async function runAgentTurn(
   // The burst's messages are beyond what the loader timed: their headers count real time too.
   const previousSentAt = burst.length ? new Map([...input.previousSentAt, ...(await previousSentAtOf(db, burst))]) : input.previousSentAt;
   const context = buildContext({ current: message, ...input, recent: [...input.recent, ...burst], previous, previousSentAt, settings });
-  const prompt = buildPrompt({
+  return buildPrompt({
     context,
     currentId: message.id,
     conversation: message.conversation,
@@ -340,12 +443,6 @@ export async function runAgentTurn(
     extraSystem: burstNote(burst.length + 1),
     handoffNote: handoffNoteFor(message.conversation, context.messages),
   });
-  const outcome = await executeTurn(
-    { ...deps, model: deps.model },
-    { envelope, conversationId: message.conversationId, forkId: message.forkId, prompt, delivery, coalesced },
-  );
-  if (message.forkId) await updateFork(db, message.forkId, { lastActivityAt: new Date() });
-  return outcome;
 }
 
 /**

@@ -20,7 +20,13 @@ export async function describeStatus(ctx: App) {
   }
   return {
     model: ctx.model ? { provider: ctx.model.provider, modelId: ctx.model.modelId } : null,
-    telegram: { mode: ctx.telegram.mode, username, ...(webhook ? { webhook } : {}), ...(error ? { error } : {}) },
+    telegram: {
+      mode: ctx.telegram.mode,
+      username,
+      drafts: ctx.telegram.draftsState(),
+      ...(webhook ? { webhook } : {}),
+      ...(error ? { error } : {}),
+    },
     line: { enabled: Boolean(ctx.channels.line) },
     database: ctx.env.DATABASE_URL.startsWith("file:") ? ("sqlite" as const) : ("postgresql" as const),
   };

@@ -78,6 +78,13 @@ export const settingsSchema = z.object({
     .default(
       "Call `handoff` when the user asks for a human, when the request is outside what you can do, when the user is frustrated, or when a decision needs a person.",
     ),
+  /** While a user's turn runs, the chat shows the bot working (Telegram "typing…", LINE's loading animation). */
+  typingIndicator: z.boolean().default(true),
+  /**
+   * Telegram private chats: the answer appears as the model writes it (sendMessageDraft),
+   * then is sent once as usual. Off where the Bot API lacks the method (GET /status says so).
+   */
+  streamDrafts: z.boolean().default(true),
   /** A Telegram chat the bot tells about each new handoff (operators' group); null = none. */
   handoffTelegramChatId: z
     .string()

@@ -1,7 +1,12 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type ChatRequest = { model: string; messages: { role: string; content: unknown; tool_calls?: unknown }[]; tools?: unknown[] };
+export type ChatRequest = {
+  model: string;
+  messages: { role: string; content: unknown; tool_calls?: unknown }[];
+  tools?: unknown[];
+  stream?: boolean;
+};
 /** What the fake model does for a request that is not a tool result: reply with text, or stay silent. */
 export type Script = (request: ChatRequest) => (
   | { reply: string }
@@ -10,6 +15,9 @@ export type Script = (request: ChatRequest) => (
 ) & {
   delayMs?: number;
   until?: Promise<unknown>;
+  /** Streamed requests (`"stream": true`): the pause between chunks, and how many pieces the reply's arguments come in. */
+  chunkDelayMs?: number;
+  chunks?: number;
 };
 
 async function readJson(req: IncomingMessage) {
@@ -26,6 +34,38 @@ const completion = (message: Record<string, unknown>, finish: string) => ({
   choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: finish }],
   usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
 });
+
+/** Chat completion chunks as OpenAI streams them (server-sent events), ending with usage and [DONE]. */
+async function streamCompletion(
+  res: import("node:http").ServerResponse,
+  message: { content?: string; toolCall?: { id: string; name: string; arguments: string } },
+  options: { chunks: number; chunkDelayMs: number },
+) {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const base = { id: `chatcmpl-${Date.now()}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: "fake" };
+  const write = (delta: Record<string, unknown>, finish: string | null, usage?: unknown) =>
+    res.write(
+      `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}) })}\n\n`,
+    );
+  const pause = () => new Promise((resolve) => setTimeout(resolve, options.chunkDelayMs));
+  const pieces = (text: string) => {
+    const size = Math.max(1, Math.ceil(text.length / options.chunks));
+    return Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
+  };
+  if (message.toolCall) {
+    const { id, name } = message.toolCall;
+    write({ role: "assistant", content: null, tool_calls: [{ index: 0, id, type: "function", function: { name, arguments: "" } }] }, null);
+    for (const piece of pieces(message.toolCall.arguments)) {
+      await pause();
+      write({ tool_calls: [{ index: 0, function: { arguments: piece } }] }, null);
+    }
+  } else {
+    write({ role: "assistant", content: "" }, null);
+    for (const piece of pieces(message.content ?? "")) write({ content: piece }, null);
+  }
+  write({}, message.toolCall ? "tool_calls" : "stop", { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 });
+  res.end("data: [DONE]\n\n");
+}
 
 /**
  * An OpenAI-compatible chat completions server on loopback. For each user turn
@@ -44,7 +84,8 @@ export async function startFakeLlm(script: Script = () => ({ reply: "Hello from 
       res.end(JSON.stringify(payload));
     };
     const last = body.messages[body.messages.length - 1];
-    if (last?.role === "tool") return send(200, completion({ content: "" }, "stop"));
+    const streamed = (content: string) => streamCompletion(res, { content }, { chunks: 1, chunkDelayMs: 0 });
+    if (last?.role === "tool") return body.stream ? streamed("") : send(200, completion({ content: "" }, "stop"));
     const action = current(body);
     if (action.delayMs) await new Promise((resolve) => setTimeout(resolve, action.delayMs));
     if (action.until) await action.until;
@@ -54,10 +95,17 @@ export async function startFakeLlm(script: Script = () => ({ reply: "Hello from 
         JSON.stringify({ error: { message: "fake model failure", type: action.status === 429 ? "rate_limit_error" : "server_error" } }),
       );
     }
-    if ("silent" in action) return send(200, completion({ content: "(no reply needed)" }, "stop"));
+    if ("silent" in action)
+      return body.stream ? streamed("(no reply needed)") : send(200, completion({ content: "(no reply needed)" }, "stop"));
     // Without tools (summaries), answer in plain text.
-    if (!body.tools?.length) return send(200, completion({ content: action.reply }, "stop"));
+    if (!body.tools?.length) return body.stream ? streamed(action.reply) : send(200, completion({ content: action.reply }, "stop"));
     calls += 1;
+    if (body.stream)
+      return streamCompletion(
+        res,
+        { toolCall: { id: `call_${calls}`, name: "reply", arguments: JSON.stringify({ message: action.reply }) } },
+        { chunks: action.chunks ?? 4, chunkDelayMs: action.chunkDelayMs ?? 0 },
+      );
     return send(
       200,
       completion(

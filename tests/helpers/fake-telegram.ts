@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net";
 import { BOT } from "../fixtures/telegram";
 
 export type BotApiCall = { method: string; body: Record<string, any> };
-type Failure = { status: number; body: Record<string, unknown>; delayMs?: number };
+/** A failure for the next call of `method` (default: the sends, sendMessage; chat actions and drafts are never its target by accident). */
+type Failure = { status: number; body: Record<string, unknown>; delayMs?: number; method?: string };
 
 async function readJson(req: IncomingMessage) {
   const chunks: Buffer[] = [];
@@ -43,7 +44,8 @@ export async function startFakeTelegram() {
         },
       });
     }
-    const failure = failures.shift();
+    const at = failures.findIndex((f) => (f.method ?? "sendMessage") === method);
+    const failure = at >= 0 ? failures.splice(at, 1)[0] : undefined;
     if (failure) {
       if (failure.delayMs) await new Promise((r) => setTimeout(r, failure.delayMs));
       return send(failure.status, failure.body);
@@ -76,6 +78,8 @@ export async function startFakeTelegram() {
     url: `http://127.0.0.1:${port}`,
     calls,
     sends: () => calls.filter((c) => c.method === "sendMessage"),
+    /** Calls of one method, e.g. "sendChatAction" or "sendMessageDraft". */
+    callsOf: (method: string) => calls.filter((c) => c.method === method),
     /** Records the next sendMessage at once but answers only after `ms` (a slow platform). */
     holdNext: (ms: number) => {
       holds.push(ms);

@@ -16,7 +16,9 @@ export type Harness = { telegram: FakeTelegram; llm: FakeLlm; testDb: TestDb; t:
  * received, and the turns stored for the prompt inspector) must parse back
  * intact (tests/helpers/prompt-integrity.ts).
  */
-export function useHarness(options: { open?: () => Promise<TestDb>; script?: Script; withModel?: boolean } = {}): Harness {
+export function useHarness(
+  options: { open?: () => Promise<TestDb>; script?: Script; withModel?: boolean; env?: Record<string, string> } = {},
+): Harness {
   const h = {} as Harness;
   const script = options.script ?? (() => ({ reply: "Hello from the fake model" }));
   beforeAll(async () => {
@@ -32,7 +34,12 @@ export function useHarness(options: { open?: () => Promise<TestDb>; script?: Scr
     h.llm.requests.length = 0;
     h.llm.setScript(script);
     h.testDb = await (options.open ?? sqliteTestDb)();
-    h.t = await startTestApp({ db: h.testDb, telegram: h.telegram, ...(options.withModel === false ? { model: null } : { llm: h.llm }) });
+    h.t = await startTestApp({
+      db: h.testDb,
+      telegram: h.telegram,
+      ...(options.withModel === false ? { model: null } : { llm: h.llm }),
+      ...(options.env ? { env: options.env } : {}),
+    });
   });
   afterEach(async () => {
     await h.t.settle();

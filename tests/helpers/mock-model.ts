@@ -1,4 +1,4 @@
-import type { LanguageModelV3GenerateResult } from "@ai-sdk/provider";
+import type { LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { MockLanguageModelV3 } from "ai/test";
 import type { ModelHandle } from "@/lib/agent/model";
 
@@ -14,8 +14,8 @@ const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite:
 export function scriptedModel(steps: Step[]) {
   const calls: unknown[] = [];
   let i = 0;
-  const model = new MockLanguageModelV3({
-    doGenerate: async (options): Promise<LanguageModelV3GenerateResult> => {
+  const generate = async (options: { prompt: unknown }): Promise<LanguageModelV3GenerateResult> => {
+    {
       calls.push(options.prompt);
       const step = steps[i++];
       if (step && "error" in step) throw step.error;
@@ -42,6 +42,36 @@ export function scriptedModel(steps: Step[]) {
         usage,
         warnings: [],
       };
+    }
+  };
+  const model = new MockLanguageModelV3({
+    doGenerate: generate,
+    // The same step as a stream (the turn streams when it shows drafts): each tool call's input in two pieces.
+    doStream: async (options) => {
+      const result = await generate(options);
+      const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }];
+      for (const part of result.content) {
+        if (part.type === "text") {
+          parts.push({ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: part.text }, { type: "text-end", id: "t" });
+        } else if (part.type === "tool-call") {
+          const half = Math.ceil(part.input.length / 2);
+          parts.push(
+            { type: "tool-input-start", id: part.toolCallId, toolName: part.toolName },
+            { type: "tool-input-delta", id: part.toolCallId, delta: part.input.slice(0, half) },
+            { type: "tool-input-delta", id: part.toolCallId, delta: part.input.slice(half) },
+            { type: "tool-input-end", id: part.toolCallId },
+            part,
+          );
+        }
+      }
+      parts.push({ type: "finish", finishReason: result.finishReason, usage: result.usage });
+      const stream = new ReadableStream<LanguageModelV3StreamPart>({
+        start(controller) {
+          for (const part of parts) controller.enqueue(part);
+          controller.close();
+        },
+      });
+      return { stream };
     },
   });
   const handle: ModelHandle = { model, provider: "mock", modelId: "scripted" };

@@ -72,15 +72,19 @@ describe("human handoff under hostile input", () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const { calls } = await start([{ replies: ["bot answer"] }]);
-    const model = app.t.app.turnDeps.model!.model as unknown as { doGenerate: (o: unknown) => Promise<unknown> };
-    const generate = model.doGenerate.bind(model);
+    type Call = (o: unknown) => Promise<unknown>;
+    const model = app.t.app.turnDeps.model!.model as unknown as { doGenerate: Call; doStream: Call };
     let entered!: () => void;
     const inModel = new Promise<void>((r) => (entered = r));
-    model.doGenerate = async (o) => {
-      entered();
-      await gate;
-      return generate(o);
-    };
+    // The call holds until the operator has taken over (streamed or not: a private chat's turn streams its drafts).
+    for (const method of ["doGenerate", "doStream"] as const) {
+      const call = model[method].bind(model);
+      model[method] = async (o) => {
+        entered();
+        await gate;
+        return call(o);
+      };
+    }
     await app.t.post(update({ text: "hi" }));
     await inModel;
     const { id } = await conversation();

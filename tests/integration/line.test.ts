@@ -11,9 +11,14 @@ import { assertLlmRequestsIntact, assertStoredTurnsIntact } from "../helpers/pro
 const SECRET = "line-channel-secret";
 type Call = { path: string; body: Record<string, any> };
 
-/** A LINE Messaging API server on loopback: reply (tokens usable once, optionally refused) and push. */
+/**
+ * A LINE Messaging API server on loopback: reply (tokens usable once, optionally
+ * refused) and push in `calls`; the loading animation (best effort, beside the
+ * messages) in `loading`.
+ */
 async function startFakeLine() {
   const calls: Call[] = [];
+  const loading: Call[] = [];
   const used = new Set<string>();
   let refuseTokens = false;
   let nextId = 900_000;
@@ -21,8 +26,13 @@ async function startFakeLine() {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
-    calls.push({ path: req.url!, body });
     res.setHeader("content-type", "application/json");
+    if (req.url === "/v2/bot/chat/loading/start") {
+      loading.push({ path: req.url, body });
+      res.statusCode = 202;
+      return res.end("{}");
+    }
+    calls.push({ path: req.url!, body });
     if (req.url === "/v2/bot/message/reply") {
       if (refuseTokens || used.has(body.replyToken)) {
         res.statusCode = 400;
@@ -36,6 +46,7 @@ async function startFakeLine() {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     calls,
+    loading,
     refuseReplyTokens: () => (refuseTokens = true),
     close: () =>
       new Promise<void>((r) => {
@@ -88,6 +99,7 @@ describe("the LINE adapter", () => {
   });
   beforeEach(async () => {
     line.calls.length = 0;
+    line.loading.length = 0;
     llm.requests.length = 0;
     testDb = await sqliteTestDb();
     t = await startTestApp({
@@ -188,6 +200,16 @@ describe("the LINE adapter", () => {
     await t.settle();
     expect(line.calls).toHaveLength(1);
     expect((await t.db.prisma.conversation.findFirstOrThrow({ where: { platformChatId: "Cgroup1" } })).type).toBe("group");
+    // LINE has the loading animation for one-to-one chats only: none in a group.
+    expect(line.loading).toHaveLength(0);
+  });
+
+  it("a one-to-one chat sees the loading animation while the turn runs, started before the answer", async () => {
+    await post([messageEvent({ text: "are you there?", id: "m30" })]);
+    await t.settle();
+    expect(line.loading.length).toBeGreaterThanOrEqual(1);
+    expect(line.loading[0].body).toEqual({ chatId: "Uabcdef1234", loadingSeconds: 20 });
+    expect(line.calls.map((c) => c.path)).toEqual(["/v2/bot/message/reply"]);
   });
 
   it("falls back to a push message when the reply token is refused, and pushes operator replies", async () => {

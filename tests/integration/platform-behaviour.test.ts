@@ -79,6 +79,12 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     });
     await t.settle();
     expect(sent(telegram)).toEqual([{ chat: String(forum.id), thread: 710, reply: 712, text: "answer 1" }]);
+    // "typing…" shows in the topic, not in the chat's General topic.
+    expect(telegram.callsOf("sendChatAction").map((c) => c.body)).toContainEqual({
+      chat_id: String(forum.id),
+      action: "typing",
+      message_thread_id: 710,
+    });
     const prompt = JSON.stringify(model.calls[0]);
     expect(prompt).toContain("invoice 42 is wrong");
     expect(prompt).not.toContain("general chatter about lunch");

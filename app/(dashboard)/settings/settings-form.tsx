@@ -142,6 +142,23 @@ export function SettingsForm() {
             <option value="all">answer all of them</option>
             <option value="none">answer none of them</option>
           </select>
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={draft.typingIndicator}
+              onChange={(e) => setDraft({ ...draft, typingIndicator: e.target.checked })}
+            />{" "}
+            Show the bot working while it thinks (Telegram "typing…", LINE loading animation)
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={draft.streamDrafts} onChange={(e) => setDraft({ ...draft, streamDrafts: e.target.checked })} />{" "}
+            Telegram private chats: show the answer as it is written (drafts), then send it once
+          </label>
+          {status.data?.telegram.drafts?.state === "unsupported" && (
+            <p className="muted" data-testid="drafts-unsupported">
+              This Bot API server refused drafts ({status.data.telegram.drafts.error}): answers are sent whole.
+            </p>
+          )}
           <label htmlFor="agentInstructions">Agent instructions</label>
           <textarea
             id="agentInstructions"

@@ -1,10 +1,12 @@
 import { HTTPFetchError, messagingApi } from "@line/bot-sdk";
 import { log } from "../../log";
-import { DeliveryError, type ChannelAdapter, type SendRequest, type SendResult } from "../types";
+import { DeliveryError, type ActivityTarget, type ChannelAdapter, type SendRequest, type SendResult } from "../types";
 
 /** LINE reply tokens expire about a minute after the event; leave a margin. */
 const REPLY_TOKEN_TTL_MS = 50_000;
 const LINE_TEXT_LIMIT = 5000;
+/** The loading animation's length (LINE takes 5–60 s in steps of 5); renewed before it ends. */
+const LOADING_SECONDS = 20;
 
 export type LineChannelOptions = { accessToken: string; apiRoot?: string };
 
@@ -33,6 +35,16 @@ export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
   return {
     name: "line",
     mode: "live",
+    activityRenewMs: (LOADING_SECONDS - 2) * 1000,
+    async showActivity(target: ActivityTarget) {
+      // LINE shows the animation in one-to-one chats only; a group or room has none.
+      if (target.chatType !== "private") return;
+      try {
+        await client.showLoadingAnimation({ chatId: target.chatId, loadingSeconds: LOADING_SECONDS });
+      } catch (error) {
+        throw failure(error);
+      }
+    },
     async send(request: SendRequest): Promise<SendResult> {
       const text = request.text.slice(0, LINE_TEXT_LIMIT);
       const platform = request.platform ?? {};

@@ -1,8 +1,8 @@
 import { autoRetry } from "@grammyjs/auto-retry";
-import { Bot, GrammyError, HttpError } from "grammy";
+import { Api, Bot, GrammyError, HttpError } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import { log } from "../../log";
-import { DeliveryError, type ChannelAdapter, type SendRequest, type SendResult } from "../types";
+import { DeliveryError, type ActivityTarget, type ChannelAdapter, type SendRequest, type SendResult } from "../types";
 import { splitTopicChatId, type BotIdentity } from "./parse";
 
 /** Telegram's limit for one message's text. */
@@ -24,6 +24,8 @@ export type TelegramChannel = ChannelAdapter & {
   identity(): Promise<BotIdentity>;
   /** The identity if known, else how fetching it goes; never waits on the network. */
   identityState(): IdentityState;
+  /** Whether answers are previewed with sendMessageDraft, or why not (the Bot API refused the method). */
+  draftsState(): { state: "on" } | { state: "unsupported"; error: string };
   /** Sandbox only: the next send fails like Telegram would (the simulator's "next send" control). */
   failNextSend?: (kind: SimulatedSendFailure | null) => void;
 };
@@ -85,10 +87,14 @@ export function toDeliveryError(error: unknown): DeliveryError {
               ? "blocked"
               : null;
     // A 4xx is a refusal (nothing sent); a 5xx may come after the message went out.
+    const retryAfter = error.parameters?.retry_after;
     return new DeliveryError(`Telegram ${error.error_code}: ${error.description}`, {
       outcome: error.error_code >= 500 ? "unknown" : "not_sent",
       retryable,
       membership,
+      ...(retryAfter ? { retryAfterMs: retryAfter * 1000 } : {}),
+      // An older (self-hosted) Bot API server answers 404 "Not Found" to a method it lacks.
+      unsupported: error.error_code === 404 || (error.error_code === 400 && /method .*not found|unknown method/i.test(error.description)),
     });
   }
   if (error instanceof HttpError) {
@@ -125,6 +131,12 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
   const backoff = options.identityBackoffMs ?? ((n: number) => Math.min(1000 * 2 ** (n - 1), 15_000));
   // getMe is bounded on its own: the webhook waits for nobody, but a stuck fetch would block the next one.
   const getMeTimeoutMs = Math.min((options.timeoutSeconds ?? 30) * 1000, 10_000);
+  // Typing actions and drafts skip grammY's auto-retry: a 429 drops them (never the answer's wait).
+  const bestEffort = new Api(options.token, {
+    ...(options.apiRoot ? { apiRoot: options.apiRoot } : {}),
+    timeoutSeconds: Math.min(options.timeoutSeconds ?? 30, 10),
+  });
+  let draftsRefused: string | null = null;
   let state: IdentityState = { state: "connecting", attempts: 0 };
   let pending: Promise<BotIdentity> | undefined;
   const fetchIdentity = async (): Promise<BotIdentity> => {
@@ -160,6 +172,30 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
       return pending;
     },
     identityState: () => state,
+    activityRenewMs: TYPING_RENEW_MS,
+    async showActivity(target: ActivityTarget) {
+      const { chatId, threadId } = address(target);
+      try {
+        await bestEffort.sendChatAction(chatId, "typing", threadId ? { message_thread_id: threadId } : {});
+      } catch (error) {
+        throw toDeliveryError(error);
+      }
+    },
+    draftsFor: (target) => target.chatType === "private" && draftsRefused === null,
+    draftsState: () => (draftsRefused === null ? { state: "on" } : { state: "unsupported", error: draftsRefused }),
+    async sendDraft(target: ActivityTarget, draftId: number, text: string) {
+      const { chatId, threadId } = address(target);
+      try {
+        await bestEffort.sendMessageDraft(Number(chatId), draftId, text, threadId ? { message_thread_id: threadId } : {});
+      } catch (error) {
+        const failure = toDeliveryError(error);
+        if (failure.unsupported && draftsRefused === null) {
+          draftsRefused = failure.message;
+          log.warn("telegram.drafts_unsupported", { error: failure.message });
+        }
+        throw failure;
+      }
+    },
     async send(request: SendRequest): Promise<SendResult> {
       const parts = splitText(request.text);
       // A forum topic's conversation is addressed "<chat>:topic:<thread>".
@@ -196,6 +232,16 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
   };
 }
 
+/** Telegram shows a chat action for 5 s: renewed a little before it fades. */
+const TYPING_RENEW_MS = 4_500;
+
+/** A chat (or forum topic) address as the Bot API takes it. */
+function address(target: ActivityTarget): { chatId: string; threadId?: number } {
+  const { chatId, topicId } = splitTopicChatId(target.chatId);
+  const thread = topicId ?? target.topicId;
+  return { chatId, ...(thread ? { threadId: Number(thread) } : {}) };
+}
+
 function sandboxChannel(username: string): TelegramChannel {
   const botInfo = {
     id: 1,
@@ -220,6 +266,7 @@ function sandboxChannel(username: string): TelegramChannel {
     bot,
     identity: async () => ({ id: botInfo.id, username }),
     identityState: () => ({ state: "ready", identity: { id: botInfo.id, username } }),
+    draftsState: () => ({ state: "on" }),
     failNextSend: (kind) => {
       nextFailure = kind;
     },

@@ -118,6 +118,7 @@ export function TurnView({ id }: { id: number }) {
           <div key={i} className="panel" style={{ marginBottom: 8 }}>
             <div className="muted">
               {c.tool ?? "reply"} → {JSON.stringify(c.outcome)}
+              {c.drafts ? ` · shown as it was written (${c.drafts} draft update${c.drafts === 1 ? "" : "s"})` : ""}
             </div>
             <pre style={{ whiteSpace: "pre-wrap", margin: 0 }}>{c.message}</pre>
           </div>
