@@ -153,8 +153,55 @@ export function limitModel(handle: ModelHandle, gate: ProviderGate): ModelHandle
     middleware: {
       specificationVersion: "v3",
       wrapGenerate: ({ doGenerate, params }) => gate.run(doGenerate, params.abortSignal),
-      wrapStream: ({ doStream, params }) => gate.run(doStream, params.abortSignal),
+      wrapStream: ({ doStream, params }) => streamWithinGate(gate, doStream, params.abortSignal),
     },
   });
   return { ...handle, model };
+}
+
+/**
+ * A streamed call holds its slot until its stream ends (read to the end, failed or
+ * cancelled), not only until the response starts: the provider is still working
+ * while it streams, so a limit counted otherwise would let far more calls run.
+ */
+export function streamWithinGate<T extends { stream: ReadableStream<P> }, P>(
+  gate: ProviderGate,
+  call: (signal?: AbortSignal) => PromiseLike<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let started = false;
+    gate
+      .run(async () => {
+        const result = await call(signal);
+        let release!: () => void;
+        const ended = new Promise<void>((done) => (release = done));
+        const reader = result.stream.getReader();
+        const stream = new ReadableStream<P>({
+          async pull(controller) {
+            try {
+              const next = await reader.read();
+              if (next.done) {
+                release();
+                controller.close();
+              } else controller.enqueue(next.value);
+            } catch (error) {
+              release();
+              controller.error(error);
+            }
+          },
+          async cancel(reason) {
+            release();
+            await reader.cancel(reason);
+          },
+        });
+        started = true;
+        resolve({ ...result, stream });
+        await ended;
+      }, signal)
+      .catch((error) => {
+        // Once the stream was handed out, its own errors reach its reader instead.
+        if (!started) reject(error);
+      });
+  });
 }
