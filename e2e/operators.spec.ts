@@ -34,10 +34,10 @@ test("an admin invites an agent; the agent joins, signs in and sees no admin pag
 
   // Typed addresses of admin pages show a refusal, not the controls.
   await agent.goto(at("/operators"));
-  await expect(agent.getByRole("alert")).toContainText("Only an admin can manage operators");
+  await expect(agent.getByRole("alert").filter({ hasText: "Only an admin can manage operators" })).toBeVisible();
   await expect(agent.getByRole("form", { name: "Invite an operator" })).toHaveCount(0);
   await agent.goto(at("/simulator"));
-  await expect(agent.getByRole("alert")).toContainText("Only an admin can use the simulator");
+  await expect(agent.getByRole("alert").filter({ hasText: "Only an admin can use the simulator" })).toBeVisible();
   await agent.goto(at("/settings"));
   await expect(agent.getByRole("form", { name: "Your account" })).toBeVisible();
   await expect(agent.getByRole("form", { name: "Change your password" })).toBeVisible();
@@ -51,7 +51,7 @@ test("an admin invites an agent; the agent joins, signs in and sees no admin pag
   await agent.getByLabel(/^User name/).fill(`${name}x`);
   await agent.getByLabel(/^Password/).fill(password);
   await agent.getByRole("button", { name: "Join and sign in" }).click();
-  await expect(agent.getByRole("alert")).toContainText("not valid");
+  await expect(agent.getByRole("alert").filter({ hasText: "not valid" })).toBeVisible();
   await agent.goto(at("/login"));
   await agent.getByLabel("User name").fill(name);
   await agent.getByLabel("Password").fill(password);
