@@ -82,7 +82,7 @@ function expectDocumented(method: string, path: string, reply: Reply) {
   expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
 }
 
-describe.each(databases)("operators and roles on $name", ({ open }) => {
+describe.each(databases)("operators and roles on $name", ({ name: database, open }) => {
   const app = useRoutedApp({ open, token: TOKEN });
 
   async function adminSession() {
@@ -168,6 +168,35 @@ describe.each(databases)("operators and roles on $name", ({ open }) => {
     // Only hashes are stored.
     const stored = await app.t.db.prisma.operatorInvitation.findMany();
     expect(JSON.stringify(stored)).not.toContain(old.token);
+  });
+
+  it("guessing invitation tokens is throttled per client; the real invitee elsewhere still gets in", async () => {
+    await adminSession();
+    const api: Caller = { operator: { id: 0, name: "api" }, role: "admin", via: "token" };
+    // The throttle lives as long as the process: each database's run guesses from an address of its own.
+    const guesser = database === "sqlite" ? "203.0.113.9" : "203.0.113.10";
+    const real = await inviteOperator(app.t.db, api, "agent");
+    const codes: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      codes.push(
+        await acceptInvitation(
+          app.t.db,
+          { token: `guess-${i}-${"x".repeat(36)}`, name: `g${i}`, password: "a-long-password" },
+          guesser,
+        ).then(
+          () => "ok",
+          (error: { code: string }) => error.code,
+        ),
+      );
+    }
+    expect(codes.slice(0, 5)).toEqual(Array(5).fill("not_found"));
+    expect(codes.at(-1)).toBe("rate_limited");
+    // Even the right token is refused from the guesser's address now; from elsewhere it works.
+    await expect(
+      acceptInvitation(app.t.db, { token: real.token, name: "gina", password: "a-long-password" }, guesser),
+    ).rejects.toMatchObject({ code: "rate_limited" });
+    await acceptInvitation(app.t.db, { token: real.token, name: "gina", password: "a-long-password" }, "198.51.100.7");
+    expect(await app.t.db.prisma.operator.count({ where: { name: "gina", role: "agent" } })).toBe(1);
   });
 
   it("an agent gets 403 on settings and operator management, changes nothing, and keeps their own account", async () => {
