@@ -1,7 +1,7 @@
 import type { Database } from "../db/database";
 import { changeOperator, type OperatorChange } from "../db/operator-changes";
 import { listOpenInvitations } from "../db/invitations";
-import { listOperators, type OperatorRow } from "../db/operators";
+import { findOperatorById, listOperators, type OperatorRow } from "../db/operators";
 import { AppError, notFound } from "../errors";
 import { publish } from "../events/bus";
 import { changeDisplayName, type Caller } from "./operators";
@@ -48,8 +48,7 @@ export async function updateOperator(db: Database, caller: Caller, id: number, u
   }
   if (update.displayName !== undefined) await changeDisplayName(db, caller, id, update.displayName);
   publish(db, { type: "operators" });
-  const operators = await listOperators(db);
-  const row = operators.find((o) => o.id === id);
+  const row = await findOperatorById(db, id);
   if (!row) throw notFound("operator");
   return operatorView(row);
 }
