@@ -4,16 +4,18 @@ import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { HandoffBadge } from "./handoff/handoff-badge";
 
+/** `admin` links only for admins; an agent's pages are the conversations and their own account (Settings). */
 const links = [
   { href: "/", label: "Conversations" },
   { href: "/envelopes", label: "Envelopes" },
   { href: "/forks", label: "Forks" },
   { href: "/search", label: "Search" },
-  { href: "/simulator", label: "Simulator" },
+  { href: "/simulator", label: "Simulator", admin: true },
+  { href: "/operators", label: "Operators", admin: true },
   { href: "/settings", label: "Settings" },
 ];
 
-export function Nav({ operator }: { operator: string }) {
+export function Nav({ operator, role }: { operator: string; role: "admin" | "agent" }) {
   const pathname = usePathname();
   const router = useRouter();
   async function signOut() {
@@ -24,17 +26,21 @@ export function Nav({ operator }: { operator: string }) {
   return (
     <nav className="nav" aria-label="Main">
       <div className="brand">Switchboard</div>
-      {links.map((l) => {
-        const current = l.href === "/" ? pathname === "/" || pathname.startsWith("/conversations") : pathname.startsWith(l.href);
-        return (
-          <Link key={l.href} href={l.href} aria-current={current ? "page" : undefined}>
-            {l.label}
-          </Link>
-        );
-      })}
+      {links
+        .filter((l) => !l.admin || role === "admin")
+        .map((l) => {
+          const current = l.href === "/" ? pathname === "/" || pathname.startsWith("/conversations") : pathname.startsWith(l.href);
+          return (
+            <Link key={l.href} href={l.href} aria-current={current ? "page" : undefined}>
+              {l.label}
+            </Link>
+          );
+        })}
       <HandoffBadge />
       <div className="spacer" />
-      <div className="who">Signed in as {operator}</div>
+      <div className="who">
+        Signed in as {operator} ({role})
+      </div>
       <button type="button" onClick={signOut} style={{ margin: "6px 10px" }}>
         Sign out
       </button>

@@ -15,6 +15,8 @@ export const liveEvent = z.discriminatedUnion("type", [
   }),
   z.strictObject({ type: z.literal("fork"), conversationId: z.number().int().nullable().optional(), forkId: z.number().int().optional() }),
   z.strictObject({ type: z.literal("settings") }),
+  /** An operator, an invitation or a session changed. */
+  z.strictObject({ type: z.literal("operators") }),
   /** Something about conversations changed (membership, an unsent message, a topic name, a handoff). */
   z.strictObject({ type: z.literal("conversation"), conversationId: z.number().int().nullable().optional() }),
 ]);
@@ -51,7 +53,7 @@ export const operations = defineOperations([
     method: "get",
     path: "/events",
     summary:
-      "Server-sent events for open pages: `retry:` first, then one event per change (message, envelope, fork, conversation, settings), heartbeat comments every 15 s",
+      "Server-sent events for open pages: `retry:` first, then one event per change (message, envelope, fork, conversation, settings, operators); a stream whose session ends (signed out, disabled, removed) is closed, heartbeat comments every 15 s",
     response: {
       status: 200,
       schema: liveEvent,

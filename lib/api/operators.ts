@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { defineOperations } from "./operation";
+import { roleSchema } from "../auth/roles";
+import { defineOperations, isoDate } from "./operation";
 
 /**
  * An operator's display name: what the console shows for their messages and
@@ -16,7 +17,15 @@ export const displayNameSchema = z
   .transform((value) => (value === "" ? null : value))
   .nullable();
 
-export const operatorPatchBody = z.strictObject({ displayName: displayNameSchema });
+export const operatorPatchBody = z
+  .strictObject({
+    displayName: displayNameSchema.optional(),
+    /** Admins only. */
+    role: roleSchema.optional(),
+    /** Admins only: true disables the account (its sessions end at once), false enables it again. */
+    disabled: z.boolean().optional(),
+  })
+  .refine((body) => Object.values(body).some((v) => v !== undefined), "name at least one of displayName, role, disabled");
 
 export const operatorView = z.strictObject({
   id: z.number().int(),
@@ -24,28 +33,125 @@ export const operatorView = z.strictObject({
   name: z.string(),
   /** What the console shows; null → `name`. */
   displayName: z.string().nullable(),
+  /** `admin`: settings, simulator, operators and all an agent does; `agent`: conversations only. */
+  role: roleSchema,
+  /** `disabled`: cannot sign in until enabled; `removed`: gone for good, the name stays on their history. */
+  status: z.enum(["active", "disabled", "removed"]),
+  createdAt: isoDate,
+});
+
+export const invitationView = z.strictObject({
+  id: z.number().int(),
+  /** The role the new operator gets. */
+  role: roleSchema,
+  /** Who created it: an operator's name, or `api` for the API token. */
+  createdBy: z.string(),
+  /** After this the link no longer works. */
+  expiresAt: isoDate,
+  createdAt: isoDate,
 });
 
 export const operatorsResponse = z.strictObject({
   operators: z.array(operatorView),
+  /** Links not used, withdrawn or expired yet; always empty for agents. */
+  invitations: z.array(invitationView),
   /** The caller's operator id; null for the API token (no account). */
   me: z.number().int().nullable(),
+  /** The caller's role (the API token is an admin). */
+  role: roleSchema,
 });
 export const operatorResponse = z.strictObject({ operator: operatorView });
+
+export const invitationBody = z.strictObject({ role: roleSchema });
+export const invitationResponse = z.strictObject({
+  invitation: invitationView,
+  /** The one-time token, shown only in this response (only its hash is stored). */
+  token: z.string(),
+  /** The link to pass on, relative to the console's address: `/invite#<token>` (a fragment: never sent to a server or in a Referer). */
+  path: z.string(),
+});
+export const okResponse = z.strictObject({ ok: z.literal(true) });
+
+export const passwordChangeBody = z.strictObject({
+  currentPassword: z.string().min(1, "enter your current password").max(256),
+  newPassword: z.string().min(10, "use at least 10 characters").max(256),
+});
+export const sessionsResponse = z.strictObject({
+  /** The caller's live sessions, newest first; empty for the API token (no account). */
+  sessions: z.array(
+    z.strictObject({
+      id: z.number().int(),
+      createdAt: isoDate,
+      expiresAt: isoDate,
+      /** The browser's User-Agent at sign-in. */
+      userAgent: z.string().nullable(),
+      /** The session making this request. */
+      current: z.boolean(),
+    }),
+  ),
+});
 
 export const operations = defineOperations([
   {
     method: "get",
     path: "/operators",
-    summary: "Operators with their display names (the console shows these as senders), and which one is the caller",
+    summary:
+      "Operators (with role and status; removed ones too, for the names in the history), open invitations (admins only), and who the caller is",
     response: { status: 200, schema: operatorsResponse },
+  },
+  {
+    method: "post",
+    path: "/operators",
+    summary: "Admins: invite an operator with a role; answers a one-time link (expires after 72 hours) to pass on",
+    body: invitationBody,
+    response: { status: 201, schema: invitationResponse },
+    errors: { 403: "the caller is an agent" },
   },
   {
     method: "patch",
     path: "/operators/{id}",
-    summary: "Set or clear an operator's display name; a signed-in operator may change only their own",
+    summary:
+      "Set a display name (one's own; admins anyone's), a role or disabled (admins only; disabling ends the operator's sessions at once)",
     body: operatorPatchBody,
     response: { status: 200, schema: operatorResponse },
-    errors: { 403: "a signed-in operator changing another operator's name" },
+    errors: {
+      403: "an agent changing a role, disabling, or another operator's name",
+      409: "it would leave no active admin",
+    },
+  },
+  {
+    method: "delete",
+    path: "/operators/{id}",
+    summary: "Admins: remove an operator; their sessions end at once, their history keeps their name (which cannot be reused)",
+    response: { status: 200, schema: operatorResponse },
+    errors: { 403: "the caller is an agent", 409: "the last active admin" },
+  },
+  {
+    method: "delete",
+    path: "/operators/invitations/{id}",
+    summary: "Admins: withdraw an invitation nobody used yet",
+    response: { status: 200, schema: okResponse },
+    errors: { 403: "the caller is an agent" },
+  },
+  {
+    method: "post",
+    path: "/account/password",
+    summary: "Change your own password (the current one required); your other sessions end, this one stays",
+    body: passwordChangeBody,
+    response: { status: 200, schema: okResponse },
+    errors: { 403: "wrong current password, or the API token (it has no account)", 429: "too many wrong attempts" },
+  },
+  {
+    method: "get",
+    path: "/account/sessions",
+    summary: "Your own live sessions (where you are signed in)",
+    response: { status: 200, schema: sessionsResponse },
+  },
+  {
+    method: "delete",
+    path: "/account/sessions/{id}",
+    summary: "End one of your own sessions (your current one too: that signs you out)",
+    response: { status: 200, schema: okResponse },
+    errors: { 403: "the API token (it has no account)" },
   },
 ]);

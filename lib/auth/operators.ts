@@ -2,6 +2,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { Database } from "../db/database";
 import { createFirstOperator, createSession, deleteSession, findLiveSession, findOperatorByName, updateDisplayName } from "../db/operators";
+import { asRole, type Role } from "./roles";
 import { AppError, notFound } from "../errors";
 import { publish } from "../events/bus";
 import { hashPassword, verifyPassword } from "./password";
@@ -31,7 +32,12 @@ export const setupSchema = z.object({
 const throttle = new SignInThrottle();
 
 export type Operator = { id: number; name: string };
-export type Caller = { operator: Operator; via: "session" | "token"; csrfToken?: string };
+/**
+ * Who is calling. `role` is read from the database on every request, so a
+ * demotion applies at once; the API token is an admin. `sessionId` is set for
+ * sessions (the event stream checks it again while it stays open).
+ */
+export type Caller = { operator: Operator; role: Role; via: "session" | "token"; csrfToken?: string; sessionId?: number };
 
 /** Creates the first operator from ADMIN_PASSWORD when there is none yet (another instance may win: fine). */
 export async function ensureBootstrapOperator(db: Database, name: string, password: string | undefined) {
@@ -69,7 +75,13 @@ export async function setupFirstOperator(db: Database, input: z.infer<typeof set
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Verifies credentials (throttled per client, per client and name, and per account) and opens a session. */
-export async function signIn(db: Database, input: z.infer<typeof credentialsSchema>, clientKey: string, now = new Date()) {
+export async function signIn(
+  db: Database,
+  input: z.infer<typeof credentialsSchema>,
+  clientKey: string,
+  now = new Date(),
+  userAgent: string | null = null,
+) {
   const decision = throttle.check(clientKey, input.name, now.getTime());
   if (!decision.ok) throw new AppError("rate_limited", `too many attempts; try again in ${decision.retryAfterSeconds} s`);
   if (decision.delayMs) await sleep(decision.delayMs);
@@ -77,20 +89,30 @@ export async function signIn(db: Database, input: z.infer<typeof credentialsSche
   // Hash even for unknown names so response time does not reveal which names exist.
   const hash = operator?.passwordHash ?? "scrypt$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
   const ok = (await verifyPassword(input.password, hash)) && Boolean(operator);
-  if (!operator || !ok) {
+  if (!operator || !ok || operator.removedAt) {
     // Already counted by throttle.check().
     throw new AppError("unauthorized", "wrong user name or password");
   }
   throttle.success(clientKey, input.name);
+  // Said only to whoever knows the password.
+  if (operator.disabledAt) throw new AppError("forbidden", "this account is disabled; ask an admin to enable it");
+  return openSession(db, operator, now, userAgent);
+}
+
+/** A new session for an operator whose identity is already proven (a password, an accepted invitation). */
+export async function openSession(db: Database, operator: { id: number; name: string; role: string }, now: Date, userAgent: string | null) {
   const token = randomBytes(32).toString("base64url");
   const csrfToken = randomBytes(24).toString("base64url");
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
-  await createSession(db, { operatorId: operator.id, token, csrfToken, expiresAt });
-  return { token, csrfToken, expiresAt, operator: { id: operator.id, name: operator.name } };
+  await createSession(db, { operatorId: operator.id, token, csrfToken, expiresAt, userAgent: userAgent?.slice(0, 200) ?? null });
+  return { token, csrfToken, expiresAt, operator: { id: operator.id, name: operator.name, role: asRole(operator.role) } };
 }
 
+/** Ends the session; its open event streams close too. */
 export async function signOut(db: Database, token: string | undefined) {
-  if (token) await deleteSession(db, token);
+  if (!token) return;
+  await deleteSession(db, token);
+  publish(db, { type: "operators" });
 }
 
 function safeEqual(a: string, b: string) {
@@ -134,7 +156,7 @@ export async function authenticate(db: Database, request: Request, options: { ap
   const authorization = request.headers.get("authorization");
   if (authorization?.startsWith("Bearer ")) {
     const given = authorization.slice(7).trim();
-    if (options.apiToken && safeEqual(given, options.apiToken)) return { operator: { id: 0, name: "api" }, via: "token" };
+    if (options.apiToken && safeEqual(given, options.apiToken)) return { operator: { id: 0, name: "api" }, role: "admin", via: "token" };
     throw new AppError("unauthorized", "invalid API token");
   }
   const token = readCookie(request.headers.get("cookie"), SESSION_COOKIE);
@@ -145,16 +167,23 @@ export async function authenticate(db: Database, request: Request, options: { ap
     if (!safeEqual(header, session.csrfToken)) throw new AppError("forbidden", "missing or invalid CSRF token");
     if (!originMatchesHost(request)) throw new AppError("forbidden", "cross-origin request refused");
   }
-  return { operator: session.operator, via: "session", csrfToken: session.csrfToken };
+  const { id, name, role } = session.operator;
+  return { operator: { id, name }, role: asRole(role), via: "session", csrfToken: session.csrfToken, sessionId: session.id };
+}
+
+/** The operator signed in with this session cookie token, with their role; null without a live session (for pages). */
+export async function operatorOfSession(db: Database, token: string | undefined, now = new Date()) {
+  const session = token ? await findLiveSession(db, token, now) : null;
+  return session ? { id: session.operator.id, name: session.operator.name, role: asRole(session.operator.role) } : null;
 }
 
 /**
- * Sets or clears an operator's display name. A signed-in operator changes only
- * their own; the API token (an administrator's scripts) may change anyone's.
+ * Sets or clears an operator's display name. A signed-in operator changes their
+ * own, an admin anyone's; so does the API token (an administrator's scripts).
  * Every open console then refetches the names (a settings event).
  */
 export async function changeDisplayName(db: Database, caller: Caller, id: number, displayName: string | null) {
-  if (caller.via === "session" && caller.operator.id !== id)
+  if (caller.role !== "admin" && caller.operator.id !== id)
     throw new AppError("forbidden", `signed in as ${caller.operator.name}: you can change only your own display name`);
   const operator = await updateDisplayName(db, id, displayName);
   if (!operator) throw notFound("operator");

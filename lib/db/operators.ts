@@ -12,17 +12,30 @@ export function findOperatorByName(db: Database, name: string) {
   return db.prisma.operator.findUnique({ where: { name } });
 }
 
-const operatorView = { id: true, name: true, displayName: true } as const;
+const operatorView = { id: true, name: true, displayName: true, role: true, disabledAt: true, removedAt: true, createdAt: true } as const;
+export type OperatorRow = {
+  id: number;
+  name: string;
+  displayName: string | null;
+  role: string;
+  disabledAt: Date | null;
+  removedAt: Date | null;
+  createdAt: Date;
+};
 
-/** Every operator's id, sign-in name and display name (no hashes), for showing senders. */
-export function listOperators(db: Database) {
+/** Every operator, removed ones too (their names still sign history), without hashes. */
+export function listOperators(db: Database): Promise<OperatorRow[]> {
   return db.prisma.operator.findMany({ select: operatorView, orderBy: { id: "asc" } });
+}
+
+export function findOperatorById(db: Database, id: number): Promise<OperatorRow | null> {
+  return db.prisma.operator.findUnique({ where: { id }, select: operatorView });
 }
 
 /** Null when there is no such operator. */
 export async function updateDisplayName(db: Database, id: number, displayName: string | null) {
-  const { count } = await db.prisma.operator.updateMany({ where: { id }, data: { displayName } });
-  return count === 0 ? null : db.prisma.operator.findUnique({ where: { id }, select: operatorView });
+  const { count } = await db.prisma.operator.updateMany({ where: { id, removedAt: null }, data: { displayName } });
+  return count === 0 ? null : findOperatorById(db, id);
 }
 
 /** The setting row that claims first-run setup: its primary key lets exactly one creator win. */
@@ -47,18 +60,66 @@ export async function createFirstOperator(db: Database, input: { name: string; p
 }
 
 /** Stores only the hash of the cookie token, so a leaked database opens no session. */
-export function createSession(db: Database, input: { operatorId: number; token: string; csrfToken: string; expiresAt: Date }) {
+export function createSession(
+  db: Database,
+  input: { operatorId: number; token: string; csrfToken: string; expiresAt: Date; userAgent?: string | null },
+) {
   return db.prisma.operatorSession.create({
-    data: { operatorId: input.operatorId, tokenHash: sha256(input.token), csrfToken: input.csrfToken, expiresAt: input.expiresAt },
+    data: {
+      operatorId: input.operatorId,
+      tokenHash: sha256(input.token),
+      csrfToken: input.csrfToken,
+      expiresAt: input.expiresAt,
+      userAgent: input.userAgent ?? null,
+    },
   });
 }
 
+const sessionOperator = { select: { id: true, name: true, role: true, disabledAt: true, removedAt: true } } as const;
+
+/**
+ * The session behind a cookie token, with its operator, or null when it has
+ * expired or its operator is disabled or removed (their sessions are deleted
+ * then too; this also covers a sign-in that raced the disabling).
+ */
 export async function findLiveSession(db: Database, token: string, now: Date) {
   const session = await db.prisma.operatorSession.findUnique({
     where: { tokenHash: sha256(token) },
-    include: { operator: { select: { id: true, name: true } } },
+    include: { operator: sessionOperator },
   });
-  return session && session.expiresAt > now ? session : null;
+  return session && isLive(session, now) ? session : null;
+}
+
+/** The same check by session id, for a stream that outlives its request (lib/http/event-stream.ts). */
+export async function findLiveSessionById(db: Database, id: number, now: Date) {
+  const session = await db.prisma.operatorSession.findUnique({ where: { id }, include: { operator: sessionOperator } });
+  return session && isLive(session, now) ? session : null;
+}
+
+const isLive = (session: { expiresAt: Date; operator: { disabledAt: Date | null; removedAt: Date | null } }, now: Date) =>
+  session.expiresAt > now && !session.operator.disabledAt && !session.operator.removedAt;
+
+/** One operator's live sessions, newest first (never the token or its hash). */
+export function listSessionsOf(db: Database, operatorId: number, now: Date) {
+  return db.prisma.operatorSession.findMany({
+    where: { operatorId, expiresAt: { gt: now } },
+    select: { id: true, createdAt: true, expiresAt: true, userAgent: true },
+    orderBy: { id: "desc" },
+  });
+}
+
+/** Ends one of an operator's sessions; false when it is not theirs (or already gone). */
+export async function deleteSessionOf(db: Database, operatorId: number, sessionId: number) {
+  const { count } = await db.prisma.operatorSession.deleteMany({ where: { id: sessionId, operatorId } });
+  return count > 0;
+}
+
+/** A new password hash; every other session of the operator ends in the same transaction. */
+export function setPasswordHash(db: Database, operatorId: number, passwordHash: string, keepSessionId?: number) {
+  return db.prisma.$transaction([
+    db.prisma.operator.update({ where: { id: operatorId }, data: { passwordHash } }),
+    db.prisma.operatorSession.deleteMany({ where: { operatorId, ...(keepSessionId ? { id: { not: keepSessionId } } : {}) } }),
+  ]);
 }
 
 export function deleteSession(db: Database, token: string) {

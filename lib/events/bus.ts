@@ -11,6 +11,8 @@ export type LiveEvent =
   | { type: "envelope"; conversationId?: number | null; envelopeId?: number }
   | { type: "fork"; conversationId?: number | null; forkId?: number }
   | { type: "settings" }
+  /** An operator, invitation or session changed: open streams check that their session still lives. */
+  | { type: "operators" }
   /** Something about conversations changed (membership, an unsent message, a topic name). */
   | { type: "conversation"; conversationId?: number | null };
 
@@ -72,7 +74,11 @@ export function publish(db: { readonly events: EventBus }, event: LiveEvent) {
 export function parseLiveEvent(text: string): LiveEvent | null {
   try {
     const value = JSON.parse(text) as Partial<LiveEvent>;
-    if (value && typeof value === "object" && ["message", "envelope", "fork", "settings", "conversation"].includes(String(value.type)))
+    if (
+      value &&
+      typeof value === "object" &&
+      ["message", "envelope", "fork", "settings", "conversation", "operators"].includes(String(value.type))
+    )
       return value as LiveEvent;
   } catch {
     // fall through

@@ -11,7 +11,13 @@ function channelName(schema: string) {
 }
 
 /** What a page is told after the relay missed events: every kind, no ids (refetch all). */
-export const RESYNC: LiveEvent[] = [{ type: "conversation" }, { type: "envelope" }, { type: "fork" }, { type: "settings" }];
+export const RESYNC: LiveEvent[] = [
+  { type: "conversation" },
+  { type: "envelope" },
+  { type: "fork" },
+  { type: "settings" },
+  { type: "operators" },
+];
 
 export type Relay = {
   /** Settles once the first LISTEN is in place (tests wait for it before another instance publishes). */

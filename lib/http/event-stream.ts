@@ -7,6 +7,12 @@ export type EventStreamOptions = {
   retryMs?: number;
   /** Frames a client may leave unread before it is dropped (see below). */
   maxQueued?: number;
+  /**
+   * Asked again on every `operators` event (a session ended, an operator was
+   * disabled or removed): false ends the stream, so a signed-out operator stops
+   * hearing of changes at once, not at their next request.
+   */
+  stillAllowed?: () => Promise<boolean>;
 };
 
 /**
@@ -40,7 +46,15 @@ export function eventStreamResponse(bus: EventBus, signal: AbortSignal, options:
           close();
         }
       };
-      const unsubscribe = bus.subscribe((event: LiveEvent) => write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`));
+      const recheck = () =>
+        options.stillAllowed?.().then(
+          (allowed) => allowed || close(),
+          () => close(),
+        );
+      const unsubscribe = bus.subscribe((event: LiveEvent) => {
+        if (event.type === "operators") void recheck();
+        write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+      });
       const heartbeat = setInterval(() => write(`: heartbeat ${Date.now()}\n\n`), options.heartbeatMs ?? 15_000);
       heartbeat.unref?.();
       const close = () => {

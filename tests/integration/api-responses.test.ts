@@ -16,8 +16,16 @@ import { useHarness } from "../helpers/harness";
 const TOKEN = "test-api-token-0123456789";
 const holder = globalThis as unknown as { __switchboardContext?: Promise<unknown> };
 
-/** Sandbox-only routes: the harness wires a live (fake) Telegram bot, where they answer 403 by design. */
-const NOT_CALLED = new Set(["post /simulator/updates", "post /simulator/failures"]);
+/**
+ * Sandbox-only routes: the harness wires a live (fake) Telegram bot, where they answer 403 by design.
+ * A session's own account: the API token has none (403); tests/integration/operators.test.ts checks them against the document.
+ */
+const NOT_CALLED = new Set([
+  "post /simulator/updates",
+  "post /simulator/failures",
+  "post /account/password",
+  "delete /account/sessions/{id}",
+]);
 
 describe.each(databases)("API responses match the document on $name", ({ name, open }) => {
   const h = useHarness({ open });
@@ -129,11 +137,17 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
     expect(expectDocumented(patch, await call(patch, { id: ids.conversation, body: { agentEnabled: false } }))).toMatchObject({
       conversation: { agentEnabled: false },
     });
-    const op = await h.t.db.prisma.operator.create({ data: { name: "dana", passwordHash: "scrypt$x$y" } });
+    const op = await h.t.db.prisma.operator.create({ data: { name: "dana", passwordHash: "scrypt$x$y", role: "agent" } });
     const rename = operation("patch", "/operators/{id}");
     expect(expectDocumented(rename, await call(rename, { id: op.id, body: { displayName: "Dana Scully" } }))).toMatchObject({
       operator: { id: op.id, name: "dana", displayName: "Dana Scully" },
     });
+    const invite = operation("post", "/operators");
+    const invited = expectDocumented(invite, await call(invite, { body: { role: "agent" } })) as { invitation: { id: number } };
+    const withdraw = operation("delete", "/operators/invitations/{id}");
+    expectDocumented(withdraw, await call(withdraw, { id: invited.invitation.id }));
+    const remove = operation("delete", "/operators/{id}");
+    expect(expectDocumented(remove, await call(remove, { id: op.id }))).toMatchObject({ operator: { name: "dana", status: "removed" } });
     expectDocumented(
       operation("post", "/conversations/{id}/read"),
       await call(operation("post", "/conversations/{id}/read"), { id: ids.conversation }),

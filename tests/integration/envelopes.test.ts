@@ -17,8 +17,8 @@ import { startTestApp, type TestApp } from "../helpers/app";
 import { databases, type TestDb } from "../helpers/db";
 import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
 
-const api: Caller = { operator: { id: 0, name: "api" }, via: "token" };
-const alice: Caller = { operator: { id: 1, name: "alice" }, via: "session" };
+const api: Caller = { operator: { id: 0, name: "api" }, role: "admin", via: "token" };
+const alice: Caller = { operator: { id: 1, name: "alice" }, role: "agent", via: "session" };
 const chat = "channel:telegram:4242";
 
 describe.each(databases)("envelopes on $name", ({ open }) => {

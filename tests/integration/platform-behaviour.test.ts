@@ -11,7 +11,7 @@ import { databases, type TestDb } from "../helpers/db";
 import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
 import { scriptedModel } from "../helpers/mock-model";
 
-const api: Caller = { operator: { id: 0, name: "api" }, via: "token" };
+const api: Caller = { operator: { id: 0, name: "api" }, role: "admin", via: "token" };
 const mention = `@${BOT.username}`;
 const mentionEntity = [{ offset: 0, length: mention.length, type: "mention" }];
 let updateId = 70_000;

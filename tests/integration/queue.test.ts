@@ -8,7 +8,7 @@ import { databases, type TestDb } from "../helpers/db";
 import { startFakeLlm, type ChatRequest, type FakeLlm, type Script } from "../helpers/fake-llm";
 import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
 
-const api: Caller = { operator: { id: 0, name: "api" }, via: "token" };
+const api: Caller = { operator: { id: 0, name: "api" }, role: "admin", via: "token" };
 const chatOf = (id: number) => ({ chat: { id, type: "private" as const }, from: { id, first_name: `U${id}` } });
 /** The user turns of one model request (not the tool-result follow-ups). */
 const userText = (r: ChatRequest) => r.messages.filter((m) => m.role === "user").map((m) => String(m.content));

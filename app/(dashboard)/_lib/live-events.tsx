@@ -68,6 +68,11 @@ export function invalidateFor(client: QueryClient, event: LiveEvent) {
       invalidate(["queue-limits"]);
       invalidate(["operators"]);
       break;
+    case "operators":
+      // A session ended or a role changed: these reads answer 401 (to the sign-in page) or show the new state.
+      invalidate(["operators"]);
+      invalidate(["account-sessions"]);
+      break;
   }
 }
 
@@ -96,7 +101,8 @@ export function LiveEvents() {
         // A malformed frame changes nothing.
       }
     };
-    for (const type of ["message", "envelope", "fork", "settings", "conversation"]) source.addEventListener(type, onEvent as EventListener);
+    for (const type of ["message", "envelope", "fork", "settings", "conversation", "operators"])
+      source.addEventListener(type, onEvent as EventListener);
     return () => {
       source.close();
       setConnected(false);

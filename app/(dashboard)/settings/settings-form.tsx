@@ -8,7 +8,7 @@ import { useSenderLabel } from "../_lib/sender";
 import { clock } from "../_lib/time";
 import type { QueueInfo, Settings, SettingsInfo, StatusInfo } from "../_lib/types";
 import { HandoffSettingsFields } from "../handoff/handoff-settings";
-import { AccountForm } from "./account-form";
+import { YourAccount } from "./account-security";
 
 type Limits = QueueInfo["limits"];
 type Change = SettingsInfo["changes"][number];
@@ -67,7 +67,7 @@ export function SettingsForm() {
   return (
     <>
       <h1>Settings</h1>
-      <AccountForm />
+      <YourAccount />
       <div className="grid2">
         <form
           className="panel"

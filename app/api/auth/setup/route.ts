@@ -12,7 +12,13 @@ export const POST = withErrors(async ({ request, ctx }) => {
   if (!sameOrigin(request)) throw new AppError("forbidden", "cross-origin setup refused");
   const input = await readJson(request, setupSchema, 16 * 1024);
   await setupFirstOperator(ctx.db, input, ctx.setupCode);
-  const session = await signIn(ctx.db, { name: input.name, password: input.password }, clientKey(request));
+  const session = await signIn(
+    ctx.db,
+    { name: input.name, password: input.password },
+    clientKey(request),
+    new Date(),
+    request.headers.get("user-agent"),
+  );
   const headers = new Headers({ "cache-control": "no-store" });
   for (const cookie of sessionCookies(session, isSecure(request))) headers.append("set-cookie", cookie);
   return Response.json({ ok: true, operator: session.operator }, { status: 201, headers });

@@ -1,3 +1,4 @@
+import { requireAdmin } from "@/lib/auth/roles";
 import { withOperator } from "@/lib/http/api";
 import { jsonOf, readJson } from "@/lib/http/respond";
 import { settingsResponse, updatedSettingsResponse } from "@/lib/api/settings";
@@ -13,6 +14,7 @@ export const GET = withOperator(async ({ ctx }) => {
 
 /** Partial update; takes effect on the next message, on every instance (this one's worker looks again now: limits may have grown). */
 export const PATCH = withOperator(async ({ request, ctx, caller }) => {
+  requireAdmin(caller, "change settings");
   const update = await readJson(request, settingsUpdateSchema, 64 * 1024);
   const settings = await updateSettings(ctx.db, update, caller.operator.name);
   ctx.worker.kick();

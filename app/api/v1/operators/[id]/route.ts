@@ -1,14 +1,18 @@
 import { operatorPatchBody, operatorResponse } from "@/lib/api/operators";
-import { changeDisplayName } from "@/lib/auth/operators";
+import { removeOperator, updateOperator } from "@/lib/auth/team";
 import { withOperator } from "@/lib/http/api";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 
-/** { displayName } sets (or, null or blank, clears) what the console shows for this operator. */
+/** { displayName?, role?, disabled? }: a display name (own, or an admin's for anyone); role and disabled for admins. */
 export const PATCH = withOperator<{ id: string }>(async ({ request, params, ctx, caller }) => {
   const id = idParam(params.id);
-  const { displayName } = await readJson(request, operatorPatchBody, 4096);
-  const operator = await changeDisplayName(ctx.db, caller, id, displayName);
-  return jsonOf(operatorResponse, { operator });
+  const update = await readJson(request, operatorPatchBody, 4096);
+  return jsonOf(operatorResponse, { operator: await updateOperator(ctx.db, caller, id, update) });
 });
+
+/** Admins: removes the operator; their sessions end now, their history keeps their name. */
+export const DELETE = withOperator<{ id: string }>(async ({ params, ctx, caller }) =>
+  jsonOf(operatorResponse, { operator: await removeOperator(ctx.db, caller, idParam(params.id)) }),
+);

@@ -1,0 +1,8 @@
+import { sessionsResponse } from "@/lib/api/operators";
+import { listOwnSessions } from "@/lib/auth/account";
+import { withOperator } from "@/lib/http/api";
+import { jsonOf } from "@/lib/http/respond";
+
+export const dynamic = "force-dynamic";
+
+export const GET = withOperator(async ({ ctx, caller }) => jsonOf(sessionsResponse, { sessions: await listOwnSessions(ctx.db, caller) }));

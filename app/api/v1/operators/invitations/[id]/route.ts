@@ -1,0 +1,12 @@
+import { okResponse } from "@/lib/api/operators";
+import { withdrawInvitation } from "@/lib/auth/invitations";
+import { withOperator } from "@/lib/http/api";
+import { idParam, jsonOf } from "@/lib/http/respond";
+
+export const dynamic = "force-dynamic";
+
+/** Admins: withdraws an invitation nobody used yet; its link stops working. */
+export const DELETE = withOperator<{ id: string }>(async ({ params, ctx, caller }) => {
+  await withdrawInvitation(ctx.db, caller, idParam(params.id));
+  return jsonOf(okResponse, { ok: true });
+});

@@ -1,0 +1,87 @@
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import type { Database } from "../db/database";
+import { acceptInvitation as claimInvitation, createInvitation, findOpenInvitation, revokeInvitation } from "../db/invitations";
+import { AppError, notFound } from "../errors";
+import { publish } from "../events/bus";
+import { displayNameSchema } from "../api/operators";
+import { openSession, setupSchema, type Caller } from "./operators";
+import { hashPassword } from "./password";
+import { requireAdmin, type Role } from "./roles";
+import { SignInThrottle } from "./throttle";
+
+/** How long an invitation link works: long enough to pass on over a weekend. */
+export const INVITATION_TTL_MS = 72 * 3600 * 1000;
+
+export const acceptInvitationSchema = z.strictObject({
+  /** The token from the link's fragment (`/invite#<token>`). */
+  token: z.string().trim().min(1, "the invitation link is incomplete").max(128),
+  name: setupSchema.shape.name,
+  displayName: displayNameSchema.optional(),
+  password: setupSchema.shape.password,
+});
+
+/**
+ * Wrong tokens count like failed sign-ins, per client: guessing 256-bit tokens
+ * is hopeless anyway, this keeps a guesser from costing the server anything.
+ */
+const throttle = new SignInThrottle();
+const THROTTLE_NAME = "(invitation)";
+
+/**
+ * An admin invites an operator with a role: a one-time link to pass on, valid
+ * for INVITATION_TTL_MS. Only the token's hash is stored; the token is returned
+ * this once.
+ */
+export async function inviteOperator(db: Database, caller: Caller, role: Role, now = new Date()) {
+  requireAdmin(caller, "invite operators");
+  const token = randomBytes(32).toString("base64url");
+  const invitation = await createInvitation(db, {
+    token,
+    role,
+    createdBy: caller.operator.name,
+    expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
+  });
+  publish(db, { type: "operators" });
+  return { invitation, token, path: `/invite#${token}` };
+}
+
+/** An admin withdraws an invitation nobody used yet. */
+export async function withdrawInvitation(db: Database, caller: Caller, id: number, now = new Date()) {
+  requireAdmin(caller, "withdraw invitations");
+  if (!(await revokeInvitation(db, id, now))) throw notFound("open invitation");
+  publish(db, { type: "operators" });
+}
+
+/**
+ * The invitee sets their sign-in name, display name and password; the
+ * invitation is used up and the new operator is signed in. A link that is
+ * unknown, used, withdrawn or expired gets one answer for all four.
+ */
+export async function acceptInvitation(
+  db: Database,
+  input: z.infer<typeof acceptInvitationSchema>,
+  clientKey: string,
+  now = new Date(),
+  userAgent: string | null = null,
+) {
+  const decision = throttle.check(clientKey, THROTTLE_NAME, now.getTime());
+  if (!decision.ok) throw new AppError("rate_limited", `too many attempts; try again in ${decision.retryAfterSeconds} s`);
+  const invalid = () =>
+    new AppError("not_found", "this invitation link is not valid: it was used, withdrawn or has expired; ask an admin for a new one");
+  // Checked before hashing, so a wrong token costs no scrypt.
+  if (!(await findOpenInvitation(db, input.token, now))) throw invalid();
+  throttle.success(clientKey, THROTTLE_NAME);
+  const passwordHash = await hashPassword(input.password);
+  const result = await claimInvitation(
+    db,
+    { token: input.token, name: input.name, displayName: input.displayName ?? null, passwordHash },
+    now,
+  );
+  if (!result.ok) {
+    if (result.reason === "name_taken") throw new AppError("conflict", `the name ${input.name} is taken; choose another`);
+    throw invalid();
+  }
+  publish(db, { type: "operators" });
+  return openSession(db, result.operator, now, userAgent);
+}
