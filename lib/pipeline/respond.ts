@@ -11,6 +11,7 @@ import { updateFork } from "../db/forks";
 import { readHandoffState } from "../db/handoff";
 import { findMessage } from "../db/messages";
 import { saveTurn } from "../db/turns";
+import { turnUsageColumns } from "../usage/turn-usage";
 import type { EnvelopeMetadata } from "../envelope/metadata";
 import { log } from "../log";
 import type { Settings } from "../settings/schema";
@@ -222,6 +223,7 @@ export async function executeTurn(
     usage,
     latencyMs: Math.round(performance.now() - started),
     error: turnError,
+    ...(await turnUsageColumns(deps.db, deps.model, usage)),
   });
   // A failure after the reply went out ends the turn: the user has the answer.
   if (error && !sent) throw failure instanceof RateLimitedError ? failure : new TurnError(`model call failed: ${error}`);
