@@ -66,7 +66,12 @@ export async function usageByGroup(
     query.from,
     query.to,
   );
-  const labels = conversation ? await conversationLabels(db, rows.map((r) => Number(r.key))) : new Map<number, string>();
+  const labels = conversation
+    ? await conversationLabels(
+        db,
+        rows.map((r) => Number(r.key)),
+      )
+    : new Map<number, string>();
   return rows.map((r) => ({ key: String(r.key), label: conversation ? (labels.get(Number(r.key)) ?? null) : null, ...sums(r) }));
 }
 

@@ -11,6 +11,7 @@ import { updateFork } from "../db/forks";
 import { readHandoffState } from "../db/handoff";
 import { findMessage } from "../db/messages";
 import { saveTurn } from "../db/turns";
+import { modelTelemetry } from "../tracing/hooks";
 import { turnUsageColumns } from "../usage/turn-usage";
 import type { EnvelopeMetadata } from "../envelope/metadata";
 import { log } from "../log";
@@ -191,6 +192,7 @@ export async function executeTurn(
       stopWhen: [() => sent || handedOff || silenced, stepCountIs(3)],
       maxRetries: 0,
       abortSignal: AbortSignal.timeout(deps.timeoutMs),
+      experimental_telemetry: modelTelemetry(),
     });
     usage = { ...result.totalUsage };
     // Tool calls the SDK could not run (bad arguments, unknown tool): recorded, never silent.

@@ -24,7 +24,9 @@ export const usageQuerySchema = z
   })
   .transform((q, ctx) => {
     const to = q.to ? new Date(dateOnly.test(q.to) ? Date.parse(`${q.to}T00:00:00Z`) + DAY : Date.parse(q.to)) : new Date();
-    const from = q.from ? new Date(q.from.length === 10 ? `${q.from}T00:00:00Z` : q.from) : new Date(startOfDay(to.getTime() - 1) - 29 * DAY);
+    const from = q.from
+      ? new Date(q.from.length === 10 ? `${q.from}T00:00:00Z` : q.from)
+      : new Date(startOfDay(to.getTime() - 1) - 29 * DAY);
     if (from >= to) ctx.addIssue({ code: "custom", path: ["from"], message: "must be before to" });
     else if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * DAY)
       ctx.addIssue({ code: "custom", path: ["to"], message: `the range may span at most ${MAX_RANGE_DAYS} days` });
