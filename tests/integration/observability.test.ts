@@ -4,6 +4,7 @@ import { GET as conversationUsageRoute } from "@/app/api/v1/conversations/[id]/u
 import { GET as usageRoute } from "@/app/api/v1/usage/route";
 import { conversationUsageResponse, usageResponse } from "@/lib/api/usage";
 import { updateSettings } from "@/lib/settings/store";
+import { tracing } from "@/lib/tracing/hooks";
 import { alice, update } from "../fixtures/telegram";
 import { databases } from "../helpers/db";
 import { parseExposition, sampleValue } from "../helpers/exposition";
@@ -57,6 +58,8 @@ describe.each(databases)("Metrics, cost and usage on $name", ({ open }) => {
     expect(delta("switchboard_model_tokens_total", { ...model, type: "output" })).toBe(5);
     expect(after.some((s) => s.name === "switchboard_queue_oldest_wait_seconds")).toBe(true);
     expect(after.some((s) => s.name === "switchboard_db_statement_duration_seconds_count")).toBe(true);
+    // Without OTEL_EXPORTER_OTLP_ENDPOINT no tracing was started.
+    expect(tracing()).toBeNull();
     // No chat ids, user names or text in any label.
     expect(scraped.text).not.toContain(String(alice.id));
     expect(scraped.text).not.toContain("hello there");
