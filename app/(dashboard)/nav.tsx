@@ -9,6 +9,7 @@ const links = [
   { href: "/envelopes", label: "Envelopes" },
   { href: "/forks", label: "Forks" },
   { href: "/search", label: "Search" },
+  { href: "/usage", label: "Usage" },
   { href: "/simulator", label: "Simulator" },
   { href: "/settings", label: "Settings" },
 ];
