@@ -7,6 +7,8 @@ const nextConfig = {
     "@prisma/adapter-pg",
     "pg",
     "prom-client",
+    // One copy of the OpenTelemetry API for the AI SDK's spans and ours (and the SDK loaded on demand).
+    "@opentelemetry/api",
     "@opentelemetry/sdk-trace-node",
     "@opentelemetry/exporter-trace-otlp-http",
     "@opentelemetry/exporter-trace-otlp-proto",

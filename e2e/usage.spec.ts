@@ -45,3 +45,20 @@ test("price a model, see a turn's cost on its conversation and the Usage page, d
   expect(lines.find((l) => l.includes("Uma"))).toMatch(/,1,10,0,3,0\.00004,0$/);
   expect(lines.at(-1)).toMatch(/^total,/);
 });
+
+test("the production server serves /metrics to a token only, and liveness and readiness probes", async ({ request }) => {
+  expect((await request.get("/metrics")).status()).toBe(401);
+  expect((await request.get("/metrics", { headers: { authorization: "Bearer wrong-token-0123456789" } })).status()).toBe(401);
+  const metrics = await request.get("/metrics", { headers: { authorization: "Bearer e2e-api-token-0123456789" } });
+  expect(metrics.status()).toBe(200);
+  expect(metrics.headers()["content-type"]).toContain("text/plain");
+  const text = await metrics.text();
+  expect(text).toContain("# TYPE switchboard_webhook_requests_total counter");
+  expect(text).toContain("# TYPE switchboard_model_call_duration_seconds histogram");
+  expect(text).toMatch(/^switchboard_queue_oldest_wait_seconds \d/m);
+
+  expect((await request.get("/api/health/live")).status()).toBe(200);
+  const ready = await request.get("/api/health/ready");
+  expect(ready.status()).toBe(200);
+  expect(await ready.json()).toMatchObject({ status: "ready", migrations: { ok: true, pending: [] } });
+});
