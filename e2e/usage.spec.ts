@@ -12,10 +12,10 @@ test("price a model, see a turn's cost on its conversation and the Usage page, d
   await expect(prices).toContainText("prefilled");
   await prices.getByRole("button", { name: "Add a model" }).click();
   const row = prices.getByTestId("price-row").last();
-  await row.getByLabel("Provider").fill("openai-compatible");
-  await row.getByLabel("Model").fill("fake-echo");
-  await row.getByLabel("Input price").fill("1");
-  await row.getByLabel("Output price").fill("10");
+  await row.getByLabel("Provider", { exact: true }).fill("openai-compatible");
+  await row.getByLabel("Model", { exact: true }).fill("fake-echo");
+  await row.getByLabel("Input price", { exact: true }).fill("1");
+  await row.getByLabel("Output price", { exact: true }).fill("10");
   await prices.getByRole("button", { name: "Save prices" }).click();
   await expect(prices.getByRole("status")).toContainText("Prices saved");
 
