@@ -103,7 +103,7 @@ export function UsageView() {
         </p>
       )}
       {days.data && (
-        <div className="chart-box" style={{ marginBottom: 12 }}>
+        <div className="chart-box" style={{ marginBottom: 12, width: "100%", maxWidth: 960 }}>
           <Chart
             label="Spend and tokens per day"
             testId="usage-chart"
@@ -112,7 +112,7 @@ export function UsageView() {
             build={(lib) => ({
               scales: {
                 x: { time: true },
-                usd: { range: (_u, _min, max) => [0, Math.max(0.01, max * 1.1)] },
+                usd: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 0.01] },
                 tok: { range: (_u, _min, max) => [0, Math.max(10, max * 1.1)] },
               },
               axes: [
