@@ -19,6 +19,6 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  // API responses get a static policy from next.config.mjs; assets need none.
-  matcher: [{ source: "/((?!api/|_next/static|_next/image|favicon.ico).*)" }],
+  // API responses and /metrics get a static policy from next.config.mjs; assets need none.
+  matcher: [{ source: "/((?!api/|metrics$|_next/static|_next/image|favicon.ico).*)" }],
 };

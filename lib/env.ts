@@ -56,6 +56,25 @@ export const envSchema = z.object({
    */
   TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /** Bearer token for GET /metrics (Prometheus); the API token works too (docs/OPERATIONS.md). */
+  METRICS_TOKEN: optional.pipe(z.string().min(16, "must be at least 16 characters").optional()),
+  /** "false" records no metrics and /metrics answers 404. */
+  METRICS_ENABLED: z
+    .enum(["true", "false"])
+    .default("true")
+    .transform((v) => v === "true"),
+  /** Set: traces go to this OpenTelemetry collector (OTLP over HTTP); unset: no tracing code is loaded. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optional.pipe(z.url().optional()),
+  /** The OTLP encoding: http/protobuf (the standard's default) or http/json. gRPC is not built in. */
+  OTEL_EXPORTER_OTLP_PROTOCOL: z
+    .enum(["http/protobuf", "http/json"], { message: "http/protobuf or http/json (grpc is not supported)" })
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  /** "true": the model-call spans carry the prompt and the answer. Off by default: traces hold no message text. */
+  OTEL_RECORD_CONTENT: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((v) => v === "true"),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -1,3 +1,5 @@
+import { tracing } from "./tracing/hooks";
+
 /**
  * A small structured logger: one JSON line per event on stderr. Keys that look
  * like secrets are redacted, so passing a whole config object is safe.
@@ -26,7 +28,15 @@ export function redact(value: unknown, depth = 0): unknown {
 
 function write(level: Level, event: string, fields?: Record<string, unknown>) {
   if (order[level] < threshold()) return;
-  const line = JSON.stringify({ time: new Date().toISOString(), level, event, ...(redact(fields ?? {}) as object) });
+  // Inside a traced span (tracing on), the line names its trace and span.
+  const ids = tracing()?.currentIds();
+  const line = JSON.stringify({
+    time: new Date().toISOString(),
+    level,
+    event,
+    ...(ids ? { trace_id: ids.traceId, span_id: ids.spanId } : {}),
+    ...(redact(fields ?? {}) as object),
+  });
   process.stderr.write(`${line}\n`);
 }
 

@@ -10,6 +10,7 @@ const links = [
   { href: "/envelopes", label: "Envelopes" },
   { href: "/forks", label: "Forks" },
   { href: "/search", label: "Search" },
+  { href: "/usage", label: "Usage" },
   { href: "/simulator", label: "Simulator", admin: true },
   { href: "/operators", label: "Operators", admin: true },
   { href: "/settings", label: "Settings" },

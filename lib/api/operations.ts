@@ -10,6 +10,7 @@ import { operations as settings } from "./settings";
 import { operations as simulator } from "./simulator";
 import { operations as status } from "./status";
 import { operations as turns } from "./turns";
+import { operations as usage } from "./usage";
 
 /** Every /api/v1 operation, in the document's order. A new resource module adds its list here. */
 export const operations: readonly Operation[] = [
@@ -19,6 +20,7 @@ export const operations: readonly Operation[] = [
   ...envelopes,
   ...forks,
   ...turns,
+  ...usage,
   ...queue,
   ...settings,
   ...operators,

@@ -27,6 +27,12 @@ export const turnResponse = z.strictObject({
   usage: storedJson(z.record(z.string(), z.unknown())),
   latencyMs: z.number().int().nullable(),
   error: z.string().nullable(),
+  /** Token counts read from `usage` (null when the provider reported none); cached input is part of input. */
+  inputTokens: z.number().int().nullable(),
+  outputTokens: z.number().int().nullable(),
+  cachedInputTokens: z.number().int().nullable(),
+  /** US dollars at the price table's prices when the turn ran; null when the model had no price. */
+  costUsd: z.number().nullable(),
   createdAt: isoDate,
   envelope: z.strictObject({ id: z.number().int(), messageId: z.number().int().nullable(), status: envelopeStatus }),
   /** The turns just before and after this one in the same conversation (the inspector's previous/next). */

@@ -7,6 +7,7 @@ import { SettingRowsCache } from "./settings-cache";
 import { EventBus } from "../events/bus";
 import { postgresSql, sqliteSql, type SqlRunner, type SqlValue } from "./sql";
 import { SqliteConnection } from "./sqlite-connection";
+import { timedSql } from "../metrics/db";
 
 /**
  * The Prisma client type the code is written against. Both generated clients
@@ -92,7 +93,7 @@ export async function openDb(url: string, options: OpenOptions = {}): Promise<Da
       allowExitOnIdle: true,
       types: { getTypeParser: utcTimestamps },
     });
-    const sql = postgresSql(pool, connections);
+    const sql = timedSql(postgresSql(pool, connections), "postgresql");
     return {
       prisma,
       dialect: "postgresql",
@@ -117,7 +118,7 @@ export async function openDb(url: string, options: OpenOptions = {}): Promise<Da
   // only an OS crash or power loss can drop the last commits.
   await prisma.$queryRawUnsafe("PRAGMA synchronous = NORMAL");
   await prisma.$queryRawUnsafe("PRAGMA foreign_keys = ON");
-  const sql = sqliteSql(connection);
+  const sql = timedSql(sqliteSql(connection), "sqlite");
   return {
     prisma,
     dialect: "sqlite",

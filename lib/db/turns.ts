@@ -11,6 +11,11 @@ export type TurnRecord = {
   usage: Record<string, unknown>;
   latencyMs: number;
   error?: string | null;
+  /** From `usage` and the price table (lib/usage/turn-usage.ts); null when unknown. */
+  inputTokens?: number | null;
+  outputTokens?: number | null;
+  cachedInputTokens?: number | null;
+  costUsd?: number | null;
 };
 
 /**
@@ -21,11 +26,13 @@ export type TurnRecord = {
 export async function saveTurn(db: Database, turn: TurnRecord): Promise<void> {
   const json = (value: unknown) => value as Record<string, unknown>;
   await db.write(
-    `INSERT INTO "Turn" ("envelopeId", "conversationId", "forkId", "model", "system", "prompt", "toolCalls", "usage", "latencyMs", "error", "createdAt")
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO "Turn" ("envelopeId", "conversationId", "forkId", "model", "system", "prompt", "toolCalls", "usage", "latencyMs", "error", "createdAt",
+         "inputTokens", "outputTokens", "cachedInputTokens", "costUsd")
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT ("envelopeId") DO UPDATE SET "conversationId" = excluded."conversationId", "forkId" = excluded."forkId", "model" = excluded."model",
          "system" = excluded."system", "prompt" = excluded."prompt", "toolCalls" = excluded."toolCalls", "usage" = excluded."usage",
-         "latencyMs" = excluded."latencyMs", "error" = excluded."error"`,
+         "latencyMs" = excluded."latencyMs", "error" = excluded."error", "inputTokens" = excluded."inputTokens",
+         "outputTokens" = excluded."outputTokens", "cachedInputTokens" = excluded."cachedInputTokens", "costUsd" = excluded."costUsd"`,
     turn.envelopeId,
     turn.conversationId,
     turn.forkId,
@@ -37,6 +44,10 @@ export async function saveTurn(db: Database, turn: TurnRecord): Promise<void> {
     turn.latencyMs,
     turn.error ?? null,
     new Date(),
+    turn.inputTokens ?? null,
+    turn.outputTokens ?? null,
+    turn.cachedInputTokens ?? null,
+    turn.costUsd ?? null,
   );
 }
 

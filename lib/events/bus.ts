@@ -55,6 +55,11 @@ export class EventBus {
     }
   }
 
+  /** Open live-event streams on this instance (one per dashboard page). */
+  get subscribers(): number {
+    return this.emitter.listenerCount("event");
+  }
+
   subscribe(listener: LiveListener): () => void {
     this.emitter.on("event", listener);
     return () => this.emitter.off("event", listener);

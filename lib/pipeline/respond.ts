@@ -11,6 +11,8 @@ import { updateFork } from "../db/forks";
 import { readHandoffState } from "../db/handoff";
 import { findMessage } from "../db/messages";
 import { saveTurn } from "../db/turns";
+import { modelTelemetry } from "../tracing/hooks";
+import { turnUsageColumns } from "../usage/turn-usage";
 import type { EnvelopeMetadata } from "../envelope/metadata";
 import { log } from "../log";
 import type { Settings } from "../settings/schema";
@@ -205,6 +207,7 @@ export async function executeTurn(
       stopWhen: [() => sent || handedOff || silenced, stepCountIs(3)],
       maxRetries: 0,
       abortSignal: AbortSignal.timeout(deps.timeoutMs),
+      experimental_telemetry: modelTelemetry(),
     };
     const result = draft ? await streamWithDraft(call, draft) : await generateText(call);
     usage = { ...result.totalUsage };
@@ -240,6 +243,7 @@ export async function executeTurn(
     usage,
     latencyMs: Math.round(performance.now() - started),
     error: turnError,
+    ...(await turnUsageColumns(deps.db, deps.model, usage)),
   });
   // A failure after the reply went out ends the turn: the user has the answer.
   if (error && !sent) throw failure instanceof RateLimitedError ? failure : new TurnError(`model call failed: ${error}`);

@@ -1,4 +1,5 @@
 import { log } from "../log";
+import { tracing } from "../tracing/hooks";
 import type { App } from "./wiring";
 
 const holder = globalThis as unknown as { __switchboardShutdown?: (deadlineMs: number) => Promise<void> };
@@ -17,6 +18,9 @@ export async function shutdownApp(ctx: Pick<App, "worker" | "db">, deadlineMs: n
   ]);
   if (!stopped) log.warn("server.shutdown_turns_cut", { afterMs: deadlineMs });
   await ctx.db.close().catch((error) => log.error("server.shutdown_db_failed", { error }));
+  await tracing()
+    ?.flush()
+    .catch((error) => log.warn("server.shutdown_traces_lost", { error }));
   log.info("server.stopped", { ms: Date.now() - started, turnsFinished: stopped });
 }
 

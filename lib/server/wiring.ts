@@ -11,6 +11,7 @@ import type { ChannelAdapter, InboundEvent } from "../channels/types";
 import { AppError } from "../errors";
 import { errorResponse } from "../http/respond";
 import { withArrival } from "../db/arrival";
+import type { ClaimedTurn } from "../db/claim";
 import { openDb, postgresPoolSize, type Database } from "../db/database";
 import { env, type Env } from "../env";
 import type { EventBus } from "../events/bus";
@@ -23,6 +24,18 @@ import type { TurnDeps } from "../pipeline/turn-deps";
 import { EnvelopeWorker } from "../pipeline/worker";
 import { getSettings } from "../settings/store";
 import { throughput } from "../settings/throughput";
+import {
+  channelOf,
+  countIgnored,
+  countIngested,
+  instrumentChannel,
+  instrumentModel,
+  observeTurns,
+  observeWebhook,
+} from "../metrics/record";
+import { setMetricsEnabled } from "../metrics/registry";
+import { startTracing } from "../tracing/start";
+import { traceChannel, traceIngest, traceTurns, traceWebhook } from "../tracing/wrap";
 
 /**
  * Everything a request handler needs, built once per process and kept on
@@ -71,28 +84,34 @@ export type AppOverrides = {
  */
 export async function createApp(e: Env, db: Database, overrides: AppOverrides = {}): Promise<App> {
   await ensureBootstrapOperator(db, e.ADMIN_USERNAME, e.ADMIN_PASSWORD);
-  const telegram = createTelegramChannel({
-    token: e.TELEGRAM_BOT_TOKEN,
-    apiRoot: e.TELEGRAM_API_ROOT,
-    sandboxUsername: e.SANDBOX_BOT_USERNAME,
-  });
+  setMetricsEnabled(e.METRICS_ENABLED);
+  // Metrics and traces of sends, at the adapters (lib/metrics, lib/tracing).
+  const observed = <C extends ChannelAdapter>(adapter: C) => traceChannel(instrumentChannel(adapter));
+  const telegram = observed(
+    createTelegramChannel({
+      token: e.TELEGRAM_BOT_TOKEN,
+      apiRoot: e.TELEGRAM_API_ROOT,
+      sandboxUsername: e.SANDBOX_BOT_USERNAME,
+    }),
+  );
   const channels: Record<string, ChannelAdapter> = { telegram };
   // LINE is on only with its access token (and secret); else its webhook answers 503.
   if (e.LINE_CHANNEL_ACCESS_TOKEN)
-    channels.line = createLineChannel({ accessToken: e.LINE_CHANNEL_ACCESS_TOKEN, apiRoot: e.LINE_API_ROOT });
+    channels.line = observed(createLineChannel({ accessToken: e.LINE_CHANNEL_ACCESS_TOKEN, apiRoot: e.LINE_API_ROOT }));
   // In the sandbox (no platform token) with no model configured, the labelled demo model answers;
   // with a real Telegram or LINE token it never does.
   const sandbox = telegram.mode === "sandbox" && !e.LINE_CHANNEL_ACCESS_TOKEN;
   const configured = overrides.model !== undefined ? overrides.model : (modelFromEnv(e) ?? (sandbox ? demoModel() : null));
   const gate = configured ? new ProviderGate(configured.provider, e.LLM_CONCURRENCY) : null;
-  const model = configured && gate ? limitModel(configured, gate) : null;
+  // Timed inside the gate: the provider's time, not the wait for a slot.
+  const model = configured && gate ? limitModel(instrumentModel(configured), gate) : null;
   const timeoutMs = e.LLM_TIMEOUT_SECONDS * 1000;
   const turnDeps: TurnDeps = { db, channels, model, timeoutMs, requestHandoff };
   // Longer than a whole turn (three model steps), so a live turn is never taken over.
   const leaseMs = overrides.leaseMs ?? timeoutMs * 4;
   const worker = new EnvelopeWorker({
     db,
-    run: (envelope) => dispatchEnvelope(turnDeps, envelope),
+    run: traceTurns(observeTurns((turn: ClaimedTurn) => dispatchEnvelope(turnDeps, turn))),
     onTick: () => housekeeping(turnDeps, leaseMs),
     // Read before every drain (settings are cached for a second): a change applies without a restart.
     limits: async () => {
@@ -111,21 +130,30 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     secret: telegramSecret,
     channel: telegram,
     ingest: (event) => ingest(event),
+    ignored: (reason) => countIgnored("telegram", reason),
   });
   const ingest = async (event: Exclude<InboundEvent, { type: "ignored" }>) => {
-    const result = await ingestEvent(db, event, { modelConfigured: model !== null, deps: turnDeps });
+    const channel = channelOf(event);
+    const result = await traceIngest(channel, () => ingestEvent(db, event, { modelConfigured: model !== null, deps: turnDeps }));
+    countIngested(channel, result.status);
     // Only a pending envelope gives the worker work; its turn is due after the burst debounce.
     if (result.status === "stored" && result.answer) worker.messageArrived();
     return result;
   };
   const lineEvents =
     e.LINE_CHANNEL_ACCESS_TOKEN && e.LINE_CHANNEL_SECRET
-      ? createLineWebhook({ channelSecret: e.LINE_CHANNEL_SECRET, ingest })
+      ? createLineWebhook({ channelSecret: e.LINE_CHANNEL_SECRET, ingest, ignored: (reason) => countIgnored("line", reason) })
       : async () =>
           errorResponse(new AppError("unavailable", "the LINE adapter is off: set LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN"));
   // A webhook's database work is as old as its request (lib/db/arrival.ts).
-  const telegramWebhook = (request: Request) => withArrival(Date.now(), () => telegramUpdate(request));
-  const lineWebhook = (request: Request) => withArrival(Date.now(), () => lineEvents(request));
+  const telegramWebhook = observeWebhook(
+    "telegram",
+    traceWebhook("telegram", (request: Request) => withArrival(Date.now(), () => telegramUpdate(request))),
+  );
+  const lineWebhook = observeWebhook(
+    "line",
+    traceWebhook("line", (request: Request) => withArrival(Date.now(), () => lineEvents(request))),
+  );
   worker.start();
   // In the background, bounded: the webhook answers 503 until the bot's identity is known.
   telegram.identity().catch(() => {});
@@ -151,6 +179,8 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
 
 async function build(): Promise<App> {
   const e = env();
+  // Before anything runs, so the first webhook is traced; loads nothing without OTEL_EXPORTER_OTLP_ENDPOINT.
+  await startTracing(e);
   return createApp(
     e,
     await openDb(e.DATABASE_URL, { backgroundCheckpoints: true, poolSize: e.DATABASE_POOL_SIZE ?? postgresPoolSize(e.WORKER_CONCURRENCY) }),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { defaultModelPrices, modelPricesSchema } from "../usage/prices";
 
 /**
  * Operator-tunable thresholds. Stored one row per key; anything missing falls
@@ -91,6 +92,8 @@ export const settingsSchema = z.object({
     .regex(/^-?\d{1,20}$/, "a Telegram chat id (digits, optionally -)")
     .nullable()
     .default(null),
+  /** US dollars per million tokens, per provider and model: each turn's cost (lib/usage/prices.ts). */
+  modelPrices: modelPricesSchema.default(defaultModelPrices),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;

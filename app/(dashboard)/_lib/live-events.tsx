@@ -52,6 +52,8 @@ export function invalidateFor(client: QueryClient, event: LiveEvent) {
       invalidate(["envelope-thread"]);
       invalidate(["queue"]);
       invalidate(["thread"]);
+      // A turn ends with its envelope: its tokens and cost are in.
+      invalidate(["usage"]);
       break;
     case "fork":
       invalidate(["forks"]);

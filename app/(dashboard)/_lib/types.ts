@@ -9,6 +9,7 @@ import type { settingsResponse, settingsValues } from "@/lib/api/settings";
 import type { simulatedUpdateResponse } from "@/lib/api/simulator";
 import type { statusResponse } from "@/lib/api/status";
 import type { turnResponse } from "@/lib/api/turns";
+import type { conversationUsageResponse, usageResponse } from "@/lib/api/usage";
 
 /**
  * JSON shapes of /api/v1 as the dashboard reads them (dates are ISO strings),
@@ -56,3 +57,7 @@ export type ReplyResponse = z.output<typeof replyResponse>;
 
 /** One hit of GET /api/v1/search. */
 export type SearchResult = z.output<typeof searchResponse>["results"][number];
+
+export type UsageReport = z.output<typeof usageResponse>;
+export type ConversationUsage = z.output<typeof conversationUsageResponse>;
+export type ModelPrice = Settings["modelPrices"][number];

@@ -9,6 +9,7 @@ import { clock } from "../_lib/time";
 import type { QueueInfo, Settings, SettingsInfo, StatusInfo } from "../_lib/types";
 import { HandoffSettingsFields } from "../handoff/handoff-settings";
 import { YourAccount } from "./account-security";
+import { PriceTable } from "./price-table";
 
 type Limits = QueueInfo["limits"];
 type Change = SettingsInfo["changes"][number];
@@ -73,7 +74,8 @@ export function SettingsForm() {
           className="panel"
           onSubmit={(e) => {
             e.preventDefault();
-            const { agentBindings: _bindings, ...rest } = draft;
+            // The price table saves its own key (price-table.tsx): a stale copy here must not undo it.
+            const { agentBindings: _bindings, modelPrices: _prices, ...rest } = draft;
             save.mutate(rest);
           }}
         >
@@ -231,6 +233,7 @@ export function SettingsForm() {
             </p>
             <p className="muted">Database: {status.data?.database}</p>
           </div>
+          <PriceTable />
           <div className="panel" style={{ marginTop: 16 }}>
             <h2 style={{ marginTop: 0 }}>Change log</h2>
             {query.data!.changes.length === 0 ? (

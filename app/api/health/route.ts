@@ -5,7 +5,7 @@ import { getApp } from "@/lib/server/wiring";
 
 export const dynamic = "force-dynamic";
 
-/** Liveness, database reachability and channel readiness, for load balancers and `npm start` checks. */
+/** Database reachability and channel state, for people and `npm start` checks; orchestrators use /api/health/live and /api/health/ready. */
 export async function GET() {
   try {
     const health = await describeHealth(await getApp());

@@ -14,6 +14,8 @@ export type LineWebhookDeps = {
   channelSecret: string;
   /** Stores the event durably; resolves only after the commit. */
   ingest: (event: Exclude<InboundEvent, { type: "ignored" }>) => Promise<unknown>;
+  /** Told of each event acknowledged and ignored (metrics). */
+  ignored?: (reason: string) => void;
 };
 
 /**
@@ -46,6 +48,7 @@ export function createLineWebhook(deps: LineWebhookDeps) {
         if (inbound.type === "ignored") {
           log.info("line.event_ignored", { webhookEventId: event.data.webhookEventId, type: event.data.type, reason: inbound.reason });
           results.push({ status: "ignored", reason: inbound.reason });
+          deps.ignored?.(inbound.reason);
           continue;
         }
         results.push(await deps.ingest(inbound));

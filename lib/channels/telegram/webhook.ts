@@ -16,6 +16,8 @@ export type TelegramWebhookDeps = {
   channel: TelegramChannel;
   /** Stores the event durably; resolves only after the commit. */
   ingest: (event: Exclude<InboundEvent, { type: "ignored" }>) => Promise<unknown>;
+  /** Told of each update acknowledged and ignored (metrics). */
+  ignored?: (reason: string) => void;
 };
 
 function secretMatches(given: string | null, expected: string): boolean {
@@ -41,6 +43,7 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
     if (event.type === "ignored") {
       log.info("telegram.update_ignored", { updateId: ctx.update.update_id, reason: event.reason });
       ingested.set(ctx.update, { status: "ignored", reason: event.reason });
+      deps.ignored?.(event.reason);
       return;
     }
     ingested.set(ctx.update, await deps.ingest(event));

@@ -10,6 +10,7 @@ import { useForkActions } from "../../_lib/use-forks";
 import { ForkControls } from "../../forks/fork-controls";
 import { HandoffControl } from "../../handoff/handoff-control";
 import { ConversationCharts } from "./charts";
+import { ConversationSpend } from "./spend";
 import { Composer } from "./composer";
 import { Timeline } from "./timeline";
 import { useTimeline } from "./use-timeline";
@@ -112,6 +113,7 @@ export function ConversationView({ id, focusMessageId }: { id: number; focusMess
           ) : (
             <span className="badge">main session</span>
           )}
+          <ConversationSpend conversationId={conversation.id} />
           <Link href={`/forks?conversationId=${conversation.id}`}>forks</Link>
           <AgentSwitch conversationId={conversation.id} enabled={conversation.agentEnabled} />
           <HandoffControl conversationId={conversation.id} />

@@ -6,6 +6,7 @@ import { useState } from "react";
 import { api } from "../../_lib/api";
 import { clock } from "../../_lib/time";
 import type { Turn } from "../../_lib/types";
+import { usd } from "../../_lib/money";
 
 function contentText(content: unknown): string {
   if (typeof content === "string") return content;
@@ -82,6 +83,10 @@ export function TurnView({ id }: { id: number }) {
         <dd>{clock(turn.createdAt)}</dd>
         <dt>Latency</dt>
         <dd data-testid="turn-latency">{turn.latencyMs === null ? "unknown" : `${turn.latencyMs.toLocaleString("en")} ms`}</dd>
+        <dt>Cost</dt>
+        <dd data-testid="turn-cost">
+          {turn.costUsd === null ? "unknown (no price for this model in Settings › Model prices)" : usd(turn.costUsd)}
+        </dd>
         {usage.length === 0 ? (
           <>
             <dt>Tokens</dt>

@@ -1,0 +1,154 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { api, ApiError } from "../_lib/api";
+import type { ModelPrice, Settings } from "../_lib/types";
+
+type Row = Omit<ModelPrice, "input" | "output" | "cachedInput"> & { input: string; output: string; cachedInput: string };
+
+const toRow = (p: ModelPrice): Row => ({
+  ...p,
+  input: String(p.input),
+  output: String(p.output),
+  cachedInput: p.cachedInput === null ? "" : String(p.cachedInput),
+});
+const toPrice = (r: Row): ModelPrice => ({
+  provider: r.provider.trim(),
+  model: r.model.trim(),
+  input: Number(r.input),
+  output: Number(r.output),
+  cachedInput: r.cachedInput.trim() === "" ? null : Number(r.cachedInput),
+  note: r.note,
+});
+
+/**
+ * The price table: US dollars per million tokens per provider and model. Each
+ * turn's cost is computed with the prices saved when it runs; a model without a
+ * row has no cost (shown as unknown, never as free).
+ */
+export function PriceTable() {
+  const client = useQueryClient();
+  const query = useQuery({ queryKey: ["settings"], queryFn: () => api<{ settings: Settings }>("/settings") });
+  const [rows, setRows] = useState<Row[] | null>(null);
+  useEffect(() => {
+    if (query.data && !rows) setRows(query.data.settings.modelPrices.map(toRow));
+  }, [query.data, rows]);
+  const save = useMutation({
+    mutationFn: (modelPrices: ModelPrice[]) => api<{ settings: Settings }>("/settings", { method: "PATCH", body: { modelPrices } }),
+    onSuccess: (data) => {
+      setRows(data.settings.modelPrices.map(toRow));
+      void client.invalidateQueries({ queryKey: ["settings"] });
+    },
+  });
+  if (!rows) return null;
+  const edit = (i: number, patch: Partial<Row>) => setRows(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
+  const issue =
+    save.error instanceof ApiError ? (save.error.details as { path: (string | number)[]; message: string }[] | undefined)?.[0] : undefined;
+
+  return (
+    <form
+      className="panel"
+      style={{ marginTop: 16 }}
+      data-testid="price-table"
+      onSubmit={(e) => {
+        e.preventDefault();
+        save.mutate(rows.map(toPrice));
+      }}
+    >
+      <h2 style={{ marginTop: 0 }}>Model prices</h2>
+      <p className="muted">
+        US dollars per million tokens. Each turn stores its cost at the prices saved when it ran; a model without a row has an unknown cost.
+        Rows marked “prefilled” are list prices taken on the date they name: check them against your provider before relying on them.
+      </p>
+      <table>
+        <thead>
+          <tr>
+            <th>Provider</th>
+            <th>Model</th>
+            <th>Input</th>
+            <th>Cached input</th>
+            <th>Output</th>
+            <th>Note</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: rows are edited in place; provider and model change while typing
+            <tr key={i} data-testid="price-row">
+              <td>
+                <input aria-label="Provider" value={r.provider} size={10} onChange={(e) => edit(i, { provider: e.target.value })} />
+              </td>
+              <td>
+                <input aria-label="Model" value={r.model} size={16} onChange={(e) => edit(i, { model: e.target.value })} />
+              </td>
+              <td>
+                <input
+                  aria-label="Input price"
+                  value={r.input}
+                  size={6}
+                  inputMode="decimal"
+                  onChange={(e) => edit(i, { input: e.target.value })}
+                />
+              </td>
+              <td>
+                <input
+                  aria-label="Cached input price"
+                  value={r.cachedInput}
+                  size={6}
+                  inputMode="decimal"
+                  placeholder="= input"
+                  onChange={(e) => edit(i, { cachedInput: e.target.value })}
+                />
+              </td>
+              <td>
+                <input
+                  aria-label="Output price"
+                  value={r.output}
+                  size={6}
+                  inputMode="decimal"
+                  onChange={(e) => edit(i, { output: e.target.value })}
+                />
+              </td>
+              <td className="muted" style={{ fontSize: "0.85em" }}>
+                <input aria-label="Note" value={r.note} size={14} onChange={(e) => edit(i, { note: e.target.value })} />
+              </td>
+              <td>
+                <button
+                  type="button"
+                  aria-label={`Remove ${r.provider} ${r.model}`}
+                  onClick={() => setRows(rows.filter((_, j) => j !== i))}
+                >
+                  Remove
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="row">
+        <button
+          type="button"
+          onClick={() => setRows([...rows, { provider: "", model: "", input: "", output: "", cachedInput: "", note: "" }])}
+        >
+          Add a model
+        </button>
+        <button className="primary" type="submit" disabled={save.isPending}>
+          Save prices
+        </button>
+      </p>
+      {save.isError && (
+        <p className="error" role="alert">
+          Not saved:{" "}
+          {issue ? `row ${Number(issue.path[1] ?? 0) + 1}: ${issue.path.slice(2).join(".")} ${issue.message}` : save.error.message}
+        </p>
+      )}
+      {save.isSuccess && (
+        <p role="status" className="muted">
+          Prices saved. The next turn uses them.
+        </p>
+      )}
+    </form>
+  );
+}

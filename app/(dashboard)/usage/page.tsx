@@ -1,0 +1,5 @@
+import { UsageView } from "./usage-view";
+
+export default function UsagePage() {
+  return <UsageView />;
+}

@@ -1,0 +1,12 @@
+import { usageQuerySchema, usageResponse } from "@/lib/api/usage";
+import { withOperator } from "@/lib/http/api";
+import { jsonOf } from "@/lib/http/respond";
+import { usageReport } from "@/lib/usage/report";
+
+export const dynamic = "force-dynamic";
+
+/** Tokens and spend: ?from=&to=&groupBy=day|model|conversation. */
+export const GET = withOperator(async ({ request, ctx }) => {
+  const query = usageQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+  return jsonOf(usageResponse, await usageReport(ctx.db, query));
+});

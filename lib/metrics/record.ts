@@ -1,0 +1,153 @@
+import { APICallError, wrapLanguageModel, type LanguageModel } from "ai";
+import type { ModelHandle } from "../agent/model";
+import { DeliveryError, type ChannelAdapter, type InboundEvent } from "../channels/types";
+import { metrics } from "./registry";
+
+/**
+ * The points where the app records its metrics, each a wrapper or a one-line
+ * call at a seam of the wiring (webhooks, ingest, the worker's turns, the model,
+ * the channel adapters), so the pipeline itself carries no metrics code.
+ */
+
+const since = (started: number) => (performance.now() - started) / 1000;
+
+/** A webhook handler that counts its requests by status and times them. */
+export function observeWebhook(channel: string, handler: (request: Request) => Promise<Response>) {
+  return async (request: Request): Promise<Response> => {
+    const m = metrics();
+    if (!m) return handler(request);
+    const started = performance.now();
+    let status = 500;
+    try {
+      const response = await handler(request);
+      status = response.status;
+      return response;
+    } finally {
+      m.webhookRequests.inc({ channel, status: String(status) });
+      m.webhookDuration.observe({ channel }, since(started));
+    }
+  };
+}
+
+/** The channel of a parsed update. */
+export function channelOf(event: Exclude<InboundEvent, { type: "ignored" }>): string {
+  return event.type === "message" ? event.message.channel : event.channel;
+}
+
+/** One update stored (or found a duplicate): `result` is the ingest result's status. */
+export function countIngested(channel: string, result: string) {
+  metrics()?.updatesIngested.inc({ channel, result });
+}
+
+const MAX_REASONS = 40;
+const seenReasons = new Set<string>();
+
+/**
+ * Reasons are the parsers' fixed texts, except those naming what they did not
+ * know (`unknown update field foo`), which lose the name. Past 40 distinct
+ * reasons the rest count as "other": the label stays bounded whatever arrives.
+ */
+export function reasonLabel(reason: string): string {
+  const label = reason.replace(/^(unknown (?:update field|event type)) .*$/, "$1").slice(0, 100);
+  if (seenReasons.has(label)) return label;
+  if (seenReasons.size >= MAX_REASONS) return "other";
+  seenReasons.add(label);
+  return label;
+}
+
+/** One update acknowledged and ignored. */
+export function countIgnored(channel: string, reason: string) {
+  metrics()?.updatesIgnored.inc({ channel, reason: reasonLabel(reason) });
+}
+
+/**
+ * The worker's `run`, counting each agent turn by its outcome (thrown: `failed`,
+ * or `rate_limited` when the provider paused it) and timing it. Other claimed
+ * work (channel mail, background tasks) is timed by its sends and model calls.
+ */
+export function observeTurns<T extends { to: string; turn?: { kind: string } }, A>(run: (arg: A) => Promise<T>) {
+  return async (arg: A): Promise<T> => {
+    const m = metrics();
+    if (!m) return run(arg);
+    const started = performance.now();
+    try {
+      const outcome = await run(arg);
+      if (outcome.to === "agent" && outcome.turn) {
+        m.turns.inc({ outcome: outcome.turn.kind });
+        m.turnDuration.observe(since(started));
+      }
+      return outcome;
+    } catch (error) {
+      m.turns.inc({ outcome: (error as Error)?.name === "RateLimitedError" ? "rate_limited" : "failed" });
+      m.turnDuration.observe(since(started));
+      throw error;
+    }
+  };
+}
+
+type Usage = { inputTokens?: { total?: number; cacheRead?: number }; outputTokens?: { total?: number } };
+
+/**
+ * The model with every call (each step of a turn, summaries, background tasks)
+ * timed and its tokens counted. Placed inside the provider's gate, so the time
+ * is the provider's, not the wait for a slot.
+ */
+export function instrumentModel(handle: ModelHandle): ModelHandle {
+  if (typeof handle.model === "string") return handle;
+  const labels = { provider: handle.provider, model: handle.modelId };
+  const observe = async <R>(call: () => PromiseLike<R>, streamed: boolean): Promise<R> => {
+    const m = metrics();
+    if (!m) return call();
+    const started = performance.now();
+    try {
+      const result = await call();
+      m.modelCallDuration.observe({ ...labels, result: "ok" }, since(started));
+      // A stream's usage arrives with its end; its duration here is the time to the first chunk.
+      if (!streamed) countTokens(labels, (result as { usage?: Usage }).usage);
+      return result;
+    } catch (error) {
+      const limited = APICallError.isInstance(error) && [429, 503, 529].includes(error.statusCode ?? 0) ? "rate_limited" : "error";
+      if (limited === "rate_limited") m.modelRateLimited.inc(labels);
+      m.modelCallDuration.observe({ ...labels, result: limited }, since(started));
+      throw error;
+    }
+  };
+  const model = wrapLanguageModel({
+    model: handle.model as Exclude<LanguageModel, string> as Parameters<typeof wrapLanguageModel>[0]["model"],
+    middleware: {
+      specificationVersion: "v3",
+      wrapGenerate: ({ doGenerate }) => observe(doGenerate, false),
+      wrapStream: ({ doStream }) => observe(doStream, true),
+    },
+  });
+  return { ...handle, model };
+}
+
+function countTokens(labels: { provider: string; model: string }, usage: Usage | undefined) {
+  const m = metrics();
+  if (!m || !usage) return;
+  const add = (type: string, n: number | undefined) => {
+    if (typeof n === "number" && n > 0) m.modelTokens.inc({ ...labels, type }, n);
+  };
+  add("input", usage.inputTokens?.total);
+  add("cached_input", usage.inputTokens?.cacheRead);
+  add("output", usage.outputTokens?.total);
+}
+
+/** The adapter with each send counted by outcome: sent, or the DeliveryError's not_sent / unknown. */
+export function instrumentChannel<C extends ChannelAdapter>(adapter: C): C {
+  const send = adapter.send.bind(adapter);
+  adapter.send = async (request) => {
+    const m = metrics();
+    if (!m) return send(request);
+    try {
+      const result = await send(request);
+      m.sends.inc({ channel: adapter.name, outcome: "sent" });
+      return result;
+    } catch (error) {
+      m.sends.inc({ channel: adapter.name, outcome: error instanceof DeliveryError ? error.outcome : "unknown" });
+      throw error;
+    }
+  };
+  return adapter;
+}

@@ -1,0 +1,82 @@
+import { z } from "zod";
+
+/**
+ * One row of the price table (settings `modelPrices`): US dollars per million
+ * tokens for one provider's model. `cachedInput` is what the provider charges for
+ * input tokens served from its prompt cache (null: charged as ordinary input).
+ * `note` says where the figures came from; the prefilled rows carry the date they
+ * were taken, since providers change prices without notice.
+ */
+export const modelPriceSchema = z.strictObject({
+  /** As in LLM_PROVIDER: openai, anthropic, openai-compatible. */
+  provider: z.string().trim().min(1).max(64),
+  /** As in LLM_MODEL (the model id the provider is called with). */
+  model: z.string().trim().min(1).max(200),
+  input: z.number().min(0).max(100_000),
+  output: z.number().min(0).max(100_000),
+  cachedInput: z.number().min(0).max(100_000).nullable().default(null),
+  note: z.string().max(200).default(""),
+});
+
+export type ModelPrice = z.infer<typeof modelPriceSchema>;
+
+/** The date the prefilled prices were read from the providers' public price lists. */
+export const PREFILLED_PRICES_DATE = "2025-06-01";
+const prefilled = `prefilled: list price on ${PREFILLED_PRICES_DATE}, check before relying on it`;
+
+/** A few well-known models, so a new install shows spend at once; operators edit or remove them. */
+export const defaultModelPrices: ModelPrice[] = [
+  { provider: "openai", model: "gpt-4.1", input: 2, output: 8, cachedInput: 0.5, note: prefilled },
+  { provider: "openai", model: "gpt-4.1-mini", input: 0.4, output: 1.6, cachedInput: 0.1, note: prefilled },
+  { provider: "openai", model: "gpt-4o", input: 2.5, output: 10, cachedInput: 1.25, note: prefilled },
+  { provider: "openai", model: "gpt-4o-mini", input: 0.15, output: 0.6, cachedInput: 0.075, note: prefilled },
+  { provider: "anthropic", model: "claude-sonnet-4-0", input: 3, output: 15, cachedInput: 0.3, note: prefilled },
+  { provider: "anthropic", model: "claude-3-5-haiku-latest", input: 0.8, output: 4, cachedInput: 0.08, note: prefilled },
+];
+
+/** The table as a setting: at most one row per provider and model. */
+export const modelPricesSchema = z
+  .array(modelPriceSchema)
+  .max(500)
+  .refine((rows) => new Set(rows.map((r) => `${r.provider}\u0000${r.model}`)).size === rows.length, {
+    message: "each provider and model may appear once",
+  });
+
+/** The tokens of one turn as the cost needs them. */
+export type TokenCounts = { inputTokens: number | null; outputTokens: number | null; cachedInputTokens: number | null };
+
+/**
+ * Reads the token counts from the AI SDK's usage (`totalUsage` of a turn):
+ * cached input is `inputTokenDetails.cacheReadTokens` (older SDKs: `cachedInputTokens`).
+ */
+export function tokenCounts(usage: Record<string, unknown>): TokenCounts {
+  const count = (value: unknown) => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.round(value) : null);
+  const details = (usage.inputTokenDetails ?? {}) as Record<string, unknown>;
+  return {
+    inputTokens: count(usage.inputTokens),
+    outputTokens: count(usage.outputTokens),
+    cachedInputTokens: count(details.cacheReadTokens) ?? count(usage.cachedInputTokens),
+  };
+}
+
+/** The price row of a model, or null when the table has none (then the turn's cost is unknown, not zero). */
+export function priceOf(prices: readonly ModelPrice[], provider: string, model: string): ModelPrice | null {
+  return prices.find((p) => p.provider === provider && p.model === model) ?? null;
+}
+
+/**
+ * What a turn cost in US dollars: uncached input, cached input and output tokens,
+ * each times its price per million. Null without a price or without token counts
+ * (a provider that reports none): an unknown cost is never shown as free.
+ *
+ * @example turnCost({ inputTokens: 1000, outputTokens: 200, cachedInputTokens: 400 }, gpt41)
+ * // (600 × 2 + 400 × 0.5 + 200 × 8) / 1e6 = 0.003
+ */
+export function turnCost(tokens: TokenCounts, price: ModelPrice | null): number | null {
+  if (!price || tokens.inputTokens === null || tokens.outputTokens === null) return null;
+  const cached = Math.min(tokens.cachedInputTokens ?? 0, tokens.inputTokens);
+  const micro =
+    (tokens.inputTokens - cached) * price.input + cached * (price.cachedInput ?? price.input) + tokens.outputTokens * price.output;
+  // Rounded to a millionth of a cent: sums of many turns stay exact enough to read.
+  return Math.round(micro * 100) / 1e8;
+}

@@ -1,0 +1,64 @@
+import { z } from "zod";
+import type { Database } from "../db/database";
+import { usageByGroup, usageTotals, type UsageGroup, type UsageSums } from "../db/usage";
+
+const DAY = 86_400_000;
+/** The longest range one request may sum (a year and a day, so a whole year by days fits). */
+export const MAX_RANGE_DAYS = 367;
+/** Conversations listed per report: the most expensive. */
+export const TOP_CONVERSATIONS = 20;
+
+const dateOnly = /^\d{4}-\d{2}-\d{2}$/;
+/** A day (`2026-11-01`, UTC) or an ISO 8601 time with its offset. */
+const when = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
+
+/**
+ * `?from=&to=&groupBy=`: `from` inclusive, `to` exclusive, except that a `to`
+ * given as a day includes that day. Defaults: the last 30 days up to now, by day.
+ */
+export const usageQuerySchema = z
+  .strictObject({
+    from: when.optional(),
+    to: when.optional(),
+    groupBy: z.enum(["day", "model", "conversation"]).default("day"),
+  })
+  .transform((q, ctx) => {
+    const to = q.to ? new Date(dateOnly.test(q.to) ? Date.parse(`${q.to}T00:00:00Z`) + DAY : Date.parse(q.to)) : new Date();
+    const from = q.from
+      ? new Date(q.from.length === 10 ? `${q.from}T00:00:00Z` : q.from)
+      : new Date(startOfDay(to.getTime() - 1) - 29 * DAY);
+    if (from >= to) ctx.addIssue({ code: "custom", path: ["from"], message: "must be before to" });
+    else if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * DAY)
+      ctx.addIssue({ code: "custom", path: ["to"], message: `the range may span at most ${MAX_RANGE_DAYS} days` });
+    return { from, to, groupBy: q.groupBy as UsageGroup };
+  });
+
+export type UsageQuery = z.output<typeof usageQuerySchema>;
+
+const startOfDay = (ms: number) => Math.floor(ms / DAY) * DAY;
+
+/**
+ * Tokens and spend in a range, per day (every day of the range, quiet ones as
+ * zeros, so a chart has no gaps), per model, or per conversation (the top 20 by
+ * spend), with the range's totals.
+ */
+export async function usageReport(db: Database, query: UsageQuery) {
+  const [totals, groups] = await Promise.all([
+    usageTotals(db, query),
+    usageByGroup(db, { ...query, limit: query.groupBy === "conversation" ? TOP_CONVERSATIONS : undefined }),
+  ]);
+  const rows = query.groupBy === "day" ? everyDay(query, groups) : groups;
+  return { from: query.from, to: query.to, groupBy: query.groupBy, totals, rows };
+}
+
+const zero: UsageSums = { turns: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, costUsd: null, unpricedTurns: 0 };
+
+function everyDay(range: { from: Date; to: Date }, groups: (UsageSums & { key: string; label: string | null })[]) {
+  const byDay = new Map(groups.map((g) => [g.key, g]));
+  const days: (UsageSums & { key: string; label: string | null })[] = [];
+  for (let ms = startOfDay(range.from.getTime()); ms < range.to.getTime(); ms += DAY) {
+    const key = new Date(ms).toISOString().slice(0, 10);
+    days.push(byDay.get(key) ?? { key, label: null, ...zero });
+  }
+  return days;
+}
