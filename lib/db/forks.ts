@@ -114,6 +114,44 @@ export async function claimForkExit(db: Database, id: number, strategy: string, 
   return count === 1;
 }
 
+/** Thrown inside a resume's transaction when it lost: rolls back what it wrote. */
+class ResumeLost extends Error {}
+
+/**
+ * Makes a resumed fork the conversation's active one, in one transaction: the
+ * interactive child is created (or the interactive fork reopened), then the
+ * conversation's `activeForkId` is set only if no fork is active. Of two resumes at
+ * once the second's conditional UPDATE waits for the first's row lock on PostgreSQL
+ * and then matches nothing; its transaction rolls back, so a loser changes nothing.
+ * Returns null when it lost.
+ */
+export async function activateResumedFork(
+  db: Database,
+  conversationId: number,
+  resume: { create: Parameters<typeof createFork>[1] } | { reopen: number; at: Date },
+) {
+  try {
+    return await db.prisma.$transaction(async (tx) => {
+      const fork =
+        "create" in resume
+          ? await tx.fork.create({ data: resume.create })
+          : await tx.fork.update({
+              where: { id: resume.reopen },
+              data: { status: "active", endedAt: null, idleWarnings: 0, lastActivityAt: resume.at },
+            });
+      const { count } = await tx.conversation.updateMany({
+        where: { id: conversationId, activeForkId: null },
+        data: { activeForkId: fork.id },
+      });
+      if (count !== 1) throw new ResumeLost();
+      return fork;
+    });
+  } catch (error) {
+    if (error instanceof ResumeLost) return null;
+    throw error;
+  }
+}
+
 /** Makes `forkId` the conversation's active interactive fork only if none is (null to clear). */
 export async function setActiveFork(db: Database, conversationId: number, forkId: number | null, expectedCurrent: number | null) {
   const { count } = await db.prisma.conversation.updateMany({
