@@ -31,7 +31,7 @@ export const setupSchema = z.object({
 const throttle = new SignInThrottle();
 
 export type Operator = { id: number; name: string };
-export type Caller = { operator: Operator; via: "session" | "token"; csrfToken?: string };
+export type Caller = { operator: Operator; via: "session" | "token"; csrfToken?: string; sessionId?: number };
 
 /** Creates the first operator from ADMIN_PASSWORD when there is none yet (another instance may win: fine). */
 export async function ensureBootstrapOperator(db: Database, name: string, password: string | undefined) {
@@ -89,8 +89,10 @@ export async function signIn(db: Database, input: z.infer<typeof credentialsSche
   return { token, csrfToken, expiresAt, operator: { id: operator.id, name: operator.name } };
 }
 
-export async function signOut(db: Database, token: string | undefined) {
-  if (token) await deleteSession(db, token);
+/** Ends the session of `token`; returns its id (null when there was none), so its live streams can end too. */
+export async function signOut(db: Database, token: string | undefined): Promise<number | null> {
+  if (!token) return null;
+  return deleteSession(db, token);
 }
 
 function safeEqual(a: string, b: string) {
@@ -145,7 +147,7 @@ export async function authenticate(db: Database, request: Request, options: { ap
     if (!safeEqual(header, session.csrfToken)) throw new AppError("forbidden", "missing or invalid CSRF token");
     if (!originMatchesHost(request)) throw new AppError("forbidden", "cross-origin request refused");
   }
-  return { operator: session.operator, via: "session", csrfToken: session.csrfToken };
+  return { operator: session.operator, via: "session", csrfToken: session.csrfToken, sessionId: session.id };
 }
 
 /**

@@ -61,8 +61,18 @@ export async function findLiveSession(db: Database, token: string, now: Date) {
   return session && session.expiresAt > now ? session : null;
 }
 
-export function deleteSession(db: Database, token: string) {
-  return db.prisma.operatorSession.deleteMany({ where: { tokenHash: sha256(token) } });
+/** Deletes the session of `token`; its id, or null when there was none. */
+export async function deleteSession(db: Database, token: string): Promise<number | null> {
+  const session = await db.prisma.operatorSession.findUnique({ where: { tokenHash: sha256(token) }, select: { id: true } });
+  if (!session) return null;
+  await db.prisma.operatorSession.deleteMany({ where: { id: session.id } });
+  return session.id;
+}
+
+/** Whether a session still exists and has not expired (a live stream asks now and then). */
+export async function isSessionLive(db: Database, id: number, now: Date): Promise<boolean> {
+  const session = await db.prisma.operatorSession.findUnique({ where: { id }, select: { expiresAt: true } });
+  return session !== null && session.expiresAt > now;
 }
 
 export function deleteExpiredSessions(db: Database, now: Date) {

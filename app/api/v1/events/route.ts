@@ -1,7 +1,7 @@
 import { withOperator } from "@/lib/http/api";
-import { eventStreamResponse } from "@/lib/http/event-stream";
+import { liveEventsResponse } from "@/lib/http/live-events";
 
 export const dynamic = "force-dynamic";
 
 /** Server-sent events: what changed (messages, envelopes, forks, settings), for open dashboard pages. */
-export const GET = withOperator(async ({ request, ctx }) => eventStreamResponse(ctx.events, request.signal));
+export const GET = withOperator(async ({ request, ctx, caller }) => liveEventsResponse(ctx, caller, request.signal));
