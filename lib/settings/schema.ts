@@ -82,6 +82,12 @@ export const settingsSchema = z.object({
     .default(
       "Call `handoff` when the user asks for a human, when the request is outside what you can do, when the user is frustrated, or when a decision needs a person.",
     ),
+  /**
+   * Handoffs one user may start (the command, or the agent's tool in answer to them)
+   * within an hour, across all their conversations: a forum's topics are each a
+   * conversation, and one user must not fill the inbox and the operators' chat.
+   */
+  handoffsPerUserPerHour: z.number().int().min(1).max(1000).default(3),
   /** A Telegram chat the bot tells about each new handoff (operators' group); null = none. */
   handoffTelegramChatId: z
     .string()

@@ -5,6 +5,7 @@ import { createFork, setActiveFork } from "@/lib/db/forks";
 import { operatorPatchBody } from "@/lib/api/operators";
 import { changeDisplayName } from "@/lib/auth/operators";
 import { defaultSettings } from "@/lib/settings/schema";
+import { updateSettings } from "@/lib/settings/store";
 import { BOT, group, update } from "../fixtures/telegram";
 import { useScriptedApp } from "../helpers/harness";
 
@@ -16,6 +17,52 @@ describe("human handoff under hostile input", () => {
   const { start, sendTexts } = app;
   const conversation = () => app.t.db.prisma.conversation.findFirstOrThrow();
   const command = (text: string) => ({ text, entities: [{ type: "bot_command", offset: 0, length: text.split(/\s/)[0].length }] });
+
+  it("one user asking for a person in many forum topics: three handoffs in the hour, the rest refused and recorded; notices quote the user's text inertly", async () => {
+    await start(null);
+    await updateSettings(app.t.db, { handoffTelegramChatId: "-100777" }, "test");
+    const forum = { id: -1009999, type: "supergroup" as const, title: "Help forum" };
+    const inTopic = (topic: number, from = { id: 666, first_name: "Mallory" }) =>
+      update({
+        chat: forum,
+        from,
+        extra: { message_thread_id: topic, is_topic_message: true },
+        ...command(`/human@${BOT.username} click http://phish.example`),
+      });
+    for (let topic = 101; topic <= 110; topic++) {
+      expect((await app.t.post(inTopic(topic))).status).toBe(200);
+      await app.t.settle();
+    }
+    expect(await listOpenHandoffs(app.t.db)).toHaveLength(3);
+    const toUser = app.telegram.sends().filter((c) => String(c.body.chat_id) === String(forum.id));
+    expect(toUser.map((c) => c.body.text)).toEqual([WAITING, WAITING, WAITING]);
+    const notices = app.telegram.sends().filter((c) => String(c.body.chat_id) === "-100777");
+    expect(notices).toHaveLength(3);
+    // The refused requests are recorded on the user's envelopes, where operators look.
+    const refused = (await app.t.db.prisma.envelope.findMany()).filter(
+      (e) => (e.metadata as { handoff?: { refused?: string } }).handoff?.refused,
+    );
+    expect(refused).toHaveLength(7);
+    expect((refused[0]!.metadata as { handoff: { refused: string } }).handoff.refused).toMatch(/handoffsPerUserPerHour/);
+
+    // The notice: user text on labelled lines, quoted, each range a code entity (no link, no preview).
+    const notice = notices[0]!.body as {
+      text: string;
+      entities: { type: string; offset: number; length: number }[];
+      link_preview_options: unknown;
+    };
+    expect(notice.text).toMatch(/^Needs a human: conversation #\d+ \(telegram chat -1009999:topic:101\)\./);
+    const quoted = notice.entities.map((e) => notice.text.slice(e.offset, e.offset + e.length));
+    expect(notice.entities.every((e) => e.type === "code")).toBe(true);
+    expect(quoted).toContain('"the user asked for a human: click http://phish.example"');
+    expect(notice.text).toContain('Reason, quoted as written: "the user asked for a human: click http://phish.example"');
+    expect(notice.link_preview_options).toEqual({ is_disabled: true });
+
+    // Another user is not held back by Mallory's limit.
+    await app.t.post(inTopic(200, { id: 777, first_name: "Bob" }));
+    await app.t.settle();
+    expect(await listOpenHandoffs(app.t.db)).toHaveLength(4);
+  });
 
   it("/human@OtherBot in a group is for the other bot: ours stays with the agent", async () => {
     await start(null);
