@@ -28,6 +28,17 @@ export const setupSchema = z.object({
   code: z.string().trim().min(1, "enter the setup code from the server log").max(64),
 });
 
+/**
+ * What the setup endpoint reads first: the shape only. The code is checked before
+ * the name and password rules, so a wrong code is answered as a wrong code (403),
+ * whatever else is wrong, and the rules are shown only to whoever holds the code.
+ */
+export const setupRequestSchema = z.object({
+  name: z.string().max(256),
+  password: z.string().max(256),
+  code: z.string().max(64),
+});
+
 const throttle = new SignInThrottle();
 
 export type Operator = { id: number; name: string };
@@ -57,13 +68,18 @@ const canonicalCode = (code: string) => {
  * fresh server first must also read its log), and creates the operator only while
  * none exists, atomically (one operator whatever the concurrency).
  */
-export async function setupFirstOperator(db: Database, input: z.infer<typeof setupSchema>, setupCode: string) {
-  const given = canonicalCode(input.code);
+export async function setupFirstOperator(db: Database, request: z.infer<typeof setupRequestSchema>, setupCode: string) {
+  if (!request.code.trim()) throw new AppError("bad_request", "enter the setup code from the server log");
+  const given = canonicalCode(request.code);
   if (!given || !safeEqual(given, canonicalCode(setupCode))) {
     throw new AppError("forbidden", "wrong setup code; it is printed in the server log at start");
   }
+  const parsed = setupSchema.safeParse(request);
+  if (!parsed.success) throw new AppError("bad_request", "invalid request body", parsed.error.issues);
+  const input = parsed.data;
   const created = await createFirstOperator(db, { name: input.name, passwordHash: await hashPassword(input.password) });
   if (!created) throw new AppError("forbidden", "setup is already done; sign in instead");
+  return input;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -128,6 +128,37 @@ describe.each(databases)("hostile operator input ($name)", ({ open }) => {
   });
 });
 
+describe.each(databases)("first-run setup through its route ($name)", ({ open }) => {
+  const app = useRoutedApp({ open, token: TOKEN });
+  const setup = async (body: Record<string, string>) => {
+    const { POST } = (await import(resolve("app/api/auth/setup/route.ts"))) as Record<string, Handler>;
+    const response = await POST(
+      new Request("http://localhost/api/auth/setup", {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: "http://localhost", host: "localhost" },
+        body: JSON.stringify(body),
+      }),
+      { params: Promise.resolve({}) },
+    );
+    return { status: response.status, body: (await response.json()) as { error?: { message?: string; details?: { message: string }[] } } };
+  };
+
+  it("checks the code before the password: a wrong code is a wrong code, whatever else is wrong", async () => {
+    const wrong = await setup({ name: "eve", password: "short", code: "AAAAA-BBBBB-CCCCC" });
+    expect(wrong.status).toBe(403);
+    expect(wrong.body.error?.message).toMatch(/wrong setup code/);
+    const badName = await setup({ name: "no spaces allowed", password: "short", code: "AAAAA-BBBBB-CCCCC" });
+    expect(badName.status).toBe(403);
+    // With the right code, the rules are told.
+    const short = await setup({ name: "ops", password: "short", code: app.t.app.setupCode });
+    expect(short.status).toBe(400);
+    expect(short.body.error?.details?.[0]?.message).toBe("use at least 10 characters");
+    expect(await app.t.db.prisma.operator.count()).toBe(0);
+    expect((await setup({ name: "ops", password: "a-long-password", code: app.t.app.setupCode })).status).toBe(201);
+    expect(await app.t.db.prisma.operator.count()).toBe(1);
+  });
+});
+
 describe.each(databases)("a model answer holding NUL ($name)", ({ open }) => {
   const h = useHarness({ open, script: () => ({ reply: "your parcel\u0000 ships tomorrow" }) });
 
