@@ -1,9 +1,19 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { Database } from "../db/database";
-import { createFirstOperator, createSession, deleteSession, findLiveSession, findOperatorByName, updateDisplayName } from "../db/operators";
+import {
+  createFirstOperator,
+  createSession,
+  deleteSession,
+  findLiveSession,
+  findOperatorByName,
+  listOperators,
+  updateDisplayName,
+} from "../db/operators";
 import { AppError, notFound } from "../errors";
 import { publish } from "../events/bus";
+import { skeletons } from "../prompt/sanitize";
+import { getSettings } from "../settings/store";
 import { hashPassword, verifyPassword } from "./password";
 import { SignInThrottle } from "./throttle";
 
@@ -174,8 +184,32 @@ export async function authenticate(db: Database, request: Request, options: { ap
 export async function changeDisplayName(db: Database, caller: Caller, id: number, displayName: string | null) {
   if (caller.via === "session" && caller.operator.id !== id)
     throw new AppError("forbidden", `signed in as ${caller.operator.name}: you can change only your own display name`);
+  if (displayName !== null) await refuseImpersonation(db, id, displayName);
   const operator = await updateDisplayName(db, id, displayName);
   if (!operator) throw notFound("operator");
   publish(db, { type: "settings" });
   return operator;
 }
+
+/** Names only the console's own parties wear: the agent, the API token's caller, the system. */
+const RESERVED_DISPLAY_NAMES = ["agent", "bot", "assistant", "system", "api", "operator", "on-call"];
+
+/**
+ * A display name must not read as someone else's: another operator's sign-in or
+ * display name, the agent's name, or a label the console gives its own parties.
+ * Compared as a reader sees them: case, accents, look-alike letters (Cyrillic а
+ * for a), spaces and . _ - between letters do not make a name another.
+ */
+async function refuseImpersonation(db: Database, id: number, displayName: string) {
+  const [operators, { agentName }] = await Promise.all([listOperators(db), getSettings(db)]);
+  const wanted = readings(displayName);
+  const taken = (name: string) => [...readings(name)].some((reading) => wanted.has(reading));
+  const other = operators.find((o) => o.id !== id && (taken(o.name) || (o.displayName !== null && taken(o.displayName))));
+  if (other) throw new AppError("conflict", `"${displayName}" reads as another operator's name; choose another`);
+  const own = operators.find((o) => o.id === id);
+  if ((taken(agentName) || RESERVED_DISPLAY_NAMES.some(taken)) && !(own && taken(own.name))) {
+    throw new AppError("conflict", `"${displayName}" reads as the agent's or the system's name; choose another`);
+  }
+}
+
+const readings = (name: string) => new Set(skeletons(name.replace(/[\s._-]+/gu, "")).map((s) => s.toLowerCase()));

@@ -249,6 +249,25 @@ describe("human handoff under hostile input", () => {
     expect(operatorPatchBody.parse({ displayName: " Zoë Ng " })).toEqual({ displayName: "Zoë Ng" });
   });
 
+  it("a display name may not read as another operator's name or the agent's: case, look-alikes and separators do not make it another", async () => {
+    await start(null);
+    const alice = await app.t.db.prisma.operator.create({ data: { name: "alice", passwordHash: "scrypt$x$y" } });
+    const bob = await app.t.db.prisma.operator.create({ data: { name: "bob", passwordHash: "scrypt$x$y", displayName: "Bob Builder" } });
+    const asAlice = { operator: alice, via: "session" as const };
+    for (const name of ["bob", "BOB", "B\u043Eb", "b.o.b", "Bob Builder", "bob_builder", "main", "MAIN", "Agent", "system", "Bot"]) {
+      await expect(changeDisplayName(app.t.db, asAlice, alice.id, name), name).rejects.toMatchObject({ code: "conflict" });
+    }
+    expect((await app.t.db.prisma.operator.findUniqueOrThrow({ where: { id: alice.id } })).displayName).toBeNull();
+    // Her own name in another form, or a name of her own, is fine.
+    await changeDisplayName(app.t.db, asAlice, alice.id, "Alice");
+    await changeDisplayName(app.t.db, asAlice, alice.id, "Alice (billing)");
+    expect((await app.t.db.prisma.operator.findUniqueOrThrow({ where: { id: alice.id } })).displayName).toBe("Alice (billing)");
+    // Nor may the API token give one operator another's name.
+    await expect(
+      changeDisplayName(app.t.db, { operator: { id: 0, name: "api" }, via: "token" }, bob.id, "Alice (billing)"),
+    ).rejects.toMatchObject({ code: "conflict" });
+  });
+
   it("the inbox lists the users still waiting first (longest first), then the handoffs an operator has", async () => {
     await start(null);
     const chats = [1, 2, 3].map((n) => ({ id: 5000 + n, type: "private" as const }));
