@@ -62,6 +62,11 @@ describe("human handoff under hostile input", () => {
     await app.t.post(inTopic(200, { id: 777, first_name: "Bob" }));
     await app.t.settle();
     expect(await listOpenHandoffs(app.t.db)).toHaveLength(4);
+    // Sent all at once (Telegram delivers concurrently), a third user's requests still make three.
+    const carol = { id: 888, first_name: "Carol" };
+    await Promise.all(Array.from({ length: 8 }, (_, i) => app.t.post(inTopic(300 + i, carol))));
+    await app.t.settle();
+    expect(await listOpenHandoffs(app.t.db)).toHaveLength(7);
   });
 
   it("/human@OtherBot in a group is for the other bot: ours stays with the agent", async () => {
