@@ -114,6 +114,9 @@ export async function claimForkExit(db: Database, id: number, strategy: string, 
   return count === 1;
 }
 
+/** A burst of resumes queues for Prisma's pool: waiting past its default 2 s would be a 500, not a 409. */
+const RESUME_TRANSACTION = { maxWait: 15_000, timeout: 15_000 };
+
 /** Thrown inside a resume's transaction when it lost: rolls back what it wrote. */
 class ResumeLost extends Error {}
 
@@ -145,7 +148,7 @@ export async function activateResumedFork(
       });
       if (count !== 1) throw new ResumeLost();
       return fork;
-    });
+    }, RESUME_TRANSACTION);
   } catch (error) {
     if (error instanceof ResumeLost) return null;
     throw error;
