@@ -126,7 +126,7 @@ function rawSocket(bytes: string): Promise<{ socket: Socket; received: () => str
 const upgradeRequest = (path: string) =>
   `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`;
 
-test("an Upgrade request is answered as plain HTTP and its socket is not held: thousands of them leave the server answering", async ({
+test("an Upgrade request is answered as plain HTTP and its socket is not held: hundreds at once leave the server answering", async ({
   request: api,
 }) => {
   test.setTimeout(120_000);
