@@ -122,10 +122,10 @@ class ResumeLost extends Error {}
 
 /**
  * Makes a resumed fork the conversation's active one, in one transaction: the
- * interactive child is created (or the interactive fork reopened), then the
- * conversation's `activeForkId` is set only if no fork is active. Of two resumes at
- * once the second's conditional UPDATE waits for the first's row lock on PostgreSQL
- * and then matches nothing; its transaction rolls back, so a loser changes nothing.
+ * conversation's row is claimed while no fork is active, the interactive child is
+ * created (or the interactive fork reopened), and `activeForkId` set. Of two resumes
+ * at once the second's claim waits for the first's row lock on PostgreSQL and then
+ * matches nothing; its transaction rolls back, so a loser changes nothing.
  * Returns null when it lost.
  */
 export async function activateResumedFork(
@@ -135,6 +135,11 @@ export async function activateResumedFork(
 ) {
   try {
     return await db.prisma.$transaction(async (tx) => {
+      // The conversation's row first, by a write that changes nothing: a second resume waits
+      // here, not after its own INSERT (the INSERT's key-share lock and the unique
+      // activeForkId's update lock of two resumes would deadlock each other on PostgreSQL).
+      const free = await tx.conversation.updateMany({ where: { id: conversationId, activeForkId: null }, data: { activeForkId: null } });
+      if (free.count !== 1) throw new ResumeLost();
       const fork =
         "create" in resume
           ? await tx.fork.create({ data: resume.create })
