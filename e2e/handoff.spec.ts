@@ -125,3 +125,31 @@ test("notification permission is asked only on a click; GET on the handoff route
   await expect(control.getByTestId("handoff-state")).toContainText("with admin");
   await expect(control.getByRole("button", { name: "Hand back" })).toBeVisible();
 });
+
+test("the per-user handoff limit is set in Settings: a user past it in another chat is not handed off again", async ({
+  page,
+  dashboard,
+}) => {
+  const userId = 8000 + Math.floor(Math.random() * 1000);
+  await dashboard.signIn();
+  await page.goto("/settings");
+  await page.getByLabel("Handoffs one user may start per hour").fill("1");
+  await page.getByRole("button", { name: "Save settings" }).click();
+  await expect(page.getByRole("status")).toContainText("Saved");
+  await expect(page.getByTestId("settings-changes")).toContainText("handoffsPerUserPerHour: 3 → 1");
+  try {
+    // The first request, in a private chat, is handed off; the same user's in a group is not.
+    await dashboard.simulate("/human please", { firstName: "Lim", userId });
+    await expect(page.getByTestId("sim-timeline")).toContainText("a person from our team will reply here soon");
+    await dashboard.simulate("/human again", { firstName: "Lim", userId, groupId: -(900_000 + userId) });
+    await page.getByRole("link", { name: "Conversations" }).click();
+    const rows = page.getByTestId("needs-human").getByTestId("needs-human-row").filter({ hasText: "Lim" });
+    await expect(rows).toHaveCount(1);
+    await expect(rows).toContainText("please");
+  } finally {
+    await page.goto("/settings");
+    await page.getByLabel("Handoffs one user may start per hour").fill("3");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await expect(page.getByRole("status")).toContainText("Saved");
+  }
+});

@@ -1,4 +1,5 @@
 import { request } from "node:http";
+import { connect, type Socket } from "node:net";
 import { expect, test } from "./fixtures";
 
 const PORT = Number(process.env.E2E_PORT ?? 3900);
@@ -106,4 +107,58 @@ test("sign-in: a guesser rotating X-Forwarded-For is throttled by its address wh
   // The real admin, from 127.0.0.1, signs in (perhaps after a short delay, never refused).
   await dashboard.signIn();
   await expect(page.getByRole("heading", { name: "Conversations" })).toBeVisible();
+});
+
+/** Sends raw bytes on a fresh socket; resolves once it is open. */
+function rawSocket(bytes: string): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    let data = "";
+    const socket = connect(PORT, "127.0.0.1", () => {
+      socket.write(bytes);
+      resolve({ socket, received: () => data, closed });
+    });
+    const closed = new Promise<void>((done) => socket.once("close", () => done()));
+    socket.on("data", (chunk) => (data += chunk.toString("latin1")));
+    socket.once("error", reject);
+  });
+}
+
+const upgradeRequest = (path: string) =>
+  `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`;
+
+test("an Upgrade request is answered as plain HTTP and its socket is not held: hundreds at once leave the server answering", async ({
+  request: api,
+}) => {
+  test.setTimeout(120_000);
+  // A client that sends an upgrade and hangs up: the server closes its side too (no CLOSE-WAIT).
+  for (const path of ["/x", "/_next/static/chunks/missing.js", "/api/health", "/api/v1/conversations"]) {
+    const { socket, received, closed } = await rawSocket(upgradeRequest(path));
+    socket.end();
+    await closed; // the test's timeout fails it when the server keeps the socket
+    expect(received(), path).not.toMatch(/^HTTP\/1\.1 101/);
+  }
+  // Many open upgrade requests at once: each gets its plain answer, the server keeps answering others.
+  const open = await Promise.all(Array.from({ length: 400 }, (_, i) => rawSocket(upgradeRequest(`/x${i}`))));
+  try {
+    await expect.poll(() => open.filter((s) => /^HTTP\/1\.1 (?!101)\d{3} /.test(s.received())).length, { timeout: 60_000 }).toBe(400);
+    const health = await api.get("/api/health");
+    expect(health.status()).toBe(200);
+    // Clients that go away leave nothing behind: every socket is closed from the server's side too.
+    for (const s of open) s.socket.end();
+    await Promise.all(open.map((s) => s.closed));
+  } finally {
+    for (const s of open) s.socket.destroy();
+  }
+  expect((await api.get("/api/health")).status()).toBe(200);
+});
+
+test("a path with malformed percent-encoding is a 400, on the API and on pages", async ({ request: api }) => {
+  for (const path of ["/api/v1/conversations/%E0%A4%A", "/conversations/%E0%A4%A", "/api/v1/messages/%zz/reply", "/%"]) {
+    const { received, closed } = await rawSocket(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+    await closed;
+    expect(received(), path).toMatch(/^HTTP\/1\.1 400 /);
+    expect(received(), path).toContain("malformed percent-encoding");
+  }
+  // Well-formed encodings still reach the app.
+  expect((await api.get("/api/v1/conversations/%31")).status()).toBe(401);
 });

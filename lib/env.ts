@@ -55,6 +55,10 @@ export const envSchema = z.object({
    * the client is the socket's peer). Read by scripts/start.mjs; here so a bad value fails at start.
    */
   TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
+  /** Live-event streams (GET /api/v1/events) one session, or the API token, may hold open at once (docs/SECURITY.md). */
+  LIVE_STREAMS_PER_SESSION: z.coerce.number().int().min(1).max(1_000).default(10),
+  /** Live-event streams this process serves at once, everyone's together; past it pages poll. */
+  LIVE_STREAMS_TOTAL: z.coerce.number().int().min(1).max(100_000).default(200),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /** Bearer token for GET /metrics (Prometheus); the API token works too (docs/OPERATIONS.md). */
   METRICS_TOKEN: optional.pipe(z.string().min(16, "must be at least 16 characters").optional()),

@@ -3,6 +3,7 @@
 // on PORT (default 3000) and HOSTNAME (default: every interface). No keys or accounts needed: without TELEGRAM_BOT_TOKEN
 // the sandbox channel is used, without LLM_* no model is called.
 import { spawnSync } from "node:child_process";
+import { EventEmitter } from "node:events";
 import { createServer } from "node:http";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -63,11 +64,33 @@ const hostname = process.env.HOSTNAME || undefined; // unset: every interface
 const trustedHops = Number(process.env.TRUST_PROXY || 0);
 const peerHeader = peerHeaderName();
 const { default: next } = await import("next");
-const app = next({ dev: false, dir: projectRoot, hostname: hostname ?? "localhost", port: Number(port) });
+// No route here speaks WebSocket. Next attaches an `upgrade` listener to the server of
+// the first request it handles unless given `httpServer`; its listener leaves a socket
+// no route takes open forever (a request that never ends, with no timeout). Given a
+// stand-in, it listens there, and our server has no `upgrade` listener, so Node answers
+// an Upgrade request as the plain HTTP request it also is, under the usual timeouts.
+const upgradeSink = new EventEmitter();
+const app = next({ dev: false, dir: projectRoot, hostname: hostname ?? "localhost", port: Number(port), httpServer: upgradeSink });
 const handle = app.getRequestHandler();
 await app.prepare();
 
+function decodablePath(url = "/") {
+  const end = url.search(/[?#]/);
+  try {
+    decodeURIComponent(end === -1 ? url : url.slice(0, end));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const server = createServer((req, res) => {
+  // A path that does not decode is the client's error; Next would answer it 500.
+  if (!decodablePath(req.url)) {
+    res.writeHead(400, { "content-type": "text/plain; charset=utf-8", "content-security-policy": "default-src 'none'" });
+    res.end("Bad request: the path has malformed percent-encoding.\n");
+    return;
+  }
   for (const name of Object.keys(req.headers)) if (name.startsWith(PEER_HEADER_PREFIX)) delete req.headers[name];
   const forwarded = req.headers["x-forwarded-for"];
   req.headers[peerHeader] = resolveClientAddress(
@@ -77,7 +100,6 @@ const server = createServer((req, res) => {
   );
   handle(req, res);
 });
-server.on("upgrade", app.getUpgradeHandler());
 server.listen(Number(port), hostname, () => {
   const where = hostname ?? "every interface";
   console.log(`[start] listening on ${where}, port ${port}`);

@@ -32,7 +32,8 @@ export function createHandoffTool(deps: { requestHandoff: (reason: string) => Pr
     execute: async ({ reason }): Promise<HandoffOutcome> => {
       if (used) return { error: "you already handed off in this turn; this second call did nothing" };
       used = true;
-      return deps.requestHandoff(reason);
+      // U+0000 means nothing and PostgreSQL cannot store it.
+      return deps.requestHandoff(reason.replaceAll("\u0000", "") || "(no reason given)");
     },
   });
 }

@@ -2,7 +2,7 @@ import type { ModelMessage } from "ai";
 import type { BuiltContext } from "../context/build";
 import type { StoredMessage } from "../context/types";
 import { FIELD_SEPARATOR, formatEnvelope, formatTime } from "../prompt/format";
-import { canonicalText, sanitizeBody, sanitizeInline, truncate, userLabel } from "../prompt/sanitize";
+import { canonicalCapped, sanitizeBody, sanitizeInline, userLabel } from "../prompt/sanitize";
 import { defaultSettings, type Settings } from "../settings/schema";
 
 /** A main-session message an interactive fork's prompt shows as context. */
@@ -142,7 +142,7 @@ export function pendingUpdatesTurn(channel: string, updates: PendingUpdate[]): s
 
 /** A note of the conversation record (a fork's report: the model's own summary, which may echo users). */
 export function noteTurn(m: Pick<StoredMessage, "text" | "sentAt">): string {
-  return `--- note${FIELD_SEPARATOR}${formatTime(m.sentAt)}${FIELD_SEPARATOR}${NOTE_HEADER}\n${sanitizeBody(truncate(m.text, 2000))}`;
+  return `--- note${FIELD_SEPARATOR}${formatTime(m.sentAt)}${FIELD_SEPARATOR}${NOTE_HEADER}\n${sanitizeBody(m.text, 2000)}`;
 }
 
 /** The hand-back note's text: our own words (times, an operator's name from our records). */
@@ -181,7 +181,7 @@ export function buildPrompt(input: PromptInput): Prompt {
     }
     if (m.senderKind === "agent" || m.senderKind === "operator") {
       // Our own words, but possibly echoing a user: canonical form, no template tokens.
-      const text = canonicalText(m.text);
+      const text = canonicalCapped(m.text);
       const unconfirmed = isPossiblyUndelivered(m) ? POSSIBLY_UNDELIVERED_PREFIX : "";
       out.push({ role: "assistant", content: `${unconfirmed}${m.senderKind === "operator" ? OPERATOR_PREFIX : ""}${text}` });
       return;

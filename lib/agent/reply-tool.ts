@@ -27,8 +27,11 @@ export function createReplyTool(deps: { sendReply: (message: string) => Promise<
     strict: true,
     execute: async ({ message }): Promise<ReplyOutcome> => {
       if (used) return { error: "you already replied in this turn; this second reply was not sent" };
+      // U+0000 means nothing in a chat and PostgreSQL cannot store it: dropped, like in what users send.
+      const text = message.replaceAll("\u0000", "");
+      if (!text.trim()) return { error: "the message is empty; nothing was sent" };
       used = true;
-      return deps.sendReply(message);
+      return deps.sendReply(text);
     },
   });
 }

@@ -60,5 +60,9 @@ export const operations = defineOperations([
       contentType: "text/event-stream",
       description: "A stream; each event's `data:` is one JSON object of this schema",
     },
+    errors: {
+      429: "this session (or the API token) already holds LIVE_STREAMS_PER_SESSION streams",
+      503: "the instance already serves LIVE_STREAMS_TOTAL streams; pages poll instead",
+    },
   },
 ]);

@@ -1,10 +1,20 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { Database } from "../db/database";
-import { createFirstOperator, createSession, deleteSession, findLiveSession, findOperatorByName, updateDisplayName } from "../db/operators";
+import {
+  createFirstOperator,
+  createSession,
+  deleteSession,
+  findLiveSession,
+  findOperatorByName,
+  listOperators,
+  updateDisplayName,
+} from "../db/operators";
 import { asRole, type Role } from "./roles";
 import { AppError, notFound } from "../errors";
 import { publish } from "../events/bus";
+import { skeletons } from "../prompt/sanitize";
+import { getSettings } from "../settings/store";
 import { hashPassword, verifyPassword } from "./password";
 import { SignInThrottle } from "./throttle";
 
@@ -27,6 +37,17 @@ export const setupSchema = z.object({
   password: z.string().min(10, "use at least 10 characters").max(256),
   /** The one-time setup code from the server log. */
   code: z.string().trim().min(1, "enter the setup code from the server log").max(64),
+});
+
+/**
+ * What the setup endpoint reads first: the shape only. The code is checked before
+ * the name and password rules, so a wrong code is answered as a wrong code (403),
+ * whatever else is wrong, and the rules are shown only to whoever holds the code.
+ */
+export const setupRequestSchema = z.object({
+  name: z.string().max(256),
+  password: z.string().max(256),
+  code: z.string().max(64),
 });
 
 const throttle = new SignInThrottle();
@@ -63,13 +84,18 @@ const canonicalCode = (code: string) => {
  * fresh server first must also read its log), and creates the operator only while
  * none exists, atomically (one operator whatever the concurrency).
  */
-export async function setupFirstOperator(db: Database, input: z.infer<typeof setupSchema>, setupCode: string) {
-  const given = canonicalCode(input.code);
+export async function setupFirstOperator(db: Database, request: z.infer<typeof setupRequestSchema>, setupCode: string) {
+  if (!request.code.trim()) throw new AppError("bad_request", "enter the setup code from the server log");
+  const given = canonicalCode(request.code);
   if (!given || !safeEqual(given, canonicalCode(setupCode))) {
     throw new AppError("forbidden", "wrong setup code; it is printed in the server log at start");
   }
+  const parsed = setupSchema.safeParse(request);
+  if (!parsed.success) throw new AppError("bad_request", "invalid request body", parsed.error.issues);
+  const input = parsed.data;
   const created = await createFirstOperator(db, { name: input.name, passwordHash: await hashPassword(input.password) });
   if (!created) throw new AppError("forbidden", "setup is already done; sign in instead");
+  return input;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -88,7 +114,8 @@ export async function signIn(
   const operator = await findOperatorByName(db, input.name);
   // Hash even for unknown names so response time does not reveal which names exist.
   const hash = operator?.passwordHash ?? "scrypt$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
-  const ok = (await verifyPassword(input.password, hash)) && Boolean(operator);
+  const ok =
+    (await verifyPassword(input.password, hash, { preferred: throttle.isKnownGood(clientKey, now.getTime()) })) && Boolean(operator);
   if (!operator || !ok || operator.removedAt) {
     // Already counted by throttle.check().
     throw new AppError("unauthorized", "wrong user name or password");
@@ -108,11 +135,15 @@ export async function openSession(db: Database, operator: { id: number; name: st
   return { token, csrfToken, expiresAt, operator: { id: operator.id, name: operator.name, role: asRole(operator.role) } };
 }
 
-/** Ends the session; its open event streams close too. */
-export async function signOut(db: Database, token: string | undefined) {
-  if (!token) return;
-  await deleteSession(db, token);
+/**
+ * Ends the session of `token`; returns its id (null when there was none), so its live
+ * streams here can end at once; other instances hear of it by the `operators` event.
+ */
+export async function signOut(db: Database, token: string | undefined): Promise<number | null> {
+  if (!token) return null;
+  const id = await deleteSession(db, token);
   publish(db, { type: "operators" });
+  return id;
 }
 
 function safeEqual(a: string, b: string) {
@@ -185,8 +216,32 @@ export async function operatorOfSession(db: Database, token: string | undefined,
 export async function changeDisplayName(db: Database, caller: Caller, id: number, displayName: string | null) {
   if (caller.role !== "admin" && caller.operator.id !== id)
     throw new AppError("forbidden", `signed in as ${caller.operator.name}: you can change only your own display name`);
+  if (displayName !== null) await refuseImpersonation(db, id, displayName);
   const operator = await updateDisplayName(db, id, displayName);
   if (!operator) throw notFound("operator");
   publish(db, { type: "settings" });
   return operator;
 }
+
+/** Names only the console's own parties wear: the agent, the API token's caller, the system. */
+const RESERVED_DISPLAY_NAMES = ["agent", "bot", "assistant", "system", "api", "operator", "on-call"];
+
+/**
+ * A display name must not read as someone else's: another operator's sign-in or
+ * display name, the agent's name, or a label the console gives its own parties.
+ * Compared as a reader sees them: case, accents, look-alike letters (Cyrillic а
+ * for a), spaces and . _ - between letters do not make a name another.
+ */
+async function refuseImpersonation(db: Database, id: number, displayName: string) {
+  const [operators, { agentName }] = await Promise.all([listOperators(db), getSettings(db)]);
+  const wanted = readings(displayName);
+  const taken = (name: string) => [...readings(name)].some((reading) => wanted.has(reading));
+  const other = operators.find((o) => o.id !== id && (taken(o.name) || (o.displayName !== null && taken(o.displayName))));
+  if (other) throw new AppError("conflict", `"${displayName}" reads as another operator's name; choose another`);
+  const own = operators.find((o) => o.id === id);
+  if ((taken(agentName) || RESERVED_DISPLAY_NAMES.some(taken)) && !(own && taken(own.name))) {
+    throw new AppError("conflict", `"${displayName}" reads as the agent's or the system's name; choose another`);
+  }
+}
+
+const readings = (name: string) => new Set(skeletons(name.replace(/[\s._-]+/gu, "")).map((s) => s.toLowerCase()));

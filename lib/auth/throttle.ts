@@ -11,6 +11,9 @@
  *   refusal: a stranger can slow the real operator down by seconds but never lock
  *   them out, and a correct password from a client that has not failed gets in.
  *
+ * A client whose sign-in succeeded is remembered as known-good for KNOWN_GOOD_MS:
+ * its next sign-ins are hashed first under a flood (lib/auth/password.ts).
+ *
  * Refused attempts cost no password hashing. With several instances the budget is
  * per instance (docs/DEPLOYMENT.md).
  */
@@ -34,12 +37,16 @@ export const defaultThrottleOptions: ThrottleOptions = {
 
 type Counter = { count: number; resetAt: number };
 
+/** How long a client that signed in stays known-good (in memory, per instance). */
+export const KNOWN_GOOD_MS = 30 * 24 * 3600_000;
+
 export type ThrottleDecision = { ok: true; delayMs: number } | { ok: false; retryAfterSeconds: number };
 
 export class SignInThrottle {
   private readonly clients = new Map<string, Counter>();
   private readonly pairs = new Map<string, Counter>();
   private readonly accounts = new Map<string, Counter>();
+  private readonly knownGood = new Map<string, number>();
 
   constructor(private readonly options: ThrottleOptions = defaultThrottleOptions) {}
 
@@ -76,6 +83,15 @@ export class SignInThrottle {
     this.pairs.delete(`${client}|${key}`);
     this.accounts.delete(key);
     this.clients.delete(client);
+    this.knownGood.delete(client);
+    this.knownGood.set(client, Date.now() + KNOWN_GOOD_MS);
+    // Oldest first (insertion order): past the bound the oldest are forgotten.
+    while (this.knownGood.size > 10_000) this.knownGood.delete(this.knownGood.keys().next().value!);
+  }
+
+  /** Whether this client signed in successfully within KNOWN_GOOD_MS. */
+  isKnownGood(client: string, now = Date.now()): boolean {
+    return (this.knownGood.get(client) ?? 0) > now;
   }
 
   private live(map: Map<string, Counter>, key: string, now: number): Counter | undefined {

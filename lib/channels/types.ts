@@ -78,6 +78,12 @@ export type SendRequest = {
   topicId?: string;
   /** The inbound envelope's platform details (e.g. a LINE reply token). */
   platform?: Record<string, unknown>;
+  /**
+   * Ranges of `text` (UTF-16 offsets) written by users, to show as inert text: on
+   * Telegram a code entity, where no link, mention or command is clickable; the
+   * message also gets no link preview.
+   */
+  verbatim?: { offset: number; length: number }[];
 };
 
 export type SendResult = { platformMessageId: string; sentAt: Date };

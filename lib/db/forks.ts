@@ -114,6 +114,52 @@ export async function claimForkExit(db: Database, id: number, strategy: string, 
   return count === 1;
 }
 
+/** A burst of resumes queues for Prisma's pool: waiting past its default 2 s would be a 500, not a 409. */
+const RESUME_TRANSACTION = { maxWait: 15_000, timeout: 15_000 };
+
+/** Thrown inside a resume's transaction when it lost: rolls back what it wrote. */
+class ResumeLost extends Error {}
+
+/**
+ * Makes a resumed fork the conversation's active one, in one transaction: the
+ * conversation's row is claimed while no fork is active, the interactive child is
+ * created (or the interactive fork reopened), and `activeForkId` set. Of two resumes
+ * at once the second's claim waits for the first's row lock on PostgreSQL and then
+ * matches nothing; its transaction rolls back, so a loser changes nothing.
+ * Returns null when it lost.
+ */
+export async function activateResumedFork(
+  db: Database,
+  conversationId: number,
+  resume: { create: Parameters<typeof createFork>[1] } | { reopen: number; at: Date },
+) {
+  try {
+    return await db.prisma.$transaction(async (tx) => {
+      // The conversation's row first, by a write that changes nothing: a second resume waits
+      // here, not after its own INSERT (the INSERT's key-share lock and the unique
+      // activeForkId's update lock of two resumes would deadlock each other on PostgreSQL).
+      const free = await tx.conversation.updateMany({ where: { id: conversationId, activeForkId: null }, data: { activeForkId: null } });
+      if (free.count !== 1) throw new ResumeLost();
+      const fork =
+        "create" in resume
+          ? await tx.fork.create({ data: resume.create })
+          : await tx.fork.update({
+              where: { id: resume.reopen },
+              data: { status: "active", endedAt: null, idleWarnings: 0, lastActivityAt: resume.at },
+            });
+      const { count } = await tx.conversation.updateMany({
+        where: { id: conversationId, activeForkId: null },
+        data: { activeForkId: fork.id },
+      });
+      if (count !== 1) throw new ResumeLost();
+      return fork;
+    }, RESUME_TRANSACTION);
+  } catch (error) {
+    if (error instanceof ResumeLost) return null;
+    throw error;
+  }
+}
+
 /** Makes `forkId` the conversation's active interactive fork only if none is (null to clear). */
 export async function setActiveFork(db: Database, conversationId: number, forkId: number | null, expectedCurrent: number | null) {
   const { count } = await db.prisma.conversation.updateMany({

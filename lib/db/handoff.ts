@@ -159,3 +159,33 @@ export async function markHandoffTimedOut(db: Database, conversationId: number, 
   });
   return count === 1;
 }
+
+/** The text every agent-made handoff request's envelope starts with (requestHandoff writes it; the per-user count reads it). */
+export const HANDOFF_REQUEST_TEXT = "handoff requested: ";
+
+/** Who sent the message an inbound envelope carries: its platform and sender id, or null (no message, no sender). */
+export async function senderOfEnvelope(db: Database, envelopeId: number): Promise<{ channel: string; senderPlatformId: string } | null> {
+  const envelope = await db.prisma.envelope.findUnique({
+    where: { id: envelopeId },
+    select: { message: { select: { senderPlatformId: true, conversation: { select: { channel: true } } } } },
+  });
+  const message = envelope?.message;
+  return message?.senderPlatformId ? { channel: message.conversation.channel, senderPlatformId: message.senderPlatformId } : null;
+}
+
+/**
+ * Handoffs the agent requested since `since` in answer to this user's messages,
+ * in any conversation of the platform (a forum's topics are conversations of
+ * their own). Only conversations whose latest request is that recent are looked at.
+ */
+export function countUserHandoffs(db: Database, user: { channel: string; senderPlatformId: string }, since: Date): Promise<number> {
+  return db.prisma.envelope.count({
+    where: {
+      conversation: { channel: user.channel, handoffRequestedAt: { gte: since } },
+      createdAt: { gte: since },
+      from: { startsWith: "agent:" },
+      text: { startsWith: HANDOFF_REQUEST_TEXT },
+      replyTo: { message: { senderPlatformId: user.senderPlatformId } },
+    },
+  });
+}

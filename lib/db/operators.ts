@@ -91,6 +91,7 @@ export async function findLiveSession(db: Database, token: string, now: Date) {
 }
 
 /** The same check by session id, for a stream that outlives its request (lib/http/event-stream.ts). */
+/** A live session by id (not expired, its operator neither disabled nor removed), else null. */
 export async function findLiveSessionById(db: Database, id: number, now: Date) {
   const session = await db.prisma.operatorSession.findUnique({ where: { id }, include: { operator: sessionOperator } });
   return session && isLive(session, now) ? session : null;
@@ -122,8 +123,12 @@ export function setPasswordHash(db: Database, operatorId: number, passwordHash: 
   ]);
 }
 
-export function deleteSession(db: Database, token: string) {
-  return db.prisma.operatorSession.deleteMany({ where: { tokenHash: sha256(token) } });
+/** Deletes the session of `token`; its id, or null when there was none. */
+export async function deleteSession(db: Database, token: string): Promise<number | null> {
+  const session = await db.prisma.operatorSession.findUnique({ where: { tokenHash: sha256(token) }, select: { id: true } });
+  if (!session) return null;
+  await db.prisma.operatorSession.deleteMany({ where: { id: session.id } });
+  return session.id;
 }
 
 export function deleteExpiredSessions(db: Database, now: Date) {

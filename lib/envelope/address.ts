@@ -12,12 +12,25 @@ export type Address =
   | { kind: "operator"; name: string };
 
 const NAME = /^[a-z0-9_-]{1,32}$/;
+/** Names every JavaScript object answers to: as an agent's name they would read the object's own machinery. */
+const RESERVED_AGENT_NAMES = new Set(["constructor", "__proto__", "prototype"]);
+
+/** Why `name` cannot be an agent's name, or null when it can. */
+export function agentNameProblem(name: string): string | null {
+  if (!NAME.test(name)) return "lowercase letters, digits, _ and - (1–32)";
+  if (RESERVED_AGENT_NAMES.has(name)) return `"${name}" is reserved; choose another name`;
+  return null;
+}
 const OPERATOR = /^[A-Za-z0-9_.-]{1,64}$/;
 const ADAPTER = /^[a-z][a-z0-9_-]{0,31}$/;
 
 export function parseAddress(text: string): Address {
   const [kind, ...rest] = text.split(":");
-  if (kind === "agent" && rest.length === 1 && NAME.test(rest[0])) return { kind, name: rest[0] };
+  if (kind === "agent" && rest.length === 1 && NAME.test(rest[0])) {
+    const problem = agentNameProblem(rest[0]);
+    if (problem) throw new AppError("bad_request", `invalid address "${text}": ${problem}`);
+    return { kind, name: rest[0] };
+  }
   if (kind === "operator" && rest.length === 1 && OPERATOR.test(rest[0])) return { kind, name: rest[0] };
   if (kind === "channel" && rest.length >= 2 && ADAPTER.test(rest[0])) {
     const chatId = rest.slice(1).join(":");

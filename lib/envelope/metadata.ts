@@ -61,6 +61,8 @@ export const envelopeMetadataSchema = z.object({
       reason: z.string().optional(),
       operator: z.string().optional(),
       via: z.enum(["tool", "command"]).optional(),
+      /** Why a user's request was not carried out (the per-user limit). */
+      refused: z.string().optional(),
     }),
   ),
 

@@ -1,5 +1,6 @@
 import { authenticate, type Caller } from "../auth/operators";
 import { getApp, type App } from "../server/wiring";
+import { checkQueryInput } from "./input-checks";
 import { errorResponse } from "./respond";
 
 type Params = Record<string, string | string[] | undefined>;
@@ -15,6 +16,7 @@ export function withOperator<P extends Params = Params>(handler: ApiHandler<P>) 
     try {
       const ctx = await getApp();
       const caller = await authenticate(ctx.db, request, { apiToken: ctx.env.SWITCHBOARD_API_TOKEN });
+      checkQueryInput(request.url);
       return await handler({ request, params: await route.params, ctx, caller });
     } catch (error) {
       return errorResponse(error);

@@ -5,89 +5,105 @@ export type EventStreamOptions = {
   heartbeatMs?: number;
   /** What the browser's EventSource waits before reconnecting. */
   retryMs?: number;
-  /** Frames a client may leave unread before it is dropped (see below). */
-  maxQueued?: number;
+  /** Bytes a client may leave unread before it is dropped (see below). */
+  maxUnreadBytes?: number;
+  /** Ends the stream when it aborts, like the request's signal (a sign-out). */
+  end?: AbortSignal;
   /**
-   * Asked again on every `operators` event (a session ended, an operator was
-   * disabled or removed): false ends the stream, so a signed-out operator stops
-   * hearing of changes at once, not at their next request.
+   * Asked at every heartbeat and on every `operators` event: false ends the stream (its
+   * session expired or was revoked elsewhere, its operator disabled or removed).
    */
-  stillAllowed?: () => Promise<boolean>;
+  stillAuthorized?: () => Promise<boolean>;
+  /** Called once when the stream has ended, whatever ended it. */
+  onEnd?: () => void;
 };
 
 /**
- * Frames waiting for a client that does not read (a stalled tab, a hostile
+ * Bytes waiting for a client that does not read (a stalled tab, a hostile
  * client holding the socket open) before the stream is ended: events are
  * coarse and the page refetches on reconnect, so dropping it loses nothing,
  * while queueing for it would grow memory with every event on the server.
+ * Counted in bytes, not frames: what a slow reader costs is its bytes. (The
+ * socket's own buffers take some first; those are the kernel's, and bounded.)
  */
-const MAX_QUEUED = 256;
+export const MAX_UNREAD_BYTES = 64 * 1024;
 
 /**
  * A text/event-stream Response fed by the bus: `retry:` first, then one `data:`
  * line per event (named by its type), a heartbeat comment while idle. Ends
  * cleanly when the client goes away (the request's signal): the subscription and
- * the timer are released, and nothing is written after. A client that stops
- * reading is dropped after MAX_QUEUED unread frames.
+ * the timer are released, and nothing is written after. It also ends when
+ * `options.end` aborts or `stillAuthorized` says no. A client that stops reading
+ * is dropped after MAX_UNREAD_BYTES unread bytes.
  */
 export function eventStreamResponse(bus: EventBus, signal: AbortSignal, options: EventStreamOptions = {}): Response {
   const encoder = new TextEncoder();
+  const ended = options.end ? AbortSignal.any([signal, options.end]) : signal;
   let release = () => {};
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      let open = true;
-      const write = (text: string) => {
-        if (!open) return;
-        // desiredSize counts down one per unread frame (a count strategy of 1).
-        if ((controller.desiredSize ?? 0) <= -(options.maxQueued ?? MAX_QUEUED)) return drop();
-        try {
-          controller.enqueue(encoder.encode(text));
-        } catch {
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        let open = true;
+        const write = (text: string) => {
+          if (!open) return;
+          const bytes = encoder.encode(text);
+          // desiredSize is minus the unread bytes (a byte-length strategy, high-water mark 0).
+          if (-(controller.desiredSize ?? 0) + bytes.byteLength > (options.maxUnreadBytes ?? MAX_UNREAD_BYTES)) return drop();
+          try {
+            controller.enqueue(bytes);
+          } catch {
+            close();
+          }
+        };
+        const recheck = () =>
+          options.stillAuthorized?.().then(
+            (yes) => yes || close(),
+            () => {}, // a failed check (database busy) ends nothing; the next heartbeat asks again
+          );
+        const unsubscribe = bus.subscribe((event: LiveEvent) => {
+          // An operator was disabled or removed, or a session ended: ask at once, not at the next heartbeat.
+          if (event.type === "operators") void recheck();
+          write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+        });
+        const heartbeat = setInterval(() => {
+          write(`: heartbeat ${Date.now()}\n\n`);
+          void recheck();
+        }, options.heartbeatMs ?? 15_000);
+        heartbeat.unref?.();
+        const close = () => {
+          if (!open) return;
+          open = false;
+          clearInterval(heartbeat);
+          unsubscribe();
+          ended.removeEventListener("abort", close);
+          options.onEnd?.();
+          try {
+            controller.close();
+          } catch {
+            // Already closed by the reader.
+          }
+        };
+        // Ends with an error, which discards the queue at once (close() would keep it for the reader).
+        const drop = () => {
+          if (!open) return;
           close();
-        }
-      };
-      const recheck = () =>
-        options.stillAllowed?.().then(
-          (allowed) => allowed || close(),
-          () => close(),
-        );
-      const unsubscribe = bus.subscribe((event: LiveEvent) => {
-        if (event.type === "operators") void recheck();
-        write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-      });
-      const heartbeat = setInterval(() => write(`: heartbeat ${Date.now()}\n\n`), options.heartbeatMs ?? 15_000);
-      heartbeat.unref?.();
-      const close = () => {
-        if (!open) return;
-        open = false;
-        clearInterval(heartbeat);
-        unsubscribe();
-        signal.removeEventListener("abort", close);
-        try {
-          controller.close();
-        } catch {
-          // Already closed by the reader.
-        }
-      };
-      // Ends with an error, which discards the queue at once (close() would keep it for the reader).
-      const drop = () => {
-        if (!open) return;
-        close();
-        try {
-          controller.error(new Error("event stream client too slow: dropped"));
-        } catch {
-          // Already errored.
-        }
-      };
-      release = close;
-      signal.addEventListener("abort", close);
-      if (signal.aborted) return close();
-      write(`retry: ${options.retryMs ?? 3_000}\n: connected\n\n`);
+          try {
+            controller.error(new Error("event stream client too slow: dropped"));
+          } catch {
+            // Already errored.
+          }
+        };
+        release = close;
+        ended.addEventListener("abort", close);
+        if (ended.aborted) return close();
+        write(`retry: ${options.retryMs ?? 3_000}\n: connected\n\n`);
+      },
+      cancel() {
+        release();
+      },
     },
-    cancel() {
-      release();
-    },
-  });
+    { highWaterMark: 0, size: (chunk) => chunk.byteLength },
+  );
   return new Response(stream, {
     headers: {
       "content-type": "text/event-stream; charset=utf-8",

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ResponseInput } from "../api/operation";
 import { AppError } from "../errors";
 import { log } from "../log";
+import { checkJsonInput } from "./input-checks";
 import { recordIdParam } from "../record-id";
 
 /** JSON response with no caching: API data is per operator and changes often. */
@@ -53,6 +54,7 @@ export function isJsonType(header: string | null): boolean {
 export async function readJson<T>(request: Request, schema: z.ZodType<T>, maxBytes = 1 << 20): Promise<T> {
   if (!isJsonType(request.headers.get("content-type"))) throw new AppError("unsupported_media_type", "send the body as application/json");
   const value = parseJson(await readBody(request, maxBytes));
+  checkJsonInput(value);
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new AppError("bad_request", "invalid request body", parsed.error.issues);
   return parsed.data;

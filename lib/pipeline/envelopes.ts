@@ -42,7 +42,8 @@ export async function sendEnvelope(db: Database, input: SendEnvelopeInput, calle
   }
   if (from.kind === "agent" && to.kind === "channel") {
     const { agentBindings } = await getSettings(db);
-    if (!(agentBindings[from.name] ?? []).includes(to.adapter)) {
+    const bound = Object.hasOwn(agentBindings, from.name) ? agentBindings[from.name] : [];
+    if (!bound.includes(to.adapter)) {
       throw new AppError("forbidden", `agent:${from.name} is not bound to the ${to.adapter} adapter (settings → agentBindings)`);
     }
   }

@@ -7,6 +7,7 @@ import { appendSystemNote } from "../db/messages";
 import { findConversation } from "../db/conversations";
 import { createEnvelope, finishEnvelope, findEnvelope } from "../db/envelopes";
 import {
+  activateResumedFork,
   claimForkExit,
   createFork,
   expireBackgroundForks,
@@ -179,13 +180,14 @@ export async function resumeFork(db: Database, forkId: number, by: string) {
   if (decision.action === "continue") return active!;
   if (decision.action === "conflict")
     throw new AppError("conflict", `fork #${decision.activeForkId} is active in this conversation; exit it first`);
-  const interactive =
+  const interactive = await activateResumedFork(
+    db,
+    fork.conversationId,
     fork.kind === "background"
-      ? await createFork(db, { kind: "interactive", status: "active", ...interactiveChildOf(fork, by) })
-      : await updateFork(db, fork.id, { status: "active", endedAt: null, idleWarnings: 0, lastActivityAt: new Date() });
-  if (!(await setActiveFork(db, fork.conversationId, interactive.id, null))) {
-    throw new AppError("conflict", "another fork became active meanwhile; try again");
-  }
+      ? { create: { kind: "interactive", status: "active", ...interactiveChildOf(fork, by) } }
+      : { reopen: fork.id, at: new Date() },
+  );
+  if (!interactive) throw new AppError("conflict", "another fork became active meanwhile; try again");
   publish(db, { type: "fork", conversationId: fork.conversationId, forkId: interactive.id });
   return interactive;
 }

@@ -1,9 +1,20 @@
 import { z } from "zod";
 import type { Database } from "../db/database";
-import { findOverdueHandoffs, listHandoffs, markHandoffTimedOut, readHandoff, writeTransition, type HandoffRow } from "../db/handoff";
+import {
+  countUserHandoffs,
+  findOverdueHandoffs,
+  HANDOFF_REQUEST_TEXT,
+  listHandoffs,
+  markHandoffTimedOut,
+  readHandoff,
+  senderOfEnvelope,
+  writeTransition,
+  type HandoffRow,
+} from "../db/handoff";
 import { agentAddress, operatorAddress } from "../envelope/address";
 import { AppError, notFound } from "../errors";
 import { log } from "../log";
+import { sanitizeInline } from "../prompt/sanitize";
 import { getSettings } from "../settings/store";
 import { exitFork } from "./forks";
 import {
@@ -71,6 +82,38 @@ export function handoffView(
  * waiting message and the operators' Telegram chat, when set, is told.
  */
 export async function requestHandoff(deps: TurnDeps, input: HandoffRequest): Promise<{ envelopeId: number; view: HandoffView }> {
+  // The agent asks on a user's behalf (their command, or the tool in answer to them): that user's
+  // handoffs across conversations are limited, counted and started one at a time per user here.
+  const user = input.by.startsWith("agent:") && input.replyTo ? await senderOfEnvelope(deps.db, input.replyTo.envelopeId) : null;
+  if (!user) return handOff(deps, input);
+  return oneAtATime(`${user.channel}:${user.senderPlatformId}`, async () => {
+    const { handoffsPerUserPerHour: limit } = await getSettings(deps.db);
+    const recent = await countUserHandoffs(deps.db, user, new Date(Date.now() - 3_600_000));
+    if (recent >= limit) {
+      throw new AppError(
+        "rate_limited",
+        `this user started ${recent} handoffs within the hour, the most allowed (setting handoffsPerUserPerHour); an operator sees their messages in the conversations`,
+      );
+    }
+    return handOff(deps, input);
+  });
+}
+
+const userQueues = new Map<string, Promise<unknown>>();
+
+/** Runs `fn` after every earlier call with the same key has ended (in this process). */
+function oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const previous = userQueues.get(key) ?? Promise.resolve();
+  const run = previous.then(fn, fn);
+  const settled = run.catch(() => {});
+  userQueues.set(key, settled);
+  void settled.then(() => {
+    if (userQueues.get(key) === settled) userQueues.delete(key);
+  });
+  return run;
+}
+
+async function handOff(deps: TurnDeps, input: HandoffRequest): Promise<{ envelopeId: number; view: HandoffView }> {
   const { db } = deps;
   const settings = await getSettings(db);
   const current = await readHandoff(db, input.conversationId);
@@ -96,7 +139,7 @@ export async function requestHandoff(deps: TurnDeps, input: HandoffRequest): Pro
     envelope: {
       from: input.by,
       to: fromAgent ? ON_CALL : agentAddress(settings.agentName),
-      text: `handoff requested: ${input.reason}`,
+      text: `${HANDOFF_REQUEST_TEXT}${input.reason}`,
       replyToEnvelopeId: input.replyTo?.envelopeId ?? null,
       metadata: { handoff: { action: "request", state: "waiting", reason: input.reason } },
     },
@@ -153,12 +196,38 @@ export async function remindWaiting(deps: TurnDeps, conversationId: number, repl
 async function tellOperatorsChat(deps: TurnDeps, chatId: string | null, conversation: HandoffRow, reason: string) {
   const telegram = deps.channels.telegram;
   if (!chatId || !telegram) return;
-  const name = conversation.title ?? `${conversation.channel} chat ${conversation.platformChatId}`;
   try {
-    await telegram.send({ chatId, text: `Needs a human: ${name} (conversation #${conversation.id}). Reason: ${reason}` });
+    await telegram.send({ chatId, ...operatorsNotice(conversation, reason) });
   } catch (error) {
     log.warn("handoff.operators_chat_failed", { conversationId: conversation.id, error: (error as Error).message });
   }
+}
+
+/**
+ * The operators' notice. The chat's title and the reason are written by users (or
+ * by the model from what a user wrote): each goes on a labelled line of its own, in
+ * quotes, one line, as a verbatim range the channel shows as code, where neither a
+ * link nor a command can be clicked and nothing reads as our own words.
+ */
+export function operatorsNotice(conversation: Pick<HandoffRow, "id" | "channel" | "platformChatId" | "title">, reason: string) {
+  let text = `Needs a human: conversation #${conversation.id} (${conversation.channel} chat ${conversation.platformChatId}).`;
+  const verbatim: { offset: number; length: number }[] = [];
+  const quoted = (label: string, value: string) => {
+    const clean = oneLineQuote(value);
+    if (!clean) return;
+    text += `\n${label}: `;
+    verbatim.push({ offset: text.length, length: clean.length });
+    text += clean;
+  };
+  if (conversation.title) quoted("Chat title, as set in the chat", conversation.title);
+  quoted("Reason, quoted as written", reason);
+  return { text, verbatim };
+}
+
+/** User text for one quoted line: no line breaks or invisible characters, at most 300 characters. */
+function oneLineQuote(value: string) {
+  const line = sanitizeInline(value, 300);
+  return line ? `"${line}"` : "";
 }
 
 /**

@@ -111,6 +111,15 @@ async function handoffByCommand(deps: TurnDeps, stored: Extract<StoreInboundResu
   try {
     await requestHandoff(deps, { conversationId: stored.conversationId, reason, by: agentAddress(agentName), replyTo });
   } catch (error) {
+    if ((error as { code?: string }).code === "rate_limited") {
+      // Recorded where operators look (the user's envelope), never a message or a notice more.
+      log.warn("handoff.user_limit", { conversationId: stored.conversationId });
+      await finishEnvelope(deps.db, stored.envelopeId, {
+        status: "done",
+        metadata: { handoff: { action: "request", via: "command", refused: (error as Error).message } },
+      });
+      return;
+    }
     if ((error as { code?: string }).code === "conflict") {
       await remindWaiting(deps, stored.conversationId, replyTo).catch((e) =>
         log.error("handoff.reminder_failed", { conversationId: stored.conversationId, error: (e as Error).message }),

@@ -181,7 +181,7 @@ export async function executeTurn(
         if (!(e instanceof AppError)) log.warn("agent.handoff_failed", { envelopeId: envelope.id, error: (e as Error).message });
         outcome = {
           error:
-            e instanceof AppError && e.code === "conflict"
+            e instanceof AppError && (e.code === "conflict" || e.code === "rate_limited")
               ? `not handed off: ${e.message}`
               : "the handoff failed; answer the user yourself",
         };

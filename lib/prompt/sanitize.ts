@@ -189,10 +189,14 @@ export function readsAsStructure(line: string): boolean {
  * adding "..." when something was cut.
  */
 export function truncate(text: string, max: number): string {
-  if ([...text].length <= max) return text;
+  const codePoints = [...text];
+  if (codePoints.length <= max) return text;
+  // Only the head is segmented (segmenting 70,000 characters takes seconds): a boundary
+  // depends on the characters before it and the one after, all inside max + 1.
+  const head = codePoints.slice(0, max + 1).join("");
   let out = "";
   let count = 0;
-  for (const { segment } of new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text)) {
+  for (const { segment } of new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(head)) {
     const n = [...segment].length;
     if (count + n > max) {
       // One grapheme longer than the whole budget (a letter under a pile of marks): its first code points.
@@ -281,12 +285,25 @@ export function userLabel(name: string | null | undefined): string {
 const labels = new Map<string, string>();
 
 /**
- * For message bodies: canonical text, line breaks kept; a line that could be
+ * The most of one message body the prompt carries, in code points of its canonical
+ * form: the longest a platform sends (LINE: 5,000). Cut after normalizing, never
+ * before: NFKC makes up to 18 characters of one (U+FDFA), so a cap on the raw text
+ * would let ten legal messages grow the prompt fourteenfold.
+ */
+export const MAX_BODY_CHARS = 5000;
+
+/** Canonical text cut to `maxChars` code points after normalizing (see MAX_BODY_CHARS). */
+export function canonicalCapped(text: string, maxChars = MAX_BODY_CHARS): string {
+  return truncate(canonicalText(text), maxChars);
+}
+
+/**
+ * For message bodies (cut to `maxChars` after normalizing): canonical text, line breaks kept; a line that could be
  * read as structure (a header, an annotation, a role marker, or a look-alike
  * of one) gets a leading backslash, which the system prompt explains.
  */
-export function sanitizeBody(text: string): string {
-  return canonicalText(text)
+export function sanitizeBody(text: string, maxChars = MAX_BODY_CHARS): string {
+  return truncate(canonicalText(text), maxChars)
     .split("\n")
     .map((line) => (readsAsStructure(line) ? `\\${line}` : line))
     .join("\n");

@@ -16,6 +16,7 @@ import { openDb, postgresPoolSize, type Database } from "../db/database";
 import { env, type Env } from "../env";
 import type { EventBus } from "../events/bus";
 import { startPostgresRelay, type Relay } from "../events/postgres-relay";
+import { LiveStreams } from "../events/live-streams";
 import { dispatchEnvelope } from "../pipeline/dispatch";
 import { housekeeping } from "../pipeline/housekeeping";
 import { ingestEvent } from "../pipeline/ingest";
@@ -64,6 +65,8 @@ export type App = {
   events: EventBus;
   /** On PostgreSQL: carries events between instances (LISTEN/NOTIFY); null on SQLite (one process). */
   relay: Relay | null;
+  /** The open GET /api/v1/events streams, capped per session and in all. */
+  liveStreams: LiveStreams;
 };
 
 const holder = globalThis as unknown as { __switchboardContext?: Promise<App> };
@@ -174,6 +177,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     setupCode,
     events: db.events,
     relay,
+    liveStreams: new LiveStreams({ perHolder: e.LIVE_STREAMS_PER_SESSION, total: e.LIVE_STREAMS_TOTAL }),
   };
 }
 

@@ -1,5 +1,12 @@
 import { z } from "zod";
+import { agentNameProblem } from "../envelope/address";
 import { defaultModelPrices, modelPricesSchema } from "../usage/prices";
+
+/** An agent's name, as in its address agent:<name>. */
+const agentName = z.string().superRefine((name, ctx) => {
+  const problem = agentNameProblem(name);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
 
 /**
  * Operator-tunable thresholds. Stored one row per key; anything missing falls
@@ -39,10 +46,7 @@ export const settingsSchema = z.object({
    */
   answerChatSenders: z.enum(["anonymous_admins", "all", "none"]).default("anonymous_admins"),
   /** The agent's name, as in its address agent:<name>. */
-  agentName: z
-    .string()
-    .regex(/^[a-z0-9_-]{1,32}$/, "lowercase letters, digits, _ and - (1–32)")
-    .default("main"),
+  agentName: agentName.default("main"),
   /** Extra instructions for the agent (persona, tone). */
   agentInstructions: z.string().max(4000).default("You are a helpful assistant in a chat."),
   /** Conversations answered at once; null = the server's WORKER_CONCURRENCY. */
@@ -52,7 +56,7 @@ export const settingsSchema = z.object({
   /** Quiet time (ms) after a user's last message before answering, so a burst gets one answer; null = BURST_DEBOUNCE_MS. */
   burstDebounceMs: z.number().int().min(0).max(60_000).nullable().default(null),
   /** Channel adapters each agent may send to: { "main": ["telegram"] }. */
-  agentBindings: z.record(z.string(), z.array(z.string())).default({ main: ["telegram", "line"] }),
+  agentBindings: z.record(agentName, z.array(z.string().max(32)).max(16)).default({ main: ["telegram", "line"] }),
   /** A user's message that is exactly this command hands the conversation to a human at once (no model needed). */
   handoffCommand: z
     .string()
@@ -86,6 +90,12 @@ export const settingsSchema = z.object({
    * then is sent once as usual. Off where the Bot API lacks the method (GET /status says so).
    */
   streamDrafts: z.boolean().default(true),
+  /**
+   * Handoffs one user may start (the command, or the agent's tool in answer to them)
+   * within an hour, across all their conversations: a forum's topics are each a
+   * conversation, and one user must not fill the inbox and the operators' chat.
+   */
+  handoffsPerUserPerHour: z.number().int().min(1).max(1000).default(3),
   /** A Telegram chat the bot tells about each new handoff (operators' group); null = none. */
   handoffTelegramChatId: z
     .string()

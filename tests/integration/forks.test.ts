@@ -219,6 +219,33 @@ describe.each(databases)("forks on $name", ({ open }) => {
     expect((await conversation()).activeForkId).toBe(interactive.id);
   });
 
+  it("twenty resumes at once (a double click, or many): one interactive fork becomes active, the losers change nothing", async () => {
+    const { fork } = await withBackgroundPost();
+    const results = await Promise.allSettled(Array.from({ length: 20 }, () => resumeFork(h.t.db, fork.id, "operator:admin")));
+    const won = results.filter((r) => r.status === "fulfilled");
+    const lost = results.filter((r) => r.status === "rejected");
+    // Losers either saw the winner already active (continue: the same fork back) or were refused (409).
+    for (const r of lost) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: "conflict" });
+    expect(new Set(won.map((r) => (r as PromiseFulfilledResult<{ id: number }>).value.id)).size).toBe(1);
+    const children = await h.t.db.prisma.fork.findMany({ where: { parentForkId: fork.id } });
+    expect(children).toHaveLength(1);
+    expect(children[0]).toMatchObject({ kind: "interactive", status: "active" });
+    expect((await conversation()).activeForkId).toBe(children[0]!.id);
+
+    // Reopening an exited interactive fork at once, twice over: still one active fork.
+    await exitFork(h.t.app.turnDeps, children[0]!.id, "discard", "operator:admin");
+    const other = await startBackgroundTask(h.t.db, { conversationId: (await conversation()).id, task: "another", from: "operator:admin" });
+    h.t.app.worker.kick();
+    await h.t.settle();
+    await Promise.allSettled([
+      ...Array.from({ length: 10 }, () => resumeFork(h.t.db, children[0]!.id, "operator:admin")),
+      ...Array.from({ length: 10 }, () => resumeFork(h.t.db, other.fork.id, "operator:admin")),
+    ]);
+    const active = await h.t.db.prisma.fork.findMany({ where: { kind: "interactive", status: "active" } });
+    expect(active).toHaveLength(1);
+    expect((await conversation()).activeForkId).toBe(active[0]!.id);
+  });
+
   it("background forks older than the TTL are expired by the sweep, not at read time", async () => {
     const { fork } = await withBackgroundPost();
     expect((await h.t.db.prisma.fork.findUniqueOrThrow({ where: { id: fork.id } })).status).toBe("done");

@@ -5,6 +5,7 @@ import { createFork, setActiveFork } from "@/lib/db/forks";
 import { operatorPatchBody } from "@/lib/api/operators";
 import { changeDisplayName } from "@/lib/auth/operators";
 import { defaultSettings } from "@/lib/settings/schema";
+import { updateSettings } from "@/lib/settings/store";
 import { BOT, group, update } from "../fixtures/telegram";
 import { useScriptedApp } from "../helpers/harness";
 
@@ -16,6 +17,57 @@ describe("human handoff under hostile input", () => {
   const { start, sendTexts } = app;
   const conversation = () => app.t.db.prisma.conversation.findFirstOrThrow();
   const command = (text: string) => ({ text, entities: [{ type: "bot_command", offset: 0, length: text.split(/\s/)[0].length }] });
+
+  it("one user asking for a person in many forum topics: three handoffs in the hour, the rest refused and recorded; notices quote the user's text inertly", async () => {
+    await start(null);
+    await updateSettings(app.t.db, { handoffTelegramChatId: "-100777" }, "test");
+    const forum = { id: -1009999, type: "supergroup" as const, title: "Help forum" };
+    const inTopic = (topic: number, from = { id: 666, first_name: "Mallory" }) =>
+      update({
+        chat: forum,
+        from,
+        extra: { message_thread_id: topic, is_topic_message: true },
+        ...command(`/human@${BOT.username} click http://phish.example`),
+      });
+    for (let topic = 101; topic <= 110; topic++) {
+      expect((await app.t.post(inTopic(topic))).status).toBe(200);
+      await app.t.settle();
+    }
+    expect(await listOpenHandoffs(app.t.db)).toHaveLength(3);
+    const toUser = app.telegram.sends().filter((c) => String(c.body.chat_id) === String(forum.id));
+    expect(toUser.map((c) => c.body.text)).toEqual([WAITING, WAITING, WAITING]);
+    const notices = app.telegram.sends().filter((c) => String(c.body.chat_id) === "-100777");
+    expect(notices).toHaveLength(3);
+    // The refused requests are recorded on the user's envelopes, where operators look.
+    const refused = (await app.t.db.prisma.envelope.findMany()).filter(
+      (e) => (e.metadata as { handoff?: { refused?: string } }).handoff?.refused,
+    );
+    expect(refused).toHaveLength(7);
+    expect((refused[0]!.metadata as { handoff: { refused: string } }).handoff.refused).toMatch(/handoffsPerUserPerHour/);
+
+    // The notice: user text on labelled lines, quoted, each range a code entity (no link, no preview).
+    const notice = notices[0]!.body as {
+      text: string;
+      entities: { type: string; offset: number; length: number }[];
+      link_preview_options: unknown;
+    };
+    expect(notice.text).toMatch(/^Needs a human: conversation #\d+ \(telegram chat -1009999:topic:101\)\./);
+    const quoted = notice.entities.map((e) => notice.text.slice(e.offset, e.offset + e.length));
+    expect(notice.entities.every((e) => e.type === "code")).toBe(true);
+    expect(quoted).toContain('"the user asked for a human: click http://phish.example"');
+    expect(notice.text).toContain('Reason, quoted as written: "the user asked for a human: click http://phish.example"');
+    expect(notice.link_preview_options).toEqual({ is_disabled: true });
+
+    // Another user is not held back by Mallory's limit.
+    await app.t.post(inTopic(200, { id: 777, first_name: "Bob" }));
+    await app.t.settle();
+    expect(await listOpenHandoffs(app.t.db)).toHaveLength(4);
+    // Sent all at once (Telegram delivers concurrently), a third user's requests still make three.
+    const carol = { id: 888, first_name: "Carol" };
+    await Promise.all(Array.from({ length: 8 }, (_, i) => app.t.post(inTopic(300 + i, carol))));
+    await app.t.settle();
+    expect(await listOpenHandoffs(app.t.db)).toHaveLength(7);
+  });
 
   it("/human@OtherBot in a group is for the other bot: ours stays with the agent", async () => {
     await start(null);
@@ -204,6 +256,25 @@ describe("human handoff under hostile input", () => {
     expect(operatorPatchBody.safeParse({ displayName: "Eve\u202e" }).success).toBe(false);
     expect(operatorPatchBody.parse({ displayName: "   " })).toEqual({ displayName: null });
     expect(operatorPatchBody.parse({ displayName: " Zoë Ng " })).toEqual({ displayName: "Zoë Ng" });
+  });
+
+  it("a display name may not read as another operator's name or the agent's: case, look-alikes and separators do not make it another", async () => {
+    await start(null);
+    const alice = await app.t.db.prisma.operator.create({ data: { name: "alice", passwordHash: "scrypt$x$y" } });
+    const bob = await app.t.db.prisma.operator.create({ data: { name: "bob", passwordHash: "scrypt$x$y", displayName: "Bob Builder" } });
+    const asAlice = { operator: alice, role: "agent" as const, via: "session" as const };
+    for (const name of ["bob", "BOB", "B\u043Eb", "b.o.b", "Bob Builder", "bob_builder", "main", "MAIN", "Agent", "system", "Bot"]) {
+      await expect(changeDisplayName(app.t.db, asAlice, alice.id, name), name).rejects.toMatchObject({ code: "conflict" });
+    }
+    expect((await app.t.db.prisma.operator.findUniqueOrThrow({ where: { id: alice.id } })).displayName).toBeNull();
+    // Her own name in another form, or a name of her own, is fine.
+    await changeDisplayName(app.t.db, asAlice, alice.id, "Alice");
+    await changeDisplayName(app.t.db, asAlice, alice.id, "Alice (billing)");
+    expect((await app.t.db.prisma.operator.findUniqueOrThrow({ where: { id: alice.id } })).displayName).toBe("Alice (billing)");
+    // Nor may the API token give one operator another's name.
+    await expect(
+      changeDisplayName(app.t.db, { operator: { id: 0, name: "api" }, role: "admin", via: "token" }, bob.id, "Alice (billing)"),
+    ).rejects.toMatchObject({ code: "conflict" });
   });
 
   it("the inbox lists the users still waiting first (longest first), then the handoffs an operator has", async () => {

@@ -5,13 +5,16 @@ import { EventBus, type LiveEvent } from "@/lib/events/bus";
 import { createHash } from "node:crypto";
 import { RESYNC, startPostgresRelay } from "@/lib/events/postgres-relay";
 import { postgresTarget } from "@/lib/db/migrations.mjs";
-import { eventStreamResponse } from "@/lib/http/event-stream";
+import { eventStreamResponse, MAX_UNREAD_BYTES } from "@/lib/http/event-stream";
+import { POST as logoutRoute } from "@/app/api/auth/logout/route";
+import { createSession, findLiveSessionById } from "@/lib/db/operators";
+import { LiveStreams } from "@/lib/events/live-streams";
 import { openDb } from "@/lib/db/database";
 import { update } from "../fixtures/telegram";
 import { startTestApp } from "../helpers/app";
 import { databases, hasPostgres, postgresTestDb } from "../helpers/db";
 import { startFakeTelegram } from "../helpers/fake-telegram";
-import { useRoutedApp } from "../helpers/route-app";
+import { installRouteApp, useRoutedApp } from "../helpers/route-app";
 
 const TOKEN = "live-events-token-0123456789";
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -49,7 +52,7 @@ describe.each(databases)("live events and the timeline API ($name)", ({ open }) 
     expect(app.t.db.events.listenerCount()).toBe(0);
   });
 
-  it("a bad token or a forged cookie is a 401 with no subscription; 200 streams opened and dropped leave no listener", async () => {
+  it("a bad token or a forged cookie is a 401 with no subscription; streams opened and dropped leave no listener and free their places", async () => {
     for (const headers of [
       { authorization: "Bearer wrong-token-0123456789" },
       { authorization: "Basic abc" },
@@ -58,23 +61,108 @@ describe.each(databases)("live events and the timeline API ($name)", ({ open }) 
       expect((await eventsRoute(new Request("http://localhost/api/v1/events", { headers }), route({}))).status).toBe(401);
     }
     expect(app.t.db.events.listenerCount()).toBe(0);
-    const streams = await Promise.all(
-      Array.from({ length: 200 }, async (_, i) => {
-        const abort = new AbortController();
-        const response = await eventsRoute(
-          new Request("http://localhost/api/v1/events", { headers: auth, signal: abort.signal }),
-          route({}),
-        );
-        return { abort, response, i };
-      }),
-    );
-    expect(app.t.db.events.listenerCount()).toBe(200);
-    // Half go away by the signal (a closed tab), half by cancelling the body (a proxy dropping it).
-    for (const { abort, response, i } of streams) {
-      if (i % 2) abort.abort();
-      else await response.body!.cancel();
+    const perSession = app.t.app.liveStreams.limits.perHolder;
+    for (let round = 0; round < 20; round++) {
+      const streams = await Promise.all(
+        Array.from({ length: perSession }, async (_, i) => {
+          const abort = new AbortController();
+          const response = await eventsRoute(
+            new Request("http://localhost/api/v1/events", { headers: auth, signal: abort.signal }),
+            route({}),
+          );
+          expect(response.status).toBe(200);
+          return { abort, response, i };
+        }),
+      );
+      expect(app.t.db.events.listenerCount()).toBe(perSession);
+      // Half go away by the signal (a closed tab), half by cancelling the body (a proxy dropping it).
+      for (const { abort, response, i } of streams) {
+        if (i % 2) abort.abort();
+        else await response.body!.cancel();
+      }
+      expect(app.t.db.events.listenerCount()).toBe(0);
+      expect(app.t.app.liveStreams.size).toBe(0);
     }
-    expect(app.t.db.events.listenerCount()).toBe(0);
+  });
+
+  it("caps streams per session and in all: past a cap a new stream is refused with a sentence, and a freed place is taken again", async () => {
+    const streams = new LiveStreams({ perHolder: 3, total: 5 });
+    installRouteApp({ ...app.t.app, liveStreams: streams }, TOKEN);
+    const operator = await app.t.db.prisma.operator.create({ data: { name: "ann", passwordHash: "x" } });
+    const cookies: string[] = [];
+    for (const token of ["session-token-one-0123456789", "session-token-two-0123456789"]) {
+      await createSession(app.t.db, { operatorId: operator.id, token, csrfToken: "c", expiresAt: new Date(Date.now() + 3_600_000) });
+      cookies.push(`sb_session=${token}`);
+    }
+    const open = async (headers: Record<string, string>) => {
+      const abort = new AbortController();
+      const response = await eventsRoute(new Request("http://localhost/api/v1/events", { headers, signal: abort.signal }), route({}));
+      return { abort, response };
+    };
+    const first = [await open({ cookie: cookies[0]! }), await open({ cookie: cookies[0]! }), await open({ cookie: cookies[0]! })];
+    expect(first.map((s) => s.response.status)).toEqual([200, 200, 200]);
+    const fourth = await open({ cookie: cookies[0]! });
+    expect(fourth.response.status).toBe(429);
+    expect(((await fourth.response.json()) as { error: { message: string } }).error.message).toMatch(
+      /at most 3 live-event streams per session/,
+    );
+    // Another session has its own places, up to the process's cap.
+    const second = [await open({ cookie: cookies[1]! }), await open({ cookie: cookies[1]! })];
+    expect(second.map((s) => s.response.status)).toEqual([200, 200]);
+    const full = await open(auth);
+    expect(full.response.status).toBe(503);
+    expect(((await full.response.json()) as { error: { message: string } }).error.message).toMatch(/maximum of 5 live-event streams/);
+    expect(app.t.db.events.listenerCount()).toBe(5);
+    // A closed stream frees its place.
+    first[0]!.abort.abort();
+    expect(streams.size).toBe(4);
+    expect((await open(auth)).response.status).toBe(200);
+    for (const s of [...first, ...second]) s.abort.abort();
+  });
+
+  it("a stream ends when its session signs out, and only that session's streams", async () => {
+    const operator = await app.t.db.prisma.operator.create({ data: { name: "ann", passwordHash: "x" } });
+    const expiresAt = new Date(Date.now() + 3_600_000);
+    await createSession(app.t.db, { operatorId: operator.id, token: "leaving-token-0123456789", csrfToken: "c1", expiresAt });
+    await createSession(app.t.db, { operatorId: operator.id, token: "staying-token-0123456789", csrfToken: "c2", expiresAt });
+    const open = (token: string) =>
+      eventsRoute(new Request("http://localhost/api/v1/events", { headers: { cookie: `sb_session=${token}` } }), route({}));
+    const leaving = await open("leaving-token-0123456789");
+    const staying = await open("staying-token-0123456789");
+    expect([leaving.status, staying.status]).toEqual([200, 200]);
+    const signedOut = await logoutRoute(
+      new Request("http://localhost/api/auth/logout", {
+        method: "POST",
+        headers: { cookie: "sb_session=leaving-token-0123456789", origin: "http://localhost", host: "localhost" },
+      }),
+      route({}),
+    );
+    expect(signedOut.status).toBe(200);
+    expect((await readUntil(leaving.body!, () => false)).ended).toBe(true);
+    expect(app.t.db.events.listenerCount()).toBe(1);
+    expect(app.t.app.liveStreams.size).toBe(1);
+    await staying.body!.cancel();
+  });
+
+  it("a stream whose session is revoked elsewhere (deleted, expired) ends at its next heartbeat", async () => {
+    const operator = await app.t.db.prisma.operator.create({ data: { name: "ann", passwordHash: "x" } });
+    const session = await createSession(app.t.db, {
+      operatorId: operator.id,
+      token: "revoked-token-0123456789",
+      csrfToken: "c",
+      expiresAt: new Date(Date.now() + 3_600_000),
+    });
+    const bus = new EventBus();
+    const response = eventStreamResponse(bus, new AbortController().signal, {
+      heartbeatMs: 20,
+      stillAuthorized: async () => (await findLiveSessionById(app.t.db, session.id, new Date())) !== null,
+    });
+    const reader = response.body!;
+    const heartbeats = await readUntil(reader, (frame) => frame.startsWith(": heartbeat"));
+    expect(heartbeats.ended).toBe(false);
+    await app.t.db.prisma.operatorSession.delete({ where: { id: session.id } });
+    expect((await readUntil(reader, () => false)).ended).toBe(true);
+    expect(bus.listenerCount()).toBe(0);
   });
 
   it("streams a message event after an ingest, and closes cleanly when the client goes away", async () => {
@@ -268,6 +356,25 @@ describe("the event stream", () => {
       })(),
     ).rejects.toThrow(/too slow/);
     expect(frames).toBeLessThan(10_000);
+  });
+
+  it("counts a slow reader's unread bytes, not frames: dropped once they would pass MAX_UNREAD_BYTES, never before", async () => {
+    const bus = new EventBus();
+    const response = eventStreamResponse(bus, new AbortController().signal, { heartbeatMs: 60_000 });
+    const frame = (i: number) => `event: message\ndata: ${JSON.stringify({ type: "message", conversationId: 1, messageId: i })}\n\n`;
+    let unread = Buffer.byteLength("retry: 3000\n: connected\n\n");
+    let i = 0;
+    while (bus.listenerCount() === 1 && i < 100_000) {
+      const next = Buffer.byteLength(frame(i));
+      bus.publish({ type: "message", conversationId: 1, messageId: i++ });
+      if (bus.listenerCount() === 1) unread += next;
+      else expect(unread + next).toBeGreaterThan(MAX_UNREAD_BYTES);
+    }
+    expect(bus.listenerCount()).toBe(0);
+    expect(unread).toBeLessThanOrEqual(MAX_UNREAD_BYTES);
+    // Larger frames fill the allowance sooner than small ones: bytes decide, whatever the count.
+    expect(i).toBeGreaterThan(256);
+    await response.body!.cancel().catch(() => {});
   });
 
   it("a client that reads keeps its stream however many events pass", async () => {

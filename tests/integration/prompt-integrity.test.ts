@@ -57,6 +57,20 @@ describe.each(databases)("a hostile chat's prompt, end to end, on $name", ({ ope
     expect(prompt.system).not.toMatch(/Mallory|Team|im_start/);
   });
 
+  it("normalization cannot inflate the prompt: ten legal 4,096-character messages of U+FDFA stay near their size", async () => {
+    // NFKC makes 18 characters of U+FDFA; the body is cut after normalizing (MAX_BODY_CHARS, 5,000).
+    for (let i = 1; i <= 10; i++) await h.t.post(update({ messageId: i, text: "\uFDFA".repeat(4096), date: T0 + i }));
+    await h.t.settle();
+    const prompt = lastPrompt(h.llm);
+    const size = prompt.messages.reduce((sum, m) => sum + String(m.content).length, 0);
+    // Ten bodies of at most 5,000 characters and their headers; unbounded, this was 593,042.
+    expect(size).toBeLessThan(10 * 5_100);
+    const bodies = prompt.messages.map((m) => String(m.content).split("\n").pop()!);
+    expect(Math.max(...bodies.map((b) => [...b].length))).toBeLessThanOrEqual(5_003); // 5,000 and "..."
+    expect(bodies.at(-1)).toMatch(/^(صلى الله عليه وسلم){200}/);
+    expect(bodies.at(-1)).toMatch(/\.\.\.$/);
+  });
+
   it("line separators, look-alikes, tokens of other families and tag characters never become structure", async () => {
     const tag = (s: string) => [...s].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join("");
     const body = [

@@ -111,6 +111,19 @@ describe("sign-in throttling", () => {
     expect(throttle.check("198.51.100.8", "nobody-new", 1)).toMatchObject({ ok: true });
   });
 
+  it("under a flood from many addresses, an operator who signed in before from their address is hashed first, never turned away as busy", async () => {
+    expect(await attempt(testDb, "admin", "the-right-password", "203.0.113.77")).toBe("ok");
+    const flood = Array.from({ length: 120 }, (_, i) => attempt(testDb, `stranger${i}`, "x", `198.18.${i >> 8}.${i & 255}`));
+    // The strangers' lane is full: a newcomer is turned away as busy...
+    await expect.poll(() => passwordWork().waiting, { timeout: 10_000 }).toBeGreaterThanOrEqual(32);
+    expect(await attempt(testDb, "newcomer", "x", "203.0.113.200")).toBe("rate_limited");
+    // ...while the known operator waits in the first lane and gets in.
+    expect(await attempt(testDb, "admin", "the-right-password", "203.0.113.77")).toBe("ok");
+    const results = await Promise.all(flood);
+    expect(results).toContain("rate_limited");
+    expect(passwordWork().running).toBe(0);
+  }, 60_000);
+
   it("a flood of sign-ins runs one password hash at a time and turns the excess away", async () => {
     const results = await Promise.all(Array.from({ length: 80 }, (_, i) => attempt(testDb, `flood${i}`, "x", `192.0.2.${i}`)));
     expect(passwordWork().peak).toBe(1);

@@ -6,6 +6,7 @@ export type HandoffSettings = {
   handoffTimeoutMinutes: number;
   handoffTimeoutMessage: string;
   handoffGuidance: string;
+  handoffsPerUserPerHour: number;
   handoffTelegramChatId: string | null;
 };
 
@@ -64,6 +65,15 @@ export function HandoffSettingsFields({
         onChange={(e) => onChange({ handoffGuidance: e.target.value })}
       />
       {error("handoffGuidance")}
+      <label htmlFor="handoffsPerUserPerHour">Handoffs one user may start per hour</label>
+      <input
+        id="handoffsPerUserPerHour"
+        type="number"
+        value={String(draft.handoffsPerUserPerHour)}
+        onChange={(e) => onChange({ handoffsPerUserPerHour: e.target.value === "" ? ("" as never) : Number(e.target.value) })}
+      />
+      <div className="muted">Across all their chats and forum topics; past it their requests are recorded, not handed off.</div>
+      {error("handoffsPerUserPerHour")}
       <label htmlFor="handoffTelegramChatId">Operators&apos; Telegram chat id (optional)</label>
       <input
         id="handoffTelegramChatId"

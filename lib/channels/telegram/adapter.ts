@@ -210,6 +210,13 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
                 ? { message_id: Number(request.replyToPlatformId), allow_sending_without_reply: true }
                 : undefined,
             message_thread_id: threadId ? Number(threadId) : undefined,
+            // Ranges of user text: code entities (nothing clickable), no preview of any link in it.
+            ...(request.verbatim?.length && parts.length === 1
+              ? {
+                  entities: request.verbatim.map((range) => ({ type: "code" as const, ...range })),
+                  link_preview_options: { is_disabled: true },
+                }
+              : {}),
           });
           first ??= { platformMessageId: String(sent.message_id), sentAt: new Date(sent.date * 1000) };
         }

@@ -1,4 +1,4 @@
-import { setupFirstOperator, setupSchema, signIn } from "@/lib/auth/operators";
+import { setupFirstOperator, setupRequestSchema, signIn } from "@/lib/auth/operators";
 import { AppError } from "@/lib/errors";
 import { withErrors } from "@/lib/http/api";
 import { clientKey, isSecure, sameOrigin, sessionCookies } from "@/lib/http/cookies";
@@ -10,8 +10,7 @@ import { readJson } from "@/lib/http/respond";
  */
 export const POST = withErrors(async ({ request, ctx }) => {
   if (!sameOrigin(request)) throw new AppError("forbidden", "cross-origin setup refused");
-  const input = await readJson(request, setupSchema, 16 * 1024);
-  await setupFirstOperator(ctx.db, input, ctx.setupCode);
+  const input = await setupFirstOperator(ctx.db, await readJson(request, setupRequestSchema, 16 * 1024), ctx.setupCode);
   const session = await signIn(
     ctx.db,
     { name: input.name, password: input.password },
