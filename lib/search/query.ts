@@ -51,8 +51,9 @@ export const MAX_TERMS = 12;
  */
 export type SearchTerm = { kind: "word"; parts: string[] } | { kind: "substring"; text: string };
 
-const WORD = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’ʼ][\p{L}\p{N}][\p{L}\p{M}\p{N}]*)*/gu;
-const APOSTROPHE = /['’ʼ]/;
+// U+02BC (ʼ) is a letter to both tokenizers, so it stays inside its word.
+const WORD = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’][\p{L}\p{N}][\p{L}\p{M}\p{N}]*)*/gu;
+const APOSTROPHE = /['’]/;
 
 function words(text: string): string[] {
   return text.normalize("NFKC").toLowerCase().match(WORD) ?? [];
@@ -69,7 +70,8 @@ export function searchTerms(text: string, max = MAX_TERMS): SearchTerm[] {
   const seen = new Set<string>();
   const terms: SearchTerm[] = [];
   for (const word of words(text)) {
-    const parts = word.split(APOSTROPHE);
+    const parts = word.split(APOSTROPHE).filter(Boolean);
+    if (parts.length === 0) continue;
     const key = parts.join("'");
     if (seen.has(key)) continue;
     seen.add(key);

@@ -199,6 +199,9 @@ describe.each(databases)("GET /api/v1/search ($name)", ({ open }) => {
     "\u0000",
     '\'; DROP TABLE "Message"; --',
     "x ".repeat(250),
+    "l' ’s ʼ it'",
+    "½ ⅸ ǅ ß̈",
+    "o''reilly a’’b",
     "a".repeat(64),
   ])("a hostile query %j is a 200, never a 500", async (q) => {
     await app.t.post(update({ chat: group, text: "and near or not" }));
