@@ -37,15 +37,20 @@ export const searchResponse = z.strictObject({
       /** user, agent, operator or system: with senderName, what the console shows as the sender. */
       senderKind: z.string(),
       conversationTitle: z.string().nullable(),
+      /** The conversation's platform: telegram or line. */
+      channel: z.string(),
     }),
   ),
+  /** The search stopped at its time limit (3 s): `results` are what it found by then; narrow it (conversation, sender, dates) to find more. */
+  incomplete: z.boolean(),
 });
 
 export const operations = defineOperations([
   {
     method: "get",
     path: "/search",
-    summary: "Full-text search over message text, best matches first; words only (operators and quotes are ignored), every word must match",
+    summary:
+      "Search over message text, best matches first; words only (operators and quotes are ignored), every word must match, each as the start of a word; filters by conversation, sender kind, platform and date",
     query: searchQuerySchema,
     response: { status: 200, schema: searchResponse },
   },

@@ -5,9 +5,10 @@ import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
 import { postgresTarget, providerOf, sqlitePath } from "./migrations.mjs";
 import { SettingRowsCache } from "./settings-cache";
 import { EventBus } from "../events/bus";
-import { postgresSql, sqliteSql, type SqlRunner, type SqlValue } from "./sql";
+import { postgresSql, sqliteSql, sqliteValue, type SqlRunner, type SqlValue } from "./sql";
 import { SqliteConnection } from "./sqlite-connection";
 import { timedSql } from "../metrics/db";
+import { type BoundedRows, SqliteReadThread } from "./sqlite-read-thread";
 
 /**
  * The Prisma client type the code is written against. Both generated clients
@@ -48,6 +49,15 @@ export interface Database {
    * it joins the group commit.
    */
   write<T>(sql: string, ...params: SqlValue[]): Promise<T[]>;
+  /**
+   * A read that may be slow (message search over text anyone can send): it never
+   * runs on the request thread nor holds more than two of the pool's connections,
+   * and it stops at `deadline` (epoch ms), queue time included. `complete` is
+   * false when it stopped: `rows` are then what was read by then (SQLite, whose
+   * SQL calls within_deadline() per row to be stoppable mid-scan) or none
+   * (PostgreSQL: statement_timeout).
+   */
+  readBounded<T>(sql: string, params: SqlValue[], deadline: number): Promise<BoundedRows<T>>;
   /** The stored settings, cached for as long as this handle lives (lib/settings/store.ts reads through it). */
   readonly settingRows: SettingRowsCache;
   /** What changed, for open dashboard pages: writers publish after their commit (lib/events/bus.ts). */
@@ -101,6 +111,7 @@ export async function openDb(url: string, options: OpenOptions = {}): Promise<Da
       transaction: sql.transaction,
       read: sql.read,
       write: sql.write,
+      readBounded: sql.readBounded,
       settingRows: new SettingRowsCache(sql.read, false),
       close: async () => {
         await prisma.$disconnect();
@@ -119,6 +130,9 @@ export async function openDb(url: string, options: OpenOptions = {}): Promise<Da
   await prisma.$queryRawUnsafe("PRAGMA synchronous = NORMAL");
   await prisma.$queryRawUnsafe("PRAGMA foreign_keys = ON");
   const sql = timedSql(sqliteSql(connection), "sqlite");
+  const path = sqlitePath(url);
+  // A database in memory is this connection's alone: no thread can open it.
+  const readThread = path === ":memory:" ? undefined : new SqliteReadThread(path);
   return {
     prisma,
     dialect: "sqlite",
@@ -126,9 +140,16 @@ export async function openDb(url: string, options: OpenOptions = {}): Promise<Da
     transaction: sql.transaction,
     read: sql.read,
     write: sql.write,
+    readBounded: async <T>(text: string, params: SqlValue[], deadline: number) =>
+      readThread
+        ? readThread.read<T>(text, params.map(sqliteValue), deadline)
+        : { rows: await sql.read<T>(text.replaceAll("within_deadline()", "1"), ...params), complete: true },
     settingRows: new SettingRowsCache(sql.read, true),
     sqliteConnection: connection,
-    close: () => prisma.$disconnect(),
+    close: async () => {
+      await readThread?.close();
+      await prisma.$disconnect();
+    },
   };
 }
 

@@ -68,10 +68,31 @@ export function postgresSql(pool: pg.Pool, connections: number) {
         client.release(broken);
       }
     });
+  // Slow reads (search) take at most two of the pool's connections, whatever comes at once.
+  const slow = new PQueue({ concurrency: 2 });
+  const readBounded = <T>(sql: string, params: SqlValue[], deadline: number): Promise<{ rows: T[]; complete: boolean }> =>
+    slow.add(async () => {
+      const left = Math.floor(deadline - Date.now());
+      if (left <= 0) return { rows: [], complete: false };
+      try {
+        const rows = await byArrival(() =>
+          postgresTransaction(pool, async (runner) => {
+            await runner.all("SELECT set_config('statement_timeout', ?, true)", String(left));
+            return runner.all<T>(sql, ...params);
+          }),
+        );
+        return { rows, complete: true };
+      } catch (error) {
+        // 57014: canceled by statement_timeout.
+        if ((error as { code?: string }).code === "57014") return { rows: [], complete: false };
+        throw error;
+      }
+    }) as Promise<{ rows: T[]; complete: boolean }>;
   return {
     transaction: <T>(fn: (sql: SqlRunner) => Promise<T>): Promise<T> => byArrival(() => postgresTransaction(pool, fn)),
     read: single,
     write: single,
+    readBounded,
   };
 }
 

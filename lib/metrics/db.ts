@@ -12,7 +12,7 @@ type SqlPath = {
  * transaction's work, and how long a transaction waited before its work began
  * (the PostgreSQL pool; on SQLite the group commit and the connection's lock).
  */
-export function timedSql(sql: SqlPath, dialect: string): SqlPath {
+export function timedSql<S extends SqlPath>(sql: S, dialect: string): S {
   const timed =
     (kind: "read" | "write") =>
     async <T>(text: string, ...params: SqlValue[]): Promise<T[]> => {
@@ -26,6 +26,7 @@ export function timedSql(sql: SqlPath, dialect: string): SqlPath {
       }
     };
   return {
+    ...sql,
     read: timed("read"),
     write: timed("write"),
     transaction: async <T>(fn: (runner: SqlRunner) => Promise<T>): Promise<T> => {

@@ -22,6 +22,12 @@ const sqliteDatabaseFilters = {
     "MessageSearch_docsize",
     "MessageSearch_config",
     "MessageSearch_content",
+    "MessageTrigram",
+    "MessageTrigram_data",
+    "MessageTrigram_idx",
+    "MessageTrigram_docsize",
+    "MessageTrigram_config",
+    "MessageTrigram_content",
   ],
   externalEnums: [],
 };

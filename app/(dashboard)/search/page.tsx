@@ -1,8 +1,18 @@
-import { SearchResults } from "./search-results";
+import { type SearchParams, SearchResults } from "./search-results";
 
-export default async function SearchPage({ searchParams }: { searchParams: Promise<{ q?: string | string[] }> }) {
-  const { q } = await searchParams;
-  const text = Array.isArray(q) ? (q[0] ?? "") : (q ?? "");
-  // Keyed by the query: a new search starts from its own text.
-  return <SearchResults key={text} initial={text} />;
+type Params = Record<string, string | string[] | undefined>;
+
+/** The search's own parameters from the address: a search is a link that can be shared or reloaded. */
+const KEYS = ["q", "conversationId", "sender", "channel", "from", "to"] as const;
+
+export default async function SearchPage({ searchParams }: { searchParams: Promise<Params> }) {
+  const raw = await searchParams;
+  const params: SearchParams = {};
+  for (const key of KEYS) {
+    const value = raw[key];
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first) params[key] = first;
+  }
+  // Keyed by the search: a new one starts from its own text and filters.
+  return <SearchResults key={JSON.stringify(params)} initial={params} />;
 }

@@ -8,60 +8,155 @@ import { api } from "../_lib/api";
 import { useSenderLabel } from "../_lib/sender";
 import { Snippet } from "../_lib/snippet";
 import { clock } from "../_lib/time";
-import type { SearchResult } from "../_lib/types";
+import type { ConversationSummary, SearchResult } from "../_lib/types";
 
-type Result = SearchResult;
+/** The search's parameters as the address holds them (the API's query). */
+export type SearchParams = Partial<Record<"q" | "conversationId" | "sender" | "channel" | "from" | "to", string>>;
 
-/** Full-text search over what was said; each result opens its conversation's timeline at the message. */
-export function SearchResults({ initial }: { initial: string }) {
+const SENDER_KINDS = [
+  ["user", "Users"],
+  ["agent", "Agent"],
+  ["operator", "Operators"],
+  ["system", "System"],
+] as const;
+
+/** A local calendar day (yyyy-mm-dd) as the instant it starts, for the API's `from`/`to`. */
+const dayStart = (day: string, plusDays = 0) => {
+  const [y, m, d] = day.split("-").map(Number);
+  return new Date(y!, m! - 1, d! + plusDays).toISOString();
+};
+/** The API's instant back as the local day a date field shows. */
+const dayOf = (iso: string | undefined, minusDays = 0) => {
+  if (!iso) return "";
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return "";
+  at.setDate(at.getDate() - minusDays);
+  return `${at.getFullYear()}-${String(at.getMonth() + 1).padStart(2, "0")}-${String(at.getDate()).padStart(2, "0")}`;
+};
+
+/** Search over what was said, narrowed by conversation, sender, platform and dates; each result opens its conversation at the message. */
+export function SearchResults({ initial }: { initial: SearchParams }) {
   const router = useRouter();
-  const [text, setText] = useState(initial);
+  const [text, setText] = useState(initial.q ?? "");
+  const [conversationId, setConversationId] = useState(initial.conversationId ?? "");
+  const [senders, setSenders] = useState<string[]>(initial.sender ? initial.sender.split(",") : []);
+  const [channel, setChannel] = useState(initial.channel ?? "");
+  const [from, setFrom] = useState(dayOf(initial.from));
+  // `to` is the start of the day after the last one shown.
+  const [to, setTo] = useState(dayOf(initial.to, 1));
   const label = useSenderLabel().sender;
-  const query = useQuery({
-    queryKey: ["search", initial],
-    queryFn: () => api<{ results: Result[] }>(`/search?q=${encodeURIComponent(initial)}`),
-    enabled: initial.trim().length > 0,
+  const conversations = useQuery({
+    queryKey: ["conversations", "for-search"],
+    queryFn: () => api<{ conversations: ConversationSummary[] }>("/conversations?take=500"),
   });
+  const query = new URLSearchParams(Object.entries(initial).filter((e): e is [string, string] => Boolean(e[1]))).toString();
+  const results = useQuery({
+    queryKey: ["search", query],
+    queryFn: () => api<{ results: SearchResult[]; incomplete: boolean }>(`/search?${query}`),
+    enabled: (initial.q ?? "").trim().length > 0,
+  });
+  const submit = () => {
+    const next = new URLSearchParams({ q: text });
+    if (conversationId) next.set("conversationId", conversationId);
+    if (senders.length > 0 && senders.length < SENDER_KINDS.length) next.set("sender", senders.join(","));
+    if (channel) next.set("channel", channel);
+    if (from) next.set("from", dayStart(from));
+    if (to) next.set("to", dayStart(to, 1));
+    router.push(`/search?${next.toString()}`);
+  };
+  const narrowed = Boolean(initial.conversationId || initial.sender || initial.channel || initial.from || initial.to);
   return (
     <>
       <h1>Search messages</h1>
       <form
         role="search"
-        className="row"
+        className="search-form"
         onSubmit={(e) => {
           e.preventDefault();
-          router.push(`/search?q=${encodeURIComponent(text)}`);
+          submit();
         }}
       >
-        <input
-          aria-label="Search message text"
-          type="search"
-          value={text}
-          onChange={(e) => setText(e.target.value)}
-          placeholder="Words from a message"
-          style={{ maxWidth: 520 }}
-        />
-        <button type="submit" className="primary">
-          Search
-        </button>
+        <div className="row">
+          <input
+            aria-label="Search message text"
+            type="search"
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            placeholder="Words from a message, or their beginnings"
+            style={{ maxWidth: 520 }}
+          />
+          <button type="submit" className="primary">
+            Search
+          </button>
+        </div>
+        <fieldset className="row search-filters">
+          <legend className="muted">Narrow to</legend>
+          <label>
+            Conversation{" "}
+            <select value={conversationId} onChange={(e) => setConversationId(e.target.value)}>
+              <option value="">All conversations</option>
+              {conversations.data?.conversations.map((c) => (
+                <option key={c.id} value={String(c.id)}>
+                  {c.topicName ? `${c.title ?? `Conversation ${c.id}`} › ${c.topicName}` : (c.title ?? `Conversation ${c.id}`)}
+                </option>
+              ))}
+            </select>
+          </label>
+          <span role="group" aria-label="Sender">
+            {SENDER_KINDS.map(([kind, name]) => (
+              <label key={kind}>
+                <input
+                  type="checkbox"
+                  checked={senders.includes(kind)}
+                  onChange={(e) => setSenders(e.target.checked ? [...senders, kind] : senders.filter((s) => s !== kind))}
+                />{" "}
+                {name}
+              </label>
+            ))}
+          </span>
+          <label>
+            Platform{" "}
+            <select value={channel} onChange={(e) => setChannel(e.target.value)}>
+              <option value="">Any</option>
+              <option value="telegram">Telegram</option>
+              <option value="line">LINE</option>
+            </select>
+          </label>
+          <label>
+            From <input type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
+          </label>
+          <label>
+            To <input type="date" value={to} onChange={(e) => setTo(e.target.value)} />
+          </label>
+        </fieldset>
       </form>
-      {query.isLoading && <p className="muted">Searching…</p>}
-      {query.isError && (
+      {results.isLoading && <p className="muted">Searching…</p>}
+      {results.isError && (
         <p className="error" role="alert">
-          Search failed: {query.error.message}
+          Search failed: {results.error.message}
         </p>
       )}
-      {query.data && query.data.results.length === 0 && <p className="muted">No message matches “{initial}”.</p>}
-      {query.data && query.data.results.length > 0 && (
+      {results.data?.incomplete && (
+        <p className="search-stopped" role="status">
+          The search stopped at its time limit: messages may be missing below. Narrow it by conversation, sender or dates.
+        </p>
+      )}
+      {results.data && results.data.results.length === 0 && !results.data.incomplete && (
+        <p className="muted">
+          No message matches “{initial.q}”{narrowed ? " with these filters" : ""}.
+        </p>
+      )}
+      {results.data && results.data.results.length > 0 && (
         <ol className="search-results" data-testid="search-results">
-          {query.data.results.map((r) => (
+          {results.data.results.map((r) => (
             <li key={r.messageId} data-testid="search-result">
               <Link href={`/conversations/${r.conversationId}?message=${r.messageId}`}>
                 <span className="muted">
-                  {r.conversationTitle ?? `Conversation ${r.conversationId}`} · {label(r.senderKind, r.senderName)} · {clock(r.sentAt)}
+                  {r.conversationTitle ?? `Conversation ${r.conversationId}`} ({r.channel === "line" ? "LINE" : "Telegram"}) ·{" "}
+                  {label(r.senderKind, r.senderName)} · <time dateTime={r.sentAt}>{clock(r.sentAt)}</time>
                 </span>
                 {r.deletedAt && <span className="badge warn">unsent</span>}
-                <span className="snippet">
+                <span className="snippet" dir="auto">
                   <Snippet markup={r.snippet} />
                 </span>
               </Link>
