@@ -103,7 +103,7 @@ export function confirmKeptMessage(db: Database, id: number, platformMessageId: 
 export function findReplyTarget(db: Database, id: number) {
   return db.prisma.message.findUnique({
     where: { id },
-    select: { id: true, conversationId: true, threadId: true, platformMessageId: true, platformTopicId: true },
+    select: { id: true, conversationId: true, threadId: true, platformMessageId: true, platformTopicId: true, forkId: true },
   });
 }
 
