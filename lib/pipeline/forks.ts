@@ -182,7 +182,15 @@ export async function resumeFork(db: Database, forkId: number, by: string) {
   const interactive =
     fork.kind === "background"
       ? await createFork(db, { kind: "interactive", status: "active", ...interactiveChildOf(fork, by) })
-      : await updateFork(db, fork.id, { status: "active", endedAt: null, idleWarnings: 0, lastActivityAt: new Date() });
+      : // Active again: how it ended last time (strategy, report) no longer describes it.
+        await updateFork(db, fork.id, {
+          status: "active",
+          endedAt: null,
+          exitStrategy: null,
+          summary: null,
+          idleWarnings: 0,
+          lastActivityAt: new Date(),
+        });
   if (!(await setActiveFork(db, fork.conversationId, interactive.id, null))) {
     throw new AppError("conflict", "another fork became active meanwhile; try again");
   }

@@ -61,7 +61,7 @@ export function SearchResults({ initial }: { initial: string }) {
                   {r.conversationTitle ?? `Conversation ${r.conversationId}`} · {label(r.senderKind, r.senderName)} · {clock(r.sentAt)}
                 </span>
                 {r.deletedAt && <span className="badge warn">unsent</span>}
-                <span className="snippet">
+                <span className="snippet" dir="auto">
                   <Snippet markup={r.snippet} />
                 </span>
               </Link>
