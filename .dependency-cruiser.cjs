@@ -34,11 +34,12 @@ module.exports = {
       name: "dashboard-client-takes-types-only",
       comment:
         "The dashboard's client modules take only types from lib/ (import type): server code must not reach the browser bundle. " +
-        "Server components (layout.tsx, page.tsx) may import lib/. The one exception is the envelope send schema, " +
-        "pure zod with no server code, which the compose form runs in the browser so it says exactly what the API says.",
+        "Server components (layout.tsx, page.tsx) may import lib/. The exceptions are the envelope send schema, " +
+        "pure zod with no server code, which the compose form runs in the browser so it says exactly what the API says, " +
+        "and the text limits (lib/channels/text-limit.ts, constants and a sentence, no imports), for the same reason.",
       severity: "error",
       from: { path: "^app/\\(dashboard\\)/", pathNot: "(^|/)(layout|page)\\.tsx$" },
-      to: { path: "^lib/", pathNot: "^lib/envelope/send-schema\\.ts$", dependencyTypesNot: ["type-only"] },
+      to: { path: "^lib/", pathNot: "^lib/(envelope/send-schema|channels/text-limit)\\.ts$", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "no-cycles-in-lib",

@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { pageCsp } from "./lib/http/csp";
+import { REQUEST_PATH_HEADER } from "./lib/http/return-path";
 
 /**
  * A Content-Security-Policy with a fresh nonce on every page: Next reads the
@@ -13,6 +14,8 @@ export function proxy(request: NextRequest) {
   const headers = new Headers(request.headers);
   headers.set("x-nonce", nonce);
   headers.set("content-security-policy", policy);
+  // The page asked for, so a page that needs a session can send the sign-in back to it (set here, never taken from the client).
+  headers.set(REQUEST_PATH_HEADER, `${request.nextUrl.pathname}${request.nextUrl.search}`);
   const response = NextResponse.next({ request: { headers } });
   response.headers.set("content-security-policy", policy);
   return response;

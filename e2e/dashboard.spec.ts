@@ -50,7 +50,8 @@ test("sign out, then pages and the API refuse the old session", async ({ page, d
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page).toHaveURL(/\/login$/);
   await page.goto("/settings");
-  await expect(page).toHaveURL(/\/login$/);
+  // Signed out: sent to sign in, which returns to the page asked for.
+  await expect(page).toHaveURL(/\/login\?next=%2Fsettings$/);
   const api = await page.request.get("/api/v1/conversations");
   expect(api.status()).toBe(401);
   const anonymous = await request.get("/api/v1/settings");

@@ -119,6 +119,8 @@ test("pause the agent in one conversation, see the charts, and use the console a
   await expect(page.getByTestId("message").filter({ hasText: "Echo: second" })).toHaveCount(0);
 
   await page.setViewportSize({ width: 390, height: 844 });
+  // On a phone the links are under the Menu button.
+  await page.getByRole("button", { name: "Menu" }).click();
   await page.getByRole("link", { name: "Conversations" }).click();
   await expect(page.getByTestId("conversation-row").filter({ hasText: "Pia" })).toContainText("paused");
   await dashboard.screenshot("phone-conversations");

@@ -314,8 +314,8 @@ test("a send the server refuses keeps the text in the box to fix, and the next E
   await expect(message(page, "hello?")).toBeVisible();
   const box = page.getByLabel("Message", { exact: true });
   // Near the limit the box counts characters.
-  await box.fill("y".repeat(3_900));
-  await expect(page.getByTestId("composer-count")).toHaveText("3,900 / 4,000 characters");
+  await box.fill("y".repeat(4_900));
+  await expect(page.getByTestId("composer-count")).toHaveText("4,900 / 5,000 characters");
   // The first send is refused (as a too-long or otherwise invalid text would be).
   let refused = 0;
   await page.route(`**/api/v1/conversations/${id}/messages`, async (route) => {

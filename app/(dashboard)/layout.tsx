@@ -1,7 +1,8 @@
-import { cookies } from "next/headers";
-import { operatorOfSession, SESSION_COOKIE } from "@/lib/auth/operators";
+import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
+import { operatorOfSession, SESSION_COOKIE } from "@/lib/auth/operators";
 import { countOperators } from "@/lib/db/operators";
+import { loginPathFor, REQUEST_PATH_HEADER } from "@/lib/http/return-path";
 import { getApp } from "@/lib/server/wiring";
 import { Nav } from "./nav";
 import { Providers } from "./providers";
@@ -10,8 +11,10 @@ export const dynamic = "force-dynamic";
 
 /** Every dashboard page requires a live operator session (a disabled or removed operator has none). */
 export default async function DashboardLayout({ children }: { children: React.ReactNode }) {
-  const operator = await operatorOfSession((await getApp()).db, (await cookies()).get(SESSION_COOKIE)?.value);
-  if (!operator) redirect((await countOperators((await getApp()).db)) === 0 ? "/setup" : "/login");
+  const { db } = await getApp();
+  const operator = await operatorOfSession(db, (await cookies()).get(SESSION_COOKIE)?.value);
+  // Signed in, the operator lands on the page they asked for.
+  if (!operator) redirect((await countOperators(db)) === 0 ? "/setup" : loginPathFor((await headers()).get(REQUEST_PATH_HEADER)));
   return (
     <Providers>
       <div className="shell">

@@ -1,8 +1,9 @@
 import { tool, zodSchema } from "ai";
 import { z } from "zod";
+import { OUTBOUND_TEXT_LIMIT } from "../channels/text-limit";
 
 export const replyInputSchema = z.object({
-  message: z.string().min(1).max(5000).describe("The message to send to the chat, as plain text."),
+  message: z.string().min(1).max(OUTBOUND_TEXT_LIMIT).describe("The message to send to the chat, as plain text."),
 });
 
 /**

@@ -46,6 +46,8 @@ const envelopeStatus = z.enum(["pending", "processing", "done", "failed"]);
 
 /** A message on the timeline, with the envelopes that carried it and its earlier texts (oldest first) when edited. */
 export const timelineMessage = messageRow.extend({
+  /** The agent turn that wrote it or answered it (the prompt inspector's), null when none did (e.g. a /human auto-reply). */
+  turnId: z.number().int().nullable(),
   envelopes: z.array(
     z.strictObject({
       id: z.number().int(),

@@ -30,6 +30,15 @@ export function findFork(db: Database, id: number) {
   return db.prisma.fork.findUnique({ where: { id } });
 }
 
+/** A fork's kind and status, with its conversation's active fork: what decides where an outbound message goes. */
+export async function forkSessionState(db: Database, forkId: number) {
+  const fork = await db.prisma.fork.findUnique({
+    where: { id: forkId },
+    select: { kind: true, status: true, conversation: { select: { activeForkId: true } } },
+  });
+  return fork ? { kind: fork.kind, status: fork.status, activeForkId: fork.conversation.activeForkId } : null;
+}
+
 export function listForks(db: Database, filter: { conversationId?: number; take: number }) {
   return db.prisma.fork.findMany({
     where: filter.conversationId ? { conversationId: filter.conversationId } : undefined,
@@ -145,7 +154,8 @@ export async function activateResumedFork(
           ? await tx.fork.create({ data: resume.create })
           : await tx.fork.update({
               where: { id: resume.reopen },
-              data: { status: "active", endedAt: null, idleWarnings: 0, lastActivityAt: resume.at },
+              // Active again: how it ended last time (strategy, report) no longer describes it.
+              data: { status: "active", endedAt: null, exitStrategy: null, summary: null, idleWarnings: 0, lastActivityAt: resume.at },
             });
       const { count } = await tx.conversation.updateMany({
         where: { id: conversationId, activeForkId: null },

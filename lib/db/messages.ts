@@ -103,7 +103,7 @@ export function confirmKeptMessage(db: Database, id: number, platformMessageId: 
 export function findReplyTarget(db: Database, id: number) {
   return db.prisma.message.findUnique({
     where: { id },
-    select: { id: true, conversationId: true, threadId: true, platformMessageId: true, platformTopicId: true },
+    select: { id: true, conversationId: true, threadId: true, platformMessageId: true, platformTopicId: true, forkId: true },
   });
 }
 
@@ -147,12 +147,28 @@ export async function listConversationMessages(db: Database, conversationId: num
     orderBy: [{ id: "desc" }],
     take: options.take,
     include: {
-      envelopes: { select: { id: true, status: true, lastDeliveryError: true, from: true, metadata: true }, orderBy: { id: "asc" } },
+      envelopes: {
+        select: {
+          id: true,
+          status: true,
+          lastDeliveryError: true,
+          from: true,
+          metadata: true,
+          // The agent turn behind it (as findTurnForMessage): the timeline links its prompt only when there is one.
+          turn: { select: { id: true } },
+          replyTo: { select: { turn: { select: { id: true } } } },
+        },
+        orderBy: { id: "asc" },
+      },
       // An edited message shows its earlier texts too.
       revisions: { select: { text: true, replacedAt: true }, orderBy: { id: "asc" } },
     },
   });
-  return messages.map((m) => ({ ...m, envelopes: m.envelopes.map(envelopeBrief) }));
+  return messages.map(({ envelopes, ...m }) => ({
+    ...m,
+    turnId: envelopes.find((e) => e.turn)?.turn?.id ?? envelopes.find((e) => e.replyTo?.turn)?.replyTo?.turn?.id ?? null,
+    envelopes: envelopes.map(({ turn: _turn, replyTo: _replyTo, ...e }) => envelopeBrief(e)),
+  }));
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { OUTBOUND_TEXT_LIMIT, tooLongError } from "../channels/text-limit";
 import { parseAddress } from "./address";
 import { parseDeliverAt } from "./deliver-at";
 import { recordId } from "../record-id";
@@ -20,7 +21,7 @@ const accepts = (parse: (text: string) => unknown) => (text: string, ctx: z.Refi
 export const sendEnvelopeSchema = z.object({
   from: z.string().min(1).max(200).superRefine(accepts(parseAddress)),
   to: z.string().min(1).max(200).superRefine(accepts(parseAddress)),
-  text: z.string().min(1).max(5000),
+  text: z.string().min(1).max(OUTBOUND_TEXT_LIMIT, tooLongError(OUTBOUND_TEXT_LIMIT)),
   replyTo: recordId.optional(),
   deliverAt: z
     .string()

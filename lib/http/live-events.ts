@@ -15,7 +15,6 @@ export function liveEventsResponse(ctx: Pick<App, "db" | "events" | "liveStreams
   return eventStreamResponse(ctx.events, signal, {
     end,
     onEnd: release,
-    stillAuthorized:
-      sessionId === undefined ? undefined : async () => (await findLiveSessionById(ctx.db, sessionId, new Date())) !== null,
+    stillAuthorized: sessionId === undefined ? undefined : async () => (await findLiveSessionById(ctx.db, sessionId, new Date())) !== null,
   });
 }

@@ -62,7 +62,9 @@ export async function deliverEnvelopeToChat(
     conversation,
     text: envelope.text,
     replyTo,
-    forkId: envelope.forkId,
+    // Like the operator's: a reply joins its message's session, other mail the one live now
+    // (send-to-chat decides again whether that fork is still live when it is written).
+    forkId: envelope.forkId ?? (replyTo ? replyTo.forkId : conversation.activeForkId),
   };
   if (envelope.attempts > 1) {
     // An earlier claim ran out without finishing: it may have sent already. At most once;

@@ -47,3 +47,20 @@ export function replyResumes(fork: ForkForRouting, replySentAt: Date, ttlMs: num
 export function interactiveChildOf(fork: ForkForRouting & { conversationId: number }, startedBy: string) {
   return { conversationId: fork.conversationId, parentForkId: fork.id, startedBy, title: fork.title, baseMessageId: fork.baseMessageId };
 }
+
+/**
+ * The session an outbound message (the agent's, an operator's, channel mail) joins:
+ * the fork it was meant for while that fork is live (a background task running, an
+ * interactive fork active), else the session live when it is written, the
+ * conversation's active fork or the main session. A reply to a discarded fork's
+ * message, written after the fork ended, is part of what the main session must
+ * see next; kept with the dead fork it would vanish from every prompt.
+ */
+export function sessionOfOutbound(
+  meantFor: { kind: string; status: string } | null,
+  activeForkId: number | null,
+  forkId: number,
+): number | null {
+  if (meantFor && ((meantFor.kind === "background" && meantFor.status === "running") || meantFor.status === "active")) return forkId;
+  return activeForkId;
+}

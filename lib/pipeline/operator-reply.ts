@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { OUTBOUND_TEXT_LIMIT, tooLongError } from "../channels/text-limit";
 import { findConversation } from "../db/conversations";
 import { firstEnvelopeIdOfMessage } from "../db/envelopes";
 import { findMessage } from "../db/messages";
@@ -8,7 +9,9 @@ import { log } from "../log";
 import { takeHandoff } from "./handoff";
 import { sendToChat, type SendDeps, type SendResult } from "./send-to-chat";
 
-export const replyBodySchema = z.object({ text: z.string().trim().min(1, "write a message").max(4000) });
+export const replyBodySchema = z.object({
+  text: z.string().trim().min(1, "write a message").max(OUTBOUND_TEXT_LIMIT, tooLongError(OUTBOUND_TEXT_LIMIT)),
+});
 
 export type OperatorReplyInput = { messageId: number; text: string; operator: string };
 

@@ -3,11 +3,13 @@ import { DeliveryError } from "../channels/types";
 import type { Database } from "../db/database";
 import { markMembership, membershipError, readMembership } from "../db/conversations";
 import { findEnvelopeByDedupeKey, insertEnvelope, finishEnvelope, reclaimRefusedSend } from "../db/envelopes";
+import { forkSessionState } from "../db/forks";
 import { appendOutboundMessage, confirmKeptMessage, keptMessageOfEnvelope } from "../db/messages";
 import { channelAddress } from "../envelope/address";
 import type { PlatformDetails } from "../envelope/metadata";
 import { publish } from "../events/bus";
 import { log } from "../log";
+import { sessionOfOutbound } from "./fork-routing";
 
 export type SendDeps = { db: Database; channels: Record<string, ChannelAdapter> };
 
@@ -20,6 +22,11 @@ export type SendInput = {
   /** The stored message this answers natively (Telegram reply_parameters). */
   replyTo: { id: number; threadId: number | null; platformMessageId: string | null; platformTopicId?: string | null } | null;
   replyToEnvelopeId: number | null;
+  /**
+   * The session it is meant for (the fork of the message it answers, of the running
+   * task, or the active one). Decided again when written: a fork that ended
+   * meanwhile gives it to the session live then (`sessionOfOutbound`).
+   */
   forkId: number | null;
   /** At-most-once key: a second delivery with the same key sends nothing. */
   dedupeKey?: string;
@@ -46,6 +53,13 @@ export type SendResult =
   | { kind: "failed"; envelopeId: number; outcome: DeliveryOutcome; error: string }
   /** The dedupe key was used before: the earlier send was delivered, or may have been (in flight, or an unknown outcome). Nothing was sent. */
   | { kind: "duplicate"; envelopeId: number | null; earlier: "delivered" | "unknown"; error: string };
+
+/** The session a message meant for `forkId` joins when written now (fork-routing.ts `sessionOfOutbound`). */
+async function liveSessionOf(db: Database, forkId: number | null) {
+  if (forkId === null) return null;
+  const state = await forkSessionState(db, forkId);
+  return sessionOfOutbound(state, state?.activeForkId ?? null, forkId);
+}
 
 export const POSSIBLY_DELIVERED = "outcome unknown, possibly delivered";
 
@@ -78,7 +92,7 @@ export async function keepPossiblyDelivered(
       // Whole seconds, like platform dates: a user message in the same second still sorts after it.
       sentAt: new Date(Math.floor(Date.now() / 1000) * 1000),
       replyTo: input.replyTo,
-      forkId: input.forkId,
+      forkId: await liveSessionOf(db, input.forkId),
       platformTopicId: input.replyTo?.platformTopicId ?? null,
     }).catch((error) => {
       log.error("deliver.keep_possibly_delivered_failed", { envelopeId, error });
@@ -122,7 +136,7 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
     status: "processing" as const,
     conversationId: input.conversation.id,
     replyToEnvelopeId: input.replyToEnvelopeId,
-    forkId: input.forkId,
+    forkId: await liveSessionOf(db, input.forkId),
     metadata: { inReplyToMessageId: input.replyTo?.id ?? null },
   };
   let envelopeId = input.envelopeId ?? null;
@@ -203,7 +217,8 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
       platformMessageId: sent.platformMessageId,
       sentAt: sent.sentAt,
       replyTo: input.replyTo,
-      forkId: input.forkId,
+      // Decided after the send: the fork may have ended while it went out.
+      forkId: await liveSessionOf(db, input.forkId),
       platformTopicId: input.replyTo?.platformTopicId ?? null,
     });
     await finishEnvelope(db, envelopeId, {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { exitFork, resumeFork, startBackgroundTask, sweepForks } from "@/lib/pipeline/forks";
+import type { Caller } from "@/lib/auth/operators";
+import { sendEnvelope } from "@/lib/pipeline/envelopes";
+import { sendOperatorReply } from "@/lib/pipeline/operator-reply";
 import { FORK_CONFLICT_NOTICE } from "@/lib/pipeline/respond";
+import { retryEnvelope } from "@/lib/pipeline/retry";
 import { updateSettings } from "@/lib/settings/store";
 import { update } from "../fixtures/telegram";
 import { databases } from "../helpers/db";
@@ -166,6 +170,71 @@ describe.each(databases)("forks on $name", ({ open }) => {
     expect((await h.t.db.prisma.fork.findUniqueOrThrow({ where: { id: forkId } })).status).toBe("exited");
     const nextId = await say("back in main");
     expect((await h.t.db.prisma.message.findFirstOrThrow({ where: { platformMessageId: String(nextId) } })).forkId).toBeNull();
+  });
+
+  it("an operator's reply to a discarded fork's message joins the main session: the next prompt carries the promise", async () => {
+    const forkId = await interactiveFork();
+    const question = await h.t.db.prisma.message.findFirstOrThrow({ where: { text: "fork question" } });
+    expect(question.forkId).toBe(forkId);
+    await exitFork(h.t.app.turnDeps, forkId, "discard", "operator:admin");
+    const sent = await sendOperatorReply(h.t.app.turnDeps, {
+      messageId: question.id,
+      text: "your parcel ships tomorrow",
+      operator: "admin",
+    });
+    expect(h.telegram.sends().at(-1)!.body).toMatchObject({
+      text: "your parcel ships tomorrow",
+      reply_parameters: { message_id: Number(question.platformMessageId) },
+    });
+    const promise = await h.t.db.prisma.message.findUniqueOrThrow({ where: { id: sent.messageId! } });
+    // Written after the fork ended: it belongs to the main session, and keeps its thread.
+    expect(promise).toMatchObject({ forkId: null, replyToMessageId: question.id, threadId: question.threadId });
+    expect((await h.t.db.prisma.envelope.findUniqueOrThrow({ where: { id: sent.envelopeId } })).forkId).toBeNull();
+    h.llm.requests.length = 0;
+    await say("so when does it ship?");
+    expect(texts(h.llm)).toContain("(sent by a human operator) your parcel ships tomorrow");
+  });
+
+  it("a failed operator reply retried after its fork ended joins the session live then", async () => {
+    const forkId = await interactiveFork();
+    const question = await h.t.db.prisma.message.findFirstOrThrow({ where: { text: "fork question" } });
+    h.telegram.failNext({ status: 400, body: { ok: false, error_code: 400, description: "Bad Request: chat not found" } });
+    await expect(
+      sendOperatorReply(h.t.app.turnDeps, { messageId: question.id, text: "your parcel ships tomorrow", operator: "admin" }),
+    ).rejects.toMatchObject({ code: "bad_gateway" });
+    const failed = await h.t.db.prisma.envelope.findFirstOrThrow({ where: { text: "your parcel ships tomorrow" } });
+    expect(failed).toMatchObject({ status: "failed", forkId });
+    await exitFork(h.t.app.turnDeps, forkId, "discard", "operator:admin");
+    await retryEnvelope(h.t.db, failed.id);
+    h.t.app.worker.kick();
+    await h.t.settle();
+    const promise = await h.t.db.prisma.message.findFirstOrThrow({ where: { text: "your parcel ships tomorrow" } });
+    expect(promise.forkId).toBeNull();
+    h.llm.requests.length = 0;
+    await say("so when does it ship?");
+    expect(texts(h.llm)).toContain("(sent by a human operator) your parcel ships tomorrow");
+  });
+
+  it("an envelope replying to an active fork's message joins that fork; after the fork ended, the main session", async () => {
+    const forkId = await interactiveFork();
+    const question = await h.t.db.prisma.message.findFirstOrThrow({ where: { text: "fork question" } });
+    const parent = await h.t.db.prisma.envelope.findFirstOrThrow({ where: { messageId: question.id } });
+    const c = await conversation();
+    const viaApi = (text: string) =>
+      sendEnvelope(
+        h.t.db,
+        { from: "operator:admin", to: `channel:telegram:${c.platformChatId}`, text, replyTo: parent.id },
+        { operator: { name: "admin" } as Caller["operator"], role: "admin", via: "token" },
+      );
+    await viaApi("in the fork");
+    h.t.app.worker.kick();
+    await h.t.settle();
+    expect((await h.t.db.prisma.message.findFirstOrThrow({ where: { text: "in the fork" } })).forkId).toBe(forkId);
+    await exitFork(h.t.app.turnDeps, forkId, "discard", "operator:admin");
+    await viaApi("after the fork");
+    h.t.app.worker.kick();
+    await h.t.settle();
+    expect((await h.t.db.prisma.message.findFirstOrThrow({ where: { text: "after the fork" } })).forkId).toBeNull();
   });
 
   it("exit with save: the fork's messages join the main session", async () => {

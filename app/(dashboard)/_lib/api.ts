@@ -27,7 +27,9 @@ export async function api<T>(path: string, init?: { method?: string; body?: unkn
     body: init?.body !== undefined ? JSON.stringify(init.body) : undefined,
   });
   if (response.status === 401) {
-    window.location.href = "/login";
+    // Back to this page after signing in again (the login page accepts only this site's paths).
+    const here = `${window.location.pathname}${window.location.search}`;
+    window.location.href = here === "/" ? "/login" : `/login?next=${encodeURIComponent(here)}`;
     throw new ApiError("signed out", 401);
   }
   const body = await response.json().catch(() => null);

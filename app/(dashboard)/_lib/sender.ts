@@ -39,6 +39,26 @@ export function addressDisplayName(address: string, botUsername: string | null |
   return address;
 }
 
+/**
+ * What an operator typed into an address filter, as an address: an address stays as
+ * written; a name as the console shows it (an operator's sign-in or display name, the
+ * bot's @username) becomes the address behind it, so typing what the list shows finds it.
+ * `known` are addresses seen on the page (the agent's, chats'), matched by their label.
+ */
+export function addressFromShown(
+  typed: string,
+  label: (address: string) => string,
+  operators: readonly { name: string; displayName: string | null }[],
+  known: readonly string[],
+): string {
+  const value = typed.trim();
+  if (/^(agent|operator|channel):/.test(value)) return value;
+  const lower = value.toLowerCase();
+  const operator = operators.find((o) => o.name.toLowerCase() === lower || o.displayName?.toLowerCase() === lower);
+  if (operator) return `operator:${operator.name}`;
+  return known.find((address) => label(address).toLowerCase() === lower) ?? value;
+}
+
 /** The bot's username from /status (shared cache with the other pages), null until known. */
 export function useBotUsername(): string | null {
   const status = useQuery({ queryKey: ["status"], queryFn: () => api<StatusInfo>("/status"), staleTime: 60_000 });

@@ -45,6 +45,7 @@ export function useReply(conversationId: number, operator = "you") {
         quoteText: null,
         threadId: null,
         forkId: null,
+        turnId: null,
         mentionsBot: false,
         sentAt: now,
         editedAt: null,

@@ -119,7 +119,9 @@ export function ConversationList() {
                   {c.lastMessage ? (
                     <span>
                       <span className="muted">{label(c.lastMessage.senderKind, c.lastMessage.senderName)}: </span>
-                      {c.lastMessage.text.slice(0, 120)}
+                      <span dir="auto" data-testid="last-message-text">
+                        {c.lastMessage.text.slice(0, 120)}
+                      </span>
                     </span>
                   ) : (
                     <span className="muted">—</span>
@@ -127,7 +129,7 @@ export function ConversationList() {
                 </td>
                 <td className="muted">{c.lastMessageAt ? timeAgo(c.lastMessageAt) : "—"}</td>
                 <td>{c.unread > 0 ? <span className="badge warn">{c.unread}</span> : <span className="muted">0</span>}</td>
-                <td>{c.agentEnabled ? <span className="badge ok">on</span> : <span className="badge warn">paused</span>}</td>
+                <td data-testid="agent-state">{agentState(c, label)}</td>
                 <td>{c.activeFork ? <span className="badge ok">fork #{c.activeFork.id}</span> : <span className="muted">main</span>}</td>
               </tr>
             ))}
@@ -136,6 +138,14 @@ export function ConversationList() {
       )}
     </>
   );
+}
+
+/** Whether the agent answers here: not while a human is called or has the conversation (lib/pipeline/handoff-rules.ts). */
+function agentState(c: ConversationSummary, label: (kind: string, name: string | null) => string) {
+  if (c.handoffState === "waiting") return <span className="badge warn">off: waiting for a human</span>;
+  if (c.handoffState === "assigned")
+    return <span className="badge warn">off: with {c.handoffOperator ? label("operator", c.handoffOperator) : "an operator"}</span>;
+  return c.agentEnabled ? <span className="badge ok">on</span> : <span className="badge warn">paused</span>;
 }
 
 /**

@@ -2,10 +2,10 @@
 
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { api } from "../_lib/api";
 import { InspectLink } from "../_lib/inspect-link";
-import { useSenderLabel } from "../_lib/sender";
+import { addressFromShown, useOperators, useSenderLabel } from "../_lib/sender";
 import { clock } from "../_lib/time";
 import type { Envelope } from "../_lib/types";
 import { EnvelopeCompose } from "./envelope-compose";
@@ -24,11 +24,16 @@ export function EnvelopeList({ operator }: { operator: string }) {
   const [conversation, setConversation] = useState("");
   const [scheduled, setScheduled] = useState(false);
   const conversationId = /^\d+$/.test(conversation.trim()) ? conversation.trim() : "";
+  const { address: label } = useSenderLabel();
+  const operators = useOperators().data?.operators ?? [];
+  // Addresses seen on this page, so "@bot" or a chat's label typed into a filter finds its address.
+  const seen = useRef(new Set<string>());
+  const exact = (typed: string) => addressFromShown(typed, label, operators, [...seen.current]);
   const filters = {
     ...(status ? { status } : {}),
     ...(address ? { address } : {}),
-    ...(from.trim() ? { from: from.trim() } : {}),
-    ...(to.trim() ? { to: to.trim() } : {}),
+    ...(from.trim() ? { from: exact(from) } : {}),
+    ...(to.trim() ? { to: exact(to) } : {}),
     ...(conversationId ? { conversation: conversationId } : {}),
     ...(scheduled ? { scheduled: "true" } : {}),
   };
@@ -43,7 +48,10 @@ export function EnvelopeList({ operator }: { operator: string }) {
     refetchInterval: poll,
   });
   const envelopes = query.data?.pages.flatMap((p) => p.envelopes) ?? [];
-  const { address: label } = useSenderLabel();
+  for (const e of envelopes) {
+    seen.current.add(e.from);
+    seen.current.add(e.to);
+  }
   return (
     <>
       <h1>Envelopes</h1>
@@ -66,12 +74,18 @@ export function EnvelopeList({ operator }: { operator: string }) {
         />
         <input
           aria-label="From"
-          placeholder="from (exact)"
+          placeholder="from (name or address)"
           value={from}
           onChange={(e) => setFrom(e.target.value)}
           style={{ maxWidth: 200 }}
         />
-        <input aria-label="To" placeholder="to (exact)" value={to} onChange={(e) => setTo(e.target.value)} style={{ maxWidth: 200 }} />
+        <input
+          aria-label="To"
+          placeholder="to (name or address)"
+          value={to}
+          onChange={(e) => setTo(e.target.value)}
+          style={{ maxWidth: 200 }}
+        />
         <input
           aria-label="Conversation"
           placeholder="conversation #"
@@ -114,12 +128,16 @@ export function EnvelopeList({ operator }: { operator: string }) {
                   <span title={e.from} data-testid="envelope-from">
                     {label(e.from)}
                   </span>
+                  {label(e.from) !== e.from && <span className="muted"> {e.from}</span>}
                   <br />→{" "}
                   <span title={e.to} data-testid="envelope-to">
                     {label(e.to)}
                   </span>
+                  {label(e.to) !== e.to && <span className="muted"> {e.to}</span>}
                 </td>
-                <td style={{ maxWidth: 360, overflowWrap: "anywhere" }}>{e.text.slice(0, 160)}</td>
+                <td style={{ maxWidth: 360, overflowWrap: "anywhere" }} dir="auto">
+                  {e.text.slice(0, 160)}
+                </td>
                 <td>
                   <StatusBadge status={e.status} />
                   {e.lastDeliveryError && (
@@ -128,7 +146,9 @@ export function EnvelopeList({ operator }: { operator: string }) {
                     </div>
                   )}
                 </td>
-                <td className="muted">{e.deliverAt ? clock(e.deliverAt) : "now"}</td>
+                <td className="muted" data-testid="envelope-due">
+                  {dueLabel(e)}
+                </td>
                 <td>
                   <Link href={`/envelopes/${e.id}`}>thread</Link>
                   {e.turn ? (
@@ -171,4 +191,10 @@ export function EnvelopeList({ operator }: { operator: string }) {
       )}
     </>
   );
+}
+
+/** When it is (or was) due: a finished envelope was not waiting for anything, so no "now". */
+function dueLabel(e: Envelope): string {
+  if (e.status === "done" || e.status === "failed") return e.deliverAt ? `was due ${clock(e.deliverAt)}` : "—";
+  return e.deliverAt ? clock(e.deliverAt) : "now";
 }

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
 import { api } from "../_lib/api";
 import { Chart } from "../_lib/chart";
+import { WHOLE_SECOND_INCRS, clockTicks, timeRangeAtLeast, valueRangeFromZero } from "../_lib/chart-scales";
 import type { QueueInfo } from "../_lib/types";
 
 const seconds = (ms: number) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`);
@@ -72,7 +73,8 @@ export function QueuePanel() {
             testId="answer-chart"
             data={answers}
             build={() => ({
-              scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, (max ?? 0) * 1.1)] } },
+              // Room above the highest line: ending the axis at it drew that line on the plot's top edge.
+              scales: { x: { time: true }, y: { range: valueRangeFromZero() } },
               axes: [{}, { label: "seconds", size: 44 }],
               legend: { show: false },
               series: [
@@ -87,7 +89,7 @@ export function QueuePanel() {
                 ? ""
                 : b.n === 0
                   ? `${new Date(b.at).toLocaleTimeString()}: no answers`
-                  : `${new Date(b.at).toLocaleTimeString()}: p50 ${seconds(b.p50!)}, p99 ${seconds(b.p99!)} over ${b.n} messages`;
+                  : `${new Date(b.at).toLocaleTimeString()}: p50 ${seconds(b.p50!)}, p99 ${seconds(b.p99!)} over ${b.n} message${b.n === 1 ? "" : "s"}`;
             }}
           />
           <figcaption className="muted" data-testid="queue-latency">
@@ -101,8 +103,13 @@ export function QueuePanel() {
             testId="depth-chart"
             data={depthData}
             build={() => ({
-              scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-              axes: [{}, { label: "waiting", size: 44, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000] }],
+              // Samples 3 s apart: a few of them span seconds, and uPlot would tick in milliseconds (":59.300").
+              // At least two minutes wide, ticked in whole seconds and minutes.
+              scales: { x: { time: true, range: timeRangeAtLeast(120, "end") }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+              axes: [
+                { incrs: WHOLE_SECOND_INCRS, values: clockTicks, space: 70 },
+                { label: "waiting", size: 44, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000] },
+              ],
               legend: { show: false },
               series: [
                 {},

@@ -26,7 +26,9 @@ export function NeedsHuman() {
                 </Link>
                 <div className="muted">{h.channel}</div>
               </td>
-              <td style={{ maxWidth: 420 }}>{h.reason ?? <span className="muted">no reason given</span>}</td>
+              <td style={{ maxWidth: 420 }} dir="auto">
+                {h.reason ?? <span className="muted">no reason given</span>}
+              </td>
               <td className="muted">{h.since ? `asked ${timeAgo(h.since)}` : ""}</td>
               <td>
                 {h.state === "waiting" ? (

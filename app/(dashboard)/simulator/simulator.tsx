@@ -2,7 +2,8 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useRef, useState } from "react";
+import { TELEGRAM_USER_TEXT_LIMIT, tooLongSentence } from "@/lib/channels/text-limit";
 import { api } from "../_lib/api";
 import { useSenderLabel } from "../_lib/sender";
 import type { ConversationDetail, ConversationSummary, SimulatedUpdateResult, StatusInfo, TimelineMessage } from "../_lib/types";
@@ -49,6 +50,9 @@ export function Simulator() {
     mutationFn: (next: string) => api("/simulator/failures", { method: "POST", body: { next: next || null } }),
     onSuccess: (_, next) => setNextSend(next),
   });
+  // Set synchronously: a double click submits twice before `send.isPending` disables the button.
+  const inFlight = useRef(false);
+  const tooLong = text.length > TELEGRAM_USER_TEXT_LIMIT;
   const send = useMutation({
     mutationFn: () =>
       api<SimulatedUpdateResult>("/simulator/updates", {
@@ -71,6 +75,9 @@ export function Simulator() {
       void client.invalidateQueries({ queryKey: ["conversations"] });
       void client.invalidateQueries({ queryKey: ["conversation"] });
     },
+    onSettled: () => {
+      inFlight.current = false;
+    },
   });
 
   if (status.data && status.data.telegram.mode !== "sandbox") {
@@ -82,6 +89,7 @@ export function Simulator() {
     );
   }
   const bot = status.data?.telegram.username ?? "switchboard_bot";
+  const byId = new Map((timeline.data?.messages ?? []).map((m) => [m.id, m]));
   const set = (patch: Partial<Persona>) => setPersona((p) => ({ ...p, ...patch }));
 
   return (
@@ -95,7 +103,9 @@ export function Simulator() {
           className="panel"
           onSubmit={(e) => {
             e.preventDefault();
-            if (text.trim()) send.mutate();
+            if (!text.trim() || tooLong || inFlight.current) return;
+            inFlight.current = true;
+            send.mutate();
           }}
         >
           <label htmlFor="sim-chat-type">Chat</label>
@@ -157,6 +167,17 @@ export function Simulator() {
           </select>
           <label htmlFor="sim-text">Message</label>
           <textarea id="sim-text" rows={3} value={text} onChange={(e) => setText(e.target.value)} />
+          {text.length > TELEGRAM_USER_TEXT_LIMIT - 200 && (
+            <p className="muted" data-testid="sim-count">
+              {text.length.toLocaleString("en")} / {TELEGRAM_USER_TEXT_LIMIT.toLocaleString("en")} characters (Telegram&apos;s limit for one
+              message)
+            </p>
+          )}
+          {tooLong && (
+            <p className="error" role="alert" data-testid="sim-too-long">
+              {tooLongSentence(text.length, TELEGRAM_USER_TEXT_LIMIT)}
+            </p>
+          )}
           {send.isError && (
             <p className="error" role="alert">
               {send.error.message}
@@ -168,7 +189,7 @@ export function Simulator() {
             </p>
           )}
           <p>
-            <button className="primary" type="submit" disabled={!text.trim() || send.isPending}>
+            <button className="primary" type="submit" disabled={!text.trim() || tooLong || send.isPending}>
               Send as {persona.firstName}
             </button>
           </p>
@@ -180,21 +201,45 @@ export function Simulator() {
           </div>
           {!conversation && <p className="muted">No messages in this chat yet.</p>}
           <div className="timeline" data-testid="sim-timeline" style={{ marginTop: 8 }}>
-            {timeline.data?.messages.map((m) => (
-              <div key={m.id} className={`msg ${m.senderKind}`} data-testid="sim-message">
-                <div className="meta">
-                  <strong>{label(m.senderKind, m.senderName)}</strong>
-                  <button type="button" onClick={() => setReplyTo(m)} aria-label={`Reply to ${m.text.slice(0, 30)}`}>
-                    Reply
-                  </button>
+            {/* What the chat shows: a fork's report is a note for the console, never sent to the user. */}
+            {timeline.data?.messages
+              .filter((m) => m.senderKind !== "system")
+              .map((m) => (
+                <div key={m.id} className={`msg ${m.senderKind}`} data-testid="sim-message">
+                  <div className="meta">
+                    <strong>{label(m.senderKind, m.senderName)}</strong>
+                    <button type="button" onClick={() => setReplyTo(m)} aria-label={`Reply to ${m.text.slice(0, 30)}`}>
+                      Reply
+                    </button>
+                  </div>
+                  {m.replyToMessageId && <QuotedReply m={m} target={byId.get(m.replyToMessageId)} label={label} />}
+                  <div className="text" dir="auto">
+                    {m.text}
+                  </div>
                 </div>
-                {m.replyToMessageId && <div className="reply-arrow">↩ {m.quoteText ?? m.replyToText ?? "reply"}</div>}
-                <div className="text">{m.text}</div>
-              </div>
-            ))}
+              ))}
           </div>
         </div>
       </div>
     </>
+  );
+}
+
+/** The replied-to message as the chat shows it above a reply: its sender and (quoted part of) its text. */
+function QuotedReply({
+  m,
+  target,
+  label,
+}: {
+  m: TimelineMessage;
+  target: TimelineMessage | undefined;
+  label: (kind: string, name: string | null) => string;
+}) {
+  const quoted = m.quoteText ?? target?.text ?? m.replyToText;
+  const sender = target ? label(target.senderKind, target.senderName) : m.replyToSenderName;
+  return (
+    <div className="reply-arrow" data-testid="sim-reply-quote">
+      ↩ {sender ?? "message"}: “<bdi>{(quoted ?? "").slice(0, 140)}</bdi>”
+    </div>
   );
 }

@@ -1,10 +1,11 @@
 import { HTTPFetchError, messagingApi } from "@line/bot-sdk";
 import { log } from "../../log";
+import { OUTBOUND_TEXT_LIMIT, tooLongSentence } from "../text-limit";
 import { DeliveryError, type ActivityTarget, type ChannelAdapter, type SendRequest, type SendResult } from "../types";
 
 /** LINE reply tokens expire about a minute after the event; leave a margin. */
 const REPLY_TOKEN_TTL_MS = 50_000;
-const LINE_TEXT_LIMIT = 5000;
+const LINE_TEXT_LIMIT = OUTBOUND_TEXT_LIMIT;
 /** The loading animation's length (LINE takes 5–60 s in steps of 5); renewed before it ends. */
 const LOADING_SECONDS = 20;
 
@@ -46,7 +47,13 @@ export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
       }
     },
     async send(request: SendRequest): Promise<SendResult> {
-      const text = request.text.slice(0, LINE_TEXT_LIMIT);
+      // Never cut: refused whole (the API refuses longer operator texts before this).
+      if (request.text.length > LINE_TEXT_LIMIT)
+        throw new DeliveryError(`not sent: ${tooLongSentence(request.text.length, LINE_TEXT_LIMIT)}`, {
+          outcome: "not_sent",
+          retryable: false,
+        });
+      const text = request.text;
       const platform = request.platform ?? {};
       const replyToken = typeof platform.replyToken === "string" ? platform.replyToken : null;
       const fresh = replyToken && Date.now() - Number(platform.receivedAt ?? 0) < REPLY_TOKEN_TTL_MS;

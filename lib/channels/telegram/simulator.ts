@@ -1,6 +1,7 @@
 import type { Update } from "grammy/types";
 import { z } from "zod";
 import { AppError } from "../../errors";
+import { TELEGRAM_USER_TEXT_LIMIT, tooLongError } from "../text-limit";
 import { SECRET_HEADER } from "./webhook";
 
 /** What the simulator page sends: a user, a chat, a text, optionally a reply. */
@@ -18,7 +19,7 @@ export const simulatedMessageSchema = z.object({
       .regex(/^[A-Za-z0-9_]{3,32}$/)
       .optional(),
   }),
-  text: z.string().min(1).max(4096),
+  text: z.string().min(1).max(TELEGRAM_USER_TEXT_LIMIT, tooLongError(TELEGRAM_USER_TEXT_LIMIT)),
   /** Stored message id (ours) to reply to. */
   replyToMessageId: z.number().int().positive().optional(),
   /** A fragment of the replied-to text, as Telegram's quote. */

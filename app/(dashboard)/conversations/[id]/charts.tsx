@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { api } from "../../_lib/api";
 import { Chart } from "../../_lib/chart";
+import { timeRangeAtLeast, valueRangeFromZero } from "../../_lib/chart-scales";
 import type { ConversationStats } from "../../_lib/types";
 
 const USER = "#0b7285";
@@ -70,10 +71,7 @@ export function ConversationCharts({ conversationId }: { conversationId: number 
           data={latency}
           build={() => ({
             // One turn alone would stretch the time axis over years: give it two minutes either side.
-            scales: {
-              x: { time: true, range: (_u, min, max) => (max - min < 60 ? [min - 120, max + 120] : [min, max]) },
-              y: { range: (_u, _min, max) => [0, Math.max(100, max * 1.1)] },
-            },
+            scales: { x: { time: true, range: timeRangeAtLeast(240, "center") }, y: { range: valueRangeFromZero(100) } },
             axes: [{}, { label: "ms", size: 50 }],
             legend: { show: false },
             series: [

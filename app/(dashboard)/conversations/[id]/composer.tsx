@@ -2,12 +2,13 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState } from "react";
+import { OUTBOUND_TEXT_LIMIT, tooLongSentence } from "@/lib/channels/text-limit";
 import { api, ApiError } from "../../_lib/api";
 import { useSenderLabel } from "../../_lib/sender";
 import type { ReplyResponse, TimelineMessage } from "../../_lib/types";
 
-/** The API's limit (replyBodySchema): the box stops there instead of the server refusing it. */
-const MAX_TEXT = 4_000;
+/** The API's limit (replyBodySchema). A longer text stays whole in the box with the reason: never cut. */
+const MAX_TEXT = OUTBOUND_TEXT_LIMIT;
 
 /** A send that did not go out; `outcome: "unknown"` = it may have (check the chat before sending again). */
 type Failed = {
@@ -91,7 +92,7 @@ export function Composer({
 
   function submit() {
     const value = text.trim();
-    if (!value || send.isPending) return;
+    if (!value || send.isPending || value.length > MAX_TEXT) return;
     sendOnce({ text: value, replyTo });
   }
 
@@ -117,7 +118,6 @@ export function Composer({
         id="reply-text"
         rows={2}
         value={text}
-        maxLength={MAX_TEXT}
         placeholder={
           replyTo ? "Your reply (Enter sends, Shift+Enter for a new line)" : "Write to the chat (Enter sends, Shift+Enter for a new line)"
         }
@@ -134,6 +134,11 @@ export function Composer({
       {text.length > MAX_TEXT - 200 && (
         <p className="muted" data-testid="composer-count">
           {text.length.toLocaleString("en")} / {MAX_TEXT.toLocaleString("en")} characters
+        </p>
+      )}
+      {text.trim().length > MAX_TEXT && (
+        <p className="error" role="alert" data-testid="composer-too-long">
+          {tooLongSentence(text.trim().length, MAX_TEXT)}
         </p>
       )}
       {send.isPending && (
@@ -174,7 +179,7 @@ export function Composer({
         </div>
       )}
       <p>
-        <button className="primary" type="submit" disabled={!text.trim() || send.isPending}>
+        <button className="primary" type="submit" disabled={!text.trim() || text.trim().length > MAX_TEXT || send.isPending}>
           {replyTo ? "Send reply" : "Send"}
         </button>
       </p>

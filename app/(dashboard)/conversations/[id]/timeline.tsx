@@ -62,7 +62,7 @@ function MessageItem({ m, previous, target, selected, highlighted, onReply, onJu
   const arrow = (
     <>
       ↩ {target ? label(target.senderKind, target.senderName) : (m.replyToSenderName ?? "message")}
-      {m.replyToChatTitle ? ` in ${m.replyToChatTitle}` : ""}: “{(quoted ?? "").slice(0, 140)}”
+      {m.replyToChatTitle ? ` in ${m.replyToChatTitle}` : ""}: “<bdi>{(quoted ?? "").slice(0, 140)}</bdi>”
     </>
   );
   return (
@@ -79,8 +79,18 @@ function MessageItem({ m, previous, target, selected, highlighted, onReply, onJu
         aria-current={highlighted ? "true" : undefined}
       >
         <div className="meta">
-          <strong data-testid="sender">{label(m.senderKind, m.senderName)}</strong>
-          <span>{m.senderKind}</span>
+          {m.senderKind === "system" ? (
+            // A fork's report: written into the main session for the model, never sent to anyone.
+            <>
+              <strong data-testid="sender">Fork report</strong>
+              <span>not sent · exited by {label("operator", m.senderName)}</span>
+            </>
+          ) : (
+            <>
+              <strong data-testid="sender">{label(m.senderKind, m.senderName)}</strong>
+              <span>{m.senderKind}</span>
+            </>
+          )}
           <span>{clock(m.sentAt)}</span>
           {m.editedAt && <span>(edited)</span>}
           {m.deletedAt && <span className="badge warn">unsent</span>}
@@ -106,10 +116,12 @@ function MessageItem({ m, previous, target, selected, highlighted, onReply, onJu
             </div>
           ))}
         {m.forwardedFrom && <div className="muted">forwarded from {m.forwardedFrom}</div>}
-        <div className="text">{m.text}</div>
+        <div className="text" dir="auto">
+          {m.text}
+        </div>
         {(m.revisions ?? []).map((r) => (
           <div key={String(r.replacedAt)} className="muted" data-testid="earlier-text">
-            earlier: “{r.text}” (replaced {clock(r.replacedAt)})
+            earlier: “<bdi>{r.text}</bdi>” (replaced {clock(r.replacedAt)})
           </div>
         ))}
         {m.envelopes
@@ -119,12 +131,14 @@ function MessageItem({ m, previous, target, selected, highlighted, onReply, onJu
           ))}
         {m.id > 0 && (
           <div className="row" style={{ marginTop: 6 }}>
-            <button type="button" onClick={() => onReply(m)} aria-label={`Reply to message ${m.id}`}>
-              Reply
-            </button>
+            {m.senderKind !== "system" && (
+              <button type="button" onClick={() => onReply(m)} aria-label={`Reply to message ${m.id}`}>
+                Reply
+              </button>
+            )}
             <Link href={`/messages/${m.id}`}>Thread</Link>
             {/* The turn that wrote it: the exact prompt the model saw. */}
-            {m.senderKind === "agent" && <InspectLink messageId={m.id}>Prompt</InspectLink>}
+            {m.senderKind === "agent" && m.turnId !== null && <InspectLink messageId={m.id}>Prompt</InspectLink>}
           </div>
         )}
       </article>

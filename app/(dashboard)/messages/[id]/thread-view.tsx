@@ -25,7 +25,7 @@ import { useForkActions } from "../../_lib/use-forks";
 import { useReply } from "../../_lib/use-reply";
 import { usePollInterval } from "../../_lib/live-events";
 import { NODE_H, NODE_W, branchThrough, indexThread, layoutThread, positionsOf, type BranchStep, type LaidNode } from "./tree-layout";
-import { TreeEdges, TreeMiniMap } from "./tree-overlays";
+import { TreeEdges, TreeMiniMap, TreeSummary } from "./tree-overlays";
 
 const COLORS: Record<string, string> = { user: "var(--user)", agent: "var(--agent)", operator: "var(--operator)", system: "var(--muted)" };
 /** Above this many messages the tree opens at the message (zoom 1) instead of fitting everything. */
@@ -228,6 +228,7 @@ function Thread({ id }: { id: number }) {
                 <Controls showInteractive={false} fitViewOptions={FIT_OPTIONS} />
                 {/* Top right: a tree is narrow at the top (the root), so the minimap hides the least there. */}
                 <TreeMiniMap nodes={layout.nodes} colorOf={minimapColor} />
+                <TreeSummary nodes={layout.nodes} edges={layout.edges} />
               </ReactFlow>
             </div>
           ) : (
@@ -278,7 +279,9 @@ const MessageNodeView = memo(function MessageNodeView({ data }: NodeProps<Messag
       <div className="tree-node-sender" style={{ color: COLORS[m.senderKind] }}>
         {senderLabel(m)}
       </div>
-      <div className="tree-node-text">{m.text.length > NODE_TEXT_MAX ? `${m.text.slice(0, NODE_TEXT_MAX)}…` : m.text}</div>
+      <div className="tree-node-text" dir="auto">
+        {m.text.length > NODE_TEXT_MAX ? `${m.text.slice(0, NODE_TEXT_MAX)}…` : m.text}
+      </div>
       {data.childCount > 0 && (
         <button
           type="button"
@@ -368,7 +371,9 @@ function BranchView({
               show in tree
             </button>
           </div>
-          <div className="text">{m.text}</div>
+          <div className="text" dir="auto">
+            {m.text}
+          </div>
         </div>
       ))}
     </div>
@@ -409,7 +414,7 @@ function MessageDetails({ member, onShowInTree }: { member: ThreadMember | null;
         {member.senderKind} · {clock(member.sentAt)} {member.forkId ? `· fork #${member.forkId}` : ""}
       </div>
       <h2 style={{ marginTop: 4 }}>{senderLabel(member)}</h2>
-      <p style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }} data-testid="message-full-text">
+      <p style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }} data-testid="message-full-text" dir="auto">
         {member.text}
       </p>
       <p className="muted">Envelopes: {member.envelopes.map((e) => `#${e.id} ${e.status}`).join(", ") || "none"}</p>

@@ -1,6 +1,15 @@
 "use client";
 
-import { Panel, Position, ViewportPortal, getSmoothStepPath, useStore, useStoreApi, type ReactFlowState } from "@xyflow/react";
+import {
+  Panel,
+  Position,
+  ViewportPortal,
+  getSmoothStepPath,
+  useReactFlow,
+  useStore,
+  useStoreApi,
+  type ReactFlowState,
+} from "@xyflow/react";
 import { XYMinimap, type XYMinimapInstance } from "@xyflow/system";
 import { memo, useEffect, useMemo, useRef } from "react";
 import { NODE_H, NODE_W, edgesInView, type LaidEdge, type LaidNode, type Positions } from "./tree-layout";
@@ -92,6 +101,7 @@ export function TreeMiniMap({
   height?: number;
 }) {
   const store = useStoreApi();
+  const flow = useReactFlow();
   const svg = useRef<SVGSVGElement>(null);
   const { tx, ty, zoom, width: flowWidth, height: flowHeight, panZoom, translateExtent } = useStore(minimapSelector, sameMinimap);
 
@@ -163,6 +173,7 @@ export function TreeMiniMap({
 
   return (
     <Panel position="top-right" className="react-flow__minimap" style={{ width, height }} data-testid="rf__minimap">
+      {/* biome-ignore lint/a11y/useKeyWithClickEvents: a pointer shortcut; keyboard users pan the canvas itself and fit it with the Controls. */}
       <svg
         ref={svg}
         width={width}
@@ -171,6 +182,13 @@ export function TreeMiniMap({
         className="react-flow__minimap-svg"
         role="img"
         aria-label="Mini Map"
+        // A click (not a drag, which pans) centres the view on that point of the tree, at the same zoom.
+        onClick={(e) => {
+          const matrix = e.currentTarget.getScreenCTM();
+          if (!matrix) return;
+          const point = new DOMPoint(e.clientX, e.clientY).matrixTransform(matrix.inverse());
+          void flow.setCenter(point.x, point.y, { zoom: store.getState().transform[2], duration: 200 });
+        }}
       >
         {paths.map((p) => (
           <path key={p.color} d={p.d} style={{ fill: p.color }} shapeRendering="crispEdges" />
@@ -190,4 +208,35 @@ function union(a: Bounds, b: Bounds): Bounds {
   const x = Math.min(a.x, b.x);
   const y = Math.min(a.y, b.y);
   return { x, y, width: Math.max(a.x + a.width, b.x + b.width) - x, height: Math.max(a.y + a.height, b.y + b.height) - y };
+}
+
+/** Below this zoom a node's text is too small to read: the tree says what it holds instead. */
+export const SUMMARY_ZOOM = 0.45;
+const zoomSelector = (s: ReactFlowState) => s.transform[2];
+
+/**
+ * What a tree too small to read holds (a big tree fitted to the screen): how many
+ * messages from whom, where it branches, how deep it goes, in type that is read at
+ * any zoom. Hidden again once the nodes are readable.
+ */
+export function TreeSummary({ nodes, edges }: { nodes: LaidNode[]; edges: LaidEdge[] }) {
+  const zoom = useStore(zoomSelector);
+  const facts = useMemo(() => {
+    const by = { user: 0, agent: 0, operator: 0 } as Record<string, number>;
+    for (const n of nodes) by[n.member.senderKind] = (by[n.member.senderKind] ?? 0) + 1;
+    const children = new Map<number, number>();
+    for (const e of edges) children.set(e.source, (children.get(e.source) ?? 0) + 1);
+    const branchPoints = [...children.values()].filter((c) => c > 1).length;
+    const levels = new Set(nodes.map((n) => n.y)).size;
+    return { by, branchPoints, levels };
+  }, [nodes, edges]);
+  if (zoom >= SUMMARY_ZOOM || nodes.length === 0) return null;
+  const plural = (n: number, word: string) => `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`;
+  return (
+    <Panel position="bottom-right" className="tree-summary" data-testid="tree-summary">
+      <strong>{plural(nodes.length, "message")}</strong>: {plural(facts.by.user ?? 0, "user message")}, {facts.by.agent ?? 0} from the bot,{" "}
+      {facts.by.operator ?? 0} from operators · {plural(facts.branchPoints, "branch point")} · {plural(facts.levels, "level")} deep. Zoom
+      in, or click the map, to read the messages.
+    </Panel>
+  );
 }
