@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildPrompt } from "../lib/agent/prompt";
+import { buildPrompt } from "../lib/context/prompt";
 import { buildContext } from "../lib/context/build";
 import { openDb } from "../lib/db/database";
 import { findStoredMessage, loadContextInput } from "../lib/db/context-input";

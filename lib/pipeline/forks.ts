@@ -1,6 +1,6 @@
 import { generateText } from "ai";
 import { z } from "zod";
-import { buildPrompt, quotedMessage } from "../agent/prompt";
+import { buildPrompt, quotedMessage } from "../context/prompt";
 import type { Database } from "../db/database";
 import { newestMainSessionMessages, previousSentAtOf } from "../db/context-input";
 import { appendSystemNote } from "../db/messages";

@@ -1,7 +1,7 @@
 import { generateText, stepCountIs } from "ai";
 import { RateLimitedError } from "../agent/call-limits";
 import type { ModelHandle } from "../agent/model";
-import { buildPrompt, type Prompt } from "../agent/prompt";
+import { buildPrompt, type Prompt } from "../context/prompt";
 import { createReplyTool, type ReplyOutcome } from "../agent/reply-tool";
 import { createHandoffTool, type HandoffOutcome } from "../agent/handoff-tool";
 import { buildContext } from "../context/build";

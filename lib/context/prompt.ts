@@ -1,6 +1,6 @@
 import type { ModelMessage } from "ai";
-import type { BuiltContext } from "../context/build";
-import type { StoredMessage } from "../context/types";
+import type { BuiltContext } from "./build";
+import type { StoredMessage } from "./types";
 import { FIELD_SEPARATOR, formatEnvelope, formatTime } from "../prompt/format";
 import { canonicalText, sanitizeBody, sanitizeInline, truncate, userLabel } from "../prompt/sanitize";
 import { defaultSettings, type Settings } from "../settings/schema";
