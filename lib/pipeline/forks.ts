@@ -1,8 +1,10 @@
 import { generateText } from "ai";
 import { z } from "zod";
-import { buildPrompt, quotedMessage } from "../context/prompt";
+import { contextNeeds } from "../context/assemble";
+import { quotedMessage } from "../context/prompt";
+import { turnPrompt } from "../context/turn-prompt";
 import type { Database } from "../db/database";
-import { newestMainSessionMessages, previousSentAtOf } from "../db/context-input";
+import { loadContextFacts } from "../db/context-input";
 import { appendSystemNote } from "../db/messages";
 import { findConversation } from "../db/conversations";
 import { createEnvelope, finishEnvelope, findEnvelope } from "../db/envelopes";
@@ -18,7 +20,7 @@ import {
   setActiveFork,
   updateFork,
 } from "../db/forks";
-import { agentAddress, parseAddress } from "../envelope/address";
+import { agentAddress } from "../envelope/address";
 import { canonicalText } from "../prompt/sanitize";
 import { AppError, notFound } from "../errors";
 import { publish } from "../events/bus";
@@ -106,22 +108,8 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
     lastActivityAt: new Date(),
     baseMessageId: await lastMainMessageId(db, conversation.id),
   });
-  const recent = await newestMainSessionMessages(db, conversation.id, settings.recencyWindow);
-  const previousSentAt = await previousSentAtOf(db, recent);
-  const starter = parseAddress(envelope.from);
-  const prompt = buildPrompt({
-    context: {
-      messages: recent.map((m) => ({ ...m, origin: "recent" as const, previousSentAt: previousSentAt.get(m.id) ?? null })),
-      gapNote: null,
-    },
-    currentId: -1,
-    conversation,
-    settings,
-    extraSystem: [
-      `You are running a background task started by ${starter.kind === "channel" ? "a channel" : `${starter.kind} ${starter.name}`}. Anything you send with reply is posted to the chat as a new message; people may reply to it later to continue this thread with you.`,
-    ],
-    task: { text: envelope.text, at: new Date() },
-  });
+  const facts = await loadContextFacts(db, { conversation, current: null, needs: contextNeeds(settings) });
+  const prompt = turnPrompt({ ...facts, task: { text: envelope.text, from: envelope.from, at: new Date() } }, settings);
   await executeTurn(
     { ...deps, model: deps.model },
     {

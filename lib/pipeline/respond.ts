@@ -1,11 +1,12 @@
 import { generateText, stepCountIs } from "ai";
 import { RateLimitedError } from "../agent/call-limits";
 import type { ModelHandle } from "../agent/model";
-import { buildPrompt, type Prompt } from "../context/prompt";
+import { contextNeeds } from "../context/assemble";
+import type { Prompt } from "../context/prompt";
+import { turnPrompt } from "../context/turn-prompt";
 import { createReplyTool, type ReplyOutcome } from "../agent/reply-tool";
 import { createHandoffTool, type HandoffOutcome } from "../agent/handoff-tool";
-import { buildContext } from "../context/build";
-import { findStoredMessages, loadContextInput, previousSentAtOf } from "../db/context-input";
+import { loadContextFacts } from "../db/context-input";
 import { finishEnvelope, findEnvelope, repliedEnvelopeIds, type StoredEnvelope } from "../db/envelopes";
 import { updateFork } from "../db/forks";
 import { readHandoffState } from "../db/handoff";
@@ -16,7 +17,7 @@ import { log } from "../log";
 import type { Settings } from "../settings/schema";
 import { getSettings } from "../settings/store";
 import { AppError } from "../errors";
-import { agentStaysSilent, handoffNoteFor, parseHandoffState } from "./handoff-rules";
+import { agentStaysSilent, parseHandoffState } from "./handoff-rules";
 import { sendToChat, type SendInput, type SendResult } from "./send-to-chat";
 import type { TurnDeps } from "./turn-deps";
 
@@ -317,29 +318,13 @@ export async function runAgentTurn(
     await finishEnvelope(db, [...coalesced, envelopeId], { status: "done", metadata: { skipped: reason } });
     return { kind: "skipped", reason };
   }
-  const input = await loadContextInput(db, { current: message, settings });
-  // Every message of the burst is in the prompt, even beyond the recency window, and
-  // the gap note measures the silence before the burst began.
-  const burst = await findStoredMessages(
-    db,
-    earlier.flatMap((e) => (e.messageId === null ? [] : [e.messageId])),
-  );
-  const first = burst[0] ?? message;
-  const previous = burst.length
-    ? (input.recent.find((m) => m.id !== first.id && !burst.some((b) => b.id === m.id) && m.sentAt <= first.sentAt) ?? null)
-    : input.previous;
-  // The burst's messages are beyond what the loader timed: their headers count real time too.
-  const previousSentAt = burst.length ? new Map([...input.previousSentAt, ...(await previousSentAtOf(db, burst))]) : input.previousSentAt;
-  const context = buildContext({ current: message, ...input, recent: [...input.recent, ...burst], previous, previousSentAt, settings });
-  const prompt = buildPrompt({
-    context,
-    currentId: message.id,
+  const facts = await loadContextFacts(db, {
     conversation: message.conversation,
-    settings,
-    pendingUpdates: input.pendingUpdates,
-    extraSystem: burstNote(burst.length + 1),
-    handoffNote: handoffNoteFor(message.conversation, context.messages),
+    current: message,
+    burstMessageIds: earlier.flatMap((e) => (e.messageId === null ? [] : [e.messageId])),
+    needs: contextNeeds(settings),
   });
+  const prompt = turnPrompt(facts, settings);
   const outcome = await executeTurn(
     { ...deps, model: deps.model },
     { envelope, conversationId: message.conversationId, forkId: message.forkId, prompt, delivery, coalesced },
@@ -384,12 +369,6 @@ async function sendForkConflictNotice(
       return { kind: "not_answered", error };
     }
   }
-}
-
-/** Several messages arrived together: the model answers them once. */
-export function burstNote(count: number): string[] {
-  if (count < 2) return [];
-  return [`The user sent the last ${count} messages in a row before you answered. Answer them together, in one reply.`];
 }
 
 export type { Settings };
