@@ -6,7 +6,7 @@ import { findReplyTarget } from "../db/messages";
 import { parseAddress } from "../envelope/address";
 import { sendToChat, keepPossiblyDelivered, type SendResult } from "./send-to-chat";
 import { runBackgroundTask } from "./forks";
-import { runAgentTurn, type TurnDeps, type TurnOutcome } from "./respond";
+import { runAgentTurn, type TurnDeps, type TurnOutcome } from "./agent-turn";
 
 /** How a claimed envelope ended: a chat turn's outcome, a send's result, or nothing to do. */
 export type DispatchOutcome =

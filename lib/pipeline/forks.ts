@@ -29,7 +29,7 @@ import { getSettings } from "../settings/store";
 import { decideResume, interactiveChildOf } from "./fork-routing";
 import { sendToChat } from "./send-to-chat";
 import { agentStaysSilent } from "./handoff-rules";
-import { executeTurn, type TurnDeps } from "./respond";
+import { executeTurn, type TurnDeps } from "./agent-turn";
 import { recordId } from "../record-id";
 
 /** How a fork's report starts: the model wrote it (from users' messages), not the user or the operator. */

@@ -6,7 +6,7 @@ import { findReplyTarget } from "../db/messages";
 import { deleteExpiredSessions } from "../db/operators";
 import { sweepForks } from "./forks";
 import { handoffTimeouts } from "./handoff";
-import type { TurnDeps } from "./respond";
+import type { TurnDeps } from "./agent-turn";
 
 /**
  * What the scheduler does on each timer tick besides delivering due envelopes:

@@ -31,7 +31,7 @@ import { getSettings } from "../settings/store";
 import { decideResume, interactiveChildOf, replyResumes } from "./fork-routing";
 import { remindWaiting, requestHandoff } from "./handoff";
 import { handoffCommandIn } from "./handoff-rules";
-import type { TurnDeps } from "./respond";
+import type { TurnDeps } from "./agent-turn";
 import { inboundOutcome, shouldAnswer } from "./should-answer";
 
 export type StoreInboundResult =

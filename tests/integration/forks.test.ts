@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { exitFork, resumeFork, startBackgroundTask, sweepForks } from "@/lib/pipeline/forks";
-import { FORK_CONFLICT_NOTICE } from "@/lib/pipeline/respond";
+import { FORK_CONFLICT_NOTICE } from "@/lib/pipeline/agent-turn";
 import { updateSettings } from "@/lib/settings/store";
 import { update } from "../fixtures/telegram";
 import { databases } from "../helpers/db";
