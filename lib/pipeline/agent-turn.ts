@@ -4,22 +4,19 @@ import type { ModelHandle } from "../agent/model";
 import { contextNeeds } from "../context/assemble";
 import type { Prompt } from "../context/prompt";
 import { turnPrompt } from "../context/turn-prompt";
-import { createReplyTool, type ReplyOutcome } from "../agent/reply-tool";
-import { createHandoffTool, type HandoffOutcome } from "../agent/handoff-tool";
 import { loadContextFacts } from "../db/context-input";
 import { finishEnvelope, findEnvelope, repliedEnvelopeIds, type StoredEnvelope } from "../db/envelopes";
 import { updateFork } from "../db/forks";
-import { readHandoffState } from "../db/handoff";
 import { findMessage } from "../db/messages";
 import { saveTurn } from "../db/turns";
 import type { EnvelopeMetadata } from "../envelope/metadata";
-import { log } from "../log";
 import type { Settings } from "../settings/schema";
 import { getSettings } from "../settings/store";
-import { AppError } from "../errors";
 import { agentStaysSilent, parseHandoffState } from "./handoff-rules";
 import { sendToChat, type SendInput, type SendResult } from "./send-to-chat";
-import type { TurnDeps } from "./turn-deps";
+import { createHandoffTool } from "./handoff-tool";
+import { createReplyTool, type ReplyResult } from "./reply-tool";
+import type { ToolCallRecord, TurnDeps } from "./turn-deps";
 
 export type { TurnDeps } from "./turn-deps";
 
@@ -62,173 +59,118 @@ export function repliedOf(result: SendResult): NonNullable<EnvelopeMetadata["rep
   }
 }
 
+/** What one turn runs with: its envelope, where its reply goes, and the prompt. */
+export type TurnInput = {
+  envelope: StoredEnvelope;
+  conversationId: number;
+  forkId: number | null;
+  prompt: Prompt;
+  delivery: Omit<SendInput, "text" | "dedupeKey">;
+  /** A burst's earlier envelopes: they end with this one, recording the one answer. */
+  coalesced?: number[];
+};
+
+/** What the model call left behind, read from the tools' typed results. */
+type ModelRun = {
+  reply: ReplyResult | null;
+  handedOff: boolean;
+  calls: ToolCallRecord[];
+  usage: Record<string, unknown>;
+  latencyMs: number;
+  /** The model call failed (`failure` is what it threw). */
+  error: string | null;
+  failure?: unknown;
+  /** A tool call the SDK could not run (bad arguments, unknown tool). */
+  malformed: string | null;
+};
+
 /**
- * Runs the model once with the `reply` tool bound to one delivery: at most one
- * message goes out (per-turn guard, and a dedupe key across retries), the turn is
- * recorded for the prompt inspector. Throws TurnError when the model failed
- * before anything was sent, so the worker retries with backoff (RateLimitedError
- * when the provider asked us to wait). A burst's earlier envelopes (`coalesced`)
- * end with the latest one, all recording the one answer.
+ * Runs the model once with the `reply` and `handoff` tools bound to this turn:
+ * at most one message goes out (per-turn guard, and a dedupe key across retries),
+ * the turn is recorded for the prompt inspector. Throws TurnError when the model
+ * failed before anything was sent, so the worker retries with backoff
+ * (RateLimitedError when the provider asked us to wait). A burst's earlier
+ * envelopes (`coalesced`) end with the latest one, all recording the one answer.
  */
-export async function executeTurn(
-  deps: TurnDeps & { model: ModelHandle },
-  input: {
-    envelope: StoredEnvelope;
-    conversationId: number;
-    forkId: number | null;
-    prompt: Prompt;
-    delivery: Omit<SendInput, "text" | "dedupeKey">;
-    coalesced?: number[];
-  },
-): Promise<TurnOutcome> {
-  const { envelope } = input;
-  const toolCalls: ({ message: string; outcome: ReplyOutcome } | { tool: "handoff"; message: string; outcome: HandoffOutcome })[] = [];
-  let sent = false;
-  // Why no reply reached the user, when one was attempted (shown on the turn and the envelope).
-  let deliveryFailure: string | null = null;
-  let outcomeUnknown = false;
-  // The reply went out but is missing from the history (shown on the turn).
-  let unrecorded: string | null = null;
-  let answerEnvelopeId: number | null = null;
-  // Set when a human was called (or took over) while the model was thinking: nothing more goes out.
-  let silenced = false;
-  let handedOff = false;
-  const reply = createReplyTool({
-    sendReply: async (text) => {
-      // The turn began while the agent had the conversation; an operator may have taken it since.
-      // This turn's own handoff (reply + handoff in one turn) does not silence it.
-      if (!handedOff && agentStaysSilent(await readHandoffState(deps.db, input.conversationId))) {
-        silenced = true;
-        const outcome: ReplyOutcome = { error: "not sent: a human operator has this conversation now; say nothing more" };
-        toolCalls.push({ message: text, outcome });
-        return outcome;
-      }
-      const result = await sendToChat(deps, { ...input.delivery, text, dedupeKey: `reply:${envelope.id}` });
-      let outcome: ReplyOutcome;
-      switch (result.kind) {
-        case "sent":
-          sent = true;
-          answerEnvelopeId = result.envelopeId;
-          outcome = { status: "sent" };
-          break;
-        case "unrecorded":
-          // The user has it: the turn is answered (never retried into a second copy).
-          log.warn("agent.reply_unrecorded", { envelopeId: envelope.id, answerEnvelopeId: result.envelopeId, error: result.error });
-          sent = true;
-          answerEnvelopeId = result.envelopeId;
-          unrecorded = result.error;
-          outcome = { status: "sent" };
-          break;
-        case "duplicate":
-          if (result.earlier === "delivered") {
-            sent = true;
-            outcome = { error: "you already answered this message" };
-            break;
-          }
-          outcomeUnknown = true;
-          deliveryFailure = result.error;
-          outcome = { error: "the reply may not have reached the user (the platform did not confirm it); it was not sent again" };
-          break;
-        case "failed":
-          log.warn("agent.reply_failed", { envelopeId: envelope.id, error: result.error, outcome: result.outcome });
-          outcomeUnknown = result.outcome === "unknown";
-          deliveryFailure = result.error;
-          // Never "you already answered" unless it was: the model (and the operator) must not be told the user got it.
-          outcome = {
-            error: outcomeUnknown
-              ? "the reply may not have reached the user (the platform did not confirm it); it was not sent again"
-              : "failed to send reply",
-          };
-          break;
-      }
-      toolCalls.push({ message: text, outcome });
-      return outcome;
-    },
-  });
-
-  // The model may hand off beside (or instead of) replying; the handoff's own waiting message tells the user.
-  const handoff = createHandoffTool({
-    requestHandoff: async (reason) => {
-      let outcome: HandoffOutcome;
-      try {
-        // The waiting message is threaded under the turn's envelope but not a native reply: a
-        // `reply` in the same step replies to that message at the same moment (one thread root).
-        await deps.requestHandoff(deps, {
-          conversationId: input.conversationId,
-          reason,
-          by: envelope.to,
-          replyTo: { envelopeId: envelope.id, message: null },
-        });
-        handedOff = true;
-        outcome = { status: "handed off" };
-      } catch (e) {
-        if (!(e instanceof AppError)) log.warn("agent.handoff_failed", { envelopeId: envelope.id, error: (e as Error).message });
-        outcome = {
-          error:
-            e instanceof AppError && e.code === "conflict"
-              ? `not handed off: ${e.message}`
-              : "the handoff failed; answer the user yourself",
-        };
-      }
-      toolCalls.push({ tool: "handoff", message: reason, outcome });
-      return outcome;
-    },
-  });
-
-  const started = performance.now();
-  let usage: Record<string, unknown> = {};
-  let error: string | null = null;
-  let malformed: string | null = null;
-  let failure: unknown;
-  try {
-    const result = await generateText({
-      model: deps.model.model,
-      system: input.prompt.system,
-      messages: input.prompt.messages,
-      tools: { reply, handoff },
-      // Once the reply is out (or a human has the conversation) there is nothing left to do:
-      // no further model call. A failed send goes back to the model as the tool's error.
-      stopWhen: [() => sent || handedOff || silenced, stepCountIs(3)],
-      maxRetries: 0,
-      abortSignal: AbortSignal.timeout(deps.timeoutMs),
-    });
-    usage = { ...result.totalUsage };
-    // Tool calls the SDK could not run (bad arguments, unknown tool): recorded, never silent.
-    for (const part of result.steps.flatMap((step) => step.content)) {
-      if (part.type !== "tool-error") continue;
-      const reason = part.error instanceof Error ? part.error.message : String(part.error);
-      malformed ??= `malformed tool call (${part.toolName}): ${reason.slice(0, 300)}`;
-      toolCalls.push({
-        message: JSON.stringify(part.input ?? null).slice(0, 2000),
-        outcome: { error: `malformed call: ${reason.slice(0, 300)}` },
-      });
-    }
-  } catch (e) {
-    failure = e;
-    error = (e as Error).message || String(e);
-  }
+export async function executeTurn(deps: TurnDeps & { model: ModelHandle }, input: TurnInput): Promise<TurnOutcome> {
+  const run = await callModel(deps, input);
+  const sent = run.reply?.kind === "sent";
+  const failed = run.reply?.kind === "not_delivered" ? run.reply : null;
+  const unrecorded = run.reply?.kind === "sent" ? run.reply.unrecorded : null;
   const turnError =
-    error ??
-    (!sent && deliveryFailure ? `reply not delivered: ${deliveryFailure}` : null) ??
-    (!sent ? malformed : null) ??
+    run.error ??
+    (!sent && failed ? `reply not delivered: ${failed.error}` : null) ??
+    (!sent ? run.malformed : null) ??
     (unrecorded ? `reply ${unrecorded}` : null);
   await saveTurn(deps.db, {
-    envelopeId: envelope.id,
+    envelopeId: input.envelope.id,
     conversationId: input.conversationId,
     forkId: input.forkId,
     model: `${deps.model.provider}:${deps.model.modelId}`,
     system: input.prompt.system,
     prompt: input.prompt.messages,
-    toolCalls,
-    usage,
-    latencyMs: Math.round(performance.now() - started),
+    toolCalls: run.calls,
+    usage: run.usage,
+    latencyMs: run.latencyMs,
     error: turnError,
   });
   // A failure after the reply went out ends the turn: the user has the answer.
-  if (error && !sent) throw failure instanceof RateLimitedError ? failure : new TurnError(`model call failed: ${error}`);
+  if (run.error && !sent) throw run.failure instanceof RateLimitedError ? run.failure : new TurnError(`model call failed: ${run.error}`);
+  return finishTurn(deps, input, run, turnError);
+}
+
+/** The model call itself, with the turn's tools; it stops once the reply went out or a human has the conversation. */
+async function callModel(deps: TurnDeps & { model: ModelHandle }, input: TurnInput): Promise<ModelRun> {
+  const turn = { deps, envelope: input.envelope, conversationId: input.conversationId, calls: [] as ToolCallRecord[] };
+  // The model may hand off beside (or instead of) replying; the handoff's own waiting message tells the user.
+  const handoff = createHandoffTool(turn);
+  const reply = createReplyTool({ ...turn, delivery: input.delivery, handedOff: handoff.handedOff });
+  const started = performance.now();
+  const run: ModelRun = { reply: null, handedOff: false, calls: turn.calls, usage: {}, latencyMs: 0, error: null, malformed: null };
+  try {
+    const result = await generateText({
+      model: deps.model.model,
+      system: input.prompt.system,
+      messages: input.prompt.messages,
+      tools: { reply: reply.tool, handoff: handoff.tool },
+      // Once the reply is out (or a human has the conversation) there is nothing left to do:
+      // no further model call. A failed send goes back to the model as the tool's error.
+      stopWhen: [() => reply.result()?.kind === "sent" || reply.result()?.kind === "silenced" || handoff.handedOff(), stepCountIs(3)],
+      maxRetries: 0,
+      abortSignal: AbortSignal.timeout(deps.timeoutMs),
+    });
+    run.usage = { ...result.totalUsage };
+    // Tool calls the SDK could not run (bad arguments, unknown tool): recorded, never silent.
+    for (const part of result.steps.flatMap((step) => step.content)) {
+      if (part.type !== "tool-error") continue;
+      const reason = part.error instanceof Error ? part.error.message : String(part.error);
+      run.malformed ??= `malformed tool call (${part.toolName}): ${reason.slice(0, 300)}`;
+      turn.calls.push({
+        message: JSON.stringify(part.input ?? null).slice(0, 2000),
+        outcome: { error: `malformed call: ${reason.slice(0, 300)}` },
+      });
+    }
+  } catch (e) {
+    run.failure = e;
+    run.error = (e as Error).message || String(e);
+  }
+  run.latencyMs = Math.round(performance.now() - started);
+  run.reply = reply.result();
+  run.handedOff = handoff.handedOff();
+  return run;
+}
+
+/** Ends the turn's envelope(s) with what the model did, and says how the turn ended. */
+async function finishTurn(deps: TurnDeps, input: TurnInput, run: ModelRun, turnError: string | null): Promise<TurnOutcome> {
+  const { envelope } = input;
+  const reply = run.reply;
+  const sent = reply?.kind === "sent";
+  const outcomeUnknown = reply?.kind === "not_delivered" && reply.outcome === "unknown";
+  const deliveryFailure = reply?.kind === "not_delivered" ? reply.error : null;
+  const answerEnvelopeId = reply?.kind === "sent" ? reply.answerEnvelopeId : null;
   const coalesced = input.coalesced ?? [];
   const burst = coalesced.length ? { burst: [...coalesced, envelope.id], turnEnvelopeId: envelope.id } : {};
-  if (!sent && !handedOff && (deliveryFailure || malformed) && !outcomeUnknown) {
+  if (!sent && !run.handedOff && (deliveryFailure || run.malformed) && !outcomeUnknown) {
     // Nothing reached the user: the turn's envelope (the burst's latest) fails with the
     // reason, so the operator sees it and has one Retry; the burst's earlier ones point at it.
     if (coalesced.length) await finishEnvelope(deps.db, coalesced, { status: "done", metadata: { replied: false, ...burst } });
@@ -241,15 +183,15 @@ export async function executeTurn(
     metadata: {
       replied: outcomeUnknown ? "unknown" : sent,
       ...(answerEnvelopeId ? { answerEnvelopeId } : {}),
-      ...(handedOff ? { handoff: { action: "request", via: "tool" } } : {}),
-      ...(silenced ? { skipped: "handed off to a human" } : {}),
+      ...(run.handedOff ? { handoff: { action: "request", via: "tool" } } : {}),
+      ...(reply?.kind === "silenced" ? { skipped: "handed off to a human" } : {}),
       ...burst,
-      ...(error ? { modelError: error } : {}),
+      ...(run.error ? { modelError: run.error } : {}),
       ...(turnError ? { turnError } : {}),
     },
   });
   if (outcomeUnknown) return { kind: "possibly_answered", error: deliveryFailure ?? "the platform did not confirm the reply" };
-  return sent ? { kind: "answered", answerEnvelopeId, recorded: unrecorded === null } : { kind: "silent" };
+  return sent ? { kind: "answered", answerEnvelopeId, recorded: reply.unrecorded === null } : { kind: "silent" };
 }
 
 /**
