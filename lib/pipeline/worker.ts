@@ -6,6 +6,7 @@ import { QUEUE_WORK, withArrival } from "../db/arrival";
 import { claimTurns, deferEnvelopes, hasDueWork, renewLeases, type ClaimedTurn } from "../db/claim";
 import { finishEnvelope, retryEnvelopeLater } from "../db/envelopes";
 import { isTransientConflict } from "../db/errors";
+import { workKinds } from "../envelope/work-kinds";
 import { log } from "../log";
 import { planTurn } from "./turn-plan";
 
@@ -235,7 +236,7 @@ export class EnvelopeWorker {
         return;
       }
       const attempts = Math.max(...turn.envelopes.map((e) => e.attempts));
-      if (attempts < this.deps.maxAttempts) {
+      if (workKinds[turn.kind].retry === "backoff" && attempts < this.deps.maxAttempts) {
         const at = new Date(this.now().getTime() + this.deps.backoffMs(attempts));
         log.warn("worker.retry", { envelopeIds: ids, attempts, error: message });
         for (const id of ids) await retryEnvelopeLater(this.deps.db, id, at, message);
