@@ -5,7 +5,8 @@ import { contextNeeds } from "../context/assemble";
 import type { Prompt } from "../context/prompt";
 import { turnPrompt } from "../context/turn-prompt";
 import { loadContextFacts } from "../db/context-input";
-import { finishEnvelope, findEnvelope, repliedEnvelopeIds, type StoredEnvelope } from "../db/envelopes";
+import { findEnvelope, repliedEnvelopeIds, type StoredEnvelope } from "../db/envelopes";
+import { endEnvelope } from "./end-envelope";
 import { updateFork } from "../db/forks";
 import { findMessage } from "../db/messages";
 import { saveTurn } from "../db/turns";
@@ -173,12 +174,12 @@ async function finishTurn(deps: TurnDeps, input: TurnInput, run: ModelRun, turnE
   if (!sent && !run.handedOff && (deliveryFailure || run.malformed) && !outcomeUnknown) {
     // Nothing reached the user: the turn's envelope (the burst's latest) fails with the
     // reason, so the operator sees it and has one Retry; the burst's earlier ones point at it.
-    if (coalesced.length) await finishEnvelope(deps.db, coalesced, { status: "done", metadata: { replied: false, ...burst } });
-    await finishEnvelope(deps.db, envelope.id, { status: "failed", error: turnError!, metadata: { replied: false, ...burst } });
+    if (coalesced.length) await endEnvelope(deps.db, coalesced, { status: "done", metadata: { replied: false, ...burst } });
+    await endEnvelope(deps.db, envelope.id, { status: "failed", error: turnError!, metadata: { replied: false, ...burst } });
     return { kind: "not_answered", error: turnError! };
   }
   // An unknown outcome is shown on the reply itself (kept in the history as possibly delivered).
-  await finishEnvelope(deps.db, [...coalesced, envelope.id], {
+  await endEnvelope(deps.db, [...coalesced, envelope.id], {
     status: "done",
     metadata: {
       replied: outcomeUnknown ? "unknown" : sent,
@@ -214,7 +215,7 @@ export async function runAgentTurn(
   const message = envelope.messageId ? await findMessage(db, envelope.messageId) : null;
   if (!message) {
     const error = "the envelope's message is missing";
-    await finishEnvelope(db, [...earlier.map((e) => e.id), envelopeId], { status: "failed", error });
+    await endEnvelope(db, [...earlier.map((e) => e.id), envelopeId], { status: "failed", error });
     return { kind: "not_answered", error };
   }
   if (earlier.length && earlier.some((e) => (e.attempts ?? 1) > 1)) {
@@ -226,7 +227,7 @@ export async function runAgentTurn(
     const upTo = Math.max(0, ...replied);
     const answered = earlier.filter((e) => e.id <= upTo);
     if (answered.length)
-      await finishEnvelope(
+      await endEnvelope(
         db,
         answered.map((e) => e.id),
         { status: "done", metadata: { replied: true, recovered: true } },
@@ -247,7 +248,7 @@ export async function runAgentTurn(
   if (agentStaysSilent(message.conversation.handoffState)) {
     // A human was called or has the conversation: the agent says nothing until it is handed back.
     const reason = "handed off to a human";
-    await finishEnvelope(db, [...earlier.map((e) => e.id), envelopeId], {
+    await endEnvelope(db, [...earlier.map((e) => e.id), envelopeId], {
       status: "done",
       metadata: { skipped: reason, handoff: { state: parseHandoffState(message.conversation.handoffState) } },
     });
@@ -257,7 +258,7 @@ export async function runAgentTurn(
   const coalesced = earlier.map((e) => e.id);
   if (!deps.model) {
     const reason = "no model configured";
-    await finishEnvelope(db, [...coalesced, envelopeId], { status: "done", metadata: { skipped: reason } });
+    await endEnvelope(db, [...coalesced, envelopeId], { status: "done", metadata: { skipped: reason } });
     return { kind: "skipped", reason };
   }
   const facts = await loadContextFacts(db, {
@@ -291,23 +292,23 @@ async function sendForkConflictNotice(
   switch (result.kind) {
     case "sent":
     case "unrecorded":
-      await finishEnvelope(deps.db, envelopeId, {
+      await endEnvelope(deps.db, envelopeId, {
         status: "done",
         metadata: { replied: true, notice, answerEnvelopeId: result.envelopeId },
       });
       return { kind: "answered", answerEnvelopeId: result.envelopeId, recorded: result.kind === "sent" };
     case "duplicate":
-      await finishEnvelope(deps.db, envelopeId, { status: "done", metadata: { replied: repliedOf(result), notice } });
+      await endEnvelope(deps.db, envelopeId, { status: "done", metadata: { replied: repliedOf(result), notice } });
       return result.earlier === "delivered"
         ? { kind: "answered", answerEnvelopeId: result.envelopeId, recorded: true }
         : { kind: "possibly_answered", error: result.error };
     case "failed": {
       if (result.outcome === "unknown") {
-        await finishEnvelope(deps.db, envelopeId, { status: "done", metadata: { replied: "unknown", notice } });
+        await endEnvelope(deps.db, envelopeId, { status: "done", metadata: { replied: "unknown", notice } });
         return { kind: "possibly_answered", error: result.error };
       }
       const error = `fork conflict notice not delivered: ${result.error}`;
-      await finishEnvelope(deps.db, envelopeId, { status: "failed", error, metadata: { replied: false, notice } });
+      await endEnvelope(deps.db, envelopeId, { status: "failed", error, metadata: { replied: false, notice } });
       return { kind: "not_answered", error };
     }
   }

@@ -1,7 +1,8 @@
 import type { ClaimedTurn } from "../db/claim";
 import type { Database } from "../db/database";
 import { findConversationByChat } from "../db/conversations";
-import { findEnvelope, finishEnvelope } from "../db/envelopes";
+import { findEnvelope } from "../db/envelopes";
+import { endEnvelope } from "./end-envelope";
 import { findReplyTarget } from "../db/messages";
 import { parseAddress } from "../envelope/address";
 import type { WorkerKind } from "../envelope/work-kinds";
@@ -55,7 +56,7 @@ export async function deliverEnvelopeToChat(
   const conversation = await findConversationByChat(deps.db, address.adapter, address.chatId);
   if (!conversation) {
     const error = `no conversation ${envelope.to} is known`;
-    await finishEnvelope(deps.db, envelopeId, { status: "failed", error });
+    await endEnvelope(deps.db, envelopeId, { status: "failed", error });
     return { kind: "failed", envelopeId, outcome: "not_sent", error };
   }
   // Thread natively under the replied-to envelope's message, when it has one in this

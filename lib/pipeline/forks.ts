@@ -7,7 +7,8 @@ import type { Database } from "../db/database";
 import { loadContextFacts } from "../db/context-input";
 import { appendSystemNote } from "../db/messages";
 import { findConversation } from "../db/conversations";
-import { createEnvelope, finishEnvelope, findEnvelope } from "../db/envelopes";
+import { createEnvelope, findEnvelope } from "../db/envelopes";
+import { endEnvelope } from "./end-envelope";
 import {
   claimForkExit,
   createFork,
@@ -86,19 +87,19 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
   if (!envelope || envelope.status === "done" || envelope.status === "failed" || !envelope.forkId || !envelope.conversationId) return;
   const conversation = await findConversation(db, envelope.conversationId);
   if (!conversation) {
-    await finishEnvelope(db, envelopeId, { status: "failed", error: "conversation not found" });
+    await endEnvelope(db, envelopeId, { status: "failed", error: "conversation not found" });
     return;
   }
   if (agentStaysSilent(conversation.handoffState)) {
     // A human was called or has the chat: the agent posts nothing there, not even a task's message.
     await updateFork(db, envelope.forkId, { status: "failed", endedAt: new Date(), summary: `failed: ${HANDED_OFF}` });
-    await finishEnvelope(db, envelopeId, { status: "failed", error: HANDED_OFF });
+    await endEnvelope(db, envelopeId, { status: "failed", error: HANDED_OFF });
     return;
   }
   if (!deps.model) {
     // Honest status: nothing ran, so the fork failed (never "done").
     await updateFork(db, envelope.forkId, { status: "failed", endedAt: new Date(), summary: "failed: no model configured" });
-    await finishEnvelope(db, envelopeId, { status: "failed", error: "no model configured: background tasks need one" });
+    await endEnvelope(db, envelopeId, { status: "failed", error: "no model configured: background tasks need one" });
     return;
   }
   const settings = await getSettings(db);

@@ -21,7 +21,7 @@ import {
   upsertConversation,
 } from "../db/ingest";
 import type { SqlRunner } from "../db/sql";
-import { finishEnvelope } from "../db/envelopes";
+import { endEnvelope } from "./end-envelope";
 import { agentAddress, channelAddress } from "../envelope/address";
 import type { EnvelopeMetadata } from "../envelope/metadata";
 import { publish } from "../events/bus";
@@ -99,7 +99,7 @@ export async function ingestInbound(
 async function handoffByCommand(deps: TurnDeps, stored: Extract<StoreInboundResult, { status: "stored" }>, reason: string) {
   const { agentName } = await getSettings(deps.db);
   // The inbound envelope says why the agent did not answer it.
-  await finishEnvelope(deps.db, stored.envelopeId, {
+  await endEnvelope(deps.db, stored.envelopeId, {
     status: "done",
     metadata: { skipped: "handoff command", handoff: { action: "request", via: "command" } },
   });

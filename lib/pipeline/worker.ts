@@ -4,7 +4,8 @@ import { RateLimitedError } from "../agent/call-limits";
 import type { Database } from "../db/database";
 import { QUEUE_WORK, withArrival } from "../db/arrival";
 import { claimTurns, deferEnvelopes, hasDueWork, renewLeases, type ClaimedTurn } from "../db/claim";
-import { finishEnvelope, retryEnvelopeLater } from "../db/envelopes";
+import { retryEnvelopeLater } from "../db/envelopes";
+import { endEnvelope } from "./end-envelope";
 import { isTransientConflict } from "../db/errors";
 import { workKinds } from "../envelope/work-kinds";
 import { log } from "../log";
@@ -243,7 +244,7 @@ export class EnvelopeWorker {
       } else {
         log.error("worker.failed", { envelopeIds: ids, attempts, error: message });
         for (const id of ids)
-          await finishEnvelope(this.deps.db, id, { status: "failed", error: `gave up after ${attempts} attempts: ${message}` });
+          await endEnvelope(this.deps.db, id, { status: "failed", error: `gave up after ${attempts} attempts: ${message}` });
       }
     }
   }

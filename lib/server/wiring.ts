@@ -13,7 +13,7 @@ import { errorResponse } from "../http/respond";
 import { withArrival } from "../db/arrival";
 import { openDb, postgresPoolSize, type Database } from "../db/database";
 import { env, type Env } from "../env";
-import type { EventBus } from "../events/bus";
+import { eventBus, type EventBus } from "../events/bus";
 import { startPostgresRelay, type Relay } from "../events/postgres-relay";
 import { dispatchEnvelope } from "../pipeline/dispatch";
 import { housekeeping } from "../pipeline/housekeeping";
@@ -144,7 +144,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     telegramWebhook,
     lineWebhook,
     setupCode,
-    events: db.events,
+    events: eventBus(db),
     relay,
   };
 }
