@@ -91,6 +91,7 @@ export async function requestHandoff(deps: TurnDeps, input: HandoffRequest): Pro
     conversationId: input.conversationId,
     action: "request",
     from: allowedFrom.request,
+    to: stateAfter.request,
     at,
     reason: input.reason,
     envelope: {
@@ -195,6 +196,7 @@ async function moveHandoff(
     conversationId,
     action,
     from: allowedFrom[action],
+    to: stateAfter[action],
     at,
     operator,
     envelope: {
