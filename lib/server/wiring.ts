@@ -53,7 +53,15 @@ export type App = {
   relay: Relay | null;
 };
 
-const holder = globalThis as unknown as { __switchboardContext?: Promise<App> };
+/**
+ * The one thing this process keeps on globalThis: the app (getApp) and the
+ * shutdown scripts/start.mjs calls on SIGTERM (lib/server/shutdown.ts), which
+ * lives outside Next's bundles.
+ */
+export type ProcessHolder = { context?: Promise<App>; shutdown?: (deadlineMs: number) => Promise<void> };
+const processGlobal = globalThis as unknown as { __switchboard?: ProcessHolder };
+processGlobal.__switchboard ??= {};
+export const processHolder: ProcessHolder = processGlobal.__switchboard;
 
 export type AppOverrides = {
   /** A model to use instead of the one LLM_* describes (tests: the AI SDK's mock). */
@@ -158,9 +166,9 @@ async function build(): Promise<App> {
 }
 
 export function getApp(): Promise<App> {
-  holder.__switchboardContext ??= build().catch((error) => {
-    holder.__switchboardContext = undefined;
+  processHolder.context ??= build().catch((error) => {
+    processHolder.context = undefined;
     throw error;
   });
-  return holder.__switchboardContext;
+  return processHolder.context;
 }
