@@ -149,25 +149,7 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
       conversations = conversations.filter((id) => got.has(id));
     }
 
-    // Each candidate conversation's queue (live leases included, to re-check under the lock).
-    // forkConflict as lib/envelope/metadata.ts reads it: only a JSON true is the flag.
-    const rows = conversations.length
-      ? await sql.all<QueueRow>(
-          `SELECT "id", "conversationId", "to", "status", "messageId", "forkId", "createdAt", "deliverAt", "leaseUntil", "forkConflict" FROM (
-             SELECT "id", "conversationId", "to", "status", "messageId", "forkId", "createdAt", "deliverAt", "leaseUntil",
-               ${sql.dialect === "sqlite" ? `json_type("metadata", '$.forkConflict') = 'true'` : `CAST("metadata"->'forkConflict' = 'true'::jsonb AS int)`} AS "forkConflict",
-               ROW_NUMBER() OVER (PARTITION BY "conversationId" ORDER BY "id") AS "n"
-             FROM "Envelope"
-             WHERE ${inJsonList(sql, `"conversationId"`)} AND ${WORKER_MAIL_SQL}
-               AND (("status" = 'pending' AND ("deliverAt" IS NULL OR "deliverAt" <= ? OR ${CHAT_TURN_SQL})) OR ("status" = 'processing' AND "leaseUntil" IS NOT NULL))
-           ) q WHERE "n" <= ? ORDER BY "conversationId", "id"`,
-          list(conversations),
-          now,
-          64,
-        )
-      : [];
-    const queues = new Map<number, QueueRow[]>();
-    for (const row of rows) queues.set(row.conversationId, [...(queues.get(row.conversationId) ?? []), row]);
+    const queues = await readQueues(sql, conversations, now);
 
     const claim: { conversationId: number | null; ids: number[]; kind: WorkerKind | null }[] = [];
     for (const c of candidates) {
@@ -226,6 +208,29 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
     }
     return result;
   });
+}
+
+/** Each candidate conversation's queue, oldest first (live leases included, to re-check under the lock). */
+async function readQueues(sql: SqlRunner, conversations: number[], now: Date): Promise<Map<number, QueueRow[]>> {
+  // forkConflict as lib/envelope/metadata.ts reads it: only a JSON true is the flag.
+  const rows = conversations.length
+    ? await sql.all<QueueRow>(
+        `SELECT "id", "conversationId", "to", "status", "messageId", "forkId", "createdAt", "deliverAt", "leaseUntil", "forkConflict" FROM (
+           SELECT "id", "conversationId", "to", "status", "messageId", "forkId", "createdAt", "deliverAt", "leaseUntil",
+             ${sql.dialect === "sqlite" ? `json_type("metadata", '$.forkConflict') = 'true'` : `CAST("metadata"->'forkConflict' = 'true'::jsonb AS int)`} AS "forkConflict",
+             ROW_NUMBER() OVER (PARTITION BY "conversationId" ORDER BY "id") AS "n"
+           FROM "Envelope"
+           WHERE ${inJsonList(sql, `"conversationId"`)} AND ${WORKER_MAIL_SQL}
+             AND (("status" = 'pending' AND ("deliverAt" IS NULL OR "deliverAt" <= ? OR ${CHAT_TURN_SQL})) OR ("status" = 'processing' AND "leaseUntil" IS NOT NULL))
+         ) q WHERE "n" <= ? ORDER BY "conversationId", "id"`,
+        list(conversations),
+        now,
+        64,
+      )
+    : [];
+  const queues = new Map<number, QueueRow[]>();
+  for (const row of rows) queues.set(row.conversationId, [...(queues.get(row.conversationId) ?? []), row]);
+  return queues;
 }
 
 /** The kind of an envelope the claim selected: always one the worker runs. */
