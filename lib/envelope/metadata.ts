@@ -65,8 +65,6 @@ export const envelopeMetadataSchema = z.object({
   ),
 
   // Mail.
-  /** A background task's envelope (lib/pipeline/forks.ts). */
-  backgroundTask: tolerant(z.boolean()),
   /** The operator whose session or token sent it through the API. */
   sentBy: tolerant(z.string()),
   /** The API caller's own data (POST /envelopes `metadata`), kept as given and never read by the server. */

@@ -74,7 +74,6 @@ export async function startBackgroundTask(
     conversationId: conversation.id,
     forkId: fork.id,
     deliverAt: input.deliverAt ?? null,
-    metadata: { backgroundTask: true },
   });
   publish(db, { type: "fork", conversationId: conversation.id, forkId: fork.id });
   return { fork, envelope };
