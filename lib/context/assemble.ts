@@ -38,7 +38,11 @@ export function contextNeeds(settings: ContextSettings): ContextNeeds {
   };
 }
 
-/** The stored facts of one turn, as loaded; nothing in them is decided yet. */
+/**
+ * The stored facts of one turn, as loaded; nothing in them is decided yet. What
+ * the model will also see later (a message's images, a voice note's transcript)
+ * comes in as further facts here, and its rule goes in assembleContext.
+ */
 export type ContextFacts = {
   conversation: {
     channel: string;
