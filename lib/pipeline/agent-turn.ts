@@ -195,6 +195,9 @@ async function finishTurn(deps: TurnDeps, input: TurnInput, run: ModelRun, turnE
   return sent ? { kind: "answered", answerEnvelopeId, recorded: reply.unrecorded === null } : { kind: "silent" };
 }
 
+/** A burst's earlier envelopes (oldest first) and the messages they carry. */
+type Earlier = { id: number; messageId: number | null; attempts?: number }[];
+
 /**
  * One agent turn for a user's inbound message, or a burst of them (`earlier`:
  * the same session's messages that arrived before it and are still unanswered):
@@ -203,20 +206,71 @@ async function finishTurn(deps: TurnDeps, input: TurnInput, run: ModelRun, turnE
  * model decide whether to call `reply`, deliver at most once as a native reply to
  * the latest, and end every envelope of the burst.
  */
-export async function runAgentTurn(
+export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: Earlier = []): Promise<TurnOutcome> {
+  const { db } = deps;
+  const opened = await openTurn(deps, envelopeId, earlier);
+  if ("outcome" in opened) return opened.outcome;
+  const { envelope, message, settings, delivery } = opened;
+  const coalesced = opened.earlier.map((e) => e.id);
+  if (!deps.model) {
+    const reason = "no model configured";
+    await endEnvelope(db, [...coalesced, envelopeId], { status: "done", metadata: { skipped: reason } });
+    return { kind: "skipped", reason };
+  }
+  const facts = await loadContextFacts(db, {
+    conversation: message.conversation,
+    current: message,
+    burstMessageIds: opened.earlier.flatMap((e) => (e.messageId === null ? [] : [e.messageId])),
+    needs: contextNeeds(settings),
+  });
+  const prompt = turnPrompt(facts, settings);
+  const outcome = await executeTurn(
+    { ...deps, model: deps.model },
+    { envelope, conversationId: message.conversationId, forkId: message.forkId, prompt, delivery, coalesced },
+  );
+  if (message.forkId) await updateFork(db, message.forkId, { lastActivityAt: new Date() });
+  return outcome;
+}
+
+/**
+ * A user's reply to a fork while another fork is open here (ingest flagged it):
+ * no nesting of forks, so the user is told instead of a model turn.
+ */
+export async function runForkConflictNotice(deps: TurnDeps, envelopeId: number): Promise<TurnOutcome> {
+  const opened = await openTurn(deps, envelopeId, []);
+  if ("outcome" in opened) return opened.outcome;
+  return sendForkConflictNotice(deps, envelopeId, opened.delivery);
+}
+
+/**
+ * What every turn for a user's message does first: the envelope and its message
+ * read, a crashed turn's already-answered part of the burst ended (at most once),
+ * and nothing more while a human has the conversation. Either how the turn
+ * already ended, or what it runs with.
+ */
+async function openTurn(
   deps: TurnDeps,
   envelopeId: number,
-  earlier: { id: number; messageId: number | null; attempts?: number }[] = [],
-): Promise<TurnOutcome> {
+  earlier: Earlier,
+): Promise<
+  | { outcome: TurnOutcome }
+  | {
+      envelope: StoredEnvelope;
+      message: NonNullable<Awaited<ReturnType<typeof findMessage>>>;
+      settings: Settings;
+      delivery: Omit<SendInput, "text" | "dedupeKey">;
+      earlier: Earlier;
+    }
+> {
   const { db } = deps;
   const envelope = await findEnvelope(db, envelopeId);
   if (!envelope || envelope.status === "done" || envelope.status === "failed")
-    return { kind: "skipped", reason: "the envelope is already finished" };
+    return { outcome: { kind: "skipped", reason: "the envelope is already finished" } };
   const message = envelope.messageId ? await findMessage(db, envelope.messageId) : null;
   if (!message) {
     const error = "the envelope's message is missing";
     await endEnvelope(db, [...earlier.map((e) => e.id), envelopeId], { status: "failed", error });
-    return { kind: "not_answered", error };
+    return { outcome: { kind: "not_answered", error } };
   }
   if (earlier.length && earlier.some((e) => (e.attempts ?? 1) > 1)) {
     // A crashed turn may have answered part of this burst already: those stay answered (at most once).
@@ -234,6 +288,15 @@ export async function runAgentTurn(
       );
     earlier = earlier.filter((e) => e.id > upTo);
   }
+  if (agentStaysSilent(message.conversation.handoffState)) {
+    // A human was called or has the conversation: the agent says nothing until it is handed back.
+    const reason = "handed off to a human";
+    await endEnvelope(db, [...earlier.map((e) => e.id), envelopeId], {
+      status: "done",
+      metadata: { skipped: reason, handoff: { state: parseHandoffState(message.conversation.handoffState) } },
+    });
+    return { outcome: { kind: "skipped", reason } };
+  }
   const settings = await getSettings(db);
   const delivery = {
     from: envelope.to,
@@ -245,35 +308,7 @@ export async function runAgentTurn(
     forkId: message.forkId,
     platform: envelope.metadata.platform,
   };
-  if (agentStaysSilent(message.conversation.handoffState)) {
-    // A human was called or has the conversation: the agent says nothing until it is handed back.
-    const reason = "handed off to a human";
-    await endEnvelope(db, [...earlier.map((e) => e.id), envelopeId], {
-      status: "done",
-      metadata: { skipped: reason, handoff: { state: parseHandoffState(message.conversation.handoffState) } },
-    });
-    return { kind: "skipped", reason };
-  }
-  if (envelope.metadata.forkConflict) return sendForkConflictNotice(deps, envelope.id, delivery);
-  const coalesced = earlier.map((e) => e.id);
-  if (!deps.model) {
-    const reason = "no model configured";
-    await endEnvelope(db, [...coalesced, envelopeId], { status: "done", metadata: { skipped: reason } });
-    return { kind: "skipped", reason };
-  }
-  const facts = await loadContextFacts(db, {
-    conversation: message.conversation,
-    current: message,
-    burstMessageIds: earlier.flatMap((e) => (e.messageId === null ? [] : [e.messageId])),
-    needs: contextNeeds(settings),
-  });
-  const prompt = turnPrompt(facts, settings);
-  const outcome = await executeTurn(
-    { ...deps, model: deps.model },
-    { envelope, conversationId: message.conversationId, forkId: message.forkId, prompt, delivery, coalesced },
-  );
-  if (message.forkId) await updateFork(db, message.forkId, { lastActivityAt: new Date() });
-  return outcome;
+  return { envelope, message, settings, delivery, earlier };
 }
 
 /**

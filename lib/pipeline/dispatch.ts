@@ -8,7 +8,7 @@ import { parseAddress } from "../envelope/address";
 import type { WorkerKind } from "../envelope/work-kinds";
 import { sendToChat, keepPossiblyDelivered, type SendResult } from "./send-to-chat";
 import { runBackgroundTask } from "./forks";
-import { runAgentTurn, type TurnDeps, type TurnOutcome } from "./agent-turn";
+import { runAgentTurn, runForkConflictNotice, type TurnDeps, type TurnOutcome } from "./agent-turn";
 
 /** How a claimed envelope ended: a chat turn's outcome, a send's result, or nothing to do. */
 export type DispatchOutcome =
@@ -29,8 +29,7 @@ const handlers: { [K in WorkerKind]: (deps: TurnDeps, turn: ClaimedTurn) => Prom
     to: "agent",
     turn: await runAgentTurn(deps, turn.envelopes.at(-1)!.id, turn.envelopes.slice(0, -1)),
   }),
-  // The agent turn sees the flag on the envelope and sends the notice instead of calling the model.
-  fork_conflict_notice: async (deps, turn) => ({ to: "agent", turn: await runAgentTurn(deps, turn.envelopes.at(-1)!.id) }),
+  fork_conflict_notice: async (deps, turn) => ({ to: "agent", turn: await runForkConflictNotice(deps, turn.envelopes.at(-1)!.id) }),
   background_task: async (deps, turn) => {
     await runBackgroundTask(deps, turn.envelopes.at(-1)!.id);
     return { to: "background_task" };
