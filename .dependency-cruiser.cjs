@@ -1,6 +1,6 @@
 /**
  * Import boundaries, checked by `npm run check:imports` (part of `npm run test:unit`):
- * the database layer stays below the pipeline, lib/ stays free of Next.js, React
+ * the database layer stays below the pipeline, the events and the channels, lib/ stays free of Next.js, React
  * and the app, the dashboard's client code takes only types from lib/, and lib/
  * has no import cycle. Type-only imports count too: a
  * boundary is about what a reader must understand, not only what ships.
@@ -13,6 +13,15 @@ module.exports = {
       severity: "error",
       from: { path: "^lib/db/" },
       to: { path: "^lib/pipeline/" },
+    },
+    {
+      name: "db-below-events-and-channels",
+      comment:
+        "lib/db reads and writes: the pipeline publishes events after its transactions, and platforms stay in lib/channels " +
+        "(what lib/db stores is declared in lib/db; lib/channels' types fit it).",
+      severity: "error",
+      from: { path: "^lib/db/" },
+      to: { path: "^lib/(events|channels)/" },
     },
     {
       name: "lib-free-of-next-react-app",

@@ -4,10 +4,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildPrompt } from "../lib/agent/prompt";
-import { buildContext } from "../lib/context/build";
+import { contextNeeds } from "../lib/context/assemble";
+import { turnPrompt } from "../lib/context/turn-prompt";
 import { openDb } from "../lib/db/database";
-import { findStoredMessage, loadContextInput } from "../lib/db/context-input";
+import { findStoredMessage, loadContextFacts } from "../lib/db/context-input";
 import { migrate } from "../lib/db/migrations.mjs";
 import { defaultSettings } from "../lib/settings/schema";
 import { seedConversation } from "./seed.ts";
@@ -25,15 +25,15 @@ for (const size of sizes) {
   const target = lastId - size + 21;
   await db.prisma.message.update({ where: { id: lastId }, data: { replyToMessageId: target } });
   const current = (await findStoredMessage(db, lastId))!;
-  const conversation = { channel: "telegram", type: "private", title: "bench" };
+  const conversation = { id: conversationId, channel: "telegram", type: "private", title: "bench" };
+  const needs = contextNeeds(defaultSettings);
   const stats = await time(async () => {
-    const input = await loadContextInput(db, { current, settings: defaultSettings });
-    const context = buildContext({ current, ...input, settings: defaultSettings });
-    return buildPrompt({ context, currentId: current.id, conversation, settings: defaultSettings });
+    const facts = await loadContextFacts(db, { conversation, current, needs });
+    return turnPrompt(facts, defaultSettings);
   }, 300);
   results[size] = stats.p50;
-  const check = await loadContextInput(db, { current, settings: defaultSettings });
-  if (check.recent.length !== 10 || check.targetNeighbours.length !== 6 || conversationId < 1)
+  const check = await loadContextFacts(db, { conversation, current, needs });
+  if (check.session.length !== 10 || check.targetNeighbours.length !== 6 || conversationId < 1)
     throw new Error("context bench: unexpected context shape");
   report({
     bench: "context",

@@ -118,7 +118,7 @@ async function stop(signal) {
   }, SHUTDOWN_DEADLINE_MS + 5_000).unref();
   const closed = new Promise((resolve) => server.close(resolve));
   server.closeIdleConnections();
-  await globalThis.__switchboardShutdown?.(SHUTDOWN_DEADLINE_MS);
+  await globalThis.__switchboard?.shutdown?.(SHUTDOWN_DEADLINE_MS);
   server.closeAllConnections();
   await closed;
   await app.close?.().catch(() => {});

@@ -6,7 +6,7 @@ import { defineOperations, isoDate } from "./operation";
  * An operator's display name: what the console shows for their messages and
  * envelopes instead of the sign-in name. One line of visible text; blank clears it.
  * The console only: prompts never carry it (operators' messages reach the model
- * labelled by role, lib/agent/prompt.ts OPERATOR_PREFIX).
+ * labelled by role, lib/context/prompt.ts OPERATOR_PREFIX).
  */
 export const displayNameSchema = z
   .string()

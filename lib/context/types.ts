@@ -36,3 +36,6 @@ export type ContextMessage = StoredMessage & {
   /** When the message before this one in the chat was sent (any session), for the header's elapsed field; null if none or unknown. */
   previousSentAt: Date | null;
 };
+
+/** A main-session message an interactive fork's prompt shows as context (a pending update). */
+export type PendingUpdate = Pick<StoredMessage, "senderKind" | "senderName" | "text" | "sentAt">;

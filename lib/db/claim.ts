@@ -1,3 +1,4 @@
+import { kindsSql, workKindOf, type WorkerKind } from "../envelope/work-kinds";
 import type { Database } from "./database";
 import { inJsonList, jsonList as list, type SqlRunner } from "./sql";
 
@@ -25,6 +26,8 @@ export type QueuePlan = { take: QueuedEnvelope[] } | { waitUntil: Date } | null;
 /** A claimed turn: one or more envelopes of one conversation (a burst), oldest first. */
 export type ClaimedTurn = {
   conversationId: number | null;
+  /** What work it is (lib/envelope/work-kinds.ts): its handler and retry policy. */
+  kind: WorkerKind;
   envelopes: { id: number; to: string; messageId: number | null; forkId: number | null; attempts: number; createdAt: Date }[];
 };
 
@@ -56,11 +59,11 @@ export type ClaimResult = {
   wakeAt: Date | null;
 };
 
-// The in-process agent runs chat turns (agent envelopes carrying a message) and
-// channel sends; other agent mail waits for its reader (POST /api/v1/envelopes/receive).
-// Background tasks are agent envelopes that carry a fork. LIKE matches Prisma's startsWith.
-export const WORKER_MAIL_SQL = `("to" LIKE 'channel:%' OR ("to" LIKE 'agent:%' AND ("messageId" IS NOT NULL OR "forkId" IS NOT NULL)))`;
-const CHAT_TURN_SQL = `("to" LIKE 'agent:%' AND "messageId" IS NOT NULL)`;
+// Which envelopes the worker claims, which wait for the debounce and which may go while
+// the model is paused: the work kinds' table says (lib/envelope/work-kinds.ts).
+export const WORKER_MAIL_SQL = kindsSql(() => true);
+const CHAT_TURN_SQL = kindsSql((k) => k.debounced);
+const DURING_MODEL_PAUSE_SQL = kindsSql((k) => k.duringModelPause);
 /** Claimable: pending and due, or claimed by a worker whose lease ran out (it crashed). */
 const DUE_SQL = `(("status" = 'pending' AND ("deliverAt" IS NULL OR "deliverAt" <= ?)) OR ("status" = 'processing' AND "leaseUntil" < ?))`;
 
@@ -122,7 +125,7 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
       `SELECT q."key", q."conversationId" FROM (
          SELECT COALESCE("conversationId", -"id") AS "key", MAX("conversationId") AS "conversationId", MIN("id") AS "head", MIN("createdAt") AS "arrived"
          FROM "Envelope"
-         WHERE ${DUE_SQL} AND ${o.channelMailOnly ? `"to" LIKE 'channel:%'` : WORKER_MAIL_SQL}
+         WHERE ${DUE_SQL} AND ${o.channelMailOnly ? DURING_MODEL_PAUSE_SQL : WORKER_MAIL_SQL}
            AND ("conversationId" IS NULL OR "conversationId" NOT IN (${LEASED_SQL}))
          GROUP BY COALESCE("conversationId", -"id")
          HAVING MAX(CASE WHEN ${CHAT_TURN_SQL} THEN 0 ELSE 1 END) = 1 OR MIN("createdAt") <= ?
@@ -146,31 +149,13 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
       conversations = conversations.filter((id) => got.has(id));
     }
 
-    // Each candidate conversation's queue (live leases included, to re-check under the lock).
-    // forkConflict as lib/envelope/metadata.ts reads it: only a JSON true is the flag.
-    const rows = conversations.length
-      ? await sql.all<QueueRow>(
-          `SELECT "id", "conversationId", "to", "status", "messageId", "forkId", "createdAt", "deliverAt", "leaseUntil", "forkConflict" FROM (
-             SELECT "id", "conversationId", "to", "status", "messageId", "forkId", "createdAt", "deliverAt", "leaseUntil",
-               ${sql.dialect === "sqlite" ? `json_type("metadata", '$.forkConflict') = 'true'` : `CAST("metadata"->'forkConflict' = 'true'::jsonb AS int)`} AS "forkConflict",
-               ROW_NUMBER() OVER (PARTITION BY "conversationId" ORDER BY "id") AS "n"
-             FROM "Envelope"
-             WHERE ${inJsonList(sql, `"conversationId"`)} AND ${WORKER_MAIL_SQL}
-               AND (("status" = 'pending' AND ("deliverAt" IS NULL OR "deliverAt" <= ? OR ${CHAT_TURN_SQL})) OR ("status" = 'processing' AND "leaseUntil" IS NOT NULL))
-           ) q WHERE "n" <= ? ORDER BY "conversationId", "id"`,
-          list(conversations),
-          now,
-          64,
-        )
-      : [];
-    const queues = new Map<number, QueueRow[]>();
-    for (const row of rows) queues.set(row.conversationId, [...(queues.get(row.conversationId) ?? []), row]);
+    const queues = await readQueues(sql, conversations, now);
 
-    const claim: { conversationId: number | null; ids: number[] }[] = [];
+    const claim: { conversationId: number | null; ids: number[]; kind: WorkerKind | null }[] = [];
     for (const c of candidates) {
       if (claim.length >= o.take) break;
       if (c.conversationId === null) {
-        claim.push({ conversationId: null, ids: [-c.key] });
+        claim.push({ conversationId: null, ids: [-c.key], kind: null });
         continue;
       }
       const queue = queues.get(c.conversationId);
@@ -188,7 +173,7 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
       );
       if (!plan) continue;
       if ("waitUntil" in plan) wake(plan.waitUntil);
-      else claim.push({ conversationId: c.conversationId, ids: plan.take.map((e) => e.id) });
+      else claim.push({ conversationId: c.conversationId, ids: plan.take.map((e) => e.id), kind: workerKindOf(plan.take[0]) });
     }
     if (claim.length === 0) return result;
 
@@ -219,10 +204,40 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
     const byId = new Map(claimed.map((e) => [e.id, { ...e, createdAt: toDate(e.createdAt)! }]));
     for (const c of claim) {
       const envelopes = c.ids.map((id) => byId.get(id)).filter((e) => e !== undefined);
-      if (envelopes.length) result.turns.push({ conversationId: c.conversationId, envelopes });
+      if (envelopes.length) result.turns.push({ conversationId: c.conversationId, kind: c.kind ?? workerKindOf(envelopes[0]), envelopes });
     }
     return result;
   });
+}
+
+/** Each candidate conversation's queue, oldest first (live leases included, to re-check under the lock). */
+async function readQueues(sql: SqlRunner, conversations: number[], now: Date): Promise<Map<number, QueueRow[]>> {
+  // forkConflict as lib/envelope/metadata.ts reads it: only a JSON true is the flag.
+  const rows = conversations.length
+    ? await sql.all<QueueRow>(
+        `SELECT "id", "conversationId", "to", "status", "messageId", "forkId", "createdAt", "deliverAt", "leaseUntil", "forkConflict" FROM (
+           SELECT "id", "conversationId", "to", "status", "messageId", "forkId", "createdAt", "deliverAt", "leaseUntil",
+             ${sql.dialect === "sqlite" ? `json_type("metadata", '$.forkConflict') = 'true'` : `CAST("metadata"->'forkConflict' = 'true'::jsonb AS int)`} AS "forkConflict",
+             ROW_NUMBER() OVER (PARTITION BY "conversationId" ORDER BY "id") AS "n"
+           FROM "Envelope"
+           WHERE ${inJsonList(sql, `"conversationId"`)} AND ${WORKER_MAIL_SQL}
+             AND (("status" = 'pending' AND ("deliverAt" IS NULL OR "deliverAt" <= ? OR ${CHAT_TURN_SQL})) OR ("status" = 'processing' AND "leaseUntil" IS NOT NULL))
+         ) q WHERE "n" <= ? ORDER BY "conversationId", "id"`,
+        list(conversations),
+        now,
+        64,
+      )
+    : [];
+  const queues = new Map<number, QueueRow[]>();
+  for (const row of rows) queues.set(row.conversationId, [...(queues.get(row.conversationId) ?? []), row]);
+  return queues;
+}
+
+/** The kind of an envelope the claim selected: always one the worker runs. */
+function workerKindOf(e: Parameters<typeof workKindOf>[0]): WorkerKind {
+  const kind = workKindOf(e);
+  if (kind === "handoff_notice" || kind === "agent_mail") throw new Error(`envelope of kind ${kind} claimed by the worker`);
+  return kind;
 }
 
 /**
@@ -233,7 +248,7 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
 async function nextWake(sql: SqlRunner, now: Date, channelMailOnly: boolean, quietMs: number): Promise<Date | null> {
   const row = await sql.one<{ at: string | Date | null; quiet: string | Date | null }>(
     `SELECT (SELECT MIN("at") FROM (
-         SELECT MIN("deliverAt") AS "at" FROM "Envelope" WHERE "status" = 'pending' AND "deliverAt" > ? AND ${channelMailOnly ? `"to" LIKE 'channel:%'` : WORKER_MAIL_SQL}
+         SELECT MIN("deliverAt") AS "at" FROM "Envelope" WHERE "status" = 'pending' AND "deliverAt" > ? AND ${channelMailOnly ? DURING_MODEL_PAUSE_SQL : WORKER_MAIL_SQL}
          UNION ALL SELECT MIN("leaseUntil") AS "at" FROM "Envelope" WHERE "status" = 'processing' AND "leaseUntil" > ?
        ) t) AS "at",
        (SELECT MIN("createdAt") FROM "Envelope" WHERE "status" = 'pending' AND ${CHAT_TURN_SQL} AND "createdAt" > ?

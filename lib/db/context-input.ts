@@ -1,5 +1,5 @@
+import type { ContextFacts, ContextNeeds } from "../context/assemble";
 import type { StoredMessage } from "../context/types";
-import type { Settings } from "../settings/schema";
 import type { Database } from "./database";
 import { forkLineage, mainSessionSince } from "./forks";
 import { inJsonList, jsonList, prismaRow } from "./sql";
@@ -26,11 +26,6 @@ export const storedMessageSelect = {
   replyToChatTitle: true,
   platformMessageId: true,
 } as const;
-
-export type ContextQueryInput = {
-  current: StoredMessage;
-  settings: Pick<Settings, "recencyWindow" | "replyContextWindow" | "replyChainDepth">;
-};
 
 type Scope = { conversationId: number; forkId: number | null | { in: number[] } };
 type Pivot = { id: number; sentAt: Date };
@@ -80,67 +75,96 @@ async function beside(
 
 const storedMessageColumns = { dates: ["sentAt", "editedAt", "deletedAt"], booleans: ["replyToSenderIsBot"] };
 
-/**
- * Loads what buildContext needs with index-backed queries whose cost does not
- * grow with the conversation's length: the recency window (conversationId,
- * forkId, sentAt), the reply target by id, its neighbours on both sides, and the
- * chain upward by id. The session is the current message's fork (null = main).
- */
-export async function loadContextInput(db: Database, { current, settings }: ContextQueryInput) {
-  const take = Math.max(settings.recencyWindow, 2);
-  let recentDesc: StoredMessage[];
-  let pendingUpdates: Awaited<ReturnType<typeof mainSessionSince>> = [];
-  if (current.forkId === null) {
-    recentDesc = await beside(db, { conversationId: current.conversationId, forkId: null }, current, "before", take, true);
-  } else {
-    // A fork's session: its own (and its ancestors') messages, after the main
-    // session as it was when the oldest ancestor began. What the main session said
-    // since then comes separately, as pending updates.
-    const lineage = await forkLineage(db, current.forkId);
-    const baseId = lineage.at(-1)?.baseMessageId ?? 0;
-    const base = baseId ? await db.prisma.message.findUnique({ where: { id: baseId }, select: { id: true, sentAt: true } }) : null;
-    const [forked, before] = await Promise.all([
-      beside(db, { conversationId: current.conversationId, forkId: { in: lineage.map((f) => f.id) } }, current, "before", take, true),
-      base ? beside(db, { conversationId: current.conversationId, forkId: null }, base, "before", take, true) : Promise.resolve([]),
-    ]);
-    recentDesc = [...forked, ...before].sort((a, b) => b.sentAt.getTime() - a.sentAt.getTime() || b.id - a.id).slice(0, take);
-    pendingUpdates = await mainSessionSince(db, current.conversationId, baseId, current.id, 20);
-  }
-  const previous = recentDesc.find((m) => m.id !== current.id) ?? null;
-  const recent = recentDesc.slice(0, settings.recencyWindow);
+/** What to load for a turn: the message answered (null for a background task) and how much (lib/context/assemble.ts `contextNeeds`). */
+export type ContextRequest = {
+  conversation: ContextFacts["conversation"] & { id: number };
+  current: StoredMessage | null;
+  /** A burst's earlier messages (ids), oldest first. */
+  burstMessageIds?: number[];
+  needs: ContextNeeds;
+};
 
-  const target = current.replyToMessageId
-    ? await db.prisma.message.findUnique({ where: { id: current.replyToMessageId }, select: storedMessageSelect })
-    : null;
-  let targetNeighbours: StoredMessage[] = [];
-  const chain: StoredMessage[] = [];
-  if (target) {
-    const k = settings.replyContextWindow;
-    const around = { conversationId: target.conversationId, forkId: target.forkId };
-    const [before, after] = await Promise.all([beside(db, around, target, "before", k), beside(db, around, target, "after", k)]);
-    targetNeighbours = [...before, ...after];
-    let parentId = target.replyToMessageId;
-    for (let depth = 1; depth < settings.replyChainDepth && parentId; depth++) {
-      const parent = await db.prisma.message.findUnique({ where: { id: parentId }, select: storedMessageSelect });
-      if (!parent) break;
-      chain.push(parent);
-      parentId = parent.replyToMessageId;
-    }
-  }
-  const previousSentAt = await previousSentAtOf(db, [current, ...recent, ...(target ? [target] : []), ...targetNeighbours, ...chain]);
-  return { recent, previous, target, targetNeighbours, chain, pendingUpdates, previousSentAt };
+/**
+ * Loads the stored facts of a turn with index-backed queries whose cost does not
+ * grow with the conversation's length: the session's newest messages (conversationId,
+ * forkId, sentAt), for a fork its lineage, the main session before it began and
+ * the main session's messages since; the reply target by id, its neighbours on both
+ * sides and the chain upward by id; the burst; and, for each message loaded, when
+ * the message before it in the chat was sent. What of it the model sees is decided
+ * by lib/context/assemble.ts.
+ */
+export async function loadContextFacts(db: Database, request: ContextRequest): Promise<ContextFacts> {
+  const { current, needs } = request;
+  const conversationId = request.conversation.id;
+  const [session, reply, burst] = await Promise.all([
+    current ? loadSession(db, current, needs) : loadNewestMain(db, conversationId, needs.recency),
+    current ? loadReplyContext(db, current, needs) : Promise.resolve({ target: null, targetNeighbours: [], chain: [] }),
+    findStoredMessages(db, request.burstMessageIds ?? []),
+  ]);
+  const { target, targetNeighbours, chain } = reply;
+  const loaded = [
+    ...(current ? [current] : []),
+    ...session.session,
+    ...session.forkBase,
+    ...(target ? [target] : []),
+    ...targetNeighbours,
+    ...chain,
+    ...burst,
+  ];
+  const previousSentAt = await previousSentAtOf(db, loaded);
+  return { conversation: request.conversation, current, ...session, target, targetNeighbours, chain, burst, previousSentAt };
 }
+
+type SessionFacts = Pick<ContextFacts, "session" | "forkBase" | "pendingUpdates">;
 
 /** Later than any message: a pivot for "the newest messages", with nothing tied to it. */
 const END_OF_TIME = { id: 2_147_483_647, sentAt: new Date("9999-12-31T00:00:00.000Z") };
 
+/** The newest main-session messages (a background task's context). */
+async function loadNewestMain(db: Database, conversationId: number, take: number): Promise<SessionFacts> {
+  return { session: await beside(db, { conversationId, forkId: null }, END_OF_TIME, "before", take), forkBase: [], pendingUpdates: [] };
+}
+
 /**
- * The newest `take` messages of a conversation's main session, oldest first, in
- * the recency window's (sentAt, id) order: what a turn without a current message
- * (a background task) reads as its context.
+ * The current message's session up to it: the main session, or a fork's own (and
+ * its ancestors') messages, the main session before the oldest ancestor began,
+ * and what the main session said since (pending updates).
  */
-export async function newestMainSessionMessages(db: Database, conversationId: number, take: number): Promise<StoredMessage[]> {
-  return (await beside(db, { conversationId, forkId: null }, END_OF_TIME, "before", take)).reverse();
+async function loadSession(db: Database, current: StoredMessage, needs: ContextNeeds): Promise<SessionFacts> {
+  const take = needs.recency;
+  if (current.forkId === null) {
+    const session = await beside(db, { conversationId: current.conversationId, forkId: null }, current, "before", take, true);
+    return { session, forkBase: [], pendingUpdates: [] };
+  }
+  const lineage = await forkLineage(db, current.forkId);
+  const baseId = lineage.at(-1)?.baseMessageId ?? 0;
+  const base = baseId ? await db.prisma.message.findUnique({ where: { id: baseId }, select: { id: true, sentAt: true } }) : null;
+  const [session, forkBase, pendingUpdates] = await Promise.all([
+    beside(db, { conversationId: current.conversationId, forkId: { in: lineage.map((f) => f.id) } }, current, "before", take, true),
+    base ? beside(db, { conversationId: current.conversationId, forkId: null }, base, "before", take, true) : Promise.resolve([]),
+    needs.pendingUpdates > 0 ? mainSessionSince(db, current.conversationId, baseId, current.id, needs.pendingUpdates) : Promise.resolve([]),
+  ]);
+  return { session, forkBase, pendingUpdates };
+}
+
+/** The message `current` replies to, its neighbours in its own session, and its reply chain upward. */
+async function loadReplyContext(db: Database, current: StoredMessage, needs: ContextNeeds) {
+  const target = current.replyToMessageId
+    ? await db.prisma.message.findUnique({ where: { id: current.replyToMessageId }, select: storedMessageSelect })
+    : null;
+  const chain: StoredMessage[] = [];
+  if (!target) return { target, targetNeighbours: [] as StoredMessage[], chain };
+  const k = needs.replyNeighbours;
+  const around = { conversationId: target.conversationId, forkId: target.forkId };
+  const [before, after] = await Promise.all([beside(db, around, target, "before", k), beside(db, around, target, "after", k)]);
+  let parentId = target.replyToMessageId;
+  for (let depth = 1; depth < needs.replyChainDepth && parentId; depth++) {
+    const parent = await db.prisma.message.findUnique({ where: { id: parentId }, select: storedMessageSelect });
+    if (!parent) break;
+    chain.push(parent);
+    parentId = parent.replyToMessageId;
+  }
+  return { target, targetNeighbours: [...before, ...after], chain };
 }
 
 type PreviousRow = { id: number; previousAt: Date | string | null };

@@ -1,3 +1,4 @@
+import { splitTopicChatId, topicKeysLike } from "../envelope/topic-key";
 import type { Database } from "./database";
 
 export function findConversation(db: Database, id: number) {
@@ -77,9 +78,12 @@ export async function markMembership(db: Database, id: number, membership: strin
     select: { channel: true, platformChatId: true, parentConversationId: true },
   });
   if (!conversation) return;
-  const chatId = conversation.platformChatId.replace(/:topic:\d+$/, "");
+  const { chatId } = splitTopicChatId(conversation.platformChatId);
   await db.prisma.conversation.updateMany({
-    where: { channel: conversation.channel, OR: [{ platformChatId: chatId }, { platformChatId: { startsWith: `${chatId}:topic:` } }] },
+    where: {
+      channel: conversation.channel,
+      OR: [{ platformChatId: chatId }, { platformChatId: { startsWith: topicKeysLike(chatId).slice(0, -1) } }],
+    },
     data: { membership, membershipChangedAt: at },
   });
 }

@@ -4,7 +4,6 @@ import { PrismaClient as PostgresClient } from "./generated/postgres/client";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
 import { postgresTarget, providerOf, sqlitePath } from "./migrations.mjs";
 import { SettingRowsCache } from "./settings-cache";
-import { EventBus } from "../events/bus";
 import { postgresSql, sqliteSql, sqliteValue, type SqlRunner, type SqlValue } from "./sql";
 import { SqliteConnection } from "./sqlite-connection";
 import { timedSql } from "../metrics/db";
@@ -60,8 +59,6 @@ export interface Database {
   readBounded<T>(sql: string, params: SqlValue[], deadline: number): Promise<BoundedRows<T>>;
   /** The stored settings, cached for as long as this handle lives (lib/settings/store.ts reads through it). */
   readonly settingRows: SettingRowsCache;
-  /** What changed, for open dashboard pages: writers publish after their commit (lib/events/bus.ts). */
-  readonly events: EventBus;
   /** The SQLite connection behind the client (tests reach its lock); undefined on PostgreSQL. */
   readonly sqliteConnection?: SqliteConnection;
   close(): Promise<void>;
@@ -107,7 +104,6 @@ export async function openDb(url: string, options: OpenOptions = {}): Promise<Da
     return {
       prisma,
       dialect: "postgresql",
-      events: new EventBus(),
       transaction: sql.transaction,
       read: sql.read,
       write: sql.write,
@@ -136,7 +132,6 @@ export async function openDb(url: string, options: OpenOptions = {}): Promise<Da
   return {
     prisma,
     dialect: "sqlite",
-    events: new EventBus(),
     transaction: sql.transaction,
     read: sql.read,
     write: sql.write,

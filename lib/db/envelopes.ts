@@ -1,6 +1,5 @@
 import { readEnvelopeMetadata, type EnvelopeMetadata } from "../envelope/metadata";
 import type { Database } from "./database";
-import { publish } from "../events/bus";
 import { isUniqueViolation } from "./errors";
 import type { Envelope } from "./generated/sqlite/client";
 import { inJsonList, jsonList, prismaRow, type SqlRunner } from "./sql";
@@ -137,7 +136,8 @@ export async function findEnvelope(db: Database, id: number): Promise<StoredEnve
 /**
  * Ends an envelope (or all envelopes of a burst, answered by one turn): done, or
  * failed with the error the operator will see (the `lastDeliveryError` column).
- * The metadata keys given are set on top of the stored ones.
+ * The metadata keys given are set on top of the stored ones. Callers in the
+ * pipeline go through lib/pipeline/end-envelope.ts, which tells open pages.
  */
 export async function finishEnvelope(
   db: Database,
@@ -158,8 +158,6 @@ export async function finishEnvelope(
     now,
     jsonList(Array.isArray(id) ? id : [id]),
   );
-  // After the commit: open pages refresh the envelope's status.
-  publish(db, { type: "envelope", envelopeId: Array.isArray(id) ? id[0] : id });
 }
 
 /** `"metadata"` with the keys of a JSON object parameter set on top, like a spread (callers patch scalar values: json_patch would merge nested objects). */

@@ -48,8 +48,10 @@ export async function readHandoffState(db: Database, conversationId: number): Pr
 export type TransitionWrite = {
   conversationId: number;
   action: "request" | "take" | "release";
-  /** The states the action may start from (lib/pipeline/handoff-rules.ts): the conditional UPDATE's WHERE. */
-  from: readonly ("waiting" | "assigned" | null)[];
+  /** The states the action may start from (lib/pipeline/handoff-rules.ts `allowedFrom`): the conditional UPDATE's WHERE. */
+  from: readonly (string | null)[];
+  /** The state it moves to (lib/pipeline/handoff-rules.ts `stateAfter`): the state machine is written there only. */
+  to: string | null;
   at: Date;
   reason?: string | null;
   operator?: string | null;
@@ -66,39 +68,44 @@ export type TransitionWrite = {
  */
 export async function writeTransition(db: Database, input: TransitionWrite): Promise<{ envelopeId: number } | null> {
   return db.transaction(async (sql) => {
-    const { from } = input;
-    const where = [
-      ...(from.includes(null) ? [`"handoffState" IS NULL`] : []),
-      ...from.filter((s) => s !== null).map((s) => `"handoffState" = '${s}'`),
-    ].join(" OR ");
+    const states = input.from.filter((s) => s !== null);
+    const where = [...(input.from.includes(null) ? [`"handoffState" IS NULL`] : []), ...states.map(() => `"handoffState" = ?`)].join(
+      " OR ",
+    );
     let changed: number;
     if (input.action === "request") {
       changed = await sql.run(
-        `UPDATE "Conversation" SET "handoffState" = 'waiting', "handoffReason" = ?, "handoffRequestedAt" = ?, "handoffOperator" = NULL,
+        `UPDATE "Conversation" SET "handoffState" = ?, "handoffReason" = ?, "handoffRequestedAt" = ?, "handoffOperator" = NULL,
            "handoffAssignedAt" = NULL, "handoffTimedOutAt" = NULL, "updatedAt" = ? WHERE "id" = ? AND (${where})`,
+        input.to,
         input.reason ?? null,
         input.at,
         input.at,
         input.conversationId,
+        ...states,
       );
     } else if (input.action === "take") {
       changed = await sql.run(
-        `UPDATE "Conversation" SET "handoffState" = 'assigned', "handoffOperator" = ?, "handoffAssignedAt" = ?, "updatedAt" = ? WHERE "id" = ? AND (${where})`,
+        `UPDATE "Conversation" SET "handoffState" = ?, "handoffOperator" = ?, "handoffAssignedAt" = ?, "updatedAt" = ? WHERE "id" = ? AND (${where})`,
+        input.to,
         input.operator ?? null,
         input.at,
         input.at,
         input.conversationId,
+        ...states,
       );
     } else {
       // SET expressions read the row as it was: the ending handoff becomes the "last" one.
       changed = await sql.run(
         `UPDATE "Conversation" SET "lastHandoffFrom" = COALESCE("handoffAssignedAt", "handoffRequestedAt"), "lastHandoffUntil" = ?,
-           "lastHandoffOperator" = COALESCE("handoffOperator", ?), "handoffState" = NULL, "handoffReason" = NULL, "handoffRequestedAt" = NULL,
+           "lastHandoffOperator" = COALESCE("handoffOperator", ?), "handoffState" = ?, "handoffReason" = NULL, "handoffRequestedAt" = NULL,
            "handoffOperator" = NULL, "handoffAssignedAt" = NULL, "handoffTimedOutAt" = NULL, "updatedAt" = ? WHERE "id" = ? AND (${where})`,
         input.at,
         input.operator ?? null,
+        input.to,
         input.at,
         input.conversationId,
+        ...states,
       );
     }
     if (Number(changed) !== 1) return null;

@@ -1,4 +1,4 @@
-import type { InboundChat, InboundMessage } from "../channels/types";
+import { topicKeysLike } from "../envelope/topic-key";
 import type { SqlRunner } from "./sql";
 
 /**
@@ -30,6 +30,18 @@ export async function insertInboundUpdate(sql: SqlRunner, channel: string, updat
   await sql.run(`INSERT INTO "InboundUpdate" ("channel", "updateId", "receivedAt") VALUES (?, ?, ?)`, channel, updateId, at);
 }
 
+/** A chat (or forum topic) as ingest stores it; lib/channels/types.ts `InboundChat` is one. */
+export type ChatRow = { id: string; type: string; title?: string; topic?: { chatId: string; id: string; name?: string } };
+
+/** An inbound message's stored fields; lib/channels/types.ts `InboundMessage` is one. */
+export type InboundMessageFields = {
+  message: { id: string; text: string; sentAt: Date; topicId?: string; forwardedFrom?: string; viaBot?: string };
+  sender: { id: string; name: string; username?: string; isBot: boolean; role?: string };
+  replyTo?: { id?: string; text?: string; senderName?: string; fromSelf: boolean; chatTitle?: string };
+  quote?: string;
+  addressesBot: boolean;
+};
+
 export type IngestConversation = { id: number; agentEnabled: boolean | number; activeForkId: number | null; membership: string | null };
 
 /**
@@ -40,7 +52,7 @@ export type IngestConversation = { id: number; agentEnabled: boolean | number; a
 export async function upsertConversation(
   sql: SqlRunner,
   channel: string,
-  chat: InboundChat,
+  chat: ChatRow,
   at: Date,
   touch: boolean,
   /** A topic created or renamed: its name wins. Otherwise a name only fills a gap (replies carry the creation-time name). */
@@ -90,7 +102,7 @@ export async function upsertConversation(
 }
 
 /** Clears the blocked/removed mark of a chat and its topics, unless it changed after `at`. */
-export async function clearMembership(sql: SqlRunner, channel: string, chat: InboundChat, at: Date) {
+export async function clearMembership(sql: SqlRunner, channel: string, chat: ChatRow, at: Date) {
   const chatId = chat.topic?.chatId ?? chat.id;
   await sql.run(
     `UPDATE "Conversation" SET "membership" = NULL, "membershipChangedAt" = ?
@@ -98,7 +110,7 @@ export async function clearMembership(sql: SqlRunner, channel: string, chat: Inb
     at,
     channel,
     chatId,
-    `${chatId}:topic:%`,
+    topicKeysLike(chatId),
     at,
   );
 }
@@ -113,7 +125,7 @@ export async function setMembership(sql: SqlRunner, channel: string, chatId: str
     new Date(),
     channel,
     chatId,
-    `${chatId}:topic:%`,
+    topicKeysLike(chatId),
     at,
   );
 }
@@ -248,7 +260,7 @@ export async function touchFork(sql: SqlRunner, id: number, at: Date) {
 
 export type InboundMessageRow = {
   conversationId: number;
-  message: InboundMessage;
+  message: InboundMessageFields;
   replyToMessageId: number | null;
   threadId: number | null;
   forkId: number | null;

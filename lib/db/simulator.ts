@@ -1,8 +1,16 @@
-import type { ReplyTargetInfo } from "../channels/telegram/simulator";
 import type { Database } from "./database";
 
-/** A stored Telegram message as the simulator needs it to build reply_to_message. */
-export async function findSimulatorTarget(db: Database, messageId: number): Promise<ReplyTargetInfo | null> {
+/** A stored Telegram message as the simulator needs it to build reply_to_message (lib/channels/telegram/simulator.ts `ReplyTargetInfo`). */
+export type SimulatorTarget = {
+  platformMessageId: string;
+  text: string;
+  sentAt: Date;
+  fromBot: boolean;
+  senderName: string | null;
+  senderId: string | null;
+};
+
+export async function findSimulatorTarget(db: Database, messageId: number): Promise<SimulatorTarget | null> {
   const m = await db.prisma.message.findUnique({
     where: { id: messageId },
     select: {

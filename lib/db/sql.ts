@@ -99,7 +99,7 @@ export function postgresSql(pool: pg.Pool, connections: number) {
 /** Distinct statement texts given a name; the few built with a variable number of `?` past this run unnamed. */
 const MAX_NAMED_STATEMENTS = 256;
 const named = new Map<string, { name: string; text: string }>();
-let namesGeneration = 0;
+let statementEpoch = 0;
 
 /**
  * A statement of the hand-written PostgreSQL path as a named (prepared) statement:
@@ -113,7 +113,7 @@ function postgresQuery(sql: string, params: SqlValue[]): pg.QueryConfig {
   if (!statement) {
     const text = numberedPlaceholders(sql);
     if (named.size >= MAX_NAMED_STATEMENTS) return { text, values };
-    statement = { name: `sb${namesGeneration}_${createHash("sha256").update(text).digest("hex").slice(0, 20)}`, text };
+    statement = { name: `sb${statementEpoch}_${createHash("sha256").update(text).digest("hex").slice(0, 20)}`, text };
     named.set(sql, statement);
   }
   return { name: statement.name, text: statement.text, values };
@@ -128,9 +128,9 @@ function postgresQuery(sql: string, params: SqlValue[]): pg.QueryConfig {
 function stalePlan(error: unknown, failed: pg.QueryConfig | undefined): boolean {
   const { code, message } = (error ?? {}) as { code?: string; message?: string };
   if (code !== "0A000" || !message?.includes("cached plan")) return false;
-  if (!failed?.name || failed.name.startsWith(`sb${namesGeneration}_`)) {
+  if (!failed?.name || failed.name.startsWith(`sb${statementEpoch}_`)) {
     named.clear();
-    namesGeneration += 1;
+    statementEpoch += 1;
   }
   return true;
 }
@@ -289,7 +289,7 @@ async function postgresTransaction<T>(pool: pg.Pool, fn: (sql: SqlRunner) => Pro
   }
 }
 
-/** `sent.last`: the statement sent most recently (its name tells a stale plan's generation). */
+/** `sent.last`: the statement sent most recently (its name tells a stale plan's epoch). */
 function postgresRunner(client: pg.PoolClient, sent: { last?: pg.QueryConfig }): SqlRunner {
   const query = (sql: string, params: SqlValue[]) => {
     sent.last = postgresQuery(sql, params);

@@ -29,7 +29,7 @@ export const envelopeMetadataSchema = z.object({
   /** Why no turn ran (agent paused, not addressed to the bot, no model configured). */
   skipped: tolerant(z.string()),
 
-  // How the turn for an inbound message ended (lib/pipeline/respond.ts).
+  // How the turn for an inbound message ended (lib/pipeline/agent-turn.ts).
   /** Whether the user got an answer: "unknown" when the platform did not confirm it. */
   replied: tolerant(z.union([z.boolean(), z.literal("unknown")])),
   /** The outbound envelope that carried the answer. */
@@ -67,8 +67,6 @@ export const envelopeMetadataSchema = z.object({
   ),
 
   // Mail.
-  /** A background task's envelope (lib/pipeline/forks.ts). */
-  backgroundTask: tolerant(z.boolean()),
   /** The operator whose session or token sent it through the API. */
   sentBy: tolerant(z.string()),
   /** The API caller's own data (POST /envelopes `metadata`), kept as given and never read by the server. */

@@ -19,7 +19,7 @@ export type LiveEvent =
 export type LiveListener = (event: LiveEvent) => void;
 
 /**
- * One process's event bus for one database (`Database.events`, made by openDb). Writers publish after their commit;
+ * One process's event bus for one database (`eventBus(db)`). Writers publish after their commit;
  * SSE streams subscribe. A relay (PostgreSQL LISTEN/NOTIFY) may carry events to
  * and from other instances; it sees local publishes and feeds remote ones in.
  */
@@ -70,9 +70,22 @@ export class EventBus {
   }
 }
 
-/** Shorthand for writers: publish on the bus of this database. */
-export function publish(db: { readonly events: EventBus }, event: LiveEvent) {
-  db.events.publish(event);
+/** One bus per open database handle, made on first use; it goes with the handle. */
+const buses = new WeakMap<object, EventBus>();
+
+/** The event bus of this database handle: what SSE streams and the relay subscribe to. */
+export function eventBus(db: object): EventBus {
+  let bus = buses.get(db);
+  if (!bus) {
+    bus = new EventBus();
+    buses.set(db, bus);
+  }
+  return bus;
+}
+
+/** Shorthand for writers: publish on the bus of this database, after the commit. */
+export function publish(db: object, event: LiveEvent) {
+  eventBus(db).publish(event);
 }
 
 /** Parses an event from another instance; anything malformed is dropped. */

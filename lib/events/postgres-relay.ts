@@ -3,7 +3,7 @@ import pg from "pg";
 import { postgresTarget } from "../db/migrations.mjs";
 import type { Database } from "../db/database";
 import { log } from "../log";
-import { parseLiveEvent, type LiveEvent } from "./bus";
+import { eventBus, parseLiveEvent, type LiveEvent } from "./bus";
 
 /** One channel per database schema, so instances of different deployments (and tests) never hear each other. */
 function channelName(schema: string) {
@@ -88,7 +88,7 @@ export function startPostgresRelay(db: Database, url: string, options: { reconne
   const { connectionString, schema } = postgresTarget(url);
   const channel = channelName(schema);
   const origin = randomUUID();
-  const bus = db.events;
+  const bus = eventBus(db);
   let client: pg.Client | null = null;
   let closed = false;
   let timer: NodeJS.Timeout | null = null;

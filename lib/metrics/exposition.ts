@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Database } from "../db/database";
 import { gaugeCounts } from "../db/gauges";
+import { eventBus } from "../events/bus";
 import { log } from "../log";
 import { metrics } from "./registry";
 
@@ -36,6 +37,6 @@ export async function renderMetrics(db: Database, now = new Date()): Promise<{ c
   } catch (error) {
     log.warn("metrics.gauges_failed", { error });
   }
-  m.liveEventClients.set(db.events.subscribers);
+  m.liveEventClients.set(eventBus(db).subscribers);
   return { contentType: m.registry.contentType, body: await m.registry.metrics() };
 }

@@ -1,12 +1,14 @@
 import type { ClaimedTurn } from "../db/claim";
 import type { Database } from "../db/database";
 import { findConversationByChat } from "../db/conversations";
-import { findEnvelope, finishEnvelope } from "../db/envelopes";
+import { findEnvelope } from "../db/envelopes";
+import { endEnvelope } from "./end-envelope";
 import { findReplyTarget } from "../db/messages";
 import { parseAddress } from "../envelope/address";
+import type { WorkerKind } from "../envelope/work-kinds";
 import { sendToChat, keepPossiblyDelivered, type SendResult } from "./send-to-chat";
 import { runBackgroundTask } from "./forks";
-import { runAgentTurn, type TurnDeps, type TurnOutcome } from "./respond";
+import { runAgentTurn, runForkConflictNotice, type TurnDeps, type TurnOutcome } from "./agent-turn";
 
 /** How a claimed envelope ended: a chat turn's outcome, a send's result, or nothing to do. */
 export type DispatchOutcome =
@@ -18,19 +20,26 @@ export type DispatchOutcome =
 export type ChannelMailOutcome = SendResult | { kind: "skipped"; reason: string };
 
 /**
- * Routes a claimed turn: chat turns to the agent (a burst of a user's messages is
- * answered once, as a reply to the latest), channel mail to its adapter.
+ * The handler of each kind of work the worker claims (lib/envelope/work-kinds.ts):
+ * a new kind does not compile until it has one. Each runs the turn's latest
+ * envelope; a user's burst is answered once, as a reply to the latest.
  */
-export async function dispatchEnvelope(deps: TurnDeps, turn: ClaimedTurn): Promise<DispatchOutcome> {
-  const envelope = turn.envelopes.at(-1)!;
-  const address = parseAddress(envelope.to);
-  // A chat turn carries the message it answers; agent mail without one is a background task.
-  if (address.kind === "agent") {
-    if (envelope.messageId) return { to: "agent", turn: await runAgentTurn(deps, envelope.id, turn.envelopes.slice(0, -1)) };
-    await runBackgroundTask(deps, envelope.id);
+const handlers: { [K in WorkerKind]: (deps: TurnDeps, turn: ClaimedTurn) => Promise<DispatchOutcome> } = {
+  user_turn: async (deps, turn) => ({
+    to: "agent",
+    turn: await runAgentTurn(deps, turn.envelopes.at(-1)!.id, turn.envelopes.slice(0, -1)),
+  }),
+  fork_conflict_notice: async (deps, turn) => ({ to: "agent", turn: await runForkConflictNotice(deps, turn.envelopes.at(-1)!.id) }),
+  background_task: async (deps, turn) => {
+    await runBackgroundTask(deps, turn.envelopes.at(-1)!.id);
     return { to: "background_task" };
-  }
-  return { to: "channel", delivery: await deliverEnvelopeToChat(deps, envelope.id) };
+  },
+  channel_mail: async (deps, turn) => ({ to: "channel", delivery: await deliverEnvelopeToChat(deps, turn.envelopes.at(-1)!.id) }),
+};
+
+/** Runs a claimed turn with its kind's handler. */
+export function dispatchEnvelope(deps: TurnDeps, turn: ClaimedTurn): Promise<DispatchOutcome> {
+  return handlers[turn.kind](deps, turn);
 }
 
 /** Delivers an envelope addressed to channel:<adapter>:<chat> (scheduled or API sends). */
@@ -46,7 +55,7 @@ export async function deliverEnvelopeToChat(
   const conversation = await findConversationByChat(deps.db, address.adapter, address.chatId);
   if (!conversation) {
     const error = `no conversation ${envelope.to} is known`;
-    await finishEnvelope(deps.db, envelopeId, { status: "failed", error });
+    await endEnvelope(deps.db, envelopeId, { status: "failed", error });
     return { kind: "failed", envelopeId, outcome: "not_sent", error };
   }
   // Thread natively under the replied-to envelope's message, when it has one in this

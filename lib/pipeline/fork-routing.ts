@@ -5,15 +5,10 @@
  * conflict (forks never nest). Used by ingest (a user's reply to a message a
  * background fork posted) and by resumeFork (an operator's explicit resume).
  */
+import type { RoutingFork } from "../db/ingest";
 
-export type ForkForRouting = {
-  id: number;
-  kind: string;
-  status: string;
-  startedAt: Date;
-  title: string | null;
-  baseMessageId: number | null;
-};
+/** What the rules read of a fork (lib/db/ingest.ts `findRoutingFork` loads it; its parent is read where a rule needs it). */
+type ForkFacts = Omit<RoutingFork, "parentForkId">;
 
 export type ResumeDecision =
   /** Nothing active: open the fork (a background fork through an interactive child of it). */
@@ -39,12 +34,12 @@ export function decideResume(fork: { id: number }, active: { id: number; parentF
  * reply was sent (an old task's thread is no longer a session; the reply goes
  * to wherever the conversation is).
  */
-export function replyResumes(fork: ForkForRouting, replySentAt: Date, ttlMs: number): boolean {
+export function replyResumes(fork: ForkFacts, replySentAt: Date, ttlMs: number): boolean {
   return fork.kind === "background" && fork.status !== "expired" && fork.startedAt.getTime() > replySentAt.getTime() - ttlMs;
 }
 
 /** The interactive fork that resumes a background fork: its child, on the same base as the parent. */
-export function interactiveChildOf(fork: ForkForRouting & { conversationId: number }, startedBy: string) {
+export function interactiveChildOf(fork: ForkFacts & { conversationId: number }, startedBy: string) {
   return { conversationId: fork.conversationId, parentForkId: fork.id, startedBy, title: fork.title, baseMessageId: fork.baseMessageId };
 }
 

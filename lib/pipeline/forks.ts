@@ -1,11 +1,14 @@
 import { generateText } from "ai";
 import { z } from "zod";
-import { buildPrompt, quotedMessage } from "../agent/prompt";
+import { contextNeeds } from "../context/assemble";
+import { quotedMessage } from "../context/prompt";
+import { turnPrompt } from "../context/turn-prompt";
 import type { Database } from "../db/database";
-import { newestMainSessionMessages, previousSentAtOf } from "../db/context-input";
+import { loadContextFacts } from "../db/context-input";
 import { appendSystemNote } from "../db/messages";
 import { findConversation } from "../db/conversations";
-import { createEnvelope, finishEnvelope, findEnvelope } from "../db/envelopes";
+import { createEnvelope, findEnvelope } from "../db/envelopes";
+import { endEnvelope } from "./end-envelope";
 import {
   activateResumedFork,
   claimForkExit,
@@ -19,7 +22,7 @@ import {
   setActiveFork,
   updateFork,
 } from "../db/forks";
-import { agentAddress, parseAddress } from "../envelope/address";
+import { agentAddress } from "../envelope/address";
 import { canonicalText } from "../prompt/sanitize";
 import { AppError, notFound } from "../errors";
 import { publish } from "../events/bus";
@@ -28,7 +31,7 @@ import { getSettings } from "../settings/store";
 import { decideResume, interactiveChildOf } from "./fork-routing";
 import { sendToChat } from "./send-to-chat";
 import { agentStaysSilent } from "./handoff-rules";
-import { executeTurn, type TurnDeps } from "./respond";
+import { executeTurn, type TurnDeps } from "./agent-turn";
 import { recordId } from "../record-id";
 
 /** How a fork's report starts: the model wrote it (from users' messages), not the user or the operator. */
@@ -72,7 +75,6 @@ export async function startBackgroundTask(
     conversationId: conversation.id,
     forkId: fork.id,
     deliverAt: input.deliverAt ?? null,
-    metadata: { backgroundTask: true },
   });
   publish(db, { type: "fork", conversationId: conversation.id, forkId: fork.id });
   return { fork, envelope };
@@ -85,19 +87,19 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
   if (!envelope || envelope.status === "done" || envelope.status === "failed" || !envelope.forkId || !envelope.conversationId) return;
   const conversation = await findConversation(db, envelope.conversationId);
   if (!conversation) {
-    await finishEnvelope(db, envelopeId, { status: "failed", error: "conversation not found" });
+    await endEnvelope(db, envelopeId, { status: "failed", error: "conversation not found" });
     return;
   }
   if (agentStaysSilent(conversation.handoffState)) {
     // A human was called or has the chat: the agent posts nothing there, not even a task's message.
     await updateFork(db, envelope.forkId, { status: "failed", endedAt: new Date(), summary: `failed: ${HANDED_OFF}` });
-    await finishEnvelope(db, envelopeId, { status: "failed", error: HANDED_OFF });
+    await endEnvelope(db, envelopeId, { status: "failed", error: HANDED_OFF });
     return;
   }
   if (!deps.model) {
     // Honest status: nothing ran, so the fork failed (never "done").
     await updateFork(db, envelope.forkId, { status: "failed", endedAt: new Date(), summary: "failed: no model configured" });
-    await finishEnvelope(db, envelopeId, { status: "failed", error: "no model configured: background tasks need one" });
+    await endEnvelope(db, envelopeId, { status: "failed", error: "no model configured: background tasks need one" });
     return;
   }
   const settings = await getSettings(db);
@@ -107,22 +109,8 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
     lastActivityAt: new Date(),
     baseMessageId: await lastMainMessageId(db, conversation.id),
   });
-  const recent = await newestMainSessionMessages(db, conversation.id, settings.recencyWindow);
-  const previousSentAt = await previousSentAtOf(db, recent);
-  const starter = parseAddress(envelope.from);
-  const prompt = buildPrompt({
-    context: {
-      messages: recent.map((m) => ({ ...m, origin: "recent" as const, previousSentAt: previousSentAt.get(m.id) ?? null })),
-      gapNote: null,
-    },
-    currentId: -1,
-    conversation,
-    settings,
-    extraSystem: [
-      `You are running a background task started by ${starter.kind === "channel" ? "a channel" : `${starter.kind} ${starter.name}`}. Anything you send with reply is posted to the chat as a new message; people may reply to it later to continue this thread with you.`,
-    ],
-    task: { text: envelope.text, at: new Date() },
-  });
+  const facts = await loadContextFacts(db, { conversation, current: null, needs: contextNeeds(settings) });
+  const prompt = turnPrompt({ ...facts, task: { text: envelope.text, from: envelope.from, at: new Date() } }, settings);
   await executeTurn(
     { ...deps, model: deps.model },
     {

@@ -134,6 +134,7 @@ async function handOff(deps: TurnDeps, input: HandoffRequest): Promise<{ envelop
     conversationId: input.conversationId,
     action: "request",
     from: allowedFrom.request,
+    to: stateAfter.request,
     at,
     reason: input.reason,
     envelope: {
@@ -264,6 +265,7 @@ async function moveHandoff(
     conversationId,
     action,
     from: allowedFrom[action],
+    to: stateAfter[action],
     at,
     operator,
     envelope: {

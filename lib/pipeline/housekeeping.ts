@@ -1,4 +1,5 @@
-import { claimStaleSend, findStaleSends, finishEnvelope } from "../db/envelopes";
+import { claimStaleSend, findStaleSends } from "../db/envelopes";
+import { endEnvelope } from "./end-envelope";
 import { parseAddress } from "../envelope/address";
 import { keepPossiblyDelivered } from "./send-to-chat";
 import { failForksOfFailedTasks } from "../db/forks";
@@ -6,7 +7,7 @@ import { findReplyTarget } from "../db/messages";
 import { deleteExpiredSessions } from "../db/operators";
 import { sweepForks } from "./forks";
 import { handoffTimeouts } from "./handoff";
-import type { TurnDeps } from "./respond";
+import type { TurnDeps } from "./agent-turn";
 
 /**
  * What the scheduler does on each timer tick besides delivering due envelopes:
@@ -37,7 +38,7 @@ async function keepStaleSends(deps: TurnDeps, startedBefore: Date) {
     // Ticks can overlap (and instances share the table): one of them keeps each send.
     if (!(await claimStaleSend(deps.db, envelope.id, STALE_SEND))) continue;
     if (!envelope.conversation) {
-      await finishEnvelope(deps.db, envelope.id, { status: "failed", error: STALE_SEND, metadata: { outcome: "unknown" } });
+      await endEnvelope(deps.db, envelope.id, { status: "failed", error: STALE_SEND, metadata: { outcome: "unknown" } });
       continue;
     }
     const inReplyTo = envelope.metadata.inReplyToMessageId;

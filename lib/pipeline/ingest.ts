@@ -21,7 +21,7 @@ import {
   upsertConversation,
 } from "../db/ingest";
 import type { SqlRunner } from "../db/sql";
-import { finishEnvelope } from "../db/envelopes";
+import { endEnvelope } from "./end-envelope";
 import { agentAddress, channelAddress } from "../envelope/address";
 import type { EnvelopeMetadata } from "../envelope/metadata";
 import { publish } from "../events/bus";
@@ -31,7 +31,7 @@ import { getSettings } from "../settings/store";
 import { decideResume, interactiveChildOf, replyResumes } from "./fork-routing";
 import { remindWaiting, requestHandoff } from "./handoff";
 import { handoffCommandIn } from "./handoff-rules";
-import type { TurnDeps } from "./respond";
+import type { TurnDeps } from "./agent-turn";
 import { inboundOutcome, shouldAnswer } from "./should-answer";
 
 export type StoreInboundResult =
@@ -99,7 +99,7 @@ export async function ingestInbound(
 async function handoffByCommand(deps: TurnDeps, stored: Extract<StoreInboundResult, { status: "stored" }>, reason: string) {
   const { agentName } = await getSettings(deps.db);
   // The inbound envelope says why the agent did not answer it.
-  await finishEnvelope(deps.db, stored.envelopeId, {
+  await endEnvelope(deps.db, stored.envelopeId, {
     status: "done",
     metadata: { skipped: "handoff command", handoff: { action: "request", via: "command" } },
   });
@@ -114,7 +114,7 @@ async function handoffByCommand(deps: TurnDeps, stored: Extract<StoreInboundResu
     if ((error as { code?: string }).code === "rate_limited") {
       // Recorded where operators look (the user's envelope), never a message or a notice more.
       log.warn("handoff.user_limit", { conversationId: stored.conversationId });
-      await finishEnvelope(deps.db, stored.envelopeId, {
+      await endEnvelope(deps.db, stored.envelopeId, {
         status: "done",
         metadata: { handoff: { action: "request", via: "command", refused: (error as Error).message } },
       });

@@ -2,8 +2,9 @@ import type { ChannelAdapter, DeliveryOutcome } from "../channels/types";
 import { DeliveryError } from "../channels/types";
 import type { Database } from "../db/database";
 import { markMembership, membershipError, readMembership } from "../db/conversations";
-import { findEnvelopeByDedupeKey, insertEnvelope, finishEnvelope, reclaimRefusedSend } from "../db/envelopes";
+import { findEnvelopeByDedupeKey, insertEnvelope, reclaimRefusedSend } from "../db/envelopes";
 import { forkSessionState } from "../db/forks";
+import { endEnvelope } from "./end-envelope";
 import { appendOutboundMessage, confirmKeptMessage, keptMessageOfEnvelope } from "../db/messages";
 import { channelAddress } from "../envelope/address";
 import type { PlatformDetails } from "../envelope/metadata";
@@ -98,7 +99,7 @@ export async function keepPossiblyDelivered(
       log.error("deliver.keep_possibly_delivered_failed", { envelopeId, error });
       return null;
     }));
-  await finishEnvelope(db, envelopeId, {
+  await endEnvelope(db, envelopeId, {
     status: "failed",
     error: `${input.error} (${POSSIBLY_DELIVERED}: check the chat before retrying)`,
     ...(message ? { messageId: message.id } : {}),
@@ -166,7 +167,7 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
   const channel = deps.channels[input.conversation.channel];
   if (!channel) {
     const error = `channel "${input.conversation.channel}" is not configured`;
-    await finishEnvelope(db, envelopeId, { status: "failed", error, metadata: { outcome: "not_sent" } });
+    await endEnvelope(db, envelopeId, { status: "failed", error, metadata: { outcome: "not_sent" } });
     return { kind: "failed", envelopeId, outcome: "not_sent", error };
   }
 
@@ -174,7 +175,7 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
   const membership = await readMembership(db, input.conversation.id);
   if (membership) {
     const error = membershipError(membership);
-    await finishEnvelope(db, envelopeId, { status: "failed", error, metadata: { outcome: "not_sent" } });
+    await endEnvelope(db, envelopeId, { status: "failed", error, metadata: { outcome: "not_sent" } });
     return { kind: "failed", envelopeId, outcome: "not_sent", error };
   }
 
@@ -195,7 +196,7 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
     if (outcome === "unknown") {
       await keepPossiblyDelivered(db, envelopeId, { ...input, error: message });
     } else {
-      await finishEnvelope(db, envelopeId, { status: "failed", error: message, metadata: { outcome } });
+      await endEnvelope(db, envelopeId, { status: "failed", error: message, metadata: { outcome } });
     }
     return { kind: "failed", envelopeId, outcome, error: message };
   }
@@ -204,7 +205,7 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
   if (kept) {
     // A Retry of a send kept as possibly delivered: that message is now confirmed.
     await confirmKeptMessage(db, kept.id, sent.platformMessageId);
-    await finishEnvelope(db, envelopeId, { status: "done", messageId: kept.id, metadata: { platformMessageId: sent.platformMessageId } });
+    await endEnvelope(db, envelopeId, { status: "done", messageId: kept.id, metadata: { platformMessageId: sent.platformMessageId } });
     return { kind: "sent", envelopeId, messageId: kept.id };
   }
 
@@ -221,7 +222,7 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
       forkId: await liveSessionOf(db, input.forkId),
       platformTopicId: input.replyTo?.platformTopicId ?? null,
     });
-    await finishEnvelope(db, envelopeId, {
+    await endEnvelope(db, envelopeId, {
       status: "done",
       messageId: message.id,
       metadata: { platformMessageId: sent.platformMessageId },
@@ -231,7 +232,7 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
     const saveError = (error as Error).message || String(error);
     log.error("deliver.save_failed", { envelopeId, error });
     // Sent but not stored: the user has it (done, never resent); the operator sees why it is missing.
-    await finishEnvelope(db, envelopeId, { status: "done", metadata: { platformMessageId: sent.platformMessageId, saveError } }).catch(
+    await endEnvelope(db, envelopeId, { status: "done", metadata: { platformMessageId: sent.platformMessageId, saveError } }).catch(
       (finishError) => log.error("deliver.save_failed_unrecorded", { envelopeId, error: finishError }),
     );
     return {

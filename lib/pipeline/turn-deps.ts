@@ -30,3 +30,22 @@ export type TurnDeps = {
    */
   requestHandoff: (deps: TurnDeps, request: HandoffRequest) => Promise<unknown>;
 };
+
+/** One entry of a turn's record of tool calls (the prompt inspector shows them). */
+export type ToolCallRecord =
+  | { message: string; outcome: { status: string } | { error: string }; drafts?: number }
+  | { tool: "handoff"; message: string; outcome: { status: string } | { error: string } };
+
+/** What a turn's tools are given: the turn they act for, and its record of calls. */
+export type TurnToolContext = {
+  deps: TurnDeps;
+  /** The turn's envelope (a burst's latest): the reply's dedupe key and the handoff's thread hang on it. */
+  envelope: { id: number; to: string };
+  conversationId: number;
+  /** Each call and what came of it, in order. */
+  calls: ToolCallRecord[];
+  /** Runs before anything goes to the chat (the reply, a handoff's waiting message): stops the typing indicator and the draft. */
+  beforeSend?: () => Promise<void>;
+  /** Draft updates the user saw of the reply while the model wrote it (recorded with the call). */
+  draftsShown?: () => number;
+};

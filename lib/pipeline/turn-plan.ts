@@ -1,4 +1,5 @@
 import type { QueuePlan, QueuedEnvelope } from "../db/claim";
+import { workKindOf, workKinds } from "../envelope/work-kinds";
 
 export type PlanOptions = {
   now: Date;
@@ -13,10 +14,6 @@ export const MAX_BURST = 50;
 /** A burst that keeps growing is answered at the latest this many debounce periods after its first message. */
 export const DEBOUNCE_CAP_FACTOR = 4;
 
-/** A user's message waiting for the agent (inbound chat turn), as opposed to channel mail or a background task. */
-export const isChatTurn = (e: Pick<QueuedEnvelope, "to" | "messageId">) => e.to.startsWith("agent:") && e.messageId !== null;
-const needsModel = (e: QueuedEnvelope) => e.to.startsWith("agent:") && !e.forkConflict;
-
 /**
  * A conversation's next turn, from its queue (waiting envelopes, oldest first;
  * scheduled mail that is not due yet is left out by the caller). The oldest
@@ -26,27 +23,30 @@ const needsModel = (e: QueuedEnvelope) => e.to.startsWith("agent:") && !e.forkCo
  * - that turn starts once the burst has been quiet for `debounceMs` (or the first
  *   message waited DEBOUNCE_CAP_FACTOR × that), and not before a retry's backoff ends;
  * - channel mail and background tasks run one envelope at a time.
+ * Each rule is the head's kind's entry in lib/envelope/work-kinds.ts.
  * Pure: the claim (lib/db/claim.ts) calls it inside its transaction.
  */
 export function planTurn(queue: QueuedEnvelope[], options: PlanOptions): QueuePlan {
   const head = queue[0];
   if (!head) return null;
+  const kind = workKindOf(head);
+  const spec = workKinds[kind];
   let take = [head];
-  if (isChatTurn(head) && !head.forkConflict) {
+  if (spec.batch === "burst") {
     take = [];
     for (const e of queue) {
-      if (!isChatTurn(e) || e.forkConflict || e.forkId !== head.forkId || take.length === MAX_BURST) break;
+      if (workKindOf(e) !== kind || e.forkId !== head.forkId || take.length === MAX_BURST) break;
       take.push(e);
     }
   }
   const now = options.now.getTime();
   let due = Math.max(...take.map((e) => e.deliverAt?.getTime() ?? 0));
-  if (isChatTurn(head)) {
+  if (spec.debounced) {
     const first = Math.min(...take.map((e) => e.createdAt.getTime()));
     const last = Math.max(...take.map((e) => e.createdAt.getTime()));
     const quiet = Math.min(last + options.debounceMs, first + options.debounceMs * DEBOUNCE_CAP_FACTOR);
     due = Math.max(due, quiet);
   }
-  if (needsModel(head) && options.modelPausedUntil) due = Math.max(due, options.modelPausedUntil.getTime());
+  if (spec.needsModel && options.modelPausedUntil) due = Math.max(due, options.modelPausedUntil.getTime());
   return due > now ? { waitUntil: new Date(due) } : { take };
 }

@@ -4,8 +4,10 @@ import { RateLimitedError } from "../agent/call-limits";
 import type { Database } from "../db/database";
 import { QUEUE_WORK, withArrival } from "../db/arrival";
 import { claimTurns, deferEnvelopes, hasDueWork, renewLeases, type ClaimedTurn } from "../db/claim";
-import { finishEnvelope, retryEnvelopeLater } from "../db/envelopes";
+import { retryEnvelopeLater } from "../db/envelopes";
+import { endEnvelope } from "./end-envelope";
 import { isTransientConflict } from "../db/errors";
+import { workKinds } from "../envelope/work-kinds";
 import { log } from "../log";
 import { planTurn } from "./turn-plan";
 
@@ -235,14 +237,14 @@ export class EnvelopeWorker {
         return;
       }
       const attempts = Math.max(...turn.envelopes.map((e) => e.attempts));
-      if (attempts < this.deps.maxAttempts) {
+      if (workKinds[turn.kind].retry === "backoff" && attempts < this.deps.maxAttempts) {
         const at = new Date(this.now().getTime() + this.deps.backoffMs(attempts));
         log.warn("worker.retry", { envelopeIds: ids, attempts, error: message });
         for (const id of ids) await retryEnvelopeLater(this.deps.db, id, at, message);
       } else {
         log.error("worker.failed", { envelopeIds: ids, attempts, error: message });
         for (const id of ids)
-          await finishEnvelope(this.deps.db, id, { status: "failed", error: `gave up after ${attempts} attempts: ${message}` });
+          await endEnvelope(this.deps.db, id, { status: "failed", error: `gave up after ${attempts} attempts: ${message}` });
       }
     }
   }

@@ -1,14 +1,12 @@
 import { log } from "../log";
 import { tracing } from "../tracing/hooks";
-import type { App } from "./wiring";
-
-const holder = globalThis as unknown as { __switchboardShutdown?: (deadlineMs: number) => Promise<void> };
+import { processHolder, type App } from "./wiring";
 
 /**
  * Stops the worker once its in-flight turns end (bounded by `deadlineMs`: a turn
  * cut short is taken over after its lease, see docs/RELIABILITY.md), then closes the
- * database. Registered on globalThis so scripts/start.mjs, outside Next's bundles,
- * can call it on SIGTERM.
+ * database. Registered on the process holder (lib/server/wiring.ts) so
+ * scripts/start.mjs, outside Next's bundles, can call it on SIGTERM.
  */
 export async function shutdownApp(ctx: Pick<App, "worker" | "db">, deadlineMs: number) {
   const started = Date.now();
@@ -25,5 +23,5 @@ export async function shutdownApp(ctx: Pick<App, "worker" | "db">, deadlineMs: n
 }
 
 export function registerShutdown(ctx: Pick<App, "worker" | "db">) {
-  holder.__switchboardShutdown = (deadlineMs) => shutdownApp(ctx, deadlineMs);
+  processHolder.shutdown = (deadlineMs) => shutdownApp(ctx, deadlineMs);
 }

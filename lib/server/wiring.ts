@@ -14,7 +14,7 @@ import { withArrival } from "../db/arrival";
 import type { ClaimedTurn } from "../db/claim";
 import { openDb, postgresPoolSize, type Database } from "../db/database";
 import { env, type Env } from "../env";
-import type { EventBus } from "../events/bus";
+import { eventBus, type EventBus } from "../events/bus";
 import { startPostgresRelay, type Relay } from "../events/postgres-relay";
 import { LiveStreams } from "../events/live-streams";
 import { dispatchEnvelope } from "../pipeline/dispatch";
@@ -69,7 +69,15 @@ export type App = {
   liveStreams: LiveStreams;
 };
 
-const holder = globalThis as unknown as { __switchboardContext?: Promise<App> };
+/**
+ * The one thing this process keeps on globalThis: the app (getApp) and the
+ * shutdown scripts/start.mjs calls on SIGTERM (lib/server/shutdown.ts), which
+ * lives outside Next's bundles.
+ */
+export type ProcessHolder = { context?: Promise<App>; shutdown?: (deadlineMs: number) => Promise<void> };
+const processGlobal = globalThis as unknown as { __switchboard?: ProcessHolder };
+processGlobal.__switchboard ??= {};
+export const processHolder: ProcessHolder = processGlobal.__switchboard;
 
 export type AppOverrides = {
   /** A model to use instead of the one LLM_* describes (tests: the AI SDK's mock). */
@@ -175,7 +183,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     telegramWebhook,
     lineWebhook,
     setupCode,
-    events: db.events,
+    events: eventBus(db),
     relay,
     liveStreams: new LiveStreams({ perHolder: e.LIVE_STREAMS_PER_SESSION, total: e.LIVE_STREAMS_TOTAL }),
   };
@@ -192,9 +200,9 @@ async function build(): Promise<App> {
 }
 
 export function getApp(): Promise<App> {
-  holder.__switchboardContext ??= build().catch((error) => {
-    holder.__switchboardContext = undefined;
+  processHolder.context ??= build().catch((error) => {
+    processHolder.context = undefined;
     throw error;
   });
-  return holder.__switchboardContext;
+  return processHolder.context;
 }

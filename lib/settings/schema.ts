@@ -30,6 +30,8 @@ export const settingsSchema = z.object({
   quoteMaxChars: z.number().int().min(20).max(2000).default(200),
   /** A reply to a background fork's message resumes it while the fork is younger than this. */
   forkReplyTtlDays: z.number().int().min(1).max(365).default(7),
+  /** An interactive fork's prompt quotes at most this many main-session messages sent since it began (the newest). */
+  forkPendingUpdates: z.number().int().min(0).max(200).default(20),
   /** An interactive fork idle this long is warned, then reported and exited. */
   forkIdleMinutes: z
     .number()

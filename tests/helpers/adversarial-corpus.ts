@@ -4,7 +4,7 @@
  * and parsed back by tests/unit/prompt-integrity.test.ts.
  */
 import { expect } from "vitest";
-import type { Prompt } from "@/lib/agent/prompt";
+import type { Prompt } from "@/lib/context/prompt";
 import type { MessageBlock, ParsedPrompt } from "./prompt-integrity";
 
 export /** One attack: what the hostile user controls. */

@@ -1,19 +1,18 @@
 import { afterEach, beforeEach } from "vitest";
-import type { App } from "@/lib/server/wiring";
+import { type App, processHolder } from "@/lib/server/wiring";
 import { startTestApp, type TestApp } from "./app";
 import type { TestDb } from "./db";
 import { startFakeTelegram, type FakeTelegram } from "./fake-telegram";
 
-// getApp() (lib/server/wiring.ts) keeps the process's app here; route handlers under test read the test's.
-const holder = globalThis as unknown as { __switchboardContext?: Promise<App> };
+// getApp() (lib/server/wiring.ts) keeps the process's app on its holder; route handlers under test read the test's.
 
 /** Makes the route handlers imported by a test serve `app`, with `token` as the API token. */
 export function installRouteApp(app: App, token: string) {
-  holder.__switchboardContext = Promise.resolve({ ...app, env: { ...app.env, SWITCHBOARD_API_TOKEN: token } });
+  processHolder.context = Promise.resolve({ ...app, env: { ...app.env, SWITCHBOARD_API_TOKEN: token } });
 }
 
 export function uninstallRouteApp() {
-  holder.__switchboardContext = undefined;
+  processHolder.context = undefined;
 }
 
 export type RoutedApp = { readonly t: TestApp; readonly telegram: FakeTelegram; readonly testDb: TestDb };

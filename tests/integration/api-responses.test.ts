@@ -14,7 +14,7 @@ import { useHarness } from "../helpers/harness";
  * the document cannot drift from what the routes send.
  */
 const TOKEN = "test-api-token-0123456789";
-const holder = globalThis as unknown as { __switchboardContext?: Promise<unknown> };
+import { processHolder } from "@/lib/server/wiring";
 
 /**
  * Sandbox-only routes: the harness wires a live (fake) Telegram bot, where they answer 403 by design.
@@ -33,10 +33,10 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
 
   beforeEach(() => {
     // getApp() (lib/server/wiring.ts) keeps the process's app here; the routes read the test's.
-    holder.__switchboardContext = Promise.resolve({ ...h.t.app, env: { ...h.t.app.env, SWITCHBOARD_API_TOKEN: TOKEN } });
+    processHolder.context = Promise.resolve({ ...h.t.app, env: { ...h.t.app.env, SWITCHBOARD_API_TOKEN: TOKEN } });
   });
   afterEach(() => {
-    holder.__switchboardContext = undefined;
+    processHolder.context = undefined;
   });
 
   function operation(method: Operation["method"], path: string) {

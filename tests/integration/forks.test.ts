@@ -3,7 +3,7 @@ import { exitFork, resumeFork, startBackgroundTask, sweepForks } from "@/lib/pip
 import type { Caller } from "@/lib/auth/operators";
 import { sendEnvelope } from "@/lib/pipeline/envelopes";
 import { sendOperatorReply } from "@/lib/pipeline/operator-reply";
-import { FORK_CONFLICT_NOTICE } from "@/lib/pipeline/respond";
+import { FORK_CONFLICT_NOTICE } from "@/lib/pipeline/agent-turn";
 import { retryEnvelope } from "@/lib/pipeline/retry";
 import { updateSettings } from "@/lib/settings/store";
 import { update } from "../fixtures/telegram";

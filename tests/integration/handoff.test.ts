@@ -5,7 +5,7 @@ import { createFork, setActiveFork } from "@/lib/db/forks";
 import { AppError } from "@/lib/errors";
 import { errorResponse } from "@/lib/http/respond";
 import { changeHandoff, handoffTimeouts, handoffView, listOpenHandoffs, ON_CALL, requestHandoff } from "@/lib/pipeline/handoff";
-import { allowedFrom } from "@/lib/pipeline/handoff-rules";
+import { allowedFrom, stateAfter } from "@/lib/pipeline/handoff-rules";
 import { startBackgroundTask } from "@/lib/pipeline/forks";
 import { sendOperatorReply } from "@/lib/pipeline/operator-reply";
 import { updateSettings } from "@/lib/settings/store";
@@ -268,6 +268,7 @@ describe.skipIf(!hasPostgres)("human handoff on PostgreSQL: two instances take t
           conversationId: c.id,
           action: "request",
           from: allowedFrom.request,
+          to: stateAfter.request,
           at: now,
           reason: "race",
           envelope,
@@ -279,6 +280,7 @@ describe.skipIf(!hasPostgres)("human handoff on PostgreSQL: two instances take t
           conversationId: c.id,
           action: "take",
           from: allowedFrom.take,
+          to: stateAfter.take,
           at: new Date(),
           operator,
           envelope: { from: `operator:${operator}`, to: "agent:main", text: "taken", metadata: { handoff: { action: "take" } } },
@@ -294,6 +296,7 @@ describe.skipIf(!hasPostgres)("human handoff on PostgreSQL: two instances take t
         conversationId: c.id,
         action: "release",
         from: allowedFrom.release,
+        to: stateAfter.release,
         at: new Date(),
         operator: winner,
         envelope: { from: "operator:x", to: "agent:main", text: "released", metadata: {} },
@@ -302,6 +305,7 @@ describe.skipIf(!hasPostgres)("human handoff on PostgreSQL: two instances take t
         conversationId: c.id,
         action: "request",
         from: allowedFrom.request,
+        to: stateAfter.request,
         at: new Date(),
         reason: "again",
         envelope,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GET as eventsRoute } from "@/app/api/v1/events/route";
 import { GET as timelineRoute, POST as messageRoute } from "@/app/api/v1/conversations/[id]/messages/route";
-import { EventBus, type LiveEvent } from "@/lib/events/bus";
+import { EventBus, eventBus, type LiveEvent } from "@/lib/events/bus";
 import { createHash } from "node:crypto";
 import { RESYNC, startPostgresRelay } from "@/lib/events/postgres-relay";
 import { postgresTarget } from "@/lib/db/migrations.mjs";
@@ -49,7 +49,7 @@ describe.each(databases)("live events and the timeline API ($name)", ({ open }) 
   it("GET /events needs a session or the API token", async () => {
     const response = await eventsRoute(new Request("http://localhost/api/v1/events"), route({}));
     expect(response.status).toBe(401);
-    expect(app.t.db.events.listenerCount()).toBe(0);
+    expect(eventBus(app.t.db).listenerCount()).toBe(0);
   });
 
   it("a bad token or a forged cookie is a 401 with no subscription; streams opened and dropped leave no listener and free their places", async () => {
@@ -60,7 +60,7 @@ describe.each(databases)("live events and the timeline API ($name)", ({ open }) 
     ] as Record<string, string>[]) {
       expect((await eventsRoute(new Request("http://localhost/api/v1/events", { headers }), route({}))).status).toBe(401);
     }
-    expect(app.t.db.events.listenerCount()).toBe(0);
+    expect(eventBus(app.t.db).listenerCount()).toBe(0);
     const perSession = app.t.app.liveStreams.limits.perHolder;
     for (let round = 0; round < 20; round++) {
       const streams = await Promise.all(
@@ -74,13 +74,13 @@ describe.each(databases)("live events and the timeline API ($name)", ({ open }) 
           return { abort, response, i };
         }),
       );
-      expect(app.t.db.events.listenerCount()).toBe(perSession);
+      expect(eventBus(app.t.db).listenerCount()).toBe(perSession);
       // Half go away by the signal (a closed tab), half by cancelling the body (a proxy dropping it).
       for (const { abort, response, i } of streams) {
         if (i % 2) abort.abort();
         else await response.body!.cancel();
       }
-      expect(app.t.db.events.listenerCount()).toBe(0);
+      expect(eventBus(app.t.db).listenerCount()).toBe(0);
       expect(app.t.app.liveStreams.size).toBe(0);
     }
   });
@@ -112,7 +112,7 @@ describe.each(databases)("live events and the timeline API ($name)", ({ open }) 
     const full = await open(auth);
     expect(full.response.status).toBe(503);
     expect(((await full.response.json()) as { error: { message: string } }).error.message).toMatch(/maximum of 5 live-event streams/);
-    expect(app.t.db.events.listenerCount()).toBe(5);
+    expect(eventBus(app.t.db).listenerCount()).toBe(5);
     // A closed stream frees its place.
     first[0]!.abort.abort();
     expect(streams.size).toBe(4);
@@ -139,7 +139,7 @@ describe.each(databases)("live events and the timeline API ($name)", ({ open }) 
     );
     expect(signedOut.status).toBe(200);
     expect((await readUntil(leaving.body!, () => false)).ended).toBe(true);
-    expect(app.t.db.events.listenerCount()).toBe(1);
+    expect(eventBus(app.t.db).listenerCount()).toBe(1);
     expect(app.t.app.liveStreams.size).toBe(1);
     await staying.body!.cancel();
   });
@@ -170,7 +170,7 @@ describe.each(databases)("live events and the timeline API ($name)", ({ open }) 
     const response = await eventsRoute(new Request("http://localhost/api/v1/events", { headers: auth, signal: abort.signal }), route({}));
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
-    expect(app.t.db.events.listenerCount()).toBe(1);
+    expect(eventBus(app.t.db).listenerCount()).toBe(1);
     const posted = app.t.post(update({ text: "hello over the stream" }));
     const { found, frames } = await readUntil(response.body!, (frame) => frame.startsWith("event: message"));
     expect(frames[0]).toMatch(/^retry: \d+/);
@@ -181,7 +181,7 @@ describe.each(databases)("live events and the timeline API ($name)", ({ open }) 
     abort.abort();
     const rest = await readUntil(response.body!, () => false);
     expect(rest.ended).toBe(true);
-    expect(app.t.db.events.listenerCount()).toBe(0);
+    expect(eventBus(app.t.db).listenerCount()).toBe(0);
   });
 
   it("pages the whole history backwards with nextBefore", async () => {
@@ -205,7 +205,7 @@ describe.each(databases)("live events and the timeline API ($name)", ({ open }) 
     await app.t.post(update({ text: "hi" }));
     const conversation = await app.t.db.prisma.conversation.findFirstOrThrow();
     const events: LiveEvent[] = [];
-    const unsubscribe = app.t.db.events.subscribe((e) => events.push(e));
+    const unsubscribe = eventBus(app.t.db).subscribe((e) => events.push(e));
     const post = (headers: Record<string, string>, body: unknown) =>
       messageRoute(
         new Request(`http://localhost/api/v1/conversations/${conversation.id}/messages`, {
@@ -257,7 +257,7 @@ describe.skipIf(!hasPostgres)("live events across instances (PostgreSQL LISTEN/N
       await Promise.all([a.app.relay!.ready, relay.ready]);
       const received: LiveEvent[] = [];
       let wake = () => {};
-      second.events.subscribe((event) => {
+      eventBus(second).subscribe((event) => {
         received.push(event);
         wake();
       });
@@ -298,13 +298,13 @@ describe.skipIf(!hasPostgres)("live events across instances (PostgreSQL LISTEN/N
       await Promise.all([a.app.relay!.ready, relay.ready]);
       const received: LiveEvent[] = [];
       const arrived = new Promise<void>((resolve) =>
-        second.events.subscribe((event) => {
+        eventBus(second).subscribe((event) => {
           received.push(event);
           if (event.type === "message") resolve();
         }),
       );
       const local: LiveEvent[] = [];
-      testDb.db.events.subscribe((event) => local.push(event));
+      eventBus(testDb.db).subscribe((event) => local.push(event));
       expect((await a.post(update({ text: "from instance A" }))).status).toBe(200);
       await arrived;
       const stored = await testDb.db.prisma.message.findFirstOrThrow({ where: { text: "from instance A" } });

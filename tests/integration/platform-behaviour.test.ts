@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Caller } from "@/lib/auth/operators";
-import { findStoredMessage, loadContextInput } from "@/lib/db/context-input";
+import { contextNeeds } from "@/lib/context/assemble";
+import { findStoredMessage, loadContextFacts } from "@/lib/db/context-input";
 import { sendEnvelope } from "@/lib/pipeline/envelopes";
 import { updateSettings } from "@/lib/settings/store";
 import { defaultSettings } from "@/lib/settings/schema";
@@ -212,8 +213,9 @@ describe.each(databases)("platform behaviour on $name", ({ open }) => {
     const message = await findStoredMessage(t.db, stored.body.result.messageId);
     expect(message).toMatchObject({ text: "meet at 6" });
     expect(message!.editedAt).toBeInstanceOf(Date);
-    const context = await loadContextInput(t.db, { current: message!, settings: defaultSettings });
-    expect(context.recent.find((m) => m.id === message!.id)?.editedAt).toBeInstanceOf(Date);
+    const conversation = (await t.db.prisma.conversation.findUniqueOrThrow({ where: { id: message!.conversationId } }))!;
+    const context = await loadContextFacts(t.db, { conversation, current: message!, needs: contextNeeds(defaultSettings) });
+    expect(context.session.find((m) => m.id === message!.id)?.editedAt).toBeInstanceOf(Date);
     const revisions = await t.db.prisma.messageRevision.findMany({ where: { messageId: message!.id } });
     expect(revisions.map((r) => r.text)).toEqual(["meet at 5"]);
   });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadContextInput } from "@/lib/db/context-input";
+import { loadContextFacts } from "@/lib/db/context-input";
 import { findEnvelope, insertEnvelope } from "@/lib/db/envelopes";
 import { findMessage } from "@/lib/db/messages";
 import { readMembership } from "@/lib/db/conversations";
@@ -83,12 +83,16 @@ describe.each(databases)("the turn path's hand-written SQL on $name", ({ open })
     const { db } = t;
     const { messages } = await seed();
     const current = (await findMessage(db, messages[3].id))!;
-    const input = await loadContextInput(db, { current, settings: { recencyWindow: 3, replyContextWindow: 2, replyChainDepth: 2 } });
-    expect(input.recent.map((m) => m.text)).toEqual(["m3", "m2", "m0"]);
-    expect(input.previous?.text).toBe("m2");
-    expect(input.recent[1].editedAt).toEqual(new Date("2026-11-20T10:05:00.123Z"));
-    expect(input.recent[0].replyToSenderIsBot).toBe(false);
-    expect(input.recent[2].replyToSenderIsBot).toBeNull();
+    const input = await loadContextFacts(db, {
+      conversation: current.conversation,
+      current,
+      needs: { recency: 3, replyNeighbours: 2, replyChainDepth: 2, pendingUpdates: 20 },
+    });
+    expect(input.session.map((m) => m.text)).toEqual(["m3", "m2", "m0"]);
+    expect(input.session[1].text).toBe("m2");
+    expect(input.session[1].editedAt).toEqual(new Date("2026-11-20T10:05:00.123Z"));
+    expect(input.session[0].replyToSenderIsBot).toBe(false);
+    expect(input.session[2].replyToSenderIsBot).toBeNull();
   });
 
   it("writes the outbound envelope once per dedupe key and the turn record as Prisma reads them", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEMO_LABEL, demoModel, describePrompt } from "@/lib/agent/demo-model";
-import { gapNote } from "@/lib/context/build";
+import { gapNote } from "@/lib/context/assemble";
 import { sanitizeBody } from "@/lib/prompt/sanitize";
 
 describe("the demo model's description of its prompt", () => {

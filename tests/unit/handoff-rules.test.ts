@@ -1,13 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  agentStaysSilent,
-  COMMAND_REASON,
-  handoffCommandIn,
-  handoffNoteFor,
-  parseHandoffCommand,
-  showHandoffNote,
-  transitionRefusal,
-} from "@/lib/pipeline/handoff-rules";
+import { agentStaysSilent, COMMAND_REASON, handoffCommandIn, parseHandoffCommand, transitionRefusal } from "@/lib/pipeline/handoff-rules";
 
 describe("handoff rules", () => {
   it("the command is the whole message, optionally addressed to a bot and followed by a reason", () => {
@@ -58,29 +50,5 @@ describe("handoff rules", () => {
     expect(agentStaysSilent("assigned")).toBe(true);
     expect(agentStaysSilent(null)).toBe(false);
     expect(agentStaysSilent("garbage")).toBe(false);
-  });
-
-  it("the hand-back note shows while the hand-back is in view or the bot has not spoken since", () => {
-    const at = (m: number) => new Date(Date.UTC(2026, 10, 20, 10, m));
-    const back = at(30);
-    expect(
-      showHandoffNote(back, [
-        { sentAt: at(10), senderKind: "user" },
-        { sentAt: at(31), senderKind: "user" },
-      ]),
-    ).toBe(true);
-    expect(showHandoffNote(back, [{ sentAt: at(31), senderKind: "user" }])).toBe(true);
-    expect(
-      showHandoffNote(back, [
-        { sentAt: at(31), senderKind: "user" },
-        { sentAt: at(32), senderKind: "agent" },
-      ]),
-    ).toBe(false);
-    expect(showHandoffNote(null, [{ sentAt: at(31), senderKind: "user" }])).toBe(false);
-    expect(
-      handoffNoteFor({ lastHandoffFrom: at(5), lastHandoffUntil: back, lastHandoffOperator: "alice" }, [
-        { sentAt: at(31), senderKind: "user" },
-      ]),
-    ).toEqual({ from: at(5), until: back, operator: "alice" });
   });
 });

@@ -21,6 +21,11 @@ const NUMBERS: { key: keyof Settings; label: string; help: string }[] = [
   { key: "gapThresholdMinutes", label: "Gap threshold (minutes)", help: "Longer silences add a gap note to the prompt." },
   { key: "quoteMaxChars", label: "Quote length (characters)", help: "Quoted text in reply annotations is cut here." },
   { key: "forkReplyTtlDays", label: "Fork reply TTL (days)", help: "Replies to older fork messages just quote them." },
+  {
+    key: "forkPendingUpdates",
+    label: "Fork pending updates (messages)",
+    help: "A resumed fork sees at most this many main-chat messages sent since it began.",
+  },
   { key: "forkIdleMinutes", label: "Fork idle timeout (minutes)", help: "Idle interactive forks are warned, then closed." },
 ];
 

@@ -3,7 +3,8 @@ import { Api, Bot, GrammyError, HttpError } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import { log } from "../../log";
 import { DeliveryError, type ActivityTarget, type ChannelAdapter, type SendRequest, type SendResult } from "../types";
-import { splitTopicChatId, type BotIdentity } from "./parse";
+import { splitTopicChatId } from "../../envelope/topic-key";
+import type { BotIdentity } from "./parse";
 
 /** Telegram's limit for one message's text. */
 export const TELEGRAM_TEXT_LIMIT = 4096;

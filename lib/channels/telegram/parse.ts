@@ -1,3 +1,4 @@
+import { topicChatId } from "../../envelope/topic-key";
 import type { ChatType, InboundChat, InboundEvent, InboundMessage, Membership, SenderRole } from "../types";
 import type { TgChat, TgChatMemberUpdated, TgMessage, TgOrigin, TgRepliedMessage, TgUpdate } from "./schema";
 
@@ -189,14 +190,6 @@ function conversationChat(message: TgRepliedMessage): InboundChat {
     return { ...base, id: topicChatId(chatId, topicId), topic: { chatId, id: topicId } };
   }
   return { ...base, id: chatId };
-}
-
-export const topicChatId = (chatId: string, topicId: string) => `${chatId}:topic:${topicId}`;
-
-/** Splits a conversation key back into the chat and the forum topic to send to. */
-export function splitTopicChatId(key: string): { chatId: string; topicId?: string } {
-  const match = /^(.+):topic:(\d+)$/.exec(key);
-  return match ? { chatId: match[1], topicId: match[2] } : { chatId: key };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildContext, gapNote } from "@/lib/context/build";
+import { assembleContext, buildContext, type ContextFacts, gapNote } from "@/lib/context/assemble";
 import { msg } from "../helpers/messages";
 
 const settings = { gapThresholdMinutes: 15 };
@@ -97,5 +97,64 @@ describe("ordering", () => {
     const earlier = msg(1, { sentAt: new Date("2026-11-20T09:59:00Z") });
     const out = buildContext({ current, recent: [earlier, current], target, targetNeighbours: [], chain: [], previous: earlier, settings });
     expect(out.messages.map((m) => m.id)).toEqual([1, 9, 5]);
+  });
+});
+
+describe("assembleContext", () => {
+  const settings = { recencyWindow: 3, replyContextWindow: 3, replyChainDepth: 3, gapThresholdMinutes: 15, forkPendingUpdates: 2 };
+  const conversation = { channel: "telegram", type: "private", title: null };
+  const facts = (patch: Partial<ContextFacts>): ContextFacts => ({
+    conversation,
+    current: null,
+    session: [],
+    forkBase: [],
+    pendingUpdates: [],
+    target: null,
+    targetNeighbours: [],
+    chain: [],
+    burst: [],
+    previousSentAt: new Map(),
+    ...patch,
+  });
+
+  it("a fork's turn: its own messages after the main session before it began, the window from both, the newest pending updates", () => {
+    const current = msg(30, { forkId: 7 });
+    const out = assembleContext(
+      facts({
+        current,
+        session: [current, msg(29, { forkId: 7 })],
+        forkBase: [msg(20), msg(19), msg(18)],
+        pendingUpdates: [msg(21), msg(22), msg(23)],
+      }),
+      settings,
+    );
+    expect(out.messages.map((m) => m.id)).toEqual([20, 29, 30]);
+    expect(out.pendingUpdates.map((u) => u.text)).toEqual(["message 22", "message 23"]);
+    expect(
+      assembleContext(facts({ current, session: [current], pendingUpdates: [msg(21)] }), { ...settings, forkPendingUpdates: 0 })
+        .pendingUpdates,
+    ).toEqual([]);
+  });
+
+  it("a burst: every message in, even beyond the window; the gap note measures the silence before the burst", () => {
+    const current = msg(100);
+    const burst = [msg(97), msg(98), msg(99)];
+    const out = assembleContext(facts({ current, session: [current, msg(99), msg(98), msg(97), msg(50)], burst }), {
+      ...settings,
+      recencyWindow: 2,
+    });
+    expect(out.messages.map((m) => m.id)).toEqual([97, 98, 99, 100]);
+    expect(out.notes).toEqual([expect.stringContaining("last 4 messages in a row")]);
+  });
+
+  it("a background task: the newest main-session messages oldest first, its role, no gap note", () => {
+    const out = assembleContext(
+      facts({ session: [msg(5), msg(4), msg(3), msg(2)], task: { text: "check in", from: "operator:ada", at: new Date() } }),
+      settings,
+    );
+    expect(out.messages.map((m) => m.id)).toEqual([3, 4, 5]);
+    expect(out.currentId).toBeNull();
+    expect(out.gapNote).toBeNull();
+    expect(out.notes).toEqual([expect.stringContaining("started by operator ada")]);
   });
 });

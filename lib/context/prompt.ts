@@ -1,12 +1,10 @@
 import type { ModelMessage } from "ai";
-import type { BuiltContext } from "../context/build";
-import type { StoredMessage } from "../context/types";
+import type { AssembledContext, BuiltContext } from "./assemble";
+import type { HandoffNote } from "./handoff-note";
+import type { PendingUpdate, StoredMessage } from "./types";
 import { FIELD_SEPARATOR, formatEnvelope, formatTime } from "../prompt/format";
 import { canonicalCapped, sanitizeBody, sanitizeInline, userLabel } from "../prompt/sanitize";
 import { defaultSettings, type Settings } from "../settings/schema";
-
-/** A main-session message an interactive fork's prompt shows as context. */
-export type PendingUpdate = Pick<StoredMessage, "senderKind" | "senderName" | "text" | "sentAt">;
 
 export type PromptInput = {
   context: BuiltContext;
@@ -21,7 +19,7 @@ export type PromptInput = {
   /** A background task: the last user turn, instead of a stored message. */
   task?: { text: string; at: Date };
   /** The conversation came back from a human: a note says who handled it, from when to when. */
-  handoffNote?: { from: Date; until: Date; operator: string | null } | null;
+  handoffNote?: HandoffNote | null;
 };
 
 export type Prompt = { system: string; messages: ModelMessage[] };
@@ -130,10 +128,10 @@ export function quotedMessage(m: Pick<StoredMessage, "senderKind" | "senderName"
   return `${label}: "${sanitizeInline(m.text, maxChars)}"`;
 }
 
-/** An interactive fork's pending main-session updates as one data turn: one quoted line each. */
-export function pendingUpdatesTurn(channel: string, updates: PendingUpdate[]): string | null {
+/** An interactive fork's pending main-session updates as one data turn: one quoted line each, cut like a reply's quote. */
+export function pendingUpdatesTurn(channel: string, updates: PendingUpdate[], quoteMaxChars: number): string | null {
   if (updates.length === 0) return null;
-  const lines = updates.map((u) => `- ${formatTime(u.sentAt)}${FIELD_SEPARATOR}${quotedMessage(u, 200)}`);
+  const lines = updates.map((u) => `- ${formatTime(u.sentAt)}${FIELD_SEPARATOR}${quotedMessage(u, quoteMaxChars)}`);
   return [
     `--- ${channel}${FIELD_SEPARATOR}${PENDING_UPDATES_HEADER}${FIELD_SEPARATOR}${updates.length} message${updates.length === 1 ? "" : "s"}`,
     ...lines,
@@ -151,6 +149,21 @@ export function handoffNoteText(note: { from: Date; until: Date; operator: strin
   return `${who} handled this conversation from ${formatTime(note.from)} to ${formatTime(note.until)} and has handed it back to you. Their messages in that time are marked as sent by a human operator.`;
 }
 
+/** The prompt of an assembled context (lib/context/assemble.ts): what every turn sends the model. */
+export function renderPrompt(context: AssembledContext, settings: PromptInput["settings"]): Prompt {
+  return buildPrompt({
+    context,
+    // A background task answers no stored message.
+    currentId: context.currentId ?? -1,
+    conversation: context.conversation,
+    settings,
+    extraSystem: context.notes,
+    pendingUpdates: context.pendingUpdates,
+    task: context.task ?? undefined,
+    handoffNote: context.handoffNote,
+  });
+}
+
 /**
  * The model's view of the conversation: user messages as formatted envelopes,
  * the bot's own (agent or operator) messages as assistant turns, and every other
@@ -164,7 +177,7 @@ export function buildPrompt(input: PromptInput): Prompt {
   const out: ModelMessage[] = [];
   const details = chatDetailsTurn(input.conversation);
   if (details) out.push({ role: "user", content: details });
-  const pending = pendingUpdatesTurn(channel, input.pendingUpdates ?? []);
+  const pending = pendingUpdatesTurn(channel, input.pendingUpdates ?? [], input.settings.quoteMaxChars);
   // The hand-back note sits where it happened in time: before the first message after it,
   // and never after the message being answered (it came after the hand-back: platform
   // times are whole seconds, so one sent in the same second reads as earlier).

@@ -1,0 +1,434 @@
+import { generateText, parsePartialJson, stepCountIs, streamText, type ToolSet } from "ai";
+import { RateLimitedError } from "../agent/call-limits";
+import type { ModelHandle } from "../agent/model";
+import { contextNeeds } from "../context/assemble";
+import type { Prompt } from "../context/prompt";
+import { turnPrompt } from "../context/turn-prompt";
+import { loadContextFacts } from "../db/context-input";
+import { findEnvelope, repliedEnvelopeIds, type StoredEnvelope } from "../db/envelopes";
+import { endEnvelope } from "./end-envelope";
+import { updateFork } from "../db/forks";
+import { findMessage } from "../db/messages";
+import { saveTurn } from "../db/turns";
+import type { ActivityTarget, ChatType } from "../channels/types";
+import { modelTelemetry } from "../tracing/hooks";
+import { turnUsageColumns } from "../usage/turn-usage";
+import { startAnswerDraft, type AnswerDraft } from "./answer-draft";
+import { startChatActivity } from "./chat-activity";
+import type { EnvelopeMetadata } from "../envelope/metadata";
+import type { Settings } from "../settings/schema";
+import { getSettings } from "../settings/store";
+import { agentStaysSilent, parseHandoffState } from "./handoff-rules";
+import { sendToChat, type SendInput, type SendResult } from "./send-to-chat";
+import { createHandoffTool } from "./handoff-tool";
+import { createReplyTool, type ReplyResult } from "./reply-tool";
+import type { ToolCallRecord, TurnDeps } from "./turn-deps";
+
+export type { TurnDeps } from "./turn-deps";
+
+/** A model failure worth another attempt later (5xx, timeout, malformed output). */
+export class TurnError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TurnError";
+  }
+}
+
+export const FORK_CONFLICT_NOTICE =
+  "You're replying to an earlier fork of this chat while another fork is still open here. Let's finish the open one first — or ask for it to be closed.";
+
+/**
+ * How a turn ended, as recorded on its envelope(s); callers switch on `kind`.
+ * - answered: the user got the answer (`recorded: false` when it is missing from the history);
+ * - possibly_answered: the platform did not confirm the send (kept as possibly delivered, never resent);
+ * - not_answered: nothing reached the user; the turn's envelope failed with `error` (one Retry);
+ * - silent: the model chose not to reply;
+ * - skipped: no turn ran (`reason`).
+ */
+export type TurnOutcome =
+  | { kind: "answered"; answerEnvelopeId: number | null; recorded: boolean }
+  | { kind: "possibly_answered"; error: string }
+  | { kind: "not_answered"; error: string }
+  | { kind: "silent" }
+  | { kind: "skipped"; reason: string };
+
+/** What a send means for the message it answers: the `replied` the envelope records. */
+export function repliedOf(result: SendResult): NonNullable<EnvelopeMetadata["replied"]> {
+  switch (result.kind) {
+    case "sent":
+    case "unrecorded":
+      return true;
+    case "duplicate":
+      return result.earlier === "delivered" ? true : "unknown";
+    case "failed":
+      return result.outcome === "unknown" ? "unknown" : false;
+  }
+}
+
+/** What one turn runs with: its envelope, where its reply goes, and the prompt. */
+export type TurnInput = {
+  envelope: StoredEnvelope;
+  conversationId: number;
+  forkId: number | null;
+  prompt: Prompt;
+  delivery: Omit<SendInput, "text" | "dedupeKey">;
+  /** A burst's earlier envelopes: they end with this one, recording the one answer. */
+  coalesced?: number[];
+  /** Shows the answer as the model writes it (the call is then streamed). */
+  draft?: AnswerDraft | null;
+  /** Runs before anything goes to the chat (the reply, a handoff's waiting message): stops the typing indicator. */
+  beforeSend?: () => Promise<void>;
+};
+
+/** What the model call left behind, read from the tools' typed results. */
+type ModelRun = {
+  reply: ReplyResult | null;
+  handedOff: boolean;
+  calls: ToolCallRecord[];
+  usage: Record<string, unknown>;
+  latencyMs: number;
+  /** The model call failed (`failure` is what it threw). */
+  error: string | null;
+  failure?: unknown;
+  /** A tool call the SDK could not run (bad arguments, unknown tool). */
+  malformed: string | null;
+};
+
+/**
+ * Runs the model once with the `reply` and `handoff` tools bound to this turn:
+ * at most one message goes out (per-turn guard, and a dedupe key across retries),
+ * the turn is recorded for the prompt inspector. Throws TurnError when the model
+ * failed before anything was sent, so the worker retries with backoff
+ * (RateLimitedError when the provider asked us to wait). A burst's earlier
+ * envelopes (`coalesced`) end with the latest one, all recording the one answer.
+ */
+export async function executeTurn(deps: TurnDeps & { model: ModelHandle }, input: TurnInput): Promise<TurnOutcome> {
+  const run = await callModel(deps, input);
+  const sent = run.reply?.kind === "sent";
+  const failed = run.reply?.kind === "not_delivered" ? run.reply : null;
+  const unrecorded = run.reply?.kind === "sent" ? run.reply.unrecorded : null;
+  const turnError =
+    run.error ??
+    (!sent && failed ? `reply not delivered: ${failed.error}` : null) ??
+    (!sent ? run.malformed : null) ??
+    (unrecorded ? `reply ${unrecorded}` : null);
+  await saveTurn(deps.db, {
+    envelopeId: input.envelope.id,
+    conversationId: input.conversationId,
+    forkId: input.forkId,
+    model: `${deps.model.provider}:${deps.model.modelId}`,
+    system: input.prompt.system,
+    prompt: input.prompt.messages,
+    toolCalls: run.calls,
+    usage: run.usage,
+    latencyMs: run.latencyMs,
+    error: turnError,
+    ...(await turnUsageColumns(deps.db, deps.model, run.usage)),
+  });
+  // A failure after the reply went out ends the turn: the user has the answer.
+  if (run.error && !sent) throw run.failure instanceof RateLimitedError ? run.failure : new TurnError(`model call failed: ${run.error}`);
+  return finishTurn(deps, input, run, turnError);
+}
+
+/** The model call itself, with the turn's tools; it stops once the reply went out or a human has the conversation. */
+async function callModel(deps: TurnDeps & { model: ModelHandle }, input: TurnInput): Promise<ModelRun> {
+  const { draft } = input;
+  const turn = {
+    deps,
+    envelope: input.envelope,
+    conversationId: input.conversationId,
+    calls: [] as ToolCallRecord[],
+    beforeSend: async () => {
+      await Promise.all([draft?.stop(), input.beforeSend?.()]);
+    },
+    draftsShown: () => draft?.shown ?? 0,
+  };
+  // The model may hand off beside (or instead of) replying; the handoff's own waiting message tells the user.
+  const handoff = createHandoffTool(turn);
+  const reply = createReplyTool({ ...turn, delivery: input.delivery, handedOff: handoff.handedOff });
+  const started = performance.now();
+  const run: ModelRun = { reply: null, handedOff: false, calls: turn.calls, usage: {}, latencyMs: 0, error: null, malformed: null };
+  try {
+    const call = {
+      model: deps.model.model,
+      system: input.prompt.system,
+      messages: input.prompt.messages,
+      tools: { reply: reply.tool, handoff: handoff.tool },
+      // Once the reply is out (or a human has the conversation) there is nothing left to do:
+      // no further model call. A failed send goes back to the model as the tool's error.
+      stopWhen: [() => reply.result()?.kind === "sent" || reply.result()?.kind === "silenced" || handoff.handedOff(), stepCountIs(3)],
+      maxRetries: 0,
+      abortSignal: AbortSignal.timeout(deps.timeoutMs),
+      experimental_telemetry: modelTelemetry(),
+    };
+    const result = draft ? await streamWithDraft(call, draft) : await generateText(call);
+    run.usage = { ...result.totalUsage };
+    // Tool calls the SDK could not run (bad arguments, unknown tool): recorded, never silent.
+    for (const part of result.steps.flatMap((step) => step.content)) {
+      if (part.type !== "tool-error") continue;
+      const reason = part.error instanceof Error ? part.error.message : String(part.error);
+      run.malformed ??= `malformed tool call (${part.toolName}): ${reason.slice(0, 300)}`;
+      turn.calls.push({
+        message: JSON.stringify(part.input ?? null).slice(0, 2000),
+        outcome: { error: `malformed call: ${reason.slice(0, 300)}` },
+      });
+    }
+  } catch (e) {
+    run.failure = e;
+    run.error = (e as Error).message || String(e);
+  } finally {
+    await draft?.stop();
+  }
+  run.latencyMs = Math.round(performance.now() - started);
+  run.reply = reply.result();
+  run.handedOff = handoff.handedOff();
+  return run;
+}
+
+/**
+ * The model call, streamed: the `reply` tool's `message` argument goes to the draft
+ * as it grows. Returns what `generateText` would (usage and steps); a failure in the
+ * stream (a rate limit, a refused request, the time limit) is thrown as
+ * `generateText` throws it, so the turn handles both calls alike.
+ */
+async function streamWithDraft<TOOLS extends ToolSet>(call: Parameters<typeof streamText<TOOLS>>[0], draft: AnswerDraft) {
+  let failure: unknown = null;
+  const result = streamText({
+    ...call,
+    onError: ({ error }) => {
+      failure ??= error;
+    },
+  });
+  const replyInputs = new Map<string, string>();
+  for await (const part of result.fullStream) {
+    if (part.type === "tool-input-start" && part.toolName === "reply") replyInputs.set(part.id, "");
+    else if (part.type === "tool-input-delta" && replyInputs.has(part.id)) {
+      const json = replyInputs.get(part.id)! + part.delta;
+      replyInputs.set(part.id, json);
+      const { value } = await parsePartialJson(json);
+      const message = (value as { message?: unknown } | undefined)?.message;
+      if (typeof message === "string") draft.update(message);
+    } else if (part.type === "error") failure ??= part.error;
+    else if (part.type === "abort") failure ??= new Error("the model call was aborted (time limit)");
+  }
+  if (failure) throw failure;
+  return { totalUsage: await result.totalUsage, steps: await result.steps };
+}
+
+/** Ends the turn's envelope(s) with what the model did, and says how the turn ended. */
+async function finishTurn(deps: TurnDeps, input: TurnInput, run: ModelRun, turnError: string | null): Promise<TurnOutcome> {
+  const { envelope } = input;
+  const reply = run.reply;
+  const sent = reply?.kind === "sent";
+  const outcomeUnknown = reply?.kind === "not_delivered" && reply.outcome === "unknown";
+  const deliveryFailure = reply?.kind === "not_delivered" ? reply.error : null;
+  const answerEnvelopeId = reply?.kind === "sent" ? reply.answerEnvelopeId : null;
+  const coalesced = input.coalesced ?? [];
+  const burst = coalesced.length ? { burst: [...coalesced, envelope.id], turnEnvelopeId: envelope.id } : {};
+  if (!sent && !run.handedOff && (deliveryFailure || run.malformed) && !outcomeUnknown) {
+    // Nothing reached the user: the turn's envelope (the burst's latest) fails with the
+    // reason, so the operator sees it and has one Retry; the burst's earlier ones point at it.
+    if (coalesced.length) await endEnvelope(deps.db, coalesced, { status: "done", metadata: { replied: false, ...burst } });
+    await endEnvelope(deps.db, envelope.id, { status: "failed", error: turnError!, metadata: { replied: false, ...burst } });
+    return { kind: "not_answered", error: turnError! };
+  }
+  // An unknown outcome is shown on the reply itself (kept in the history as possibly delivered).
+  await endEnvelope(deps.db, [...coalesced, envelope.id], {
+    status: "done",
+    metadata: {
+      replied: outcomeUnknown ? "unknown" : sent,
+      ...(answerEnvelopeId ? { answerEnvelopeId } : {}),
+      ...(run.handedOff ? { handoff: { action: "request", via: "tool" } } : {}),
+      ...(reply?.kind === "silenced" ? { skipped: "handed off to a human" } : {}),
+      ...burst,
+      ...(run.error ? { modelError: run.error } : {}),
+      ...(turnError ? { turnError } : {}),
+    },
+  });
+  if (outcomeUnknown) return { kind: "possibly_answered", error: deliveryFailure ?? "the platform did not confirm the reply" };
+  return sent ? { kind: "answered", answerEnvelopeId, recorded: reply.unrecorded === null } : { kind: "silent" };
+}
+
+/** A burst's earlier envelopes (oldest first) and the messages they carry. */
+type Earlier = { id: number; messageId: number | null; attempts?: number }[];
+
+/**
+ * One agent turn for a user's inbound message, or a burst of them (`earlier`:
+ * the same session's messages that arrived before it and are still unanswered):
+ * build the context (the message's session: main, or an interactive fork with the
+ * main session's pending updates) with every message of the burst in it, let the
+ * model decide whether to call `reply`, deliver at most once as a native reply to
+ * the latest, and end every envelope of the burst.
+ */
+export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: Earlier = []): Promise<TurnOutcome> {
+  const { db } = deps;
+  const opened = await openTurn(deps, envelopeId, earlier);
+  if ("outcome" in opened) return opened.outcome;
+  const { envelope, message, settings, delivery } = opened;
+  const coalesced = opened.earlier.map((e) => e.id);
+  if (!deps.model) {
+    const reason = "no model configured";
+    await endEnvelope(db, [...coalesced, envelopeId], { status: "done", metadata: { skipped: reason } });
+    return { kind: "skipped", reason };
+  }
+  // The user sees the bot working from now until the answer goes out (never after it).
+  const channel = deps.channels[message.conversation.channel];
+  const target: ActivityTarget = {
+    chatId: message.conversation.platformChatId,
+    chatType: message.conversation.type as ChatType,
+    ...(message.platformTopicId ? { topicId: message.platformTopicId } : {}),
+    ...(envelope.metadata.platform ? { platform: envelope.metadata.platform } : {}),
+  };
+  const activity = settings.typingIndicator ? startChatActivity(channel, target) : null;
+  try {
+    const facts = await loadContextFacts(db, {
+      conversation: message.conversation,
+      current: message,
+      burstMessageIds: opened.earlier.flatMap((e) => (e.messageId === null ? [] : [e.messageId])),
+      needs: contextNeeds(settings),
+    });
+    const prompt = turnPrompt(facts, settings);
+    const draft = settings.streamDrafts ? startAnswerDraft(channel, target, draftIdOf(envelope.id)) : null;
+    const outcome = await executeTurn(
+      { ...deps, model: deps.model },
+      {
+        envelope,
+        conversationId: message.conversationId,
+        forkId: message.forkId,
+        prompt,
+        delivery,
+        coalesced,
+        draft,
+        beforeSend: activity?.stop,
+      },
+    );
+    if (message.forkId) await updateFork(db, message.forkId, { lastActivityAt: new Date() });
+    return outcome;
+  } finally {
+    await activity?.stop();
+  }
+}
+
+/** A Telegram draft id: non-zero, within 32 bits, one per turn. */
+function draftIdOf(envelopeId: number): number {
+  return (envelopeId % 2_000_000_000) + 1;
+}
+
+/**
+ * A user's reply to a fork while another fork is open here (ingest flagged it):
+ * no nesting of forks, so the user is told instead of a model turn.
+ */
+export async function runForkConflictNotice(deps: TurnDeps, envelopeId: number): Promise<TurnOutcome> {
+  const opened = await openTurn(deps, envelopeId, []);
+  if ("outcome" in opened) return opened.outcome;
+  return sendForkConflictNotice(deps, envelopeId, opened.delivery);
+}
+
+/**
+ * What every turn for a user's message does first: the envelope and its message
+ * read, a crashed turn's already-answered part of the burst ended (at most once),
+ * and nothing more while a human has the conversation. Either how the turn
+ * already ended, or what it runs with.
+ */
+async function openTurn(
+  deps: TurnDeps,
+  envelopeId: number,
+  earlier: Earlier,
+): Promise<
+  | { outcome: TurnOutcome }
+  | {
+      envelope: StoredEnvelope;
+      message: NonNullable<Awaited<ReturnType<typeof findMessage>>>;
+      settings: Settings;
+      delivery: Omit<SendInput, "text" | "dedupeKey">;
+      earlier: Earlier;
+    }
+> {
+  const { db } = deps;
+  const envelope = await findEnvelope(db, envelopeId);
+  if (!envelope || envelope.status === "done" || envelope.status === "failed")
+    return { outcome: { kind: "skipped", reason: "the envelope is already finished" } };
+  const message = envelope.messageId ? await findMessage(db, envelope.messageId) : null;
+  if (!message) {
+    const error = "the envelope's message is missing";
+    await endEnvelope(db, [...earlier.map((e) => e.id), envelopeId], { status: "failed", error });
+    return { outcome: { kind: "not_answered", error } };
+  }
+  if (earlier.length && earlier.some((e) => (e.attempts ?? 1) > 1)) {
+    // A crashed turn may have answered part of this burst already: those stay answered (at most once).
+    const replied = await repliedEnvelopeIds(
+      db,
+      earlier.map((e) => e.id),
+    );
+    const upTo = Math.max(0, ...replied);
+    const answered = earlier.filter((e) => e.id <= upTo);
+    if (answered.length)
+      await endEnvelope(
+        db,
+        answered.map((e) => e.id),
+        { status: "done", metadata: { replied: true, recovered: true } },
+      );
+    earlier = earlier.filter((e) => e.id > upTo);
+  }
+  if (agentStaysSilent(message.conversation.handoffState)) {
+    // A human was called or has the conversation: the agent says nothing until it is handed back.
+    const reason = "handed off to a human";
+    await endEnvelope(db, [...earlier.map((e) => e.id), envelopeId], {
+      status: "done",
+      metadata: { skipped: reason, handoff: { state: parseHandoffState(message.conversation.handoffState) } },
+    });
+    return { outcome: { kind: "skipped", reason } };
+  }
+  const settings = await getSettings(db);
+  const delivery = {
+    from: envelope.to,
+    senderKind: "agent" as const,
+    senderName: settings.agentName,
+    conversation: message.conversation,
+    replyTo: message,
+    replyToEnvelopeId: envelope.id,
+    forkId: message.forkId,
+    platform: envelope.metadata.platform,
+  };
+  return { envelope, message, settings, delivery, earlier };
+}
+
+/**
+ * No nesting of forks: the user is told instead of a model turn (the operator sees
+ * the flag on the envelope). The envelope records what became of the notice: a
+ * refused one fails it with the reason (one Retry sends it again), one the platform
+ * did not confirm is marked "unknown".
+ */
+async function sendForkConflictNotice(
+  deps: TurnDeps,
+  envelopeId: number,
+  delivery: Omit<SendInput, "text" | "dedupeKey">,
+): Promise<TurnOutcome> {
+  const result = await sendToChat(deps, { ...delivery, text: FORK_CONFLICT_NOTICE, dedupeKey: `reply:${envelopeId}` });
+  const notice = "fork conflict";
+  switch (result.kind) {
+    case "sent":
+    case "unrecorded":
+      await endEnvelope(deps.db, envelopeId, {
+        status: "done",
+        metadata: { replied: true, notice, answerEnvelopeId: result.envelopeId },
+      });
+      return { kind: "answered", answerEnvelopeId: result.envelopeId, recorded: result.kind === "sent" };
+    case "duplicate":
+      await endEnvelope(deps.db, envelopeId, { status: "done", metadata: { replied: repliedOf(result), notice } });
+      return result.earlier === "delivered"
+        ? { kind: "answered", answerEnvelopeId: result.envelopeId, recorded: true }
+        : { kind: "possibly_answered", error: result.error };
+    case "failed": {
+      if (result.outcome === "unknown") {
+        await endEnvelope(deps.db, envelopeId, { status: "done", metadata: { replied: "unknown", notice } });
+        return { kind: "possibly_answered", error: result.error };
+      }
+      const error = `fork conflict notice not delivered: ${result.error}`;
+      await endEnvelope(deps.db, envelopeId, { status: "failed", error, metadata: { replied: false, notice } });
+      return { kind: "not_answered", error };
+    }
+  }
+}
+
+export type { Settings };
