@@ -53,6 +53,8 @@ export type TransitionWrite = {
   at: Date;
   reason?: string | null;
   operator?: string | null;
+  /** take: the taking operator's id becomes the conversation's assignee (none for the API token). */
+  assigneeId?: number | null;
   /** The transition's envelope (done at once: a record, never delivered). */
   envelope: { from: string; to: string; text: string; replyToEnvelopeId?: number | null; metadata: Record<string, unknown> };
 };
@@ -83,8 +85,10 @@ export async function writeTransition(db: Database, input: TransitionWrite): Pro
       );
     } else if (input.action === "take") {
       changed = await sql.run(
-        `UPDATE "Conversation" SET "handoffState" = 'assigned', "handoffOperator" = ?, "handoffAssignedAt" = ?, "updatedAt" = ? WHERE "id" = ? AND (${where})`,
+        `UPDATE "Conversation" SET "handoffState" = 'assigned', "handoffOperator" = ?, "assigneeId" = COALESCE(?, "assigneeId"), "handoffAssignedAt" = ?,
+           "updatedAt" = ? WHERE "id" = ? AND (${where})`,
         input.operator ?? null,
+        input.assigneeId ?? null,
         input.at,
         input.at,
         input.conversationId,

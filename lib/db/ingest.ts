@@ -30,7 +30,14 @@ export async function insertInboundUpdate(sql: SqlRunner, channel: string, updat
   await sql.run(`INSERT INTO "InboundUpdate" ("channel", "updateId", "receivedAt") VALUES (?, ?, ?)`, channel, updateId, at);
 }
 
-export type IngestConversation = { id: number; agentEnabled: boolean | number; activeForkId: number | null; membership: string | null };
+export type IngestConversation = {
+  id: number;
+  agentEnabled: boolean | number;
+  activeForkId: number | null;
+  membership: string | null;
+  /** The inbox status (open, resolved, snoozed): the user's message reopens or wakes it. */
+  status: string;
+};
 
 /**
  * The conversation a chat (or forum topic) maps to, created on first sight. A topic
@@ -62,15 +69,16 @@ export async function upsertConversation(
     ))!.id;
   }
   return (await sql.one<IngestConversation>(
-    `INSERT INTO "Conversation" ("channel", "platformChatId", "type", "title", "topicId", "topicName", "parentConversationId", "lastMessageAt", "createdAt", "updatedAt")
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO "Conversation" ("channel", "platformChatId", "type", "title", "topicId", "topicName", "parentConversationId", "lastMessageAt", "waitingSince", "createdAt", "updatedAt")
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT ("channel", "platformChatId") DO UPDATE SET
        "title" = CASE WHEN ? THEN COALESCE(excluded."title", "Conversation"."title") ELSE "Conversation"."title" END,
        "topicName" = CASE WHEN ? THEN COALESCE(excluded."topicName", "Conversation"."topicName") ELSE COALESCE("Conversation"."topicName", excluded."topicName") END,
        "lastMessageAt" = CASE WHEN ? THEN excluded."lastMessageAt" ELSE "Conversation"."lastMessageAt" END,
        "generation" = "Conversation"."generation" + CASE WHEN ? THEN 1 ELSE 0 END,
+       "waitingSince" = CASE WHEN ? THEN COALESCE("Conversation"."waitingSince", excluded."lastMessageAt") ELSE "Conversation"."waitingSince" END,
        "updatedAt" = CASE WHEN ? THEN excluded."updatedAt" ELSE "Conversation"."updatedAt" END
-     RETURNING "id", "agentEnabled", "activeForkId", "membership"`,
+     RETURNING "id", "agentEnabled", "activeForkId", "membership", "status"`,
     channel,
     chat.id,
     chat.type,
@@ -79,10 +87,12 @@ export async function upsertConversation(
     chat.topic?.name ?? null,
     parentId,
     touch ? at : null,
+    touch ? at : null,
     now,
     now,
     touch,
     renamed,
+    touch,
     touch,
     touch,
     touch,
@@ -260,15 +270,16 @@ export async function insertInboundMessage(sql: SqlRunner, row: InboundMessageRo
   const msg = row.message;
   return (await sql.one<{ id: number }>(
     `INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderPlatformId", "senderName", "senderUsername", "senderIsBot",
-       "senderRole", "text", "forwardedFrom", "viaBot", "platformMessageId", "platformTopicId", "replyToMessageId", "replyToPlatformId",
+       "senderRole", "senderLanguage", "text", "forwardedFrom", "viaBot", "platformMessageId", "platformTopicId", "replyToMessageId", "replyToPlatformId",
        "replyToText", "replyToSenderName", "replyToSenderIsBot", "replyToChatTitle", "quoteText", "threadId", "forkId", "mentionsBot", "sentAt", "editedAt", "createdAt")
-     VALUES (?, 'inbound', 'user', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
+     VALUES (?, 'inbound', 'user', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
     row.conversationId,
     msg.sender.id,
     msg.sender.name,
     msg.sender.username,
     msg.sender.isBot,
     msg.sender.role,
+    msg.sender.language ?? null,
     msg.message.text,
     msg.message.forwardedFrom,
     msg.message.viaBot,
