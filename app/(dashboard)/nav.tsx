@@ -9,6 +9,7 @@ const links = [
   { href: "/envelopes", label: "Envelopes" },
   { href: "/forks", label: "Forks" },
   { href: "/search", label: "Search" },
+  { href: "/saved-replies", label: "Saved replies" },
   { href: "/simulator", label: "Simulator" },
   { href: "/settings", label: "Settings" },
 ];
@@ -34,7 +35,9 @@ export function Nav({ operator }: { operator: string }) {
       })}
       <HandoffBadge />
       <div className="spacer" />
-      <div className="who">Signed in as {operator}</div>
+      <div className="who">
+        Signed in as {operator} · <kbd title="Keyboard shortcuts">?</kbd>
+      </div>
       <button type="button" onClick={signOut} style={{ margin: "6px 10px" }}>
         Sign out
       </button>
