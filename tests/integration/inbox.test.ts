@@ -296,6 +296,27 @@ describe.each(databases)("the team inbox on $name", ({ name, open }) => {
     expect(await h.t.db.prisma.savedReply.count()).toBe(1);
   });
 
+  it("the contact panel: who the user is, their language, when they were seen, and the groups they wrote in", async () => {
+    const bob = { id: 78, first_name: "Bob", last_name: "Marley", username: "bob", language_code: "pt-BR" } as never;
+    await h.t.post(update({ chat: group, from: bob, text: "hi all", date: Math.floor(Date.now() / 1000) - 3_600 }));
+    await h.t.post(update({ chat: { id: 78, type: "private" }, from: bob, text: "hello in private" }));
+    await h.t.settle();
+    const [groupChat, privateChat] = await h.t.db.prisma.conversation.findMany({ orderBy: { id: "asc" } });
+    await call("POST", `/conversations/${privateChat.id}/notes`, { body: { text: "prefers Portuguese" } });
+    const { json } = await call("GET", `/conversations/${privateChat.id}/contact`);
+    expect(json.contact).toMatchObject({
+      name: "Bob Marley",
+      username: "bob",
+      channel: "telegram",
+      platformUserId: "78",
+      language: "pt-BR",
+    });
+    expect(new Date(json.contact.firstSeen).getTime()).toBeLessThan(new Date(json.contact.lastSeen).getTime() - 3_000_000);
+    expect(json.contact.otherConversations).toMatchObject([{ id: groupChat.id, title: group.title, type: "supergroup", messages: 1 }]);
+    expect(json.notes).toMatchObject([{ text: "prefers Portuguese" }]);
+    expect((await call("GET", "/conversations/2147483647/contact")).status).toBe(404);
+  });
+
   it("views, counts and sort by waiting time", async () => {
     await h.t.post(
       update({
