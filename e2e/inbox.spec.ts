@@ -72,8 +72,11 @@ test("an operator takes a conversation from Unassigned, answers with a saved rep
 test("keyboard shortcuts move between conversations, never while typing, and ? lists them", async ({ page, dashboard }) => {
   const base = 9900 + Math.floor(Math.random() * 90) * 3;
   await dashboard.signIn();
-  for (const [i, name] of ["Kira", "Lev", "Noor"].entries())
+  for (const [i, name] of ["Kira", "Lev", "Noor"].entries()) {
     await dashboard.simulate(`hello from ${name}`, { firstName: name, userId: base + i });
+    // Answered: no later activity reorders the list under the keys.
+    await expect(page.getByTestId("sim-timeline")).toContainText(`Echo: hello from ${name}`);
+  }
   await page.getByRole("link", { name: "Conversations" }).click();
   await page.getByTestId("inbox-view-all").click();
   const rows = page.locator("tr[data-conversation-id]");
@@ -92,6 +95,7 @@ test("keyboard shortcuts move between conversations, never while typing, and ? l
   await page.keyboard.press("j");
   await expect(page).toHaveURL(new RegExp(`/conversations/${ids[2]}$`));
   await page.keyboard.press("k");
+  await expect(page).toHaveURL(new RegExp(`/conversations/${ids[1]}$`));
   await page.keyboard.press("k");
   await expect(page).toHaveURL(new RegExp(`/conversations/${ids[0]}$`));
   await expect(page.getByTestId("conversation-title")).toContainText("Noor");
