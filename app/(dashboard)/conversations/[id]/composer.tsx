@@ -76,6 +76,8 @@ export function Composer({
       return input;
     },
     onError: (error, input) => {
+      // Free before the text comes back to the box: an Enter on it must send (onSettled runs later).
+      inFlight.current = false;
       const details =
         error instanceof ApiError
           ? (error.details as { envelopeId?: number | null; outcome?: "not_sent" | "unknown" } | undefined)
