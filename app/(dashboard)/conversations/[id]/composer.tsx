@@ -116,7 +116,8 @@ export function Composer({
       if (value && !note.isPending) note.mutate(value);
       return;
     }
-    if (!value || send.isPending) return;
+    // Not send.isPending: that lasts until the timeline has refetched, and a refused text back in the box must send at once.
+    if (!value) return;
     sendOnce({ text: value, replyTo });
   }
 
