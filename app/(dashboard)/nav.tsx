@@ -11,6 +11,7 @@ const links = [
   { href: "/envelopes", label: "Envelopes" },
   { href: "/forks", label: "Forks" },
   { href: "/search", label: "Search" },
+  { href: "/saved-replies", label: "Saved replies" },
   { href: "/usage", label: "Usage" },
   { href: "/simulator", label: "Simulator", admin: true },
   { href: "/operators", label: "Operators", admin: true },
@@ -51,7 +52,7 @@ export function Nav({ operator, role }: { operator: string; role: "admin" | "age
         <HandoffBadge />
         <div className="spacer" />
         <div className="who">
-          Signed in as {operator} ({role})
+          Signed in as {operator} ({role}) · <kbd title="Keyboard shortcuts">?</kbd>
         </div>
         <button type="button" onClick={signOut} style={{ margin: "6px 10px" }}>
           Sign out

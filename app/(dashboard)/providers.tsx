@@ -3,6 +3,7 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useState } from "react";
 import { LiveEvents } from "./_lib/live-events";
+import { Shortcuts } from "./_lib/shortcuts";
 
 export function Providers({ children }: { children: React.ReactNode }) {
   const [client] = useState(
@@ -11,6 +12,7 @@ export function Providers({ children }: { children: React.ReactNode }) {
   return (
     <QueryClientProvider client={client}>
       <LiveEvents />
+      <Shortcuts />
       {children}
     </QueryClientProvider>
   );

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { inboxViews } from "../db/conversations";
+import { conversationPatchSchema } from "../pipeline/conversation-status";
 import { handoffBodySchema } from "../pipeline/handoff";
 import { defineOperations, isoDate } from "./operation";
 import { replyBodySchema, replyResponse, senderKind, timelineMessage } from "./messages";
@@ -38,6 +40,14 @@ export const conversationRow = z.strictObject({
   lastHandoffFrom: isoDate.nullable(),
   lastHandoffUntil: isoDate.nullable(),
   lastHandoffOperator: z.string().nullable(),
+  /** The team inbox: open (new activity from the user reopens it), resolved, or snoozed until `snoozedUntil` (null: until the user writes). */
+  status: z.enum(["open", "resolved", "snoozed"]),
+  snoozedUntil: isoDate.nullable(),
+  statusChangedAt: isoDate.nullable(),
+  /** The operator who has it (an operator id), or null. */
+  assigneeId: z.number().int().nullable(),
+  /** Since when the user has waited for an answer (null once anything was sent). */
+  waitingSince: isoDate.nullable(),
   createdAt: isoDate,
   updatedAt: isoDate,
 });
@@ -52,11 +62,23 @@ export const conversationSummary = conversationRow.extend({
   unread: z.number().int(),
 });
 
+const inboxView = z.enum(inboxViews);
 export const conversationListQuery = z.object({
   search: z.string().max(200).optional(),
   take: z.coerce.number().int().min(1).max(500).default(100),
+  /** all (default), open, mine (open, assigned to the caller), unassigned (open), handoff (needs a human), resolved, snoozed. */
+  view: inboxView.default("all"),
+  /** activity (latest first, default) or waiting (the user waiting longest for an answer first). */
+  sort: z.enum(["activity", "waiting"]).default("activity"),
 });
-export const conversationListResponse = z.strictObject({ conversations: z.array(conversationSummary) });
+export const conversationListResponse = z.strictObject({
+  conversations: z.array(conversationSummary),
+  /** How many conversations each view holds. */
+  counts: z.strictObject(
+    Object.fromEntries(inboxViews.map((v) => [v, z.number().int()])) as Record<(typeof inboxViews)[number], z.ZodNumber>,
+  ),
+});
+export const conversationCsvQuery = conversationListQuery.extend({ take: z.coerce.number().int().min(1).max(10_000).default(5_000) });
 
 /** A conversation's handoff as the API shows it: null while the agent has it. */
 export const handoffView = z
@@ -82,7 +104,55 @@ export const handoffListResponse = z.strictObject({
       .extend({ conversationId: z.number().int(), channel: z.string(), platformChatId: z.string(), title: z.string().nullable() }),
   ),
 });
-export const conversationPatchBody = z.object({ agentEnabled: z.boolean() }).strict();
+export const conversationPatchBody = conversationPatchSchema;
+
+/** An internal note: operators read it in the timeline; it is never sent to the chat nor put in a prompt. */
+export const noteView = z.strictObject({
+  id: z.number().int(),
+  conversationId: z.number().int(),
+  /** The author's operator id (0: the API token) and sign-in name. */
+  operatorId: z.number().int(),
+  operatorName: z.string(),
+  text: z.string(),
+  createdAt: isoDate,
+});
+export const noteBody = z.strictObject({ text: z.string().trim().min(1, "the note is empty").max(4000) });
+export const noteResponse = z.strictObject({ note: noteView });
+export const notesResponse = z.strictObject({ notes: z.array(noteView) });
+
+/** The person a conversation is with (a group: whoever of its users wrote last), from their stored messages. */
+export const contactResponse = z.strictObject({
+  contact: z
+    .strictObject({
+      name: z.string().nullable(),
+      username: z.string().nullable(),
+      channel: z.string(),
+      /** Their id on the platform (Telegram user id, LINE user id). */
+      platformUserId: z.string(),
+      /** As their client reports it (Telegram language_code), when it does. */
+      language: z.string().nullable(),
+      firstSeen: isoDate.nullable(),
+      lastSeen: isoDate.nullable(),
+      /** Other conversations they wrote in (groups, topics), latest activity first. */
+      otherConversations: z.array(
+        z.strictObject({
+          id: z.number().int(),
+          title: z.string().nullable(),
+          type: z.string(),
+          platformChatId: z.string(),
+          topicName: z.string().nullable(),
+          status: z.string(),
+          lastMessageAt: isoDate.nullable(),
+          /** Their messages there. */
+          messages: z.number().int(),
+        }),
+      ),
+    })
+    .nullable(),
+  notes: z.array(noteView),
+});
+
+export const exportQuery = z.object({ format: z.enum(["json", "text"]).default("json") });
 
 export const timelineQuery = z.object({
   before: recordIdParam.optional(),
@@ -138,9 +208,47 @@ export const operations = defineOperations([
   {
     method: "patch",
     path: "/conversations/{id}",
-    summary: "Pause ({ agentEnabled: false }) or resume the agent in this conversation; operators answer by hand meanwhile",
+    summary:
+      "Change a conversation: status (open, resolved, snoozed with an optional snoozedUntil), assigneeId (an operator or null), agentEnabled. Each status or assignee change is an envelope in its history; resolving ends a handoff",
     body: conversationPatchBody,
     response: { status: 200, schema: conversationResponse },
+    errors: { 409: "Another operator changed the status or assignee meanwhile (nothing written)" },
+  },
+  {
+    method: "get",
+    path: "/conversations/{id}/notes",
+    summary: "A conversation's internal notes, oldest first",
+    response: { status: 200, schema: notesResponse },
+  },
+  {
+    method: "post",
+    path: "/conversations/{id}/notes",
+    summary: "Add an internal note: shown to operators in the timeline, never sent to the chat, never in a model's prompt",
+    body: noteBody,
+    response: { status: 201, schema: noteResponse },
+  },
+  {
+    method: "get",
+    path: "/conversations/{id}/contact",
+    summary:
+      "The contact panel: the user's name, username, platform id, language, first and last seen, their other conversations, and the notes",
+    response: { status: 200, schema: contactResponse },
+  },
+  {
+    method: "get",
+    path: "/conversations/{id}/export",
+    summary:
+      "Export the conversation (messages, notes, envelopes): ?format=json (default) or text (readable, one line per entry), as a download",
+    query: exportQuery,
+    response: { status: 200, schema: z.unknown(), description: "JSON { conversation, messages, notes, envelopes }, or text/plain" },
+  },
+  {
+    method: "get",
+    path: "/conversations/export",
+    summary:
+      "The conversation list (same view, sort and search as GET /conversations, up to 10,000) as CSV; cells starting with = + - @ get a leading quote",
+    query: conversationCsvQuery,
+    response: { status: 200, schema: z.string(), contentType: "text/csv", description: "CSV with a header line" },
   },
   {
     method: "get",

@@ -20,6 +20,8 @@ export const messageRow = z.strictObject({
   senderIsBot: z.boolean(),
   /** A group member's role or title, when the platform says. */
   senderRole: z.string().nullable(),
+  /** The sender's language as the platform reports it (Telegram language_code). */
+  senderLanguage: z.string().nullable(),
   text: z.string(),
   forwardedFrom: z.string().nullable(),
   viaBot: z.string().nullable(),

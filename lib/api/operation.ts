@@ -16,7 +16,12 @@ export type Operation = {
   /** The JSON request body. */
   body?: z.ZodType;
   /** The success response: its status and the schema of its JSON body (of each event's `data:` for a stream). */
-  response: { status: 200 | 201; schema: z.ZodType; description?: string; contentType?: "application/json" | "text/event-stream" };
+  response: {
+    status: 200 | 201;
+    schema: z.ZodType;
+    description?: string;
+    contentType?: "application/json" | "text/event-stream" | "text/csv";
+  };
   /** Errors beyond 400 (invalid input), 401 (no session or token) and, for paths with an id, 404: status → when. */
   errors?: Record<number, string>;
 };

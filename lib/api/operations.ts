@@ -6,6 +6,7 @@ import { operations as messages } from "./messages";
 import type { Operation } from "./operation";
 import { operations as operators } from "./operators";
 import { operations as queue } from "./queue";
+import { operations as savedReplies } from "./saved-replies";
 import { operations as settings } from "./settings";
 import { operations as simulator } from "./simulator";
 import { operations as status } from "./status";
@@ -16,6 +17,7 @@ import { operations as usage } from "./usage";
 export const operations: readonly Operation[] = [
   ...status,
   ...conversations,
+  ...savedReplies,
   ...messages,
   ...envelopes,
   ...forks,

@@ -41,7 +41,7 @@ export type InboundMessage = {
     /** The inline bot the message was sent via (username). */
     viaBot?: string;
   };
-  sender: { id: string; name: string; username?: string; isBot: boolean; role?: SenderRole };
+  sender: { id: string; name: string; username?: string; isBot: boolean; role?: SenderRole; language?: string };
   /**
    * The message this one replies to, with the platform's copy of it. `chatTitle` is
    * set for a reply to another chat's message (Telegram external_reply).

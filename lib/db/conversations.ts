@@ -1,5 +1,6 @@
 import { splitTopicChatId, topicKeysLike } from "../envelope/topic-key";
 import type { Database } from "./database";
+import type { Prisma } from "./generated/sqlite/client";
 
 export function findConversation(db: Database, id: number) {
   return db.prisma.conversation.findUnique({ where: { id } });
@@ -14,25 +15,71 @@ export function findConversationByChat(db: Database, channel: string, platformCh
   return db.prisma.conversation.findUnique({ where: { channel_platformChatId: { channel, platformChatId } } });
 }
 
-export type ConversationListOptions = { search?: string; take: number };
+/** The inbox's views: which conversations each shows. */
+export const inboxViews = ["all", "open", "mine", "unassigned", "handoff", "resolved", "snoozed"] as const;
+export type InboxView = (typeof inboxViews)[number];
+
+export type ConversationListOptions = {
+  search?: string;
+  take: number;
+  view?: InboxView;
+  /** activity: latest message first; waiting: the user who has waited longest for an answer first. */
+  sort?: "activity" | "waiting";
+  /** The caller's operator id, for "mine" (0 for the API token: nothing is its). */
+  me?: number;
+};
+
+/** The WHERE of one inbox view. */
+export function inboxViewWhere(view: InboxView, me: number): Prisma.ConversationWhereInput {
+  switch (view) {
+    case "all":
+      return {};
+    case "open":
+      return { status: "open" };
+    case "mine":
+      return { status: "open", assigneeId: me };
+    case "unassigned":
+      return { status: "open", assigneeId: null };
+    case "handoff":
+      return { handoffState: { in: ["waiting", "assigned"] } };
+    case "resolved":
+      return { status: "resolved" };
+    case "snoozed":
+      return { status: "snoozed" };
+  }
+}
+
+/** How many conversations each view holds. */
+export async function countInboxViews(db: Database, me: number): Promise<Record<InboxView, number>> {
+  const counts = await Promise.all(inboxViews.map((view) => db.prisma.conversation.count({ where: inboxViewWhere(view, me) })));
+  return Object.fromEntries(inboxViews.map((view, i) => [view, counts[i]])) as Record<InboxView, number>;
+}
 
 /**
- * Conversations by last activity, with the last message and the unread count
- * (inbound messages since an operator last opened it).
+ * Conversations of one inbox view by last activity (or longest waiting first), with
+ * the last message and the unread count (inbound messages since an operator last opened it).
  */
 export async function listConversations(db: Database, options: ConversationListOptions) {
   const search = options.search?.trim();
   const conversations = await db.prisma.conversation.findMany({
-    where: search
-      ? {
-          OR: [
-            { title: { contains: search } },
-            { platformChatId: { contains: search } },
-            { messages: { some: { senderName: { contains: search } } } },
-          ],
-        }
-      : undefined,
-    orderBy: [{ lastMessageAt: { sort: "desc", nulls: "last" } }, { id: "desc" }],
+    where: {
+      AND: [
+        inboxViewWhere(options.view ?? "all", options.me ?? 0),
+        search
+          ? {
+              OR: [
+                { title: { contains: search } },
+                { platformChatId: { contains: search } },
+                { messages: { some: { senderName: { contains: search } } } },
+              ],
+            }
+          : {},
+      ],
+    },
+    orderBy:
+      options.sort === "waiting"
+        ? [{ waitingSince: { sort: "asc", nulls: "last" } }, { lastMessageAt: { sort: "desc", nulls: "last" } }, { id: "desc" }]
+        : [{ lastMessageAt: { sort: "desc", nulls: "last" } }, { id: "desc" }],
     take: options.take,
     include: {
       activeFork: { select: { id: true, title: true, status: true } },

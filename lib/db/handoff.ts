@@ -55,6 +55,8 @@ export type TransitionWrite = {
   at: Date;
   reason?: string | null;
   operator?: string | null;
+  /** take: the taking operator's id becomes the conversation's assignee (none for the API token). */
+  assigneeId?: number | null;
   /** The transition's envelope (done at once: a record, never delivered). */
   envelope: { from: string; to: string; text: string; replyToEnvelopeId?: number | null; metadata: Record<string, unknown> };
 };
@@ -86,9 +88,11 @@ export async function writeTransition(db: Database, input: TransitionWrite): Pro
       );
     } else if (input.action === "take") {
       changed = await sql.run(
-        `UPDATE "Conversation" SET "handoffState" = ?, "handoffOperator" = ?, "handoffAssignedAt" = ?, "updatedAt" = ? WHERE "id" = ? AND (${where})`,
+        `UPDATE "Conversation" SET "handoffState" = ?, "handoffOperator" = ?, "assigneeId" = COALESCE(?, "assigneeId"), "handoffAssignedAt" = ?,
+           "updatedAt" = ? WHERE "id" = ? AND (${where})`,
         input.to,
         input.operator ?? null,
+        input.assigneeId ?? null,
         input.at,
         input.at,
         input.conversationId,

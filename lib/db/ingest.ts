@@ -36,13 +36,20 @@ export type ChatRow = { id: string; type: string; title?: string; topic?: { chat
 /** An inbound message's stored fields; lib/channels/types.ts `InboundMessage` is one. */
 export type InboundMessageFields = {
   message: { id: string; text: string; sentAt: Date; topicId?: string; forwardedFrom?: string; viaBot?: string };
-  sender: { id: string; name: string; username?: string; isBot: boolean; role?: string };
+  sender: { id: string; name: string; username?: string; isBot: boolean; role?: string; language?: string };
   replyTo?: { id?: string; text?: string; senderName?: string; fromSelf: boolean; chatTitle?: string };
   quote?: string;
   addressesBot: boolean;
 };
 
-export type IngestConversation = { id: number; agentEnabled: boolean | number; activeForkId: number | null; membership: string | null };
+export type IngestConversation = {
+  id: number;
+  agentEnabled: boolean | number;
+  activeForkId: number | null;
+  membership: string | null;
+  /** The inbox status (open, resolved, snoozed): the user's message reopens or wakes it. */
+  status: string;
+};
 
 /**
  * The conversation a chat (or forum topic) maps to, created on first sight. A topic
@@ -74,15 +81,16 @@ export async function upsertConversation(
     ))!.id;
   }
   return (await sql.one<IngestConversation>(
-    `INSERT INTO "Conversation" ("channel", "platformChatId", "type", "title", "topicId", "topicName", "parentConversationId", "lastMessageAt", "createdAt", "updatedAt")
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO "Conversation" ("channel", "platformChatId", "type", "title", "topicId", "topicName", "parentConversationId", "lastMessageAt", "waitingSince", "createdAt", "updatedAt")
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT ("channel", "platformChatId") DO UPDATE SET
        "title" = CASE WHEN ? THEN COALESCE(excluded."title", "Conversation"."title") ELSE "Conversation"."title" END,
        "topicName" = CASE WHEN ? THEN COALESCE(excluded."topicName", "Conversation"."topicName") ELSE COALESCE("Conversation"."topicName", excluded."topicName") END,
        "lastMessageAt" = CASE WHEN ? THEN excluded."lastMessageAt" ELSE "Conversation"."lastMessageAt" END,
        "generation" = "Conversation"."generation" + CASE WHEN ? THEN 1 ELSE 0 END,
+       "waitingSince" = CASE WHEN ? THEN COALESCE("Conversation"."waitingSince", excluded."lastMessageAt") ELSE "Conversation"."waitingSince" END,
        "updatedAt" = CASE WHEN ? THEN excluded."updatedAt" ELSE "Conversation"."updatedAt" END
-     RETURNING "id", "agentEnabled", "activeForkId", "membership"`,
+     RETURNING "id", "agentEnabled", "activeForkId", "membership", "status"`,
     channel,
     chat.id,
     chat.type,
@@ -91,10 +99,12 @@ export async function upsertConversation(
     chat.topic?.name ?? null,
     parentId,
     touch ? at : null,
+    touch ? at : null,
     now,
     now,
     touch,
     renamed,
+    touch,
     touch,
     touch,
     touch,
@@ -272,15 +282,16 @@ export async function insertInboundMessage(sql: SqlRunner, row: InboundMessageRo
   const msg = row.message;
   return (await sql.one<{ id: number }>(
     `INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderPlatformId", "senderName", "senderUsername", "senderIsBot",
-       "senderRole", "text", "forwardedFrom", "viaBot", "platformMessageId", "platformTopicId", "replyToMessageId", "replyToPlatformId",
+       "senderRole", "senderLanguage", "text", "forwardedFrom", "viaBot", "platformMessageId", "platformTopicId", "replyToMessageId", "replyToPlatformId",
        "replyToText", "replyToSenderName", "replyToSenderIsBot", "replyToChatTitle", "quoteText", "threadId", "forkId", "mentionsBot", "sentAt", "editedAt", "createdAt")
-     VALUES (?, 'inbound', 'user', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
+     VALUES (?, 'inbound', 'user', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
     row.conversationId,
     msg.sender.id,
     msg.sender.name,
     msg.sender.username,
     msg.sender.isBot,
     msg.sender.role,
+    msg.sender.language ?? null,
     msg.message.text,
     msg.message.forwardedFrom,
     msg.message.viaBot,

@@ -30,7 +30,7 @@ export type OutboundMessageInput = {
 export function appendOutboundMessage(db: Database, input: OutboundMessageInput): Promise<{ id: number }> {
   return db.transaction(async (sql) => {
     await sql.run(
-      `UPDATE "Conversation" SET "generation" = "generation" + 1, "lastMessageAt" = ?, "updatedAt" = ? WHERE "id" = ?`,
+      `UPDATE "Conversation" SET "generation" = "generation" + 1, "lastMessageAt" = ?, "waitingSince" = NULL, "updatedAt" = ? WHERE "id" = ?`,
       input.sentAt,
       new Date(),
       input.conversationId,

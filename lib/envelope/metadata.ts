@@ -66,6 +66,18 @@ export const envelopeMetadataSchema = z.object({
     }),
   ),
 
+  // The team inbox (lib/pipeline/conversation-status.ts): a status or assignee change,
+  // by an operator, the user's message (reopen, wake) or the snooze timer.
+  inbox: tolerant(
+    z.object({
+      action: z.enum(["resolve", "reopen", "snooze", "wake", "assign", "unassign"]),
+      status: z.enum(["open", "resolved", "snoozed"]).optional(),
+      snoozedUntil: z.string().nullable().optional(),
+      assigneeId: z.number().int().nullable().optional(),
+      by: z.string().optional(),
+    }),
+  ),
+
   // Mail.
   /** The operator whose session or token sent it through the API. */
   sentBy: tolerant(z.string()),

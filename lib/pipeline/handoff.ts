@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Database } from "../db/database";
+import { findOperatorByName } from "../db/operators";
 import {
   countUserHandoffs,
   findOverdueHandoffs,
@@ -261,6 +262,8 @@ async function moveHandoff(
   if (refusal) throw new AppError("conflict", refusal);
   const { agentName } = await getSettings(db);
   const at = new Date();
+  // Taking a handoff is taking the conversation: its taker becomes the assignee (recorded on the same envelope).
+  const assigneeId = action === "take" ? ((await findOperatorByName(db, operator))?.id ?? null) : null;
   const written = await writeTransition(db, {
     conversationId,
     action,
@@ -268,11 +271,15 @@ async function moveHandoff(
     to: stateAfter[action],
     at,
     operator,
+    assigneeId,
     envelope: {
       from: operatorAddress(operator),
       to: agentAddress(agentName),
       text: action === "take" ? `taken over by ${operator}` : `handed back to the agent by ${operator}`,
-      metadata: { handoff: { action, state: stateAfter[action], operator } },
+      metadata: {
+        handoff: { action, state: stateAfter[action], operator },
+        ...(assigneeId !== null ? { inbox: { action: "assign", assigneeId, by: operator } } : {}),
+      },
     },
   });
   if (!written) {

@@ -6,12 +6,13 @@ import { failForksOfFailedTasks } from "../db/forks";
 import { findReplyTarget } from "../db/messages";
 import { deleteExpiredSessions } from "../db/operators";
 import { sweepForks } from "./forks";
+import { wakeSnoozed } from "./conversation-status";
 import { handoffTimeouts } from "./handoff";
 import type { TurnDeps } from "./agent-turn";
 
 /**
  * What the scheduler does on each timer tick besides delivering due envelopes:
- * fork idle timeouts and expiry, and failing sends a crashed process left
+ * fork idle timeouts and expiry, snoozed conversations whose time came, and failing sends a crashed process left
  * half-done (older than one lease), so nothing stays "processing" forever, and
  * at most once a minute: purging expired operator sessions and ending the forks
  * of background tasks the worker gave up on ("failed", with the reason).
@@ -19,6 +20,7 @@ import type { TurnDeps } from "./agent-turn";
 export async function housekeeping(deps: TurnDeps, leaseMs: number, now = new Date()) {
   await sweepForks(deps, now);
   await handoffTimeouts(deps, now);
+  await wakeSnoozed(deps.db, now);
   await keepStaleSends(deps, new Date(now.getTime() - leaseMs));
   const last = lastPurge.get(deps.db) ?? 0;
   if (now.getTime() - last >= 60_000) {

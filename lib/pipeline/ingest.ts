@@ -29,6 +29,7 @@ import { log } from "../log";
 import type { Settings } from "../settings/schema";
 import { getSettings } from "../settings/store";
 import { decideResume, interactiveChildOf, replyResumes } from "./fork-routing";
+import { reopenByUser } from "./conversation-status";
 import { remindWaiting, requestHandoff } from "./handoff";
 import { handoffCommandIn } from "./handoff-rules";
 import type { TurnDeps } from "./agent-turn";
@@ -165,6 +166,9 @@ async function storeInbound(
   // bot receives nothing from that user; a removed one nothing from that group), so
   // the chat and its topics may be sent to again. An older message arriving late changes nothing.
   if (conversation.membership && msg.kind === "new") await clearMembership(sql, msg.channel, msg.chat, msg.message.sentAt);
+  // The user wrote: a resolved conversation reopens, a snoozed one wakes (a bot's message is not the user's activity).
+  if (conversation.status !== "open" && msg.kind === "new" && !msg.sender.isBot)
+    await reopenByUser(sql, conversation.id, conversation.status, channelAddress(msg.channel, msg.chat.id), now);
 
   // Platform time orders edits: Telegram delivers concurrently, so an older edit can arrive last.
   const editedAt = msg.kind === "edit" ? (msg.message.editedAt ?? now) : null;

@@ -62,7 +62,8 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
     const response = await route[op.method.toUpperCase()](request, {
       params: Promise.resolve(options.id !== undefined ? { id: String(options.id) } : {}),
     });
-    return { status: response.status, body: (await response.json()) as unknown };
+    const text = await response.text();
+    return { status: response.status, body: (op.response.contentType === "text/csv" ? text : JSON.parse(text)) as unknown };
   }
 
   /** The response has the documented status and validates against the documented schema (issues listed when not). */
@@ -173,6 +174,36 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
       ok: true,
       recorded: true,
     });
+
+    const status = expectDocumented(patch, await call(patch, { id: ids.conversation, body: { status: "snoozed", assigneeId: op.id } }));
+    expect(status).toMatchObject({ conversation: { status: "snoozed", snoozedUntil: null, assigneeId: op.id } });
+    const note = operation("post", "/conversations/{id}/notes");
+    expect(expectDocumented(note, await call(note, { id: ids.conversation, body: { text: "call back on Monday" } }))).toMatchObject({
+      note: { text: "call back on Monday", operatorName: "api" },
+    });
+    const notes = operation("get", "/conversations/{id}/notes");
+    expect(expectDocumented(notes, await call(notes, { id: ids.conversation }))).toMatchObject({
+      notes: [{ text: "call back on Monday" }],
+    });
+    const contact = operation("get", "/conversations/{id}/contact");
+    expect(expectDocumented(contact, await call(contact, { id: ids.conversation }))).toMatchObject({
+      contact: { name: "Alice", username: "alice", platformUserId: String(alice.id) },
+      notes: [{ text: "call back on Monday" }],
+    });
+    const create = operation("post", "/saved-replies");
+    const saved = expectDocumented(create, await call(create, { body: { shortcut: "hi", text: "Hello {{first_name}}!" } })) as {
+      savedReply: { id: number };
+    };
+    const list = operation("get", "/saved-replies");
+    expect(expectDocumented(list, await call(list, { query: `?search=/h&conversationId=${ids.conversation}` }))).toMatchObject({
+      savedReplies: [{ shortcut: "hi", expanded: "Hello Alice!" }],
+    });
+    const change = operation("patch", "/saved-replies/{id}");
+    expect(expectDocumented(change, await call(change, { id: saved.savedReply.id, body: { text: "Hi {{first_name}}" } }))).toMatchObject({
+      savedReply: { text: "Hi {{first_name}}" },
+    });
+    const removeSaved = operation("delete", "/saved-replies/{id}");
+    expectDocumented(removeSaved, await call(removeSaved, { id: saved.savedReply.id }));
 
     const handoff = operation("post", "/conversations/{id}/handoff");
     expect(

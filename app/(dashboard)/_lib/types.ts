@@ -1,5 +1,13 @@
 import type { z } from "zod";
-import type { conversationStatsResponse, conversationSummary, timelineResponse } from "@/lib/api/conversations";
+import type {
+  contactResponse,
+  conversationListResponse,
+  conversationStatsResponse,
+  conversationSummary,
+  noteView,
+  timelineResponse,
+} from "@/lib/api/conversations";
+import type { savedReplyView } from "@/lib/api/saved-replies";
 import type { envelopeThreadResponse, envelopeWithTurn } from "@/lib/api/envelopes";
 import type { forkListItem, forkRow } from "@/lib/api/forks";
 import type { searchResponse } from "@/lib/api/live";
@@ -19,6 +27,10 @@ import type { conversationUsageResponse, usageResponse } from "@/lib/api/usage";
 export type StatusInfo = z.output<typeof statusResponse>;
 
 export type ConversationSummary = z.output<typeof conversationSummary>;
+export type ConversationList = z.output<typeof conversationListResponse>;
+export type Note = z.output<typeof noteView>;
+export type ContactInfo = z.output<typeof contactResponse>;
+export type SavedReply = z.output<typeof savedReplyView>;
 
 export type TimelineMessage = z.output<typeof timelineMessage> & {
   /** Client-side only: an optimistic reply not yet confirmed. */

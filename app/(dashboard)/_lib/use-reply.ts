@@ -31,6 +31,7 @@ export function useReply(conversationId: number, operator = "you") {
         senderUsername: null,
         senderIsBot: true,
         senderRole: null,
+        senderLanguage: null,
         text: input.text,
         forwardedFrom: null,
         viaBot: null,

@@ -7,24 +7,25 @@ import { api } from "../_lib/api";
 import { ModelInstructions, isDemoModel } from "../_lib/model-setup";
 import { membershipLabel } from "../_lib/membership";
 import type { ConversationSummary, StatusInfo } from "../_lib/types";
-import { useSenderLabel } from "../_lib/sender";
+import { useOperators, useSenderLabel } from "../_lib/sender";
 import { timeAgo } from "../_lib/time";
+import { INBOX_VIEWS, useInboxChoice, useInboxList } from "../_lib/use-inbox";
 import { NeedsHuman } from "../handoff/needs-human";
-import { usePollInterval } from "../_lib/live-events";
 
 export function ConversationList() {
   const router = useRouter();
   const [search, setSearch] = useState("");
   const label = useSenderLabel().sender;
   const status = useQuery({ queryKey: ["status"], queryFn: () => api<StatusInfo>("/status") });
-  const poll = usePollInterval(3_000);
-  const list = useQuery({
-    queryKey: ["conversations", search],
-    queryFn: () => api<{ conversations: ConversationSummary[] }>(`/conversations?search=${encodeURIComponent(search)}`),
-    // Polling is the fallback: with the event stream open, events refetch this (usePollInterval).
-    refetchInterval: poll,
-  });
+  const { view, sort, set } = useInboxChoice();
+  const list = useInboxList(view, sort, search);
+  const operators = useOperators().data?.operators ?? [];
+  const operatorName = (id: number) => {
+    const o = operators.find((op) => op.id === id);
+    return o ? (o.displayName ?? o.name) : `#${id}`;
+  };
   const conversations = groupTopics(list.data?.conversations ?? []);
+  const counts = list.data?.counts;
 
   return (
     <>
@@ -43,7 +44,41 @@ export function ConversationList() {
           Telegram runs in the sandbox (no TELEGRAM_BOT_TOKEN): use the <a href="/simulator">simulator</a> to play a user.
         </div>
       )}
+      <div className="inbox-views" role="tablist" aria-label="Inbox views">
+        {INBOX_VIEWS.map((v) => (
+          <button
+            key={v.view}
+            type="button"
+            role="tab"
+            aria-selected={view === v.view}
+            className={view === v.view ? "tab current" : "tab"}
+            data-testid={`inbox-view-${v.view}`}
+            onClick={() => set({ view: v.view })}
+          >
+            {v.label} <span className="count">{counts ? counts[v.view] : "…"}</span>
+          </button>
+        ))}
+      </div>
       <div className="row" style={{ marginBottom: 12 }}>
+        <label className="muted" htmlFor="inbox-sort">
+          Sort
+        </label>
+        <select
+          id="inbox-sort"
+          value={sort}
+          onChange={(e) => set({ sort: e.target.value === "waiting" ? "waiting" : "activity" })}
+          style={{ maxWidth: 200 }}
+        >
+          <option value="activity">Last activity</option>
+          <option value="waiting">Waiting longest</option>
+        </select>
+        <a
+          href={`/api/v1/conversations/export?view=${view}&sort=${sort}&search=${encodeURIComponent(search)}`}
+          download
+          data-testid="export-csv"
+        >
+          Export CSV
+        </a>
         <input
           type="search"
           placeholder="Search by title, chat id or sender"
@@ -61,8 +96,14 @@ export function ConversationList() {
         </p>
       ) : conversations.length === 0 ? (
         <div className="panel muted" data-testid="empty-conversations">
-          No conversations yet. They appear here when the first message arrives
-          {status.data?.telegram.mode === "sandbox" ? " — try the simulator" : ""}.
+          {view === "all" || (counts && counts.all === 0) ? (
+            <>
+              No conversations yet. They appear here when the first message arrives
+              {status.data?.telegram.mode === "sandbox" ? " — try the simulator" : ""}.
+            </>
+          ) : (
+            <>Nothing in “{INBOX_VIEWS.find((v) => v.view === view)?.label}”.</>
+          )}
         </div>
       ) : (
         <table>
@@ -70,7 +111,8 @@ export function ConversationList() {
             <tr>
               <th>Conversation</th>
               <th>Last message</th>
-              <th>Activity</th>
+              <th>{sort === "waiting" ? "Waiting" : "Activity"}</th>
+              <th>Status</th>
               <th>Unread</th>
               <th>Agent</th>
               <th>Fork</th>
@@ -83,6 +125,7 @@ export function ConversationList() {
                 className="row-link"
                 tabIndex={0}
                 data-testid={c.topicId ? "topic-row" : "conversation-row"}
+                data-conversation-id={c.id}
                 onClick={() => router.push(`/conversations/${c.id}`)}
                 onKeyDown={(e) => {
                   if (e.key === "Enter") router.push(`/conversations/${c.id}`);
@@ -127,7 +170,20 @@ export function ConversationList() {
                     <span className="muted">—</span>
                   )}
                 </td>
-                <td className="muted">{c.lastMessageAt ? timeAgo(c.lastMessageAt) : "—"}</td>
+                <td className="muted">
+                  {sort === "waiting"
+                    ? c.waitingSince
+                      ? `waiting ${timeAgo(c.waitingSince).replace(/ ago$/, "")}`
+                      : "answered"
+                    : c.lastMessageAt
+                      ? timeAgo(c.lastMessageAt)
+                      : "—"}
+                </td>
+                <td data-testid="conversation-status">
+                  <span className={`badge ${c.status === "resolved" ? "ok" : c.status === "snoozed" ? "" : "warn"}`}>{c.status}</span>
+                  {c.assigneeId !== null && <div className="muted">{operatorName(c.assigneeId)}</div>}
+                  {c.handoffState === "waiting" && <div className="badge warn">needs a human</div>}
+                </td>
                 <td>{c.unread > 0 ? <span className="badge warn">{c.unread}</span> : <span className="muted">0</span>}</td>
                 <td data-testid="agent-state">{agentState(c, label)}</td>
                 <td>{c.activeFork ? <span className="badge ok">fork #{c.activeFork.id}</span> : <span className="muted">main</span>}</td>

@@ -214,7 +214,13 @@ function sender(message: TgMessage): InboundMessage["sender"] {
   }
   const from = message.from;
   if (!from) return { id: String(message.chat.id), name: chatName(message.chat) ?? "unknown", isBot: false };
-  return { id: String(from.id), name: displayName(from) ?? "unknown", username: from.username, isBot: from.is_bot };
+  return {
+    id: String(from.id),
+    name: displayName(from) ?? "unknown",
+    username: from.username,
+    isBot: from.is_bot,
+    ...(from.language_code ? { language: from.language_code } : {}),
+  };
 }
 
 /** The topic's own creation message is where every topic message "replies": not a reply. */

@@ -26,6 +26,8 @@ export const userSchema = z.looseObject({
   first_name: shortText.default(""),
   last_name: shortText.optional(),
   username: shortText.optional(),
+  /** IETF language tag of the user's client (the contact panel shows it). */
+  language_code: z.string().max(35).optional(),
 });
 
 export const chatSchema = z.looseObject({

@@ -1,17 +1,19 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { api } from "../../_lib/api";
 import { membershipLabel } from "../../_lib/membership";
-import type { TimelineMessage } from "../../_lib/types";
+import type { Note, TimelineMessage } from "../../_lib/types";
 import { useForkActions } from "../../_lib/use-forks";
 import { ForkControls } from "../../forks/fork-controls";
 import { HandoffControl } from "../../handoff/handoff-control";
 import { ConversationCharts } from "./charts";
 import { ConversationSpend } from "./spend";
 import { Composer } from "./composer";
+import { ContactPanel } from "./contact-panel";
+import { InboxControls } from "./inbox-controls";
 import { Timeline } from "./timeline";
 import { useTimeline } from "./use-timeline";
 
@@ -80,6 +82,11 @@ function BackgroundTaskForm({ conversationId }: { conversationId: number }) {
 
 export function ConversationView({ id, focusMessageId }: { id: number; focusMessageId?: number }) {
   const timeline = useTimeline(id);
+  const notes = useQuery({
+    // Under ["conversation", id]: conversation events (a note added) refetch it.
+    queryKey: ["conversation", id, "notes"],
+    queryFn: () => api<{ notes: Note[] }>(`/conversations/${id}/notes`),
+  });
   const [replyTo, setReplyTo] = useState<TimelineMessage | null>(null);
   // Seen up to the newest message: marked read with a POST whenever a new one shows.
   const newest = timeline.messages.at(-1)?.id;
@@ -119,6 +126,12 @@ export function ConversationView({ id, focusMessageId }: { id: number; focusMess
           <HandoffControl conversationId={conversation.id} />
         </div>
       </div>
+      <InboxControls
+        conversationId={conversation.id}
+        status={conversation.status}
+        snoozedUntil={conversation.snoozedUntil}
+        assigneeId={conversation.assigneeId}
+      />
       {conversation.membership && (
         <div className="banner" data-testid="membership-banner">
           {membershipLabel(conversation.membership)}: messages to this chat are not sent until the bot is back.
@@ -131,25 +144,31 @@ export function ConversationView({ id, focusMessageId }: { id: number; focusMess
           <ForkControls fork={{ id: conversation.activeFork.id, kind: "interactive", status: "active" }} anotherActive={false} />
         </div>
       )}
-      <ConversationCharts conversationId={conversation.id} />
-      <BackgroundTaskForm conversationId={conversation.id} />
-      {messages.length === 0 && <div className="panel muted">No messages yet.</div>}
-      {timeline.error && (
-        <p className="error" role="alert">
-          {timeline.error}
-        </p>
-      )}
-      <Timeline
-        messages={messages}
-        hasMore={timeline.hasMore}
-        loadingOlder={timeline.loadingOlder}
-        loadOlder={timeline.loadOlder}
-        ensureLoaded={timeline.ensureLoaded}
-        replyTo={replyTo}
-        onReply={setReplyTo}
-        focusMessageId={focusMessageId}
-      />
-      <Composer conversationId={conversation.id} replyTo={replyTo} onCancelReply={() => setReplyTo(null)} onReplyAgain={setReplyTo} />
+      <div className="conversation-layout">
+        <div>
+          <ConversationCharts conversationId={conversation.id} />
+          <BackgroundTaskForm conversationId={conversation.id} />
+          {messages.length === 0 && <div className="panel muted">No messages yet.</div>}
+          {timeline.error && (
+            <p className="error" role="alert">
+              {timeline.error}
+            </p>
+          )}
+          <Timeline
+            messages={messages}
+            notes={notes.data?.notes}
+            hasMore={timeline.hasMore}
+            loadingOlder={timeline.loadingOlder}
+            loadOlder={timeline.loadOlder}
+            ensureLoaded={timeline.ensureLoaded}
+            replyTo={replyTo}
+            onReply={setReplyTo}
+            focusMessageId={focusMessageId}
+          />
+          <Composer conversationId={conversation.id} replyTo={replyTo} onCancelReply={() => setReplyTo(null)} onReplyAgain={setReplyTo} />
+        </div>
+        <ContactPanel conversationId={conversation.id} />
+      </div>
     </>
   );
 }

@@ -7,7 +7,7 @@ import { DeliveryFailure } from "../../_lib/delivery-failure";
 import { InspectLink } from "../../_lib/inspect-link";
 import { useSenderLabel } from "../../_lib/sender";
 import { clock } from "../../_lib/time";
-import type { TimelineMessage } from "../../_lib/types";
+import type { Note, TimelineMessage } from "../../_lib/types";
 
 const GAP_MS = 15 * 60_000;
 
@@ -146,8 +146,44 @@ function MessageItem({ m, previous, target, selected, highlighted, onReply, onJu
   );
 }
 
+/** An internal note between the messages: for operators only, styled apart, never sent. */
+function NoteItem({ note }: { note: Note }) {
+  return (
+    <article className="msg note" data-testid="note">
+      <div className="meta">
+        <strong>{note.operatorName}</strong>
+        <span className="badge warn">internal note</span>
+        <span>{clock(note.createdAt)}</span>
+      </div>
+      <div className="text">{note.text}</div>
+    </article>
+  );
+}
+
+type Row = { kind: "message"; m: TimelineMessage; index: number } | { kind: "note"; note: Note };
+
+/**
+ * Messages with the notes between them by time. While older pages are still to
+ * load, notes older than the first loaded message wait for theirs.
+ */
+function mergeNotes(messages: TimelineMessage[], notes: Note[], hasMore: boolean): Row[] {
+  const rows: Row[] = [];
+  const first = messages[0] ? new Date(messages[0].sentAt).getTime() : Number.NEGATIVE_INFINITY;
+  const pending = notes.filter((n) => !hasMore || new Date(n.createdAt).getTime() >= first);
+  let next = 0;
+  messages.forEach((m, index) => {
+    const at = new Date(m.sentAt).getTime();
+    while (next < pending.length && new Date(pending[next]!.createdAt).getTime() < at) rows.push({ kind: "note", note: pending[next++]! });
+    rows.push({ kind: "message", m, index });
+  });
+  while (next < pending.length) rows.push({ kind: "note", note: pending[next++]! });
+  return rows;
+}
+
 export type TimelineProps = {
   messages: TimelineMessage[];
+  /** Internal notes, oldest first: shown between the messages by time. */
+  notes?: Note[];
   hasMore: boolean;
   loadingOlder: boolean;
   loadOlder: () => Promise<unknown>;
@@ -165,16 +201,30 @@ export type TimelineProps = {
  * counts what arrived. Scrolling near the top loads older pages, keeping the
  * row being read in place (the virtualizer's end anchor).
  */
-export function Timeline({ messages, hasMore, loadingOlder, loadOlder, ensureLoaded, replyTo, onReply, focusMessageId }: TimelineProps) {
+export function Timeline({
+  messages,
+  notes = [],
+  hasMore,
+  loadingOlder,
+  loadOlder,
+  ensureLoaded,
+  replyTo,
+  onReply,
+  focusMessageId,
+}: TimelineProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const label = useSenderLabel().sender;
   const byId = useMemo(() => new Map(messages.map((m) => [m.id, m])), [messages]);
+  const rows = useMemo(() => mergeNotes(messages, notes, hasMore), [messages, notes, hasMore]);
   const virtualizer = useVirtualizer({
-    count: messages.length,
+    count: rows.length,
     getScrollElement: () => scroller.current,
     estimateSize: () => 110,
     overscan: 12,
-    getItemKey: (index) => messages[index]!.id,
+    getItemKey: (index) => {
+      const row = rows[index]!;
+      return row.kind === "message" ? row.m.id : `note-${row.note.id}`;
+    },
     anchorTo: "end",
     followOnAppend: true,
     scrollEndThreshold: 48,
@@ -239,11 +289,11 @@ export function Timeline({ messages, hasMore, loadingOlder, loadOlder, ensureLoa
   const [scrollTarget, setScrollTarget] = useState<{ id: number } | null>(null);
   useEffect(() => {
     if (!scrollTarget) return;
-    const index = messages.findIndex((m) => m.id === scrollTarget.id);
+    const index = rows.findIndex((r) => r.kind === "message" && r.m.id === scrollTarget.id);
     if (index < 0) return;
     setScrollTarget(null);
     virtualizer.scrollToIndex(index, { align: "center" });
-  }, [scrollTarget, messages, virtualizer]);
+  }, [scrollTarget, rows, virtualizer]);
 
   useEffect(() => {
     if (highlight === null) return;
@@ -281,12 +331,19 @@ export function Timeline({ messages, hasMore, loadingOlder, loadOlder, ensureLoa
         <div style={{ height: virtualizer.getTotalSize(), position: "relative", width: "100%" }}>
           <div style={{ position: "absolute", top: 0, left: 0, width: "100%", transform: `translateY(${items[0]?.start ?? 0}px)` }}>
             {items.map((row) => {
-              const m = messages[row.index]!;
+              const item = rows[row.index]!;
+              if (item.kind === "note")
+                return (
+                  <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className="timeline-row">
+                    <NoteItem note={item.note} />
+                  </div>
+                );
+              const m = item.m;
               return (
                 <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className="timeline-row">
                   <MessageItem
                     m={m}
-                    previous={messages[row.index - 1]}
+                    previous={messages[item.index - 1]}
                     target={m.replyToMessageId ? byId.get(m.replyToMessageId) : undefined}
                     selected={replyTo?.id === m.id}
                     highlighted={highlight === m.id}

@@ -1,7 +1,8 @@
 import { conversationPatchBody, conversationResponse } from "@/lib/api/conversations";
-import { findConversation, setAgentEnabled } from "@/lib/db/conversations";
+import { findConversation } from "@/lib/db/conversations";
 import { notFound } from "@/lib/errors";
 import { withOperator } from "@/lib/http/api";
+import { changeConversation } from "@/lib/pipeline/conversation-status";
 import { handoffView } from "@/lib/pipeline/handoff";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 
@@ -13,11 +14,12 @@ export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
   return jsonOf(conversationResponse, { conversation: { ...conversation, handoff: handoffView(conversation) } });
 });
 
-/** { agentEnabled: false } pauses the agent here; operators answer by hand. */
-export const PATCH = withOperator<{ id: string }>(async ({ request, params, ctx }) => {
+/** { status?, snoozedUntil?, assigneeId?, agentEnabled? }: each status or assignee change is an envelope in the history. */
+export const PATCH = withOperator<{ id: string }>(async ({ request, params, ctx, caller }) => {
   const id = idParam(params.id);
-  const { agentEnabled } = await readJson(request, conversationPatchBody);
-  if (!(await findConversation(ctx.db, id))) throw notFound("conversation");
-  const conversation = await setAgentEnabled(ctx.db, id, agentEnabled);
+  const body = await readJson(request, conversationPatchBody);
+  await changeConversation(ctx.turnDeps, id, body, caller.operator);
+  const conversation = await findConversation(ctx.db, id);
+  if (!conversation) throw notFound("conversation");
   return jsonOf(conversationResponse, { conversation: { ...conversation, handoff: handoffView(conversation) } });
 });

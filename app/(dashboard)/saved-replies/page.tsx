@@ -1,0 +1,5 @@
+import { SavedReplies } from "./saved-replies";
+
+export default function SavedRepliesPage() {
+  return <SavedReplies />;
+}

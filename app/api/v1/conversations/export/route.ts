@@ -1,0 +1,24 @@
+import { conversationCsvQuery } from "@/lib/api/conversations";
+import { listConversations } from "@/lib/db/conversations";
+import { listOperators } from "@/lib/db/operators";
+import { withOperator } from "@/lib/http/api";
+import { conversationsCsv } from "@/lib/inbox/export";
+
+export const dynamic = "force-dynamic";
+
+/** The conversation list (?view=, ?sort=, ?search=) as CSV, guarded against formula injection. */
+export const GET = withOperator(async ({ request, ctx, caller }) => {
+  const params = conversationCsvQuery.parse(Object.fromEntries(new URL(request.url).searchParams));
+  const [rows, operators] = await Promise.all([listConversations(ctx.db, { ...params, me: caller.operator.id }), listOperators(ctx.db)]);
+  const names = new Map(operators.map((o) => [o.id, o.name]));
+  return new Response(
+    conversationsCsv(rows, (id) => names.get(id)),
+    {
+      headers: {
+        "content-type": "text/csv; charset=utf-8",
+        "content-disposition": `attachment; filename="conversations-${params.view}.csv"`,
+        "cache-control": "no-store",
+      },
+    },
+  );
+});

@@ -1,0 +1,53 @@
+import type { Database } from "./database";
+
+/** At most this many messages and envelopes per export: a bounded response even for a huge chat. */
+export const EXPORT_LIMIT = 50_000;
+
+/** Everything of one conversation, oldest first: its messages, notes and envelopes. Undefined when there is no such conversation. */
+export async function readConversationExport(db: Database, conversationId: number) {
+  const conversation = await db.prisma.conversation.findUnique({ where: { id: conversationId } });
+  if (!conversation) return undefined;
+  const [messages, notes, envelopes] = await Promise.all([
+    db.prisma.message.findMany({
+      where: { conversationId },
+      orderBy: [{ sentAt: "asc" }, { id: "asc" }],
+      take: EXPORT_LIMIT,
+      select: {
+        id: true,
+        direction: true,
+        senderKind: true,
+        senderName: true,
+        senderUsername: true,
+        senderPlatformId: true,
+        text: true,
+        replyToMessageId: true,
+        forkId: true,
+        sentAt: true,
+        editedAt: true,
+        deletedAt: true,
+      },
+    }),
+    db.prisma.conversationNote.findMany({ where: { conversationId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
+    db.prisma.envelope.findMany({
+      where: { conversationId },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      take: EXPORT_LIMIT,
+      select: {
+        id: true,
+        from: true,
+        to: true,
+        status: true,
+        text: true,
+        messageId: true,
+        replyToEnvelopeId: true,
+        metadata: true,
+        lastDeliveryError: true,
+        createdAt: true,
+        doneAt: true,
+      },
+    }),
+  ]);
+  return { conversation, messages, notes, envelopes };
+}
+
+export type ConversationExport = NonNullable<Awaited<ReturnType<typeof readConversationExport>>>;

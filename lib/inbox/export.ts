@@ -1,0 +1,115 @@
+import type { ConversationExport } from "../db/conversation-export";
+import { readEnvelopeMetadata } from "../envelope/metadata";
+
+/**
+ * Exports for people: a conversation as readable text, the conversation list as
+ * CSV. Pure formatting of rows already read (the JSON export is the rows as they are).
+ */
+
+const stamp = (d: Date) =>
+  d
+    .toISOString()
+    .replace("T", " ")
+    .replace(/\.\d{3}Z$/, "Z");
+
+/**
+ * One conversation as text: its messages, the operators' notes and the inbox and
+ * handoff changes, interleaved by time, one entry per line (continuation lines indented).
+ */
+export function conversationText(data: ConversationExport): string {
+  const c = data.conversation;
+  const entries: { at: Date; order: number; line: string }[] = [];
+  for (const m of data.messages) {
+    const who =
+      m.senderKind === "user"
+        ? (m.senderName ?? "user")
+        : m.senderKind === "operator"
+          ? `operator ${m.senderName ?? ""}`.trim()
+          : m.senderKind;
+    const marks = [m.editedAt ? "(edited)" : "", m.deletedAt ? "(deleted by the sender)" : ""].filter(Boolean).join(" ");
+    entries.push({ at: m.sentAt, order: 0, line: `${who}: ${m.text}${marks ? ` ${marks}` : ""}` });
+  }
+  for (const n of data.notes) entries.push({ at: n.createdAt, order: 1, line: `NOTE by ${n.operatorName}: ${n.text}` });
+  for (const e of data.envelopes) {
+    const meta = readEnvelopeMetadata(e.metadata);
+    // Message envelopes repeat the messages; the changes are what the history adds.
+    if (meta.inbox || (meta.handoff?.action && !e.messageId)) entries.push({ at: e.createdAt, order: 2, line: `— ${e.text}` });
+  }
+  entries.sort((a, b) => a.at.getTime() - b.at.getTime() || a.order - b.order);
+  const title = c.title ?? `chat ${c.platformChatId}`;
+  const head = [`Conversation #${c.id}: ${title} (${c.channel} ${c.type}, chat ${c.platformChatId})`, `Status: ${c.status}`, ""];
+  return `${[...head, ...entries.map((e) => `[${stamp(e.at)}] ${e.line.replace(/\r?\n/g, "\n    ")}`)].join("\n")}\n`;
+}
+
+/**
+ * One CSV cell (RFC 4180 quoting). A cell a spreadsheet would read as a formula
+ * (starting with = + - @, or a tab or carriage return before one) gets a leading
+ * quote, so a user's message never runs as one.
+ */
+export function csvCell(value: string | number | boolean | Date | null | undefined): string {
+  if (value === null || value === undefined) return "";
+  let text = value instanceof Date ? value.toISOString() : String(value);
+  if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+export type CsvConversation = {
+  id: number;
+  channel: string;
+  platformChatId: string;
+  type: string;
+  title: string | null;
+  topicName: string | null;
+  status: string;
+  snoozedUntil: Date | null;
+  assigneeId: number | null;
+  handoffState: string | null;
+  lastMessageAt: Date | null;
+  waitingSince: Date | null;
+  unread: number;
+  lastMessage: { text: string; senderName: string | null; senderKind: string } | null;
+};
+
+const columns = [
+  "id",
+  "channel",
+  "chat id",
+  "type",
+  "title",
+  "topic",
+  "status",
+  "snoozed until",
+  "assignee",
+  "handoff",
+  "last activity",
+  "waiting since",
+  "unread",
+  "last sender",
+  "last message",
+];
+
+/** The conversation list as CSV, a header line first; `operatorName` names assignees. */
+export function conversationsCsv(rows: CsvConversation[], operatorName: (id: number) => string | undefined): string {
+  const lines = rows.map((c) =>
+    [
+      c.id,
+      c.channel,
+      c.platformChatId,
+      c.type,
+      c.title,
+      c.topicName,
+      c.status,
+      c.snoozedUntil,
+      c.assigneeId === null ? null : (operatorName(c.assigneeId) ?? `#${c.assigneeId}`),
+      c.handoffState,
+      c.lastMessageAt,
+      c.waitingSince,
+      c.unread,
+      c.lastMessage ? (c.lastMessage.senderName ?? c.lastMessage.senderKind) : null,
+      c.lastMessage?.text,
+    ]
+      .map(csvCell)
+      .join(","),
+  );
+  return `${[columns.join(","), ...lines].join("\r\n")}\r\n`;
+}

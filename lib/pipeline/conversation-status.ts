@@ -1,0 +1,159 @@
+import { z } from "zod";
+import { applyInboxChange, conversationStatuses, findDueSnoozes, readInboxRow, type InboxRow } from "../db/conversation-status";
+import { setAgentEnabled } from "../db/conversations";
+import type { Database } from "../db/database";
+import type { SqlRunner } from "../db/sql";
+import { operatorAddress } from "../envelope/address";
+import { publish } from "../events/bus";
+import { AppError, notFound } from "../errors";
+import { log } from "../log";
+import { changeHandoff } from "./handoff";
+import { parseHandoffState } from "./handoff-rules";
+import type { TurnDeps } from "./turn-deps";
+
+/**
+ * The team inbox's state of a conversation: open, resolved or snoozed (until a
+ * time, or until the user writes), and who has it. Every change is an envelope
+ * in the conversation's history, like a handoff transition, from the operator
+ * who made it (or the user's chat, or the timer) to INBOX; its metadata's
+ * `inbox` key says what changed.
+ */
+
+/** Where inbox changes are addressed: the team, not any one operator. */
+export const INBOX = operatorAddress("inbox");
+
+export const conversationPatchSchema = z
+  .strictObject({
+    /** Pause (false) or resume the agent in this conversation. */
+    agentEnabled: z.boolean().optional(),
+    status: z.enum(conversationStatuses).optional(),
+    /** With `status: "snoozed"`: when it wakes (ISO 8601, in the future); absent or null = when the user writes. */
+    snoozedUntil: z.iso.datetime({ offset: true }).nullable().optional(),
+    /** The operator who has it (an Operator id), or null for nobody. */
+    assigneeId: z.number().int().positive().nullable().optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, "nothing to change: give agentEnabled, status, snoozedUntil or assigneeId")
+  .refine((body) => body.snoozedUntil == null || body.status === "snoozed", {
+    message: 'snoozedUntil goes with status "snoozed"',
+    path: ["snoozedUntil"],
+  });
+export type ConversationPatch = z.infer<typeof conversationPatchSchema>;
+
+/** Who makes a change: an operator's id (0 for the API token) and name. */
+export type Changer = { id: number; name: string };
+
+/**
+ * An operator changes a conversation: the agent switch, its status, its
+ * assignee. Status and assignee move with conditional UPDATEs in one transaction
+ * (409 with nothing written when another operator changed them meanwhile).
+ * Resolving a conversation that waits for (or is with) a human ends the handoff.
+ */
+export async function changeConversation(deps: TurnDeps, conversationId: number, body: ConversationPatch, by: Changer, now = new Date()) {
+  const { db } = deps;
+  const row = await readInboxRow(db, conversationId);
+  if (!row) throw notFound("conversation");
+  const snoozedUntil = body.snoozedUntil ? new Date(body.snoozedUntil) : null;
+  if (snoozedUntil && snoozedUntil <= now) throw new AppError("bad_request", "snoozedUntil must be in the future");
+  const assignee = body.assigneeId ? await db.prisma.operator.findUnique({ where: { id: body.assigneeId } }) : null;
+  if (body.assigneeId && !assignee) throw new AppError("bad_request", `no operator with id ${body.assigneeId}`);
+
+  await db.transaction(async (sql) => {
+    if (body.status && (body.status !== row.status || snoozedUntil?.getTime() !== row.snoozedUntil?.getTime())) {
+      const written = await applyInboxChange(sql, statusChange(row, body.status, snoozedUntil, by, now));
+      if (!written) throw changedMeanwhile();
+    }
+    if (body.assigneeId !== undefined && body.assigneeId !== row.assigneeId) {
+      const written = await applyInboxChange(sql, {
+        conversationId,
+        at: now,
+        set: { assigneeId: body.assigneeId },
+        expect: { assigneeId: row.assigneeId },
+        envelope: {
+          from: operatorAddress(by.name),
+          to: INBOX,
+          text: assignee ? `assigned to ${assignee.name} by ${by.name}` : `unassigned by ${by.name}`,
+          metadata: { inbox: { action: assignee ? "assign" : "unassign", assigneeId: body.assigneeId, by: by.name } },
+        },
+      });
+      if (!written) throw changedMeanwhile();
+    }
+  });
+  if (body.agentEnabled !== undefined) await setAgentEnabled(db, conversationId, body.agentEnabled);
+  if (body.status === "resolved" && parseHandoffState(row.handoffState) !== null) {
+    try {
+      await changeHandoff(deps, conversationId, { action: "release" }, by.name);
+    } catch (error) {
+      // Handed back meanwhile: the handoff has ended either way.
+      if (!(error instanceof AppError)) throw error;
+    }
+  }
+  publish(db, { type: "conversation", conversationId });
+  log.info("inbox.changed", { conversationId, by: by.name, status: body.status, assigneeId: body.assigneeId });
+}
+
+const changedMeanwhile = () => new AppError("conflict", "the conversation changed meanwhile; reload and try again");
+
+function statusChange(row: InboxRow, status: InboxRow["status"], snoozedUntil: Date | null, by: Changer, at: Date) {
+  const action = status === "resolved" ? "resolve" : status === "snoozed" ? "snooze" : "reopen";
+  const text =
+    status === "resolved"
+      ? `resolved by ${by.name}`
+      : status === "snoozed"
+        ? `snoozed ${snoozedUntil ? `until ${snoozedUntil.toISOString()}` : "until the user writes"} by ${by.name}`
+        : `reopened by ${by.name}`;
+  return {
+    conversationId: row.id,
+    at,
+    set: { status: status as "open" | "resolved" | "snoozed", snoozedUntil: status === "snoozed" ? snoozedUntil : null },
+    expect: { status: row.status },
+    envelope: {
+      from: operatorAddress(by.name),
+      to: INBOX,
+      text,
+      metadata: { inbox: { action, status, snoozedUntil: snoozedUntil?.toISOString() ?? null, by: by.name } },
+    },
+  };
+}
+
+/**
+ * The user wrote: a resolved conversation reopens, a snoozed one wakes. Runs in
+ * ingest's transaction, so the message and the reopening commit together; only
+ * called when the conversation is not open (the hot path pays nothing).
+ */
+export async function reopenByUser(sql: SqlRunner, conversationId: number, status: string, from: string, at: Date) {
+  const action = status === "snoozed" ? "wake" : "reopen";
+  await applyInboxChange(sql, {
+    conversationId,
+    at,
+    set: { status: "open", snoozedUntil: null },
+    expect: { statusNot: "open" },
+    envelope: {
+      from,
+      to: INBOX,
+      text: action === "wake" ? "woke up: the user wrote" : "reopened: the user wrote",
+      metadata: { inbox: { action, status: "open", by: "user" } },
+    },
+  });
+}
+
+/** Snoozes whose time has come open again (the worker's housekeeping tick, at most a poll late). */
+export async function wakeSnoozed(db: Database, now = new Date()) {
+  for (const due of await findDueSnoozes(db, now)) {
+    const woke = await db.transaction((sql) =>
+      applyInboxChange(sql, {
+        conversationId: due.id,
+        at: now,
+        set: { status: "open", snoozedUntil: null },
+        expect: { status: "snoozed", snoozedBy: now },
+        envelope: {
+          from: INBOX,
+          to: INBOX,
+          text: `woke up: snoozed until ${due.snoozedUntil?.toISOString()}`,
+          metadata: { inbox: { action: "wake", status: "open", by: "timer" } },
+        },
+      }),
+    );
+    // Another tick or instance woke it, or an operator changed it meanwhile: nothing to do.
+    if (woke) publish(db, { type: "conversation", conversationId: due.id });
+  }
+}
