@@ -101,9 +101,9 @@ export function instrumentModel(handle: ModelHandle): ModelHandle {
     const started = performance.now();
     try {
       const result = await call();
+      if (streamed) return observeStream(result as R & { stream: ReadableStream<{ type: string; usage?: Usage }> }, started);
       m.modelCallDuration.observe({ ...labels, result: "ok" }, since(started));
-      // A stream's usage arrives with its end; its duration here is the time to the first chunk.
-      if (!streamed) countTokens(labels, (result as { usage?: Usage }).usage);
+      countTokens(labels, (result as { usage?: Usage }).usage);
       return result;
     } catch (error) {
       const limited = APICallError.isInstance(error) && [429, 503, 529].includes(error.statusCode ?? 0) ? "rate_limited" : "error";
@@ -111,6 +111,21 @@ export function instrumentModel(handle: ModelHandle): ModelHandle {
       m.modelCallDuration.observe({ ...labels, result: limited }, since(started));
       throw error;
     }
+  };
+  /** A stream's usage arrives with its `finish` part, and the call lasts until its end: both are read as it passes. */
+  const observeStream = <R extends { stream: ReadableStream<{ type: string; usage?: Usage }> }>(result: R, started: number): R => {
+    const stream = result.stream.pipeThrough(
+      new TransformStream<{ type: string; usage?: Usage }, { type: string; usage?: Usage }>({
+        transform(part, controller) {
+          if (part.type === "finish") countTokens(labels, part.usage);
+          controller.enqueue(part);
+        },
+        flush() {
+          metrics()?.modelCallDuration.observe({ ...labels, result: "ok" }, since(started));
+        },
+      }),
+    );
+    return { ...result, stream };
   };
   const model = wrapLanguageModel({
     model: handle.model as Exclude<LanguageModel, string> as Parameters<typeof wrapLanguageModel>[0]["model"],
