@@ -189,7 +189,8 @@ export async function executeTurn(
       // no further model call. A failed send goes back to the model as the tool's error.
       stopWhen: [() => sent || handedOff || silenced, stepCountIs(3)],
       maxRetries: 0,
-      abortSignal: AbortSignal.timeout(deps.timeoutMs),
+      // The gate times each call out from when it gets a slot; waiting for one is not the call's time.
+      abortSignal: deps.model.callsTimeOut ? undefined : AbortSignal.timeout(deps.timeoutMs),
     });
     usage = { ...result.totalUsage };
     // Tool calls the SDK could not run (bad arguments, unknown tool): recorded, never silent.

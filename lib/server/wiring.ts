@@ -35,7 +35,7 @@ export type App = {
   telegram: TelegramChannel;
   channels: Record<string, ChannelAdapter>;
   model: ModelHandle | null;
-  /** The model provider's call limits (concurrency, rate-limit pause); null without a model. */
+  /** The model's call limits (adaptive concurrency under a ceiling, rate-limit pause); null without a model. */
   gate: ProviderGate | null;
   worker: EnvelopeWorker;
   /** What pipeline steps need: database, channels, model, model timeout. */
@@ -84,9 +84,9 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   // with a real Telegram or LINE token it never does.
   const sandbox = telegram.mode === "sandbox" && !e.LINE_CHANNEL_ACCESS_TOKEN;
   const configured = overrides.model !== undefined ? overrides.model : (modelFromEnv(e) ?? (sandbox ? demoModel() : null));
-  const gate = configured ? new ProviderGate(configured.provider, e.LLM_CONCURRENCY) : null;
-  const model = configured && gate ? limitModel(configured, gate) : null;
   const timeoutMs = e.LLM_TIMEOUT_SECONDS * 1000;
+  const gate = configured ? new ProviderGate(configured.provider, e.LLM_CONCURRENCY, Date.now, configured.modelId, timeoutMs) : null;
+  const model = configured && gate ? limitModel(configured, gate) : null;
   const turnDeps: TurnDeps = { db, channels, model, timeoutMs, requestHandoff };
   // Longer than a whole turn (three model steps), so a live turn is never taken over.
   const leaseMs = overrides.leaseMs ?? timeoutMs * 4;
@@ -97,7 +97,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     // Read before every drain (settings are cached for a second): a change applies without a restart.
     limits: async () => {
       const limits = throughput(await getSettings(db), e);
-      gate?.setLimit(limits.modelConcurrency);
+      gate?.setCeiling(limits.modelConcurrency);
       return { turns: limits.turnConcurrency, debounceMs: limits.burstDebounceMs };
     },
     modelPausedUntil: () => gate?.pausedUntil() ?? null,
