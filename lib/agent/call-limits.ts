@@ -146,7 +146,12 @@ export class ProviderGate {
     } catch (error) {
       this.inFlight.delete(ticket);
       const delay = rateLimitDelayMs(error, this.clock());
-      const kind = delay !== null ? (APICallError.isInstance(error) && error.statusCode !== 429 ? "overloaded" : "rate_limited") : congestionOf(error, callSignal);
+      const kind =
+        delay !== null
+          ? APICallError.isInstance(error) && error.statusCode !== 429
+            ? "overloaded"
+            : "rate_limited"
+          : congestionOf(error, callSignal);
       if (kind) this.backOff(ticket, kind, error, delay);
       if (delay === null) throw error;
       this.pause(this.clock() + delay);

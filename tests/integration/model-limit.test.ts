@@ -63,30 +63,33 @@ describe("the model-call limit follows the provider's capacity", () => {
   it("grows to a roomy provider, backs off when it shrinks, and grows again when it recovers; no turn fails", async () => {
     expect(t.app.gate!.limitState()).toMatchObject({ limit: 50, ceiling: 1_000, lastBackoff: null });
 
-    const roomy = await phase(30, 150, 1_000);
+    const roomy = await phase(20, 100, 1_000);
     expect(roomy.refused).toBeGreaterThan(0);
     expect(roomy.lastBackoff).toMatchObject({ reason: "rate_limited" });
-    expect(roomy.limit).toBeGreaterThanOrEqual(15);
-    expect(roomy.limit).toBeLessThanOrEqual(45);
+    expect(roomy.limit).toBeGreaterThanOrEqual(10);
+    expect(roomy.limit).toBeLessThanOrEqual(30);
     // The queue panel's API says where the limit stands and why it last moved.
     const { instance } = queueResponse.parse(await describeQueue(t.app, new Date()));
     expect(instance.model).toMatchObject({ provider: "openai-compatible", model: "fake-model", limit: roomy.limit, ceiling: 1_000 });
-    expect(instance.model?.lastBackoff).toMatchObject({ reason: "rate_limited", detail: expect.stringMatching(/^HTTP 429 with Retry-After 0\.1 s/) });
+    expect(instance.model?.lastBackoff).toMatchObject({
+      reason: "rate_limited",
+      detail: expect.stringMatching(/^HTTP 429 with Retry-After 0\.1 s/),
+    });
 
-    const shrunk = await phase(6, 60, 2_000);
-    expect(shrunk.limit).toBeLessThanOrEqual(12);
+    const shrunk = await phase(5, 40, 2_000);
+    expect(shrunk.limit).toBeLessThanOrEqual(10);
     expect(shrunk.lastBackoff?.at.getTime()).toBeGreaterThan(roomy.lastBackoff!.at.getTime());
 
-    const recovered = await phase(40, 300, 3_000);
+    const recovered = await phase(30, 200, 3_000);
     expect(recovered.refused).toBe(0);
-    expect(recovered.limit).toBeGreaterThanOrEqual(Math.max(15, 2 * shrunk.limit));
+    expect(recovered.limit).toBeGreaterThanOrEqual(Math.max(10, 2 * shrunk.limit));
     expect(recovered.lastChange.reason).toMatch(/succeeded|rate_limited/);
 
     // A refusal is the provider's limit, not the turn's fault: nothing failed, no attempt counted.
     const envelopes = await t.db.prisma.envelope.findMany({ where: { to: "agent:main" } });
-    expect(envelopes).toHaveLength(510);
+    expect(envelopes).toHaveLength(340);
     expect(envelopes.every((e) => e.status === "done" && e.attempts === 1)).toBe(true);
     // Each chat answered exactly once.
-    expect(new Set(telegram.sends().map((s) => s.body.chat_id)).size).toBe(510);
-  });
+    expect(new Set(telegram.sends().map((s) => s.body.chat_id)).size).toBe(340);
+  }, 180_000);
 });
