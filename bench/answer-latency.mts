@@ -27,9 +27,7 @@ const IN_FLIGHT = 100;
 const SECRET = "bench-secret";
 const TARGET_MS = 1.5 * L + D;
 /** BENCH_CASES=burst,sqlite,old-defaults,capacity,fairness,postgres (default: all) runs only those cases, for repeated runs of one. */
-const CASES = new Set(
-  (process.env.BENCH_CASES ?? "burst,sqlite,old-defaults,capacity,fairness,postgres").split(",").map((c) => c.trim()),
-);
+const CASES = new Set((process.env.BENCH_CASES ?? "burst,sqlite,old-defaults,capacity,fairness,postgres").split(",").map((c) => c.trim()));
 /** The provider's capacity in the capacity case: calls above it in flight are answered 429 with Retry-After: 1. */
 const CAPACITY = Number(process.env.BENCH_CAPACITY ?? 200);
 const API_TOKEN = "bench-api-token-0123456789";
@@ -216,7 +214,9 @@ async function sampleLimit<T>(base: string, until: Promise<T>) {
   const loop = (async () => {
     while (!done) {
       const r = await fetch(`${base}/api/v1/queue`, { headers: { authorization: `Bearer ${API_TOKEN}` } }).catch(() => null);
-      const model = r?.ok ? ((await r.json()) as { instance: { model: { limit: number; lastChange: { reason: string } } | null } }).instance.model : null;
+      const model = r?.ok
+        ? ((await r.json()) as { instance: { model: { limit: number; lastChange: { reason: string } } | null } }).instance.model
+        : null;
       if (model) samples.push({ at: performance.now(), limit: model.limit, reason: model.lastChange.reason });
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
@@ -326,7 +326,9 @@ async function manyChats(label: string, bases: string[], pids: number[], first: 
   const cpu = pids.map((p, i) => cpuMs(p) - cpuBefore[i]);
   const cpuPerChat = round(cpu.reduce((a, b) => a + b, 0) / CHATS, 2);
   // Memory per waiting turn: the peak's growth over the idle server, per model call that was waiting at once.
-  const perTurnKiB = Math.round(((rss.reduce((a, b) => a + b, 0) - rssBefore.reduce((a, b) => a + b, 0)) * 1024) / Math.max(1, maxInFlight));
+  const perTurnKiB = Math.round(
+    ((rss.reduce((a, b) => a + b, 0) - rssBefore.reduce((a, b) => a + b, 0)) * 1024) / Math.max(1, maxInFlight),
+  );
   reportLatency(
     label,
     chats,
@@ -410,7 +412,10 @@ async function capacityCase() {
     const label = `${CHATS} chats at once, SQLite, a provider that answers 429 above ${CAPACITY} calls in flight`;
     const { samples } = await sampleLimit(
       server.base,
-      manyChats(label, [server.base], [server.pid], 50_000, { ms: 2 * ideal, text: `p99 ≤ 2 × the ideal for that capacity = ${2 * ideal} ms` }),
+      manyChats(label, [server.base], [server.pid], 50_000, {
+        ms: 2 * ideal,
+        text: `p99 ≤ 2 × the ideal for that capacity = ${2 * ideal} ms`,
+      }),
     );
     const second = samples.slice(Math.floor(samples.length / 2)).map((x) => x.limit);
     const median = [...second].sort((a, b) => a - b)[Math.floor(second.length / 2)] ?? NaN;
