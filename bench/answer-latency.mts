@@ -7,8 +7,11 @@
 //   1,000 chats on SQLite (plus the server's peak RSS);
 //   the same on PostgreSQL with two instances sharing the database (BENCH_DATABASE_URL or TEST_DATABASE_URL);
 //   one chat with 200 queued messages plus 100 fresh chats (fairness);
-//   a burst of 5 messages within 1 s in one chat (one model call, one answer).
-// The worker limits are set to the load (WORKER_CONCURRENCY, LLM_CONCURRENCY): they are the operator's knobs.
+//   a burst of 5 messages within 1 s in one chat (one model call, one answer);
+//   the old fixed defaults (WORKER_CONCURRENCY = LLM_CONCURRENCY = 50) on the same build, as the baseline;
+//   a provider that answers 429 with Retry-After: 1 above 200 calls in flight (the adaptive limit finds it).
+// Every case runs with the default limits unless it says otherwise (BENCH_LIMITS=hand sets both
+// to chats + 100, as the operator's knobs did before the model-call limit adapted).
 import { readFileSync } from "node:fs";
 import { answerCompletion, body, fakeBotApi, listen, privateTextUpdate } from "./loopback.ts";
 import { benchPostgres, POSTGRES_SKIPPED } from "./postgres.ts";
@@ -23,17 +26,28 @@ const D = Number(process.env.BENCH_DEBOUNCE_MS ?? 1000);
 const IN_FLIGHT = 100;
 const SECRET = "bench-secret";
 const TARGET_MS = 1.5 * L + D;
-/** BENCH_CASES=sqlite,fairness,burst,postgres (default: all) runs only those cases, for repeated runs of one. */
-const CASES = new Set((process.env.BENCH_CASES ?? "burst,sqlite,fairness,postgres").split(",").map((c) => c.trim()));
+/** BENCH_CASES=burst,sqlite,old-defaults,capacity,fairness,postgres (default: all) runs only those cases, for repeated runs of one. */
+const CASES = new Set((process.env.BENCH_CASES ?? "burst,sqlite,old-defaults,capacity,fairness,postgres").split(",").map((c) => c.trim()));
+/** The provider's capacity in the capacity case: calls above it in flight are answered 429 with Retry-After: 1. */
+const CAPACITY = Number(process.env.BENCH_CAPACITY ?? 200);
+const API_TOKEN = "bench-api-token-0123456789";
 const target = `p99 ≤ 1.5 × L + D = ${TARGET_MS} ms`;
 
 /** Every model call, by the chat it came from (the sender's name is `C<chat id>`), with its prompt text. */
 let calls: { chat: number; prompt: string; at: number }[] = [];
 let inFlight = 0;
 let maxInFlight = 0;
+/** Calls above this many in flight are refused with 429 (0: no limit). */
+let capacity = 0;
+let refused = 0;
 const llm = await listen(async (req, res) => {
   const payload = await body(req);
   const last = payload.messages.at(-1);
+  if (capacity > 0 && last.role !== "tool" && inFlight >= capacity) {
+    refused += 1;
+    res.writeHead(429, { "content-type": "application/json", "retry-after": "1" });
+    return res.end(JSON.stringify({ error: { message: "rate limited", type: "rate_limit_error" } }));
+  }
   if (last.role === "tool") return answerCompletion(res, payload, { content: "" }, "slow");
   const prompt = payload.messages
     .map((m: { content: unknown }) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
@@ -138,7 +152,14 @@ function cpuMs(pid: number): number {
   return ticks * 10; // USER_HZ is 100 on Linux
 }
 
-function env(databaseUrl?: string) {
+/** The worker's limits: the defaults, the old fixed defaults, or set by hand to the load (BENCH_LIMITS=hand). */
+function limitsEnv(limits: "default" | "old"): Record<string, string> {
+  if (limits === "old") return { WORKER_CONCURRENCY: "50", LLM_CONCURRENCY: "50" };
+  if (process.env.BENCH_LIMITS === "hand") return { WORKER_CONCURRENCY: String(CHATS + 100), LLM_CONCURRENCY: String(CHATS + 100) };
+  return {};
+}
+
+function env(databaseUrl?: string, limits: "default" | "old" = "default") {
   return {
     TELEGRAM_WEBHOOK_SECRET: SECRET,
     TELEGRAM_BOT_TOKEN: "1:bench",
@@ -146,11 +167,47 @@ function env(databaseUrl?: string) {
     LLM_PROVIDER: "openai-compatible",
     LLM_MODEL: "slow",
     LLM_BASE_URL: `${llm.url}/v1`,
-    WORKER_CONCURRENCY: String(CHATS + 100),
-    LLM_CONCURRENCY: String(CHATS + 100),
+    SWITCHBOARD_API_TOKEN: API_TOKEN,
+    ...limitsEnv(limits),
     BURST_DEBOUNCE_MS: String(D),
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   };
+}
+
+/** Resident memory of the server process tree from `pid` now, in MiB (as peakRssMiB, but VmRSS). */
+function rssMiB(pid: number): number {
+  const status = (p: number) => {
+    try {
+      return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? 0);
+    } catch {
+      return 0;
+    }
+  };
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {}
+  return Math.round(Math.max(status(pid), ...children.map(status)) / 1024);
+}
+
+/** The model-call limit the server reports (GET /api/v1/queue), sampled every 250 ms while `until` runs. */
+async function sampleLimit<T>(base: string, until: Promise<T>) {
+  const samples: { at: number; limit: number; reason: string }[] = [];
+  let done = false;
+  void until.finally(() => (done = true));
+  const loop = (async () => {
+    while (!done) {
+      const r = await fetch(`${base}/api/v1/queue`, { headers: { authorization: `Bearer ${API_TOKEN}` } }).catch(() => null);
+      const model = r?.ok
+        ? ((await r.json()) as { instance: { model: { limit: number; lastChange: { reason: string } } | null } }).instance.model
+        : null;
+      if (model) samples.push({ at: performance.now(), limit: model.limit, reason: model.lastChange.reason });
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  })();
+  const value = await until;
+  await loop;
+  return { value, samples };
 }
 
 function reset() {
@@ -158,6 +215,7 @@ function reset() {
   sends = new Map();
   requested = new Map();
   maxInFlight = 0;
+  refused = 0;
 }
 
 /** Latency per chat from its 200 to its (first) sendMessage; every chat answered exactly once. */
@@ -172,7 +230,13 @@ function latencies(chats: number[], acked: Map<number, number>) {
   };
 }
 
-function reportLatency(label: string, chats: number[], acked: Map<number, number>, extra: string) {
+function reportLatency(
+  label: string,
+  chats: number[],
+  acked: Map<number, number>,
+  extra: string,
+  goal: { ms: number; text: string } = { ms: TARGET_MS, text: target },
+) {
   const { s, once, unanswered, twice } = latencies(chats, acked);
   // Where the time goes: 200 → the model call starts (debounce, claim, context), and the call's end → sendMessage.
   const firstCall = new Map<number, number>();
@@ -203,17 +267,29 @@ function reportLatency(label: string, chats: number[], acked: Map<number, number
     unit: "ms",
     baseline: L,
     ratio: ratio(s.p99),
-    target: `${target}, each chat answered once`,
-    met: s.p99 <= TARGET_MS && allOnce,
+    target: `${goal.text}, each chat answered once`,
+    met: s.p99 <= goal.ms && allOnce,
+  });
+  // What the user waits: from the webhook being sent (under a burst the acknowledgements queue too).
+  report({
+    bench: "answer latency",
+    case: label,
+    metric: "p99 time to answer from the webhook's send",
+    value: fromRequest.p99,
+    unit: "ms",
+    baseline: L,
+    ratio: ratio(fromRequest.p99),
+    note: `p50 ${fromRequest.p50} ms (${ratio(fromRequest.p50)} × L); webhook sent → 200 p50 ${toAck.p50} ms, p99 ${toAck.p99} ms`,
   });
 }
 
 const chatsFrom = (first: number, n: number) => Array.from({ length: n }, (_, i) => first + i);
 
-async function manyChats(label: string, bases: string[], pids: number[], first: number) {
+async function manyChats(label: string, bases: string[], pids: number[], first: number, goal?: { ms: number; text: string }) {
   reset();
   const chats = chatsFrom(first, CHATS);
   const cpuBefore = pids.map(cpuMs);
+  const rssBefore = pids.map(rssMiB);
   const start = performance.now();
   // BENCH_TIMELINE=1: per 250 ms, the servers' CPU use (1.0 = one core busy), to see where they saturate.
   const cpuSamples: { at: number; cpu: number }[] = [];
@@ -233,11 +309,16 @@ async function manyChats(label: string, bases: string[], pids: number[], first: 
   // Everything the servers did for these chats (ingest, claims, turns, sends), per chat; the wait after the last answer is idle.
   const cpu = pids.map((p, i) => cpuMs(p) - cpuBefore[i]);
   const cpuPerChat = round(cpu.reduce((a, b) => a + b, 0) / CHATS, 2);
+  // Memory per waiting turn: the peak's growth over the idle server, per model call that was waiting at once.
+  const perTurnKiB = Math.round(
+    ((rss.reduce((a, b) => a + b, 0) - rssBefore.reduce((a, b) => a + b, 0)) * 1024) / Math.max(1, maxInFlight),
+  );
   reportLatency(
     label,
     chats,
     acked,
-    `peak server RSS ${rss.map((r) => `${r} MiB`).join(" + ")}; server CPU ${cpu.map((c) => `${c} ms`).join(" + ")} (${cpuPerChat} ms per chat, ${cpuPosted.reduce((a, c, i) => a + c - cpuBefore[i], 0)} ms of it while the ${CHATS} webhooks were posted, in ${postedMs} ms); ${calls.length} model calls`,
+    `peak server RSS ${rss.map((r) => `${r} MiB`).join(" + ")} (${rssBefore.map((r) => `${r} MiB`).join(" + ")} before the chats: about ${perTurnKiB} KiB per turn waiting on the model, ${maxInFlight} at most); ${refused} calls refused with 429; server CPU ${cpu.map((c) => `${c} ms`).join(" + ")} (${cpuPerChat} ms per chat, ${cpuPosted.reduce((a, c, i) => a + c - cpuBefore[i], 0)} ms of it while the ${CHATS} webhooks were posted, in ${postedMs} ms); ${calls.length} model calls`,
+    goal,
   );
   report({
     bench: "answer latency",
@@ -302,6 +383,45 @@ async function fairness(bases: string[], first: number) {
   );
 }
 
+/**
+ * A provider that holds CAPACITY calls and answers 429 (Retry-After: 1) above that, with the
+ * default limits: every chat answered once, the limit near the capacity, the p99 within
+ * twice the ideal for that capacity (D, then ceil(chats / capacity) rounds of L).
+ */
+async function capacityCase() {
+  const server = await startServer(PORTS[0], env());
+  capacity = CAPACITY;
+  try {
+    const ideal = D + Math.ceil(CHATS / CAPACITY) * L;
+    const label = `${CHATS} chats at once, SQLite, a provider that answers 429 above ${CAPACITY} calls in flight`;
+    const { samples } = await sampleLimit(
+      server.base,
+      manyChats(label, [server.base], [server.pid], 50_000, {
+        ms: 2 * ideal,
+        text: `p99 ≤ 2 × the ideal for that capacity = ${2 * ideal} ms`,
+      }),
+    );
+    const second = samples.slice(Math.floor(samples.length / 2)).map((x) => x.limit);
+    const median = [...second].sort((a, b) => a - b)[Math.floor(second.length / 2)] ?? NaN;
+    const trail = samples.filter((x, i) => i === 0 || x.limit !== samples[i - 1].limit).map((x) => `${x.limit} (${x.reason})`);
+    report({
+      bench: "answer latency",
+      case: label,
+      metric: "model-call limit, median over the second half",
+      value: median,
+      unit: "calls",
+      baseline: CAPACITY,
+      ratio: round(median / CAPACITY, 2),
+      target: `near the capacity (${CAPACITY})`,
+      met: median >= 0.6 * CAPACITY && median <= 1.25 * CAPACITY,
+      note: `limit as sampled every 250 ms: ${trail.join(" → ")}; 429s answered: ${refused}`,
+    });
+  } finally {
+    capacity = 0;
+    await server.stop();
+  }
+}
+
 async function burst(base: string, chat: number) {
   reset();
   const texts = Array.from({ length: 5 }, (_, i) => `burst part ${i + 1} of 5`);
@@ -337,6 +457,16 @@ try {
     } finally {
       await sqlite.stop();
     }
+  if (CASES.has("old-defaults")) {
+    // The same build with the old fixed limits (50 turns, 50 model calls): the baseline for the defaults.
+    const old = await startServer(PORTS[0], env(undefined, "old"));
+    try {
+      await manyChats(`${CHATS} chats at once, SQLite, the old fixed limits (50 and 50)`, [old.base], [old.pid], 40_000);
+    } finally {
+      await old.stop();
+    }
+  }
+  if (CASES.has("capacity")) await capacityCase();
   const postgres = CASES.has("postgres") ? await benchPostgres() : null;
   if (!postgres) {
     if (CASES.has("postgres")) console.error(POSTGRES_SKIPPED);

@@ -90,6 +90,9 @@ test("the envelopes page lists the traffic with links to threads", async ({ page
   await expect(queue.getByTestId("queue-waiting")).toContainText("0 (0 envelopes)");
   await expect(queue.getByTestId("queue-latency")).toContainText(/last minute with answers: p50 \d/);
   await expect(queue).toContainText("Burst debounce");
+  // The model-call limit adapts under its ceiling and says why it last moved.
+  await expect(queue.getByTestId("queue-model-limit")).toContainText(/\d+ of \d+ \(growing/);
+  await expect(queue.getByTestId("queue-model-limit-reason")).toContainText(/started at \d+|raised \d+ → \d+/);
   await page.getByLabel("Address").fill("channel:telegram:8181");
   const rows = page.getByTestId("envelope-row");
   await expect(rows).toHaveCount(2);

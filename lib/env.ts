@@ -1,4 +1,6 @@
+import { getHeapStatistics } from "node:v8";
 import { z } from "zod";
+import { defaultTurnConcurrency } from "./settings/turn-memory";
 
 /**
  * The server's environment, validated once. A bad value fails at start (and at
@@ -37,12 +39,20 @@ export const envSchema = z.object({
   LLM_API_KEY: optional,
   /** Seconds a model call may take before it counts as failed. */
   LLM_TIMEOUT_SECONDS: z.coerce.number().positive().default(60),
-  /** Conversations the worker runs at once (each still strictly in order); the settings page can override it. */
-  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(50),
+  /**
+   * Conversations the worker runs at once (each still strictly in order); the settings page can override it.
+   * Unset: as many as a quarter of the heap holds at the memory a waiting turn takes (lib/settings/turn-memory.ts).
+   */
+  WORKER_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(() => defaultTurnConcurrency(getHeapStatistics().heap_size_limit)),
   /** PostgreSQL: connections of the hand-written SQL pool per instance; unset = sized from WORKER_CONCURRENCY (docs/DATABASE.md). */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).optional(),
-  /** Model calls in flight at once per provider; the settings page can override it. */
-  LLM_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(50),
+  /** The ceiling of model calls in flight at once per provider and model (the limit adapts below it); the settings page can override it. */
+  LLM_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(1_000),
   /** Quiet time after a user's last message before the turn starts (a burst becomes one turn); 0 = none. */
   BURST_DEBOUNCE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   SWITCHBOARD_API_TOKEN: optional.pipe(z.string().min(16, "must be at least 16 characters").optional()),

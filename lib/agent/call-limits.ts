@@ -1,4 +1,6 @@
 import { APICallError, wrapLanguageModel, type LanguageModel } from "ai";
+import { log } from "../log";
+import { ADMISSION_MS, AdaptiveLimit, type CallTicket, type Congestion } from "./adaptive-limit";
 import type { ModelHandle } from "./model";
 
 /**
@@ -46,24 +48,54 @@ export function rateLimitDelayMs(error: unknown, now = Date.now()): number | nul
 
 type Waiter = { resolve: () => void; reject: (error: Error) => void };
 
+/** What a failed call says about the provider's load, or null when it says nothing (a bad request, a bug). */
+export function congestionOf(error: unknown, signal?: AbortSignal): "overloaded" | "timeout" | null {
+  if (signal?.aborted && (signal.reason as Error | undefined)?.name === "TimeoutError") return "timeout";
+  if ((error as Error | undefined)?.name === "TimeoutError") return "timeout";
+  if (!APICallError.isInstance(error)) return null;
+  if (error.statusCode === 408 || error.statusCode === 504) return "timeout";
+  if (error.statusCode === 503 || error.statusCode === 529) return "overloaded";
+  return null;
+}
+
 /**
- * One provider's call limits in this process: at most `limit` calls in flight
- * (the rest wait their turn, first come first served), and none at all while a
- * rate limit's pause runs. The limit can change at any time (settings page).
+ * One provider's (and model's) call limits in this process: at most `limit` calls
+ * in flight (the rest wait their turn, first come first served), and none at all
+ * while a rate limit's pause runs. The limit adapts (lib/agent/adaptive-limit.ts):
+ * it grows while the provider accepts calls and backs off on a 429, a 503/529, a
+ * timeout or a latency jump, never above the operator's ceiling, which can change
+ * at any time (settings page).
  */
 export class ProviderGate {
   private active = 0;
+  private readonly inFlight = new Set<CallTicket>();
   private readonly waiting: Waiter[] = [];
   private pausedUntilMs = 0;
+  private readonly limiter: AdaptiveLimit;
 
   constructor(
     readonly provider: string,
-    private limit: number,
+    ceiling: number,
     private readonly clock: () => number = Date.now,
-  ) {}
+    /** Names the limiter in logs and on the dashboard: provider and model. */
+    readonly model = provider,
+    /**
+     * Each call's time limit, counted from when it gets its slot: time spent waiting for
+     * one is the limiter's, not the provider's, and must not fail the turn.
+     */
+    private readonly callTimeoutMs?: number,
+  ) {
+    this.limiter = new AdaptiveLimit(ceiling, clock);
+  }
 
-  setLimit(limit: number) {
-    this.limit = Math.max(1, limit);
+  /** Whether the gate times each call out itself (then callers need no timeout of their own). */
+  get timesCallsOut() {
+    return this.callTimeoutMs !== undefined;
+  }
+
+  /** The operator's ceiling (settings page, else LLM_CONCURRENCY); the limit adapts below it. */
+  setCeiling(ceiling: number) {
+    this.limiter.setCeiling(ceiling);
     this.pump();
   }
 
@@ -74,7 +106,12 @@ export class ProviderGate {
 
   /** Calls in flight and calls waiting for a free slot, for the dashboard. */
   load() {
-    return { active: this.active, waiting: this.waiting.length, limit: this.limit };
+    return { active: this.active, waiting: this.waiting.length, limit: this.limiter.limit };
+  }
+
+  /** The adaptive limit: current value, ceiling, and why it last moved (the dashboard shows it). */
+  limitState() {
+    return this.limiter.state();
   }
 
   /** Pauses every call of this provider; those waiting for a slot give up now (their turns are put back). */
@@ -84,22 +121,66 @@ export class ProviderGate {
     for (const waiter of this.waiting.splice(0)) waiter.reject(error);
   }
 
-  /** Runs one call within the limits; a rate-limit answer pauses the provider and throws RateLimitedError. */
-  async run<T>(call: () => PromiseLike<T>, signal?: AbortSignal): Promise<T> {
+  /**
+   * Runs one call within the limits; a rate-limit answer pauses the provider and throws
+   * RateLimitedError. `call` gets the caller's signal joined with the per-call timeout.
+   */
+  async run<T>(call: (signal?: AbortSignal) => PromiseLike<T>, signal?: AbortSignal): Promise<T> {
     this.throwIfPaused();
     await this.acquire(signal);
+    const timeout = this.callTimeoutMs ? AbortSignal.timeout(this.callTimeoutMs) : undefined;
+    const callSignal = timeout && signal ? AbortSignal.any([signal, timeout]) : (timeout ?? signal);
+    const ticket = this.limiter.start();
+    this.inFlight.add(ticket);
+    // Still running after the admission window: the provider took it (a refusal comes at once).
+    const admission = setTimeout(() => {
+      this.limiter.accepted(ticket, this.saturated());
+      this.pump();
+    }, ADMISSION_MS);
+    admission.unref?.();
     try {
       this.throwIfPaused();
-      return await call();
+      const result = await call(callSignal);
+      this.limiter.succeeded(ticket, this.saturated());
+      return result;
     } catch (error) {
+      this.inFlight.delete(ticket);
       const delay = rateLimitDelayMs(error, this.clock());
+      const kind =
+        delay !== null
+          ? APICallError.isInstance(error) && error.statusCode !== 429
+            ? "overloaded"
+            : "rate_limited"
+          : congestionOf(error, callSignal);
+      if (kind) this.backOff(ticket, kind, error, delay);
       if (delay === null) throw error;
       this.pause(this.clock() + delay);
       throw new RateLimitedError(this.provider, new Date(this.pausedUntilMs));
     } finally {
+      clearTimeout(admission);
+      this.inFlight.delete(ticket);
       this.active -= 1;
       this.pump();
     }
+  }
+
+  private backOff(ticket: CallTicket, kind: Congestion, error: unknown, delay: number | null) {
+    const held = [...this.inFlight].filter((t) => t.startedAt < ticket.startedAt).length;
+    const status = APICallError.isInstance(error) ? `HTTP ${error.statusCode}` : "a timeout";
+    const detail =
+      delay !== null
+        ? `${status} with Retry-After ${(delay / 1000).toFixed(1)} s, ${held} other calls in flight`
+        : kind === "timeout"
+          ? `a call timed out (${status}), ${held} other calls in flight`
+          : `${status} from the provider, ${held} other calls in flight`;
+    const from = this.limiter.limit;
+    if (this.limiter.congested(ticket, kind, held, detail))
+      log.warn("model.limit_cut", { provider: this.provider, model: this.model, reason: kind, from, to: this.limiter.limit, detail });
+  }
+
+  /** The limit is what holds calls back: some wait for a slot, or every slot is taken. */
+  private saturated() {
+    return this.waiting.length > 0 || this.active >= this.limiter.limit;
   }
 
   private throwIfPaused() {
@@ -108,7 +189,7 @@ export class ProviderGate {
   }
 
   private acquire(signal?: AbortSignal): Promise<void> {
-    if (this.active < this.limit && this.waiting.length === 0) {
+    if (this.active < this.limiter.limit && this.waiting.length === 0) {
       this.active += 1;
       return Promise.resolve();
     }
@@ -135,7 +216,7 @@ export class ProviderGate {
   }
 
   private pump() {
-    while (this.active < this.limit && this.waiting.length > 0) {
+    while (this.active < this.limiter.limit && this.waiting.length > 0) {
       this.active += 1;
       this.waiting.shift()!.resolve();
     }
@@ -152,11 +233,12 @@ export function limitModel(handle: ModelHandle, gate: ProviderGate): ModelHandle
     model: handle.model as Exclude<LanguageModel, string> as Parameters<typeof wrapLanguageModel>[0]["model"],
     middleware: {
       specificationVersion: "v3",
-      wrapGenerate: ({ doGenerate, params }) => gate.run(doGenerate, params.abortSignal),
-      wrapStream: ({ doStream, params }) => streamWithinGate(gate, doStream, params.abortSignal),
+      wrapGenerate: ({ params, model }) => gate.run((abortSignal) => model.doGenerate({ ...params, abortSignal }), params.abortSignal),
+      wrapStream: ({ params, model }) =>
+        streamWithinGate(gate, (abortSignal) => model.doStream({ ...params, abortSignal }), params.abortSignal),
     },
   });
-  return { ...handle, model };
+  return { ...handle, model, callsTimeOut: gate.timesCallsOut };
 }
 
 /**
@@ -172,8 +254,8 @@ export function streamWithinGate<T extends { stream: ReadableStream<P> }, P>(
   return new Promise<T>((resolve, reject) => {
     let started = false;
     gate
-      .run(async () => {
-        const result = await call(signal);
+      .run(async (callSignal?: AbortSignal) => {
+        const result = await call(callSignal ?? signal);
         let release!: () => void;
         const ended = new Promise<void>((done) => (release = done));
         const reader = result.stream.getReader();

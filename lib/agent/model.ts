@@ -5,7 +5,13 @@ import type { LanguageModel } from "ai";
 import type { Env } from "../env";
 import { createHttpFetch } from "./http-fetch";
 
-export type ModelHandle = { model: LanguageModel; provider: string; modelId: string };
+export type ModelHandle = {
+  model: LanguageModel;
+  provider: string;
+  modelId: string;
+  /** Each call is timed out by the provider's gate, from when it gets its slot (lib/agent/call-limits.ts): callers set no timeout. */
+  callsTimeOut?: boolean;
+};
 
 /** The providers' HTTP client: one keep-alive pool per process (lib/agent/http-fetch.ts says why not the global fetch). */
 let sharedFetch: typeof fetch | undefined;

@@ -3,6 +3,14 @@ import { defineOperations, isoDate } from "./operation";
 
 const limits = z.strictObject({ turnConcurrency: z.number().int(), modelConcurrency: z.number().int(), burstDebounceMs: z.number().int() });
 
+const limitChange = z.strictObject({
+  at: isoDate,
+  from: z.number().int(),
+  to: z.number().int(),
+  reason: z.enum(["start", "ceiling", "accepted", "succeeded", "rate_limited", "overloaded", "timeout", "slow"]),
+  detail: z.string(),
+});
+
 /** The queue as operators see it: the database's view (all instances) and this instance's limits and model gate. */
 export const queueResponse = z.strictObject({
   waiting: z.strictObject({
@@ -21,9 +29,26 @@ export const queueResponse = z.strictObject({
     running: z.number().int(),
     turns: z.number().int(),
     debounceMs: z.number().int(),
-    /** This instance's model calls: in flight, waiting for a slot, and the rate-limit pause. */
+    /**
+     * This instance's model calls: in flight, waiting for a slot, the rate-limit pause, and the
+     * adaptive limit (docs/ARCHITECTURE.md, "Model call limits"): its value now, its ceiling, and why it last moved.
+     */
     model: z
-      .strictObject({ active: z.number().int(), waiting: z.number().int(), limit: z.number().int(), pausedUntil: isoDate.nullable() })
+      .strictObject({
+        provider: z.string(),
+        model: z.string(),
+        active: z.number().int(),
+        waiting: z.number().int(),
+        limit: z.number().int(),
+        ceiling: z.number().int(),
+        /** "slow_start": growing fast (a start, or long without congestion); "additive": slowly, after a back-off. */
+        phase: z.enum(["slow_start", "additive"]),
+        lastChange: limitChange,
+        /** The last back-off (429, 503/529, timeout, latency jump); null when there was none. */
+        lastBackoff: limitChange.nullable(),
+        latencyMs: z.strictObject({ recent: z.number(), baseline: z.number() }).nullable(),
+        pausedUntil: isoDate.nullable(),
+      })
       .nullable(),
   }),
 });

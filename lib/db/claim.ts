@@ -121,23 +121,7 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
     // Conversations (or single envelopes without one) with something due, oldest wait first.
     // Those where any worker holds a live lease are left out: each runs one turn at a time.
     const limit = o.take + o.busy.size + 32;
-    const candidates = await sql.all<CandidateRow>(
-      `SELECT q."key", q."conversationId" FROM (
-         SELECT COALESCE("conversationId", -"id") AS "key", MAX("conversationId") AS "conversationId", MIN("id") AS "head", MIN("createdAt") AS "arrived"
-         FROM "Envelope"
-         WHERE ${DUE_SQL} AND ${o.channelMailOnly ? DURING_MODEL_PAUSE_SQL : WORKER_MAIL_SQL}
-           AND ("conversationId" IS NULL OR "conversationId" NOT IN (${LEASED_SQL}))
-         GROUP BY COALESCE("conversationId", -"id")
-         HAVING MAX(CASE WHEN ${CHAT_TURN_SQL} THEN 0 ELSE 1 END) = 1 OR MIN("createdAt") <= ?
-       ) q LEFT JOIN "Conversation" c ON c."id" = q."conversationId"
-       ORDER BY CASE WHEN c."servedAt" > q."arrived" THEN c."servedAt" ELSE q."arrived" END, q."head"
-       LIMIT ?`,
-      now,
-      now,
-      now,
-      quietSince,
-      limit,
-    );
+    const candidates = await readCandidates(sql, o, limit, quietSince);
     let conversations = candidates.flatMap((c) => (c.conversationId !== null && !o.busy.has(c.conversationId) ? [c.conversationId] : []));
     if (sql.dialect === "postgresql" && conversations.length > 0) {
       // Skip conversations another instance is claiming right now; the lock ends with this transaction.
@@ -240,10 +224,66 @@ function workerKindOf(e: Parameters<typeof workKindOf>[0]): WorkerKind {
   return kind;
 }
 
+type WaitingRow = CandidateRow & { waitKey: string | Date };
+
+/** How many waiting envelopes, per candidate wanted, the bounded read looks at before it gives up for the full one. */
+const HORIZON_ROWS_PER_CANDIDATE = 4;
+
+/**
+ * The `limit` conversations that waited longest. A conversation's wait starts at the
+ * later of its oldest due envelope and its last turn's end, so it is never earlier
+ * than its oldest envelope's arrival: when the `limit` smallest waits found among
+ * the envelopes up to a horizon (the createdAt of the Nth oldest waiting one, read
+ * from the `(status, createdAt)` index) all started by that horizon, no conversation
+ * whose envelopes all came later can wait longer, and the answer is exact. Reading
+ * only those rows keeps the claim's cost flat however deep the queue (10,000 waiting
+ * read as many rows as 100 do). When the horizon is inside the debounce (a short
+ * queue) or too few waits fit under it, the whole queue is read, as before.
+ */
+async function readCandidates(sql: SqlRunner, o: ClaimOptions, limit: number, quietSince: Date): Promise<CandidateRow[]> {
+  const horizonRow = await sql.one<{ createdAt: string | Date }>(
+    `SELECT "createdAt" FROM "Envelope" WHERE "status" = 'pending' ORDER BY "createdAt" LIMIT 1 OFFSET ?`,
+    limit * HORIZON_ROWS_PER_CANDIDATE,
+  );
+  const horizon = toDate(horizonRow?.createdAt ?? null);
+  if (horizon && horizon <= quietSince) {
+    const rows = await waitingConversations(sql, o, limit, quietSince, horizon);
+    const last = rows.at(-1);
+    if (rows.length === limit && last && toDate(last.waitKey)! <= horizon) return rows;
+  }
+  return waitingConversations(sql, o, limit, quietSince, null);
+}
+
+/** Conversations with something due, oldest wait first; with a horizon, only waiting envelopes that arrived by then are read. */
+function waitingConversations(sql: SqlRunner, o: ClaimOptions, limit: number, quietSince: Date, horizon: Date | null) {
+  const { now } = o;
+  const due = horizon
+    ? `(("status" = 'pending' AND "createdAt" <= ? AND ("deliverAt" IS NULL OR "deliverAt" <= ?)) OR ("status" = 'processing' AND "leaseUntil" < ?))`
+    : DUE_SQL;
+  return sql.all<WaitingRow>(
+    `SELECT q."key", q."conversationId", CASE WHEN c."servedAt" > q."arrived" THEN c."servedAt" ELSE q."arrived" END AS "waitKey" FROM (
+       SELECT COALESCE("conversationId", -"id") AS "key", MAX("conversationId") AS "conversationId", MIN("id") AS "head", MIN("createdAt") AS "arrived"
+       FROM "Envelope"
+       WHERE ${due} AND ${o.channelMailOnly ? DURING_MODEL_PAUSE_SQL : WORKER_MAIL_SQL}
+         AND ("conversationId" IS NULL OR "conversationId" NOT IN (${LEASED_SQL}))
+       GROUP BY COALESCE("conversationId", -"id")
+       HAVING MAX(CASE WHEN ${CHAT_TURN_SQL} THEN 0 ELSE 1 END) = 1 OR MIN("createdAt") <= ?
+     ) q LEFT JOIN "Conversation" c ON c."id" = q."conversationId"
+     ORDER BY "waitKey", q."head"
+     LIMIT ?`,
+    ...(horizon ? [horizon, now, now] : [now, now]),
+    now,
+    quietSince,
+    limit,
+  );
+}
+
 /**
  * For the worker's timer: the soonest future deliverAt of worker mail, lease expiry,
  * or end of the quiet time of a user's message the claim did not read yet (in a
  * conversation with no turn running: one that has wakes the worker when it ends).
+ * The quiet time's end is the first such message in `(status, createdAt)` order: an
+ * index walk from the debounce's start, not a scan of every waiting envelope.
  */
 async function nextWake(sql: SqlRunner, now: Date, channelMailOnly: boolean, quietMs: number): Promise<Date | null> {
   const row = await sql.one<{ at: string | Date | null; quiet: string | Date | null }>(
@@ -251,8 +291,8 @@ async function nextWake(sql: SqlRunner, now: Date, channelMailOnly: boolean, qui
          SELECT MIN("deliverAt") AS "at" FROM "Envelope" WHERE "status" = 'pending' AND "deliverAt" > ? AND ${channelMailOnly ? DURING_MODEL_PAUSE_SQL : WORKER_MAIL_SQL}
          UNION ALL SELECT MIN("leaseUntil") AS "at" FROM "Envelope" WHERE "status" = 'processing' AND "leaseUntil" > ?
        ) t) AS "at",
-       (SELECT MIN("createdAt") FROM "Envelope" WHERE "status" = 'pending' AND ${CHAT_TURN_SQL} AND "createdAt" > ?
-          AND "conversationId" NOT IN (${LEASED_SQL})) AS "quiet"`,
+       (SELECT "createdAt" FROM "Envelope" WHERE "status" = 'pending' AND ${CHAT_TURN_SQL} AND "createdAt" > ?
+          AND "conversationId" NOT IN (${LEASED_SQL}) ORDER BY "createdAt" LIMIT 1) AS "quiet"`,
     now,
     now,
     new Date(now.getTime() - quietMs),

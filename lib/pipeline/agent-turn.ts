@@ -158,7 +158,8 @@ async function callModel(deps: TurnDeps & { model: ModelHandle }, input: TurnInp
       // no further model call. A failed send goes back to the model as the tool's error.
       stopWhen: [() => reply.result()?.kind === "sent" || reply.result()?.kind === "silenced" || handoff.handedOff(), stepCountIs(3)],
       maxRetries: 0,
-      abortSignal: AbortSignal.timeout(deps.timeoutMs),
+      // The gate times each call out from when it gets a slot; waiting for one is not the call's time.
+      abortSignal: deps.model.callsTimeOut ? undefined : AbortSignal.timeout(deps.timeoutMs),
       experimental_telemetry: modelTelemetry(),
     };
     const result = draft ? await streamWithDraft(call, draft) : await generateText(call);

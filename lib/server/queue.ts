@@ -1,6 +1,8 @@
 import { queueStats } from "../db/queue-stats";
 import { getSettings } from "../settings/store";
 import { throughput } from "../settings/throughput";
+import type { LimitChange } from "../agent/adaptive-limit";
+import type { ProviderGate } from "../agent/call-limits";
 import type { App } from "./wiring";
 
 /** The queue as operators see it: the database's view (all instances) plus this instance's limits and model gate. */
@@ -11,7 +13,25 @@ export async function describeQueue(ctx: App, now: Date) {
     limits: throughput(settings, ctx.env),
     instance: {
       ...ctx.worker.load(),
-      model: ctx.gate ? { ...ctx.gate.load(), pausedUntil: ctx.gate.pausedUntil()?.toISOString() ?? null } : null,
+      model: ctx.gate ? modelLimits(ctx.gate) : null,
     },
+  };
+}
+
+const change = (c: LimitChange) => ({ ...c, at: c.at.toISOString() });
+
+function modelLimits(gate: ProviderGate) {
+  const { limit, ceiling, phase, lastChange, lastBackoff, latencyMs } = gate.limitState();
+  return {
+    provider: gate.provider,
+    model: gate.model,
+    ...gate.load(),
+    limit,
+    ceiling,
+    phase,
+    lastChange: change(lastChange),
+    lastBackoff: lastBackoff && change(lastBackoff),
+    latencyMs,
+    pausedUntil: gate.pausedUntil()?.toISOString() ?? null,
   };
 }

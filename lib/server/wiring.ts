@@ -49,7 +49,7 @@ export type App = {
   telegram: TelegramChannel;
   channels: Record<string, ChannelAdapter>;
   model: ModelHandle | null;
-  /** The model provider's call limits (concurrency, rate-limit pause); null without a model. */
+  /** The model's call limits (adaptive concurrency under a ceiling, rate-limit pause); null without a model. */
   gate: ProviderGate | null;
   worker: EnvelopeWorker;
   /** What pipeline steps need: database, channels, model, model timeout. */
@@ -113,10 +113,10 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   // with a real Telegram or LINE token it never does.
   const sandbox = telegram.mode === "sandbox" && !e.LINE_CHANNEL_ACCESS_TOKEN;
   const configured = overrides.model !== undefined ? overrides.model : (modelFromEnv(e) ?? (sandbox ? demoModel() : null));
-  const gate = configured ? new ProviderGate(configured.provider, e.LLM_CONCURRENCY) : null;
+  const timeoutMs = e.LLM_TIMEOUT_SECONDS * 1000;
+  const gate = configured ? new ProviderGate(configured.provider, e.LLM_CONCURRENCY, Date.now, configured.modelId, timeoutMs) : null;
   // Timed inside the gate: the provider's time, not the wait for a slot.
   const model = configured && gate ? limitModel(instrumentModel(configured), gate) : null;
-  const timeoutMs = e.LLM_TIMEOUT_SECONDS * 1000;
   const turnDeps: TurnDeps = { db, channels, model, timeoutMs, requestHandoff };
   // Longer than a whole turn (three model steps), so a live turn is never taken over.
   const leaseMs = overrides.leaseMs ?? timeoutMs * 4;
@@ -127,7 +127,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     // Read before every drain (settings are cached for a second): a change applies without a restart.
     limits: async () => {
       const limits = throughput(await getSettings(db), e);
-      gate?.setLimit(limits.modelConcurrency);
+      gate?.setCeiling(limits.modelConcurrency);
       return { turns: limits.turnConcurrency, debounceMs: limits.burstDebounceMs };
     },
     modelPausedUntil: () => gate?.pausedUntil() ?? null,

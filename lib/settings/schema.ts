@@ -53,7 +53,7 @@ export const settingsSchema = z.object({
   agentInstructions: z.string().max(4000).default("You are a helpful assistant in a chat."),
   /** Conversations answered at once; null = the server's WORKER_CONCURRENCY. */
   turnConcurrency: z.number().int().min(1).max(10_000).nullable().default(null),
-  /** Model calls in flight at once per provider; null = the server's LLM_CONCURRENCY. */
+  /** The ceiling of model calls in flight at once per provider (the limit in force adapts below it); null = the server's LLM_CONCURRENCY. */
   modelConcurrency: z.number().int().min(1).max(10_000).nullable().default(null),
   /** Quiet time (ms) after a user's last message before answering, so a burst gets one answer; null = BURST_DEBOUNCE_MS. */
   burstDebounceMs: z.number().int().min(0).max(60_000).nullable().default(null),

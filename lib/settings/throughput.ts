@@ -4,7 +4,7 @@ import type { Settings } from "./schema";
 export type Throughput = {
   /** Conversations answered at once. */
   turnConcurrency: number;
-  /** Model calls in flight at once per provider. */
+  /** The ceiling of model calls in flight at once per provider and model (the limit in force adapts below it). */
   modelConcurrency: number;
   /** Quiet time after a user's last message before the turn starts. */
   burstDebounceMs: number;

@@ -56,14 +56,13 @@ export function QueuePanel() {
             {runningTurns} (limit {limits.turnConcurrency} per instance)
           </dd>
           <dt className="muted">Model calls</dt>
-          <dd>
-            {instance.model
-              ? `${instance.model.active} in flight, ${instance.model.waiting} waiting (limit ${instance.model.limit})`
-              : "no model"}
+          <dd data-testid="queue-model">
+            {instance.model ? `${instance.model.active} in flight, ${instance.model.waiting} waiting` : "no model"}
             {instance.model?.pausedUntil && (
               <span className="error"> · rate-limited until {new Date(instance.model.pausedUntil).toLocaleTimeString()}</span>
             )}
           </dd>
+          {instance.model && <ModelLimit model={instance.model} />}
           <dt className="muted">Burst debounce</dt>
           <dd>{limits.burstDebounceMs} ms</dd>
         </dl>
@@ -127,5 +126,47 @@ export function QueuePanel() {
         </div>
       </div>
     </section>
+  );
+}
+
+type ModelInfo = NonNullable<QueueInfo["instance"]["model"]>;
+type LimitChange = ModelInfo["lastChange"];
+
+const VERB: Record<LimitChange["reason"], string> = {
+  start: "started at",
+  ceiling: "held to the ceiling:",
+  accepted: "raised",
+  succeeded: "raised",
+  rate_limited: "cut",
+  overloaded: "cut",
+  timeout: "cut",
+  slow: "cut",
+};
+
+function describeChange(c: LimitChange) {
+  const when = new Date(c.at).toLocaleTimeString();
+  if (c.reason === "start") return `${when}: started at ${c.to}`;
+  if (c.reason === "ceiling") return `${when}: ${c.from} → ${c.to}, ${c.detail}`;
+  return `${when}: ${VERB[c.reason]} ${c.from} → ${c.to}, ${c.detail}`;
+}
+
+/**
+ * The model-call limit adapts (lib/agent/adaptive-limit.ts): the operator sees where it
+ * stands against the ceiling they set, and why it last moved, so a low limit explains itself.
+ */
+function ModelLimit({ model }: { model: ModelInfo }) {
+  const backoffShown = model.lastBackoff && model.lastBackoff.at !== model.lastChange.at;
+  return (
+    <>
+      <dt className="muted">Model-call limit</dt>
+      <dd data-testid="queue-model-limit">
+        {model.limit} of {model.ceiling} ({model.phase === "slow_start" ? "growing fast" : "growing slowly after a back-off"}
+        {model.latencyMs ? `; latency ${seconds(model.latencyMs.recent)}, usual ${seconds(model.latencyMs.baseline)}` : ""})
+        <div className="muted" data-testid="queue-model-limit-reason">
+          {describeChange(model.lastChange)}
+          {backoffShown && model.lastBackoff && <div>last back-off {describeChange(model.lastBackoff)}</div>}
+        </div>
+      </dd>
+    </>
   );
 }

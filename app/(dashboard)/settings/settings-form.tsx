@@ -31,7 +31,11 @@ const NUMBERS: { key: keyof Settings; label: string; help: string }[] = [
 
 const THROUGHPUT: { key: keyof Limits; label: string; help: string }[] = [
   { key: "turnConcurrency", label: "Conversations answered at once", help: "Per instance; each conversation stays in order." },
-  { key: "modelConcurrency", label: "Model calls at once", help: "Per provider and instance; a 429 pauses it for Retry-After." },
+  {
+    key: "modelConcurrency",
+    label: "Model calls at once (ceiling)",
+    help: "Per provider and instance: the limit in force adapts below it (Envelopes → Queue); a 429 pauses calls for Retry-After.",
+  },
   {
     key: "burstDebounceMs",
     label: "Burst debounce (ms)",

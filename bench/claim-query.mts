@@ -1,0 +1,186 @@
+// The worker's claim with a deep queue: 10,000 conversations each with one waiting
+// chat message (and four answered ones before it), and 20 chats with 2,000
+// answered envelopes each, on SQLite and on PostgreSQL. Measures one claim
+// transaction (the queue read, the advisory locks on PostgreSQL, the UPDATE of
+// the claimed rows), each claim's rows put back afterwards (untimed). The baseline
+// is the same claim with 100 waiting, so the ratio says what the queue's depth
+// or the chats' history costs. BENCH_CLAIM_EXPLAIN=1 lists the Envelope indexes.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { claimTurns } from "../lib/db/claim";
+import { openDb, type Database } from "../lib/db/database";
+import { migrate } from "../lib/db/migrations.mjs";
+import { benchPostgres, POSTGRES_SKIPPED } from "./postgres.ts";
+import { report } from "./stats.ts";
+
+const WAITING = Number(process.env.BENCH_CLAIM_WAITING ?? 10_000);
+const SHALLOW = 100;
+const HISTORY = 4;
+const TAKE = 50;
+/** Long histories: a few chats with thousands of answered envelopes each (the queue read must not walk them). */
+const LONG_CHATS = 20;
+const LONG_HISTORY = 2_000;
+
+async function seed(db: Database, conversations: number, offset: number, history = HISTORY) {
+  const now = Date.now();
+  const at = (ms: number) => new Date(now - ms);
+  const ids = Array.from({ length: conversations }, (_, i) => offset + i);
+  for (let i = 0; i < ids.length; i += 2_000) {
+    const chunk = ids.slice(i, i + 2_000);
+    await db.prisma.conversation.createMany({
+      data: chunk.map((n) => ({ id: n, channel: "telegram", platformChatId: String(n), type: "private", updatedAt: at(0) })),
+    });
+    await db.prisma.message.createMany({
+      data: chunk.map((n) => ({
+        id: n,
+        conversationId: n,
+        direction: "inbound",
+        senderKind: "user",
+        text: "hello",
+        platformMessageId: String(n),
+        sentAt: at(10_000),
+      })),
+    });
+    await db.prisma.envelope.createMany({
+      data: chunk.flatMap((n, k) => [
+        ...Array.from({ length: history }, (_, h) => ({
+          from: `channel:telegram:${n}`,
+          to: "agent:main",
+          status: "done",
+          text: "earlier",
+          conversationId: n,
+          metadata: {},
+          createdAt: at(3_600_000 - h),
+          updatedAt: at(0),
+          doneAt: at(0),
+        })),
+        {
+          from: `channel:telegram:${n}`,
+          to: "agent:main",
+          status: "pending",
+          text: "hello",
+          conversationId: n,
+          messageId: n,
+          metadata: {},
+          // Out of the debounce, oldest first in conversation order.
+          createdAt: at(60_000 - (i + k)),
+          updatedAt: at(0),
+        },
+      ]),
+    });
+  }
+}
+
+/** One claim of up to `take` turns; its rows go back to pending afterwards (not timed). */
+async function claimOnce(db: Database, take: number, busy: ReadonlySet<number>) {
+  const result = await claimTurns(db, {
+    worker: "bench",
+    now: new Date(),
+    leaseMs: 60_000,
+    take,
+    busy,
+    served: [],
+    channelMailOnly: false,
+    quietMs: 1_000,
+    plan: (queue) => ({ take: [queue[0]] }),
+  });
+  return result.turns.flatMap((t) => t.envelopes.map((e) => e.id));
+}
+
+async function reset(db: Database) {
+  await db.transaction((sql) =>
+    sql.run(
+      `UPDATE "Envelope" SET "status" = 'pending', "claimedBy" = NULL, "leaseUntil" = NULL, "attempts" = 0 WHERE "status" = 'processing'`,
+    ),
+  );
+}
+
+/** p50 of 30 claims (after 5 to warm up), each claim's rows put back before the next. */
+async function measure(db: Database) {
+  const samples: number[] = [];
+  for (let i = 0; i < 35; i++) {
+    const started = performance.now();
+    const ids = await claimOnce(db, TAKE, new Set());
+    if (i >= 5) samples.push(performance.now() - started);
+    if (ids.length === 0) throw new Error("the claim took nothing");
+    await reset(db);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)];
+}
+
+async function run(name: string, openAt: () => Promise<{ url: string; done: () => Promise<void> }>) {
+  const results: Record<string, number> = {};
+  const shapes = [
+    { key: "shallow", conversations: SHALLOW, history: HISTORY },
+    { key: "deep", conversations: WAITING, history: HISTORY },
+    { key: "long", conversations: LONG_CHATS, history: LONG_HISTORY },
+  ];
+  for (const shape of shapes) {
+    const target = await openAt();
+    const db = await openDb(target.url);
+    try {
+      await seed(db, shape.conversations, 1, shape.history);
+      // As autovacuum would after a load this size: without statistics PostgreSQL plans blind.
+      if (db.dialect === "postgresql") await db.transaction((sql) => sql.run(`ANALYZE "Envelope", "Conversation"`));
+      if (process.env.BENCH_CLAIM_EXPLAIN) await explain(db);
+      results[shape.key] = await measure(db);
+    } finally {
+      await db.close();
+      await target.done();
+    }
+  }
+  const ms = (v: number) => Math.round(v * 1000) / 1000;
+  report({
+    bench: "claim",
+    case: `${name}: claim of ${TAKE} turns with ${WAITING.toLocaleString("en")} conversations waiting`,
+    metric: "p50",
+    value: ms(results.deep),
+    unit: "ms",
+    baseline: ms(results.shallow),
+    ratio: Math.round((results.deep / results.shallow) * 100) / 100,
+    note: `baseline: the same claim with ${SHALLOW} waiting; each conversation also holds ${HISTORY} answered envelopes; 30 claims, each put back (untimed)`,
+  });
+  report({
+    bench: "claim",
+    case: `${name}: claim of ${LONG_CHATS} turns, each chat with ${LONG_HISTORY.toLocaleString("en")} answered envelopes`,
+    metric: "p50",
+    value: ms(results.long),
+    unit: "ms",
+    baseline: ms(results.shallow),
+    ratio: Math.round((results.long / results.shallow) * 100) / 100,
+    note: `baseline: a claim of ${TAKE} turns with ${SHALLOW} waiting, ${HISTORY} answered envelopes each`,
+  });
+}
+
+async function explain(db: Database) {
+  // The claim's statements are not exported; the engine's own statistics (pg_stat_statements) are the better tool.
+  const rows = await db.transaction((sql) =>
+    sql.dialect === "sqlite"
+      ? sql.all(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Envelope'`)
+      : sql.all(`SELECT indexname AS name FROM pg_indexes WHERE tablename = 'Envelope'`),
+  );
+  console.error(`${db.dialect} Envelope indexes: ${rows.map((r) => (r as { name: string }).name).join(", ")}`);
+}
+
+const dir = mkdtempSync(join(tmpdir(), "bench-claim-"));
+let n = 0;
+try {
+  await run("SQLite", async () => {
+    const url = `file:${join(dir, `claim-${n++}.db`)}`;
+    await migrate(url);
+    return { url, done: async () => {} };
+  });
+  const first = await benchPostgres();
+  if (!first) console.error(POSTGRES_SKIPPED);
+  else {
+    await first.drop();
+    await run("PostgreSQL", async () => {
+      const pg = (await benchPostgres())!;
+      return { url: pg.url, done: pg.drop };
+    });
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
