@@ -114,15 +114,22 @@ export function instrumentModel(handle: ModelHandle): ModelHandle {
   };
   /** A stream's usage arrives with its `finish` part, and the call lasts until its end: both are read as it passes. */
   const observeStream = <R extends { stream: ReadableStream<{ type: string; usage?: Usage }> }>(result: R, started: number): R => {
+    let timed = false;
+    const done = () => {
+      if (timed) return;
+      timed = true;
+      metrics()?.modelCallDuration.observe({ ...labels, result: "ok" }, since(started));
+    };
     const stream = result.stream.pipeThrough(
       new TransformStream<{ type: string; usage?: Usage }, { type: string; usage?: Usage }>({
         transform(part, controller) {
-          if (part.type === "finish") countTokens(labels, part.usage);
+          if (part.type === "finish") {
+            countTokens(labels, part.usage);
+            done();
+          }
           controller.enqueue(part);
         },
-        flush() {
-          metrics()?.modelCallDuration.observe({ ...labels, result: "ok" }, since(started));
-        },
+        flush: done,
       }),
     );
     return { ...result, stream };
