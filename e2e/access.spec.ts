@@ -46,7 +46,9 @@ test("every dashboard page sends a signed-out visitor to sign in", async ({ page
   expect(pages.length).toBeGreaterThan(5);
   for (const url of pages) {
     await page.goto(url);
-    await expect(page, url).toHaveURL(/\/login$/);
+    // Signed in, they come back to the page they asked for (the home page needs no `next`).
+    const next = encodeURIComponent(url).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    await expect(page, url).toHaveURL(new RegExp(`/login(\\?next=${next})?$`));
   }
 });
 
