@@ -46,7 +46,7 @@ test("an admin invites an agent; the agent joins, signs in and sees no admin pag
 
   // Signed out, the agent signs in with the password they chose; the link does not work twice.
   await nav.getByRole("button", { name: "Sign out" }).click();
-  await expect(agent).toHaveURL(/\/login$/);
+  await expect(agent).toHaveURL(/\/login(\?next=[^&]+)?$/);
   await agent.goto(link);
   await agent.getByLabel(/^User name/).fill(`${name}x`);
   await agent.getByLabel(/^Password/).fill(password);
@@ -67,6 +67,6 @@ test("an admin invites an agent; the agent joins, signs in and sees no admin pag
   await row.getByRole("button", { name: "Disable" }).click();
   await expect(row).toContainText("disabled");
   await agent.goto(at("/settings"));
-  await expect(agent).toHaveURL(/\/login$/);
+  await expect(agent).toHaveURL(/\/login\?next=%2Fsettings$/);
   await agentContext.close();
 });

@@ -70,17 +70,20 @@ export class EventBus {
   }
 }
 
-/** One bus per open database handle, made on first use; it goes with the handle. */
-const buses = new WeakMap<object, EventBus>();
+/**
+ * Where a database handle keeps its bus: a symbol from the global registry, not a
+ * module-level map. The Next build bundles lib/ once for the instrumentation (the
+ * worker, which publishes) and again for each route handler (the event streams,
+ * which subscribe): a map would be one per copy, and pages would hear nothing. The
+ * handle is the one object every copy shares.
+ */
+const BUS = Symbol.for("switchboard.eventBus");
 
-/** The event bus of this database handle: what SSE streams and the relay subscribe to. */
+/** The event bus of this database handle (made on first use; it goes with the handle): what SSE streams and the relay subscribe to. */
 export function eventBus(db: object): EventBus {
-  let bus = buses.get(db);
-  if (!bus) {
-    bus = new EventBus();
-    buses.set(db, bus);
-  }
-  return bus;
+  const handle = db as { [BUS]?: EventBus };
+  if (!handle[BUS]) Object.defineProperty(handle, BUS, { value: new EventBus(), enumerable: false });
+  return handle[BUS]!;
 }
 
 /** Shorthand for writers: publish on the bus of this database, after the commit. */
