@@ -18,7 +18,21 @@ export const errorStatus = {
 
 export type ErrorCode = keyof typeof errorStatus;
 
+/** A brand shared by every copy of this module (see AppError[Symbol.hasInstance]). */
+const APP_ERROR = Symbol.for("switchboard.AppError");
+
 export class AppError extends Error {
+  /**
+   * `instanceof` by brand, not by class identity: the Next build bundles lib/ once for
+   * the instrumentation (the app's wiring) and again for each route handler, so an
+   * AppError thrown by the wired app (a live-stream cap) failed the route's check and
+   * was answered 500 instead of its status.
+   */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[APP_ERROR] === true;
+  }
+
+  readonly [APP_ERROR] = true;
   readonly code: ErrorCode;
   /** Safe to show to the caller (e.g. zod issues). Never include secrets. */
   readonly details?: unknown;

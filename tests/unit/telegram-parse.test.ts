@@ -85,6 +85,29 @@ describe("parseUpdate", () => {
   });
 });
 
+describe("an update whose only field is named like JavaScript's own", () => {
+  it.each(["constructor", "toString", "hasOwnProperty", "valueOf", "__proto__"])(
+    "%s is acknowledged as unknown, never a crash",
+    (field) => {
+      const raw = JSON.parse(`{"update_id":7,"${field}":1}`);
+      const event = parseUpdate(updateSchema.parse(raw), BOT);
+      expect(event).toMatchObject({ type: "ignored", reason: expect.stringMatching(/^unknown update field/) });
+    },
+  );
+});
+
+describe("AppError across copies of its module", () => {
+  it("a copy's error (same brand, another class) is still an AppError", async () => {
+    const { AppError } = await import("@/lib/errors");
+    const foreign = Object.assign(new Error("at most 10 live-event streams"), {
+      [Symbol.for("switchboard.AppError")]: true,
+      code: "rate_limited",
+    });
+    expect(foreign instanceof AppError).toBe(true);
+    expect(new Error("x") instanceof AppError).toBe(false);
+  });
+});
+
 describe("splitText", () => {
   it("keeps short text whole and splits long text under the limit", () => {
     expect(splitText("short")).toEqual(["short"]);

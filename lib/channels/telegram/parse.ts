@@ -324,7 +324,12 @@ export function parseUpdate(update: TgUpdate, bot: BotIdentity): InboundEvent {
   if (update.my_chat_member) return parseMembership(update, update.my_chat_member);
   const field = Object.keys(update).find((key) => key !== "update_id");
   if (!field) return { type: "ignored", reason: "update without content" };
-  return { type: "ignored", reason: IGNORED_UPDATES[field] ?? `unknown update field ${field.slice(0, 64)} (newer Bot API?)` };
+  return {
+    type: "ignored",
+    reason:
+      (Object.hasOwn(IGNORED_UPDATES, field) ? IGNORED_UPDATES[field as keyof typeof IGNORED_UPDATES] : undefined) ??
+      `unknown update field ${field.slice(0, 64)} (newer Bot API?)`,
+  };
 }
 
 /** For old callers and tests: the message an update carries, if any. */
