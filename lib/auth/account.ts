@@ -36,7 +36,9 @@ export async function changeOwnPassword(
   if (!row || !(await verifyPassword(input.currentPassword, row.passwordHash)))
     throw new AppError("forbidden", "the current password is wrong");
   throttle.success(clientKey, operator.name);
-  await setPasswordHash(db, row.id, await hashPassword(input.newPassword), sessionId);
+  // Conditional on the hash just verified: of two changes at once, the second finds it changed and is refused.
+  if (!(await setPasswordHash(db, row.id, await hashPassword(input.newPassword), sessionId, row.passwordHash)))
+    throw new AppError("forbidden", "the current password is wrong");
   publish(db, { type: "operators" });
 }
 

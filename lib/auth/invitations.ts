@@ -5,7 +5,7 @@ import { acceptInvitation as claimInvitation, createInvitation, findOpenInvitati
 import { AppError, notFound } from "../errors";
 import { publish } from "../events/bus";
 import { displayNameSchema } from "../api/operators";
-import { openSession, setupSchema, type Caller } from "./operators";
+import { openSession, refuseNameOfAnother, setupSchema, type Caller } from "./operators";
 import { hashPassword } from "./password";
 import { requireAdmin, type Role } from "./roles";
 import { SignInThrottle } from "./throttle";
@@ -65,13 +65,18 @@ export async function acceptInvitation(
   now = new Date(),
   userAgent: string | null = null,
 ) {
-  const decision = throttle.check(clientKey, THROTTLE_NAME, now.getTime());
-  if (!decision.ok) throw new AppError("rate_limited", `too many attempts; try again in ${decision.retryAfterSeconds} s`);
   const invalid = () =>
     new AppError("not_found", "this invitation link is not valid: it was used, withdrawn or has expired; ask an admin for a new one");
-  // Checked before hashing, so a wrong token costs no scrypt.
-  if (!(await findOpenInvitation(db, input.token, now))) throw invalid();
-  throttle.success(clientKey, THROTTLE_NAME);
+  // Checked before hashing, so a wrong token costs no scrypt. Only wrong tokens are throttled:
+  // a guesser (or five typos behind a shared address) must never lock out a real invitee.
+  if (!(await findOpenInvitation(db, input.token, now))) {
+    const decision = throttle.check(clientKey, THROTTLE_NAME, now.getTime());
+    if (!decision.ok) throw new AppError("rate_limited", `too many attempts; try again in ${decision.retryAfterSeconds} s`);
+    throw invalid();
+  }
+  // The new operator's names may not read as anyone else's, as a display name change may not.
+  await refuseNameOfAnother(db, null, input.name);
+  if (input.displayName) await refuseNameOfAnother(db, null, input.displayName);
   const passwordHash = await hashPassword(input.password);
   const result = await claimInvitation(
     db,

@@ -216,7 +216,7 @@ export async function operatorOfSession(db: Database, token: string | undefined,
 export async function changeDisplayName(db: Database, caller: Caller, id: number, displayName: string | null) {
   if (caller.role !== "admin" && caller.operator.id !== id)
     throw new AppError("forbidden", `signed in as ${caller.operator.name}: you can change only your own display name`);
-  if (displayName !== null) await refuseImpersonation(db, id, displayName);
+  if (displayName !== null) await refuseNameOfAnother(db, id, displayName);
   const operator = await updateDisplayName(db, id, displayName);
   if (!operator) throw notFound("operator");
   publish(db, { type: "settings" });
@@ -224,7 +224,7 @@ export async function changeDisplayName(db: Database, caller: Caller, id: number
 }
 
 /** Names only the console's own parties wear: the agent, the API token's caller, the system. */
-const RESERVED_DISPLAY_NAMES = ["agent", "bot", "assistant", "system", "api", "operator", "on-call"];
+const RESERVED_DISPLAY_NAMES = ["agent", "bot", "assistant", "system", "api", "operator", "on-call", "inbox"];
 
 /**
  * A display name must not read as someone else's: another operator's sign-in or
@@ -232,7 +232,7 @@ const RESERVED_DISPLAY_NAMES = ["agent", "bot", "assistant", "system", "api", "o
  * Compared as a reader sees them: case, accents, look-alike letters (Cyrillic а
  * for a), spaces and . _ - between letters do not make a name another.
  */
-async function refuseImpersonation(db: Database, id: number, displayName: string) {
+export async function refuseNameOfAnother(db: Database, id: number | null, displayName: string) {
   const [operators, { agentName }] = await Promise.all([listOperators(db), getSettings(db)]);
   const wanted = readings(displayName);
   const taken = (name: string) => [...readings(name)].some((reading) => wanted.has(reading));

@@ -50,6 +50,9 @@ export type AcceptResult =
  * one conditional UPDATE, so of two requests with the same link exactly one wins;
  * a taken name rolls the claim back and the link stays usable.
  */
+/** The invitation's author is no longer an active admin (the transaction rolls back: the link stays unused, and void). */
+class InviterGone extends Error {}
+
 export async function acceptInvitation(
   db: Database,
   input: { token: string; name: string; displayName: string | null; passwordHash: string },
@@ -64,6 +67,12 @@ export async function acceptInvitation(
       });
       if (claimed.count === 0) return { ok: false, reason: "invalid" };
       const invitation = await tx.operatorInvitation.findUniqueOrThrow({ where: { tokenHash } });
+      // An invitation speaks for the admin who made it: once they are removed, disabled or no longer
+      // an admin, it is void (else a removed admin's link would let them back in).
+      if (invitation.createdBy !== "api") {
+        const inviter = await tx.operator.findUnique({ where: { name: invitation.createdBy } });
+        if (!inviter || inviter.role !== "admin" || inviter.disabledAt || inviter.removedAt) throw new InviterGone();
+      }
       // Names differing only in case would pass for each other in the history.
       const names = await tx.operator.findMany({ select: { name: true } });
       if (names.some((o) => o.name.toLowerCase() === input.name.toLowerCase())) throw new NameTaken();
@@ -76,6 +85,7 @@ export async function acceptInvitation(
     });
   } catch (error) {
     if (error instanceof NameTaken || isUniqueViolation(error)) return { ok: false, reason: "name_taken" };
+    if (error instanceof InviterGone) return { ok: false, reason: "invalid" };
     throw error;
   }
 }

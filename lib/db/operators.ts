@@ -116,11 +116,23 @@ export async function deleteSessionOf(db: Database, operatorId: number, sessionI
 }
 
 /** A new password hash; every other session of the operator ends in the same transaction. */
-export function setPasswordHash(db: Database, operatorId: number, passwordHash: string, keepSessionId?: number) {
-  return db.prisma.$transaction([
-    db.prisma.operator.update({ where: { id: operatorId }, data: { passwordHash } }),
-    db.prisma.operatorSession.deleteMany({ where: { operatorId, ...(keepSessionId ? { id: { not: keepSessionId } } : {}) } }),
-  ]);
+export async function setPasswordHash(
+  db: Database,
+  operatorId: number,
+  passwordHash: string,
+  keepSessionId?: number,
+  /** Only while the password is still this one (two changes at once: the second finds it changed). */
+  expectedHash?: string,
+): Promise<boolean> {
+  return db.prisma.$transaction(async (tx) => {
+    const { count } = await tx.operator.updateMany({
+      where: { id: operatorId, ...(expectedHash !== undefined ? { passwordHash: expectedHash } : {}) },
+      data: { passwordHash },
+    });
+    if (count === 0) return false;
+    await tx.operatorSession.deleteMany({ where: { operatorId, ...(keepSessionId ? { id: { not: keepSessionId } } : {}) } });
+    return true;
+  });
 }
 
 /** Deletes the session of `token`; its id, or null when there was none. */

@@ -86,14 +86,11 @@ describe("parseUpdate", () => {
 });
 
 describe("an update whose only field is named like JavaScript's own", () => {
-  it.each(["constructor", "toString", "hasOwnProperty", "valueOf"])(
-    "%s is acknowledged as unknown, never a crash",
-    (field) => {
-      const raw = JSON.parse(`{"update_id":7,"${field}":1}`);
-      const event = parseUpdate(updateSchema.parse(raw), BOT);
-      expect(event).toMatchObject({ type: "ignored", reason: expect.stringMatching(/^unknown update field/) });
-    },
-  );
+  it.each(["constructor", "toString", "hasOwnProperty", "valueOf"])("%s is acknowledged as unknown, never a crash", (field) => {
+    const raw = JSON.parse(`{"update_id":7,"${field}":1}`);
+    const event = parseUpdate(updateSchema.parse(raw), BOT);
+    expect(event).toMatchObject({ type: "ignored", reason: expect.stringMatching(/^unknown update field/) });
+  });
 });
 
 describe("AppError across copies of its module", () => {
