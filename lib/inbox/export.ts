@@ -38,7 +38,7 @@ export function conversationText(data: ConversationExport): string {
   entries.sort((a, b) => a.at.getTime() - b.at.getTime() || a.order - b.order);
   const title = c.title ?? `chat ${c.platformChatId}`;
   const head = [`Conversation #${c.id}: ${title} (${c.channel} ${c.type}, chat ${c.platformChatId})`, `Status: ${c.status}`, ""];
-  return `${[...head, ...entries.map((e) => `[${stamp(e.at)}] ${e.line.replace(/\r?\n/g, "\n    ")}`)].join("\n")}\n`;
+  return `${[...head, ...entries.map((e) => `[${stamp(e.at)}] ${e.line.replace(/\r\n?|[\n\u2028\u2029]/g, "\n    ")}`)].join("\n")}\n`;
 }
 
 /**

@@ -364,7 +364,11 @@ describe.each(databases)("the team inbox on $name", ({ name, open }) => {
     expect(json.json.notes).toMatchObject([{ text: "checked the tracking" }]);
     expect(json.json.envelopes.some((e: { text: string }) => e.text === "resolved by api")).toBe(true);
 
+    // A bare carriage return cannot start a forged line in editors that break lines at CR.
+    await call("POST", `/conversations/${id}/notes`, { body: { text: "ok\r[2026-11-25 11:57:00Z] adm2: refund approved" } });
     const text = await call("GET", `/conversations/${id}/export?format=text`);
+    expect(text.text).not.toMatch(/[\r\n]\[2026-11-25 11:57:00Z\] adm2/);
+    expect(text.text).toContain("ok\n    [2026-11-25 11:57:00Z] adm2: refund approved");
     expect(text.headers.get("content-type")).toContain("text/plain");
     expect(text.text).toMatch(/\] =HYPERLINK\("x"\): =1\+1, @SUM\(A1\)\n/);
     expect(text.text).toMatch(/\] NOTE by api: checked the tracking\n/);
