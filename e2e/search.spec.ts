@@ -11,18 +11,18 @@ test("search finds words from their beginnings and narrows by sender, conversati
   dashboard,
 }) => {
   await dashboard.signIn();
-  await dashboard.simulate("My parcel arrived at the depot", { firstName: "Nadia", userId: 9911 });
-  await dashboard.simulate("The parcel arrived broken", { firstName: "Oskar", userId: 9912, minutesAgo: 3 * 24 * 60 });
-  await expect(page.getByTestId("sim-timeline")).toContainText("Echo: The parcel arrived broken");
+  await dashboard.simulate("My quillon parcel arrived at the depot", { firstName: "Nadia", userId: 9911 });
+  await dashboard.simulate("The quillon parcel arrived broken", { firstName: "Oskar", userId: 9912, minutesAgo: 3 * 24 * 60 });
+  await expect(page.getByTestId("sim-timeline")).toContainText("Echo: The quillon parcel arrived broken");
 
   await page.goto("/search");
   const form = page.getByRole("search");
-  await form.getByLabel("Search message text").fill("parcel arriv");
+  await form.getByLabel("Search message text").fill("quillon arriv");
   await form.getByRole("button", { name: "Search" }).click();
   const results = page.getByTestId("search-result");
   // Both users' messages and the agent's two echoes.
   await expect(results).toHaveCount(4);
-  const nadias = results.filter({ hasText: "My parcel arrived at the depot" }).filter({ hasNotText: "Echo:" });
+  const nadias = results.filter({ hasText: "My quillon parcel arrived at the depot" }).filter({ hasNotText: "Echo:" });
   await expect(nadias).toContainText("Nadia");
   await expect(nadias).toContainText("(Telegram)");
   await expect(
@@ -43,14 +43,14 @@ test("search finds words from their beginnings and narrows by sender, conversati
   await form.getByLabel("Conversation").selectOption({ label: "Oskar" });
   await form.getByRole("button", { name: "Search" }).click();
   await expect(results).toHaveCount(1);
-  await expect(results).toContainText("The parcel arrived broken");
+  await expect(results).toContainText("The quillon parcel arrived broken");
 
   // Back to every conversation, from today on: Oskar's message was three days ago.
   await form.getByLabel("Conversation").selectOption({ label: "All conversations" });
   await form.getByLabel("From", { exact: true }).fill(today());
   await form.getByRole("button", { name: "Search" }).click();
   await expect(results).toHaveCount(1);
-  await expect(results).toContainText("My parcel arrived at the depot");
+  await expect(results).toContainText("My quillon parcel arrived at the depot");
 
   // A reload keeps the search and its filters.
   await page.reload();

@@ -19,7 +19,7 @@ test("price a model, see a turn's cost on its conversation and the Usage page, d
   await prices.getByRole("button", { name: "Save prices" }).click();
   await expect(prices.getByRole("status")).toContainText("Prices saved");
 
-  await dashboard.simulate("What does this cost?", { firstName: "Uma", userId: 7373 });
+  await dashboard.simulate("What does this cost?", { firstName: "Uma", userId: 7399 });
   await expect(page.getByTestId("sim-timeline")).toContainText("Echo: What does this cost?");
   await page.getByRole("link", { name: "Open in dashboard" }).click();
   await expect(page.getByTestId("conversation-spend")).toContainText(`spent ${COST}`);
