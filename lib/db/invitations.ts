@@ -71,7 +71,7 @@ export async function acceptInvitation(
       // an admin, it is void (else a removed admin's link would let them back in).
       if (invitation.createdBy !== "api") {
         const inviter = await tx.operator.findUnique({ where: { name: invitation.createdBy } });
-        if (!inviter || inviter.role !== "admin" || inviter.disabledAt || inviter.removedAt) throw new InviterGone();
+        if (inviter?.role !== "admin" || inviter.disabledAt || inviter.removedAt) throw new InviterGone();
       }
       // Names differing only in case would pass for each other in the history.
       const names = await tx.operator.findMany({ select: { name: true } });
