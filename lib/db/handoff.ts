@@ -187,12 +187,13 @@ export async function senderOfEnvelope(db: Database, envelopeId: number): Promis
 /**
  * Handoffs the agent requested since `since` in answer to this user's messages,
  * in any conversation of the platform (a forum's topics are conversations of
- * their own). Only conversations whose latest request is that recent are looked at.
+ * their own), whatever became of them since: one taken and handed back still counts.
  */
 export function countUserHandoffs(db: Database, user: { channel: string; senderPlatformId: string }, since: Date): Promise<number> {
   return db.prisma.envelope.count({
     where: {
-      conversation: { channel: user.channel, handoffRequestedAt: { gte: since } },
+      // Every request of the hour counts, whatever became of it since (a hand-back clears the conversation's own fields).
+      conversation: { channel: user.channel },
       createdAt: { gte: since },
       from: { startsWith: "agent:" },
       text: { startsWith: HANDOFF_REQUEST_TEXT },

@@ -18,6 +18,23 @@ describe("human handoff under hostile input", () => {
   const conversation = () => app.t.db.prisma.conversation.findFirstOrThrow();
   const command = (text: string) => ({ text, entities: [{ type: "bot_command", offset: 0, length: text.split(/\s/)[0].length }] });
 
+  it("a handoff that was taken and handed back still counts toward the user's hourly limit", async () => {
+    await start(null);
+    await updateSettings(app.t.db, { handoffsPerUserPerHour: 1 }, "test");
+    await app.t.post(update({ ...command("/human") }));
+    await app.t.settle();
+    const { id } = await conversation();
+    await changeHandoff(app.t.app.turnDeps, id, { action: "take" }, "alice");
+    await changeHandoff(app.t.app.turnDeps, id, { action: "release" }, "alice");
+    await app.t.post(update({ ...command("/human") }));
+    await app.t.settle();
+    expect(await listOpenHandoffs(app.t.db)).toHaveLength(0);
+    const refused = (await app.t.db.prisma.envelope.findMany()).filter(
+      (e) => (e.metadata as { handoff?: { refused?: string } }).handoff?.refused,
+    );
+    expect(refused).toHaveLength(1);
+  });
+
   it("one user asking for a person in many forum topics: three handoffs in the hour, the rest refused and recorded; notices quote the user's text inertly", async () => {
     await start(null);
     await updateSettings(app.t.db, { handoffTelegramChatId: "-100777" }, "test");
