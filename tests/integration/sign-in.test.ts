@@ -1,10 +1,26 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { credentialsSchema, setupFirstOperator, signIn } from "@/lib/auth/operators";
 import { passwordWork } from "@/lib/auth/password";
 import { createFirstOperator } from "@/lib/db/operators";
 import { SignInThrottle } from "@/lib/auth/throttle";
 import type { AppError } from "@/lib/errors";
 import { sqliteTestDb, postgresTestDb, type TestDb } from "../helpers/db";
+
+/**
+ * The flood test holds the password hash that runs while the flood arrives, so the
+ * strangers' lane fills however slowly a loaded machine delivers them (a real hash
+ * takes ~50 ms: with slow arrivals the lane never filled and the test was flaky).
+ */
+const hashGate = vi.hoisted(() => ({ hold: null as Promise<void> | null }));
+vi.mock("node:crypto", async (importOriginal) => {
+  const real = await importOriginal<typeof import("node:crypto")>();
+  const scrypt = (...args: unknown[]) => {
+    const run = () => (real.scrypt as (...a: unknown[]) => void)(...args);
+    if (hashGate.hold) void hashGate.hold.then(run);
+    else run();
+  };
+  return { ...real, default: { ...real, scrypt }, scrypt };
+});
 
 const CODE = "ABCDE-FGHJK-LMNPQ";
 const attempt = (db: TestDb, name: string, password: string, client: string) =>
@@ -113,12 +129,18 @@ describe("sign-in throttling", () => {
 
   it("under a flood from many addresses, an operator who signed in before from their address is hashed first, never turned away as busy", async () => {
     expect(await attempt(testDb, "admin", "the-right-password", "203.0.113.77")).toBe("ok");
+    let release!: () => void;
+    hashGate.hold = new Promise<void>((resolve) => (release = resolve));
     const flood = Array.from({ length: 120 }, (_, i) => attempt(testDb, `stranger${i}`, "x", `198.18.${i >> 8}.${i & 255}`));
     // The strangers' lane is full: a newcomer is turned away as busy...
-    await expect.poll(() => passwordWork().waiting, { timeout: 10_000 }).toBeGreaterThanOrEqual(32);
+    await expect.poll(() => passwordWork().waiting, { timeout: 20_000 }).toBeGreaterThanOrEqual(32);
     expect(await attempt(testDb, "newcomer", "x", "203.0.113.200")).toBe("rate_limited");
-    // ...while the known operator waits in the first lane and gets in.
-    expect(await attempt(testDb, "admin", "the-right-password", "203.0.113.77")).toBe("ok");
+    // ...while the known operator waits in the first lane and gets in before the strangers waiting.
+    const known = attempt(testDb, "admin", "the-right-password", "203.0.113.77");
+    await expect.poll(() => passwordWork().waiting, { timeout: 20_000 }).toBeGreaterThanOrEqual(33);
+    hashGate.hold = null;
+    release();
+    expect(await known).toBe("ok");
     const results = await Promise.all(flood);
     expect(results).toContain("rate_limited");
     expect(passwordWork().running).toBe(0);
