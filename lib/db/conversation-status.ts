@@ -1,4 +1,5 @@
 import type { Database } from "./database";
+import { insertTransitionRecord } from "./handoff";
 import type { SqlRunner } from "./sql";
 
 export const conversationStatuses = ["open", "resolved", "snoozed"] as const;
@@ -73,19 +74,7 @@ export async function applyInboxChange(sql: SqlRunner, input: InboxChangeWrite):
   }
   const changed = await sql.run(`UPDATE "Conversation" SET ${sets.join(", ")} WHERE ${where.join(" AND ")}`, ...params);
   if (Number(changed) !== 1) return null;
-  const envelope = (await sql.one<{ id: number }>(
-    `INSERT INTO "Envelope" ("from", "to", "status", "text", "conversationId", "metadata", "doneAt", "createdAt", "updatedAt")
-     VALUES (?, ?, 'done', ?, ?, ?, ?, ?, ?) RETURNING "id"`,
-    input.envelope.from,
-    input.envelope.to,
-    input.envelope.text,
-    input.conversationId,
-    input.envelope.metadata,
-    input.at,
-    input.at,
-    input.at,
-  ))!;
-  return { envelopeId: envelope.id };
+  return insertTransitionRecord(sql, input);
 }
 
 /** Snoozed conversations whose time has come, oldest first (the housekeeping tick wakes them). */

@@ -1,4 +1,5 @@
 import type { Database } from "./database";
+import type { SqlRunner } from "./sql";
 
 export type HandoffRow = {
   id: number;
@@ -113,28 +114,40 @@ export async function writeTransition(db: Database, input: TransitionWrite): Pro
       );
     }
     if (Number(changed) !== 1) return null;
-    const parent = input.envelope.replyToEnvelopeId
-      ? await sql.one<{ id: number; threadRootId: number | null }>(
-          `SELECT "id", "threadRootId" FROM "Envelope" WHERE "id" = ?`,
-          input.envelope.replyToEnvelopeId,
-        )
-      : undefined;
-    const envelope = (await sql.one<{ id: number }>(
-      `INSERT INTO "Envelope" ("from", "to", "status", "text", "replyToEnvelopeId", "threadRootId", "conversationId", "metadata", "doneAt", "createdAt", "updatedAt")
-       VALUES (?, ?, 'done', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
-      input.envelope.from,
-      input.envelope.to,
-      input.envelope.text,
-      parent?.id ?? null,
-      parent ? (parent.threadRootId ?? parent.id) : null,
-      input.conversationId,
-      input.envelope.metadata,
-      input.at,
-      input.at,
-      input.at,
-    ))!;
-    return { envelopeId: envelope.id };
+    return insertTransitionRecord(sql, input);
   });
+}
+
+/**
+ * A state change's record in the history: a `done` envelope in the conversation,
+ * threaded under `replyToEnvelopeId` when given (handoff moves, inbox status and
+ * assignee changes). Runs inside the caller's transaction, after its conditional UPDATE.
+ */
+export async function insertTransitionRecord(
+  sql: SqlRunner,
+  input: { conversationId: number; at: Date; envelope: TransitionWrite["envelope"] },
+): Promise<{ envelopeId: number }> {
+  const parent = input.envelope.replyToEnvelopeId
+    ? await sql.one<{ id: number; threadRootId: number | null }>(
+        `SELECT "id", "threadRootId" FROM "Envelope" WHERE "id" = ?`,
+        input.envelope.replyToEnvelopeId,
+      )
+    : undefined;
+  const envelope = (await sql.one<{ id: number }>(
+    `INSERT INTO "Envelope" ("from", "to", "status", "text", "replyToEnvelopeId", "threadRootId", "conversationId", "metadata", "doneAt", "createdAt", "updatedAt")
+     VALUES (?, ?, 'done', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
+    input.envelope.from,
+    input.envelope.to,
+    input.envelope.text,
+    parent?.id ?? null,
+    parent ? (parent.threadRootId ?? parent.id) : null,
+    input.conversationId,
+    input.envelope.metadata,
+    input.at,
+    input.at,
+    input.at,
+  ))!;
+  return { envelopeId: envelope.id };
 }
 
 /**
