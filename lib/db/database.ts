@@ -61,6 +61,8 @@ export interface Database {
   readonly settingRows: SettingRowsCache;
   /** The SQLite connection behind the client (tests reach its lock); undefined on PostgreSQL. */
   readonly sqliteConnection?: SqliteConnection;
+  /** The SQLite database's file (":memory:" for one in memory); undefined on PostgreSQL. Media lives beside it. */
+  readonly sqliteFile?: string;
   close(): Promise<void>;
 }
 
@@ -141,6 +143,7 @@ export async function openDb(url: string, options: OpenOptions = {}): Promise<Da
         : { rows: await sql.read<T>(text.replaceAll("within_deadline()", "1"), ...params), complete: true },
     settingRows: new SettingRowsCache(sql.read, true),
     sqliteConnection: connection,
+    sqliteFile: path,
     close: async () => {
       await readThread?.close();
       await prisma.$disconnect();

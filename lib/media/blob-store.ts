@@ -1,0 +1,126 @@
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { Database } from "../db/database";
+
+/**
+ * Where media bytes live: content-addressed by sha256, one copy per distinct file
+ * (the same sticker sent a thousand times is stored once). Every MediaBlob row is
+ * the record of one stored file; where its bytes are depends on the deployment:
+ * - SQLite (the embedded default, one process): a file beside the database,
+ *   `<db dir>/media/<first two hex>/<sha256>`, so the database stays small and no
+ *   service is needed.
+ * - PostgreSQL (several instances, no shared disk): in the row's `data`, so any
+ *   instance serves any file.
+ */
+export interface BlobStore {
+  /** Stores `bytes` (a no-op when the same bytes are already here) and says under which hash. */
+  put(bytes: Uint8Array, mimeType: string): Promise<StoredBlob>;
+  /** The bytes and their sniffed type, or null when no such blob is stored. */
+  get(sha256: string): Promise<{ bytes: Buffer; mimeType: string } | null>;
+  /**
+   * Removes those of `sha256s` that no attachment refers to any more (after a
+   * conversation's data was deleted) and says how many went.
+   */
+  removeUnreferenced(sha256s: readonly string[]): Promise<number>;
+}
+
+export type StoredBlob = { sha256: string; sizeBytes: number };
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
+export function sha256Of(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** The store for this database: files beside a SQLite file, rows on PostgreSQL. */
+export function blobStoreFor(db: Database): BlobStore {
+  return db.dialect === "postgresql" ? postgresBlobs(db) : sqliteBlobs(db, mediaDirOf(db));
+}
+
+/** `<db dir>/media`; a database in memory (tests) gets a directory of its own under the OS temp dir. */
+function mediaDirOf(db: Database): string {
+  const file = db.sqliteFile;
+  if (!file || file === ":memory:") return join(tmpdir(), `switchboard-media-${randomBytes(6).toString("hex")}`);
+  return join(dirname(file), "media");
+}
+
+function sqliteBlobs(db: Database, root: string): BlobStore {
+  const pathOf = (sha256: string) => join(root, sha256.slice(0, 2), sha256);
+  return {
+    async put(bytes, mimeType) {
+      const sha256 = sha256Of(bytes);
+      const path = pathOf(sha256);
+      await mkdir(dirname(path), { recursive: true });
+      // Written whole under a temporary name, then renamed: a reader never sees half a file,
+      // and two writers of the same bytes both end with the same complete file.
+      const temporary = `${path}.${randomBytes(6).toString("hex")}.part`;
+      await writeFile(temporary, bytes, { mode: 0o600 });
+      await rename(temporary, path);
+      await db.prisma.mediaBlob.upsert({
+        where: { sha256 },
+        create: { sha256, mimeType, sizeBytes: bytes.byteLength },
+        update: {},
+      });
+      return { sha256, sizeBytes: bytes.byteLength };
+    },
+    async get(sha256) {
+      if (!SHA256.test(sha256)) return null;
+      const row = await db.prisma.mediaBlob.findUnique({ where: { sha256 }, select: { mimeType: true } });
+      if (!row) return null;
+      try {
+        return { bytes: await readFile(pathOf(sha256)), mimeType: row.mimeType };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+        throw error;
+      }
+    },
+    async removeUnreferenced(sha256s) {
+      const gone = await unreferenced(db, sha256s);
+      if (gone.length === 0) return 0;
+      await db.prisma.mediaBlob.deleteMany({ where: { sha256: { in: gone } } });
+      await Promise.all(gone.map((sha256) => rm(pathOf(sha256), { force: true })));
+      return gone.length;
+    },
+  };
+}
+
+function postgresBlobs(db: Database): BlobStore {
+  return {
+    async put(bytes, mimeType) {
+      const sha256 = sha256Of(bytes);
+      await db.prisma.mediaBlob.upsert({
+        where: { sha256 },
+        create: { sha256, mimeType, sizeBytes: bytes.byteLength, data: Buffer.from(bytes) },
+        update: {},
+      });
+      return { sha256, sizeBytes: bytes.byteLength };
+    },
+    async get(sha256) {
+      if (!SHA256.test(sha256)) return null;
+      const row = await db.prisma.mediaBlob.findUnique({ where: { sha256 }, select: { mimeType: true, data: true } });
+      if (!row?.data) return null;
+      return { bytes: Buffer.from(row.data), mimeType: row.mimeType };
+    },
+    async removeUnreferenced(sha256s) {
+      const gone = await unreferenced(db, sha256s);
+      if (gone.length === 0) return 0;
+      await db.prisma.mediaBlob.deleteMany({ where: { sha256: { in: gone } } });
+      return gone.length;
+    },
+  };
+}
+
+/** Which of `sha256s` no attachment points at. */
+async function unreferenced(db: Database, sha256s: readonly string[]): Promise<string[]> {
+  const candidates = [...new Set(sha256s)].filter((sha256) => SHA256.test(sha256));
+  if (candidates.length === 0) return [];
+  const used = await db.prisma.attachment.findMany({
+    where: { blobSha256: { in: candidates } },
+    select: { blobSha256: true },
+    distinct: ["blobSha256"],
+  });
+  const kept = new Set(used.map((row) => row.blobSha256));
+  return candidates.filter((sha256) => !kept.has(sha256));
+}
