@@ -55,6 +55,14 @@ export const envSchema = z.object({
   LLM_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(1_000),
   /** Quiet time after a user's last message before the turn starts (a burst becomes one turn); 0 = none. */
   BURST_DEBOUNCE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  /** The largest attachment fetched (bytes); a larger one is recorded too_large with its size. Default 20 MB, Telegram's download limit. */
+  MEDIA_MAX_BYTES: z.coerce.number().int().min(1).max(2_147_483_647).default(20 * 1024 * 1024),
+  /** Speech to text for voice notes, audio and video notes (an OpenAI-style transcription model, e.g. whisper-1); unset: the model gets kind and duration. */
+  TRANSCRIPTION_MODEL: optional,
+  /** The transcription API's base URL (OpenAI's /audio/transcriptions); unset: LLM_BASE_URL for openai / openai-compatible, else OpenAI's. */
+  TRANSCRIPTION_BASE_URL: optional.pipe(z.url().optional()),
+  /** The transcription API's key; unset: LLM_API_KEY. */
+  TRANSCRIPTION_API_KEY: optional,
   SWITCHBOARD_API_TOKEN: optional.pipe(z.string().min(16, "must be at least 16 characters").optional()),
   ADMIN_USERNAME: z.string().default("admin"),
   ADMIN_PASSWORD: optional,

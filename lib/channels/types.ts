@@ -1,3 +1,5 @@
+import type { InboundAttachment, SharedContent } from "../media/types";
+
 /**
  * The platform-free shapes the pipeline works with. Each adapter under
  * lib/channels/<platform> turns its platform's payloads into these and sends
@@ -40,6 +42,12 @@ export type InboundMessage = {
     forwardedFrom?: string;
     /** The inline bot the message was sent via (username). */
     viaBot?: string;
+    /** Files the message carries, to record with it (the fetch job downloads them later). */
+    attachments?: InboundAttachment[];
+    /** What it shares that is not a file: a location, venue, contact, poll, dice. */
+    shared?: SharedContent;
+    /** The album it is part of (Telegram media_group_id, LINE imageSet.id): one turn answers the whole album. */
+    mediaGroupId?: string;
   };
   sender: { id: string; name: string; username?: string; isBot: boolean; role?: SenderRole; language?: string };
   /**

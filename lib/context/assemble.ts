@@ -2,7 +2,8 @@ import { parseAddress } from "../envelope/address";
 import type { Settings } from "../settings/schema";
 import { humanDuration } from "./duration";
 import { handoffNoteFor, type HandoffNote } from "./handoff-note";
-import type { ContextMessage, PendingUpdate, StoredMessage } from "./types";
+import { imagesForModel } from "./media";
+import type { AttachmentFact, ContextMessage, PendingUpdate, StoredMessage } from "./types";
 
 /**
  * What the model sees, decided here and nowhere else: from the facts the loader
@@ -15,7 +16,8 @@ import type { ContextMessage, PendingUpdate, StoredMessage } from "./types";
 export type ContextSettings = Pick<
   Settings,
   "recencyWindow" | "replyContextWindow" | "replyChainDepth" | "gapThresholdMinutes" | "forkPendingUpdates"
->;
+> &
+  Partial<Pick<Settings, "maxImagesPerTurn" | "modelSeesImages">>;
 
 /** What the loader is asked for: sizes of its queries, derived from the settings. */
 export type ContextNeeds = {
@@ -73,6 +75,8 @@ export type ContextFacts = {
   previousSentAt: ReadonlyMap<number, Date | null>;
   /** A background task: its text, who started it (an address) and when it runs. */
   task?: { text: string; from: string; at: Date } | null;
+  /** Per loaded message id, its attachments in order (absent: none loaded). */
+  attachments?: ReadonlyMap<number, AttachmentFact[]>;
 };
 
 /** The ordered, deduplicated context a prompt is rendered from (lib/context/prompt.ts). */
@@ -85,6 +89,8 @@ export type AssembledContext = BuiltContext & {
   /** Our own fixed words for the system prompt (a burst, a background task's role). */
   notes: string[];
   task: { text: string; at: Date } | null;
+  /** Per user message id, the pictures the model is given as images with it (lib/context/media.ts `imagesForModel`). */
+  images: ReadonlyMap<number, AttachmentFact[]>;
 };
 
 const newestFirst = (a: StoredMessage, b: StoredMessage) => b.sentAt.getTime() - a.sentAt.getTime() || b.id - a.id;
@@ -96,6 +102,16 @@ const newestFirst = (a: StoredMessage, b: StoredMessage) => b.sentAt.getTime() -
  * task (the newest main-session messages, the task last) all come through here.
  */
 export function assembleContext(facts: ContextFacts, settings: ContextSettings): AssembledContext {
+  const assembled = assembleMessages(facts, settings);
+  // Each message carries its files; the newest pictures go to the model as images.
+  const messages = assembled.messages.map((m) => {
+    const attachments = facts.attachments?.get(m.id);
+    return attachments?.length ? { ...m, attachments } : m;
+  });
+  return { ...assembled, messages, images: imagesForModel(messages, settings) };
+}
+
+function assembleMessages(facts: ContextFacts, settings: ContextSettings): Omit<AssembledContext, "images"> {
   const { current, conversation } = facts;
   const needs = contextNeeds(settings);
   const sessionDesc = [...facts.session, ...facts.forkBase].sort(newestFirst).slice(0, needs.recency);

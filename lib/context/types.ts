@@ -1,3 +1,24 @@
+/** One attachment of a stored message as the prompt reads it (Attachment row; docs/ARCHITECTURE.md "Media"). */
+export type AttachmentFact = {
+  id: number;
+  messageId: number;
+  position: number;
+  kind: string;
+  /** Sniffed once stored; the platform's declared type before. */
+  mimeType: string | null;
+  fileName: string | null;
+  sizeBytes: number | null;
+  width: number | null;
+  height: number | null;
+  durationSeconds: number | null;
+  status: string;
+  error: string | null;
+  /** Kind-specific platform facts: a sticker's emoji, set name and format; an audio's performer and title. */
+  details: Record<string, unknown> | null;
+  transcript: string | null;
+  blobSha256: string | null;
+};
+
 /** The fields of a stored message that context building and formatting read. */
 export type StoredMessage = {
   id: number;
@@ -25,6 +46,12 @@ export type StoredMessage = {
   viaBot: string | null;
   /** For a reply to another chat's message: that chat's title. */
   replyToChatTitle: string | null;
+  /** What the message shares that is not a file (Message.shared: location, contact, poll, dice…); absent: not loaded. */
+  shared?: unknown;
+  /** The album it is part of. Absent: not loaded. */
+  mediaGroupId?: string | null;
+  /** Its files, in order (lib/db/context-input.ts loads them with the context). Absent: none loaded. */
+  attachments?: AttachmentFact[];
   /** The platform's id for the message; null on one of our sends the platform never confirmed (possibly delivered). Absent: not loaded. */
   platformMessageId?: string | null;
 };

@@ -18,6 +18,8 @@ export type QueuedEnvelope = {
   deliverAt: Date | null;
   /** Fork conflicts are answered with a notice, alone. */
   forkConflict: boolean;
+  /** Part of an album (media group): its turn waits for the album's last part. Absent: not read. */
+  mediaGroup?: boolean;
 };
 
 /** Take these envelopes as one turn now, or look again at a time (debounce, backoff, rate limit). */
@@ -84,6 +86,7 @@ type QueueRow = {
   deliverAt: string | Date | null;
   leaseUntil: string | Date | null;
   forkConflict: number | boolean | null;
+  mediaGroup: number | boolean | null;
 };
 
 /**
@@ -153,6 +156,7 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
           createdAt: toDate(r.createdAt)!,
           deliverAt: toDate(r.deliverAt),
           forkConflict: Boolean(r.forkConflict),
+          mediaGroup: Boolean(r.mediaGroup),
         })),
       );
       if (!plan) continue;
@@ -196,12 +200,13 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
 
 /** Each candidate conversation's queue, oldest first (live leases included, to re-check under the lock). */
 async function readQueues(sql: SqlRunner, conversations: number[], now: Date): Promise<Map<number, QueueRow[]>> {
-  // forkConflict as lib/envelope/metadata.ts reads it: only a JSON true is the flag.
+  // forkConflict and mediaGroup as lib/envelope/metadata.ts reads them: only a JSON true is the flag.
   const rows = conversations.length
     ? await sql.all<QueueRow>(
-        `SELECT "id", "conversationId", "to", "status", "messageId", "forkId", "createdAt", "deliverAt", "leaseUntil", "forkConflict" FROM (
+        `SELECT "id", "conversationId", "to", "status", "messageId", "forkId", "createdAt", "deliverAt", "leaseUntil", "forkConflict", "mediaGroup" FROM (
            SELECT "id", "conversationId", "to", "status", "messageId", "forkId", "createdAt", "deliverAt", "leaseUntil",
              ${sql.dialect === "sqlite" ? `json_type("metadata", '$.forkConflict') = 'true'` : `CAST("metadata"->'forkConflict' = 'true'::jsonb AS int)`} AS "forkConflict",
+             ${sql.dialect === "sqlite" ? `json_type("metadata", '$.mediaGroup') = 'true'` : `CAST("metadata"->'mediaGroup' = 'true'::jsonb AS int)`} AS "mediaGroup",
              ROW_NUMBER() OVER (PARTITION BY "conversationId" ORDER BY "id") AS "n"
            FROM "Envelope"
            WHERE ${inJsonList(sql, `"conversationId"`)} AND ${WORKER_MAIL_SQL}

@@ -1,5 +1,5 @@
 import type { ContextFacts, ContextNeeds } from "../context/assemble";
-import type { StoredMessage } from "../context/types";
+import type { AttachmentFact, StoredMessage } from "../context/types";
 import type { Database } from "./database";
 import { forkLineage, mainSessionSince } from "./forks";
 import { inJsonList, jsonList, prismaRow } from "./sql";
@@ -25,6 +25,8 @@ export const storedMessageSelect = {
   viaBot: true,
   replyToChatTitle: true,
   platformMessageId: true,
+  shared: true,
+  mediaGroupId: true,
 } as const;
 
 type Scope = { conversationId: number; forkId: number | null | { in: number[] } };
@@ -73,7 +75,7 @@ async function beside(
   return rows.slice(0, take).map(({ part: _part, ...row }) => prismaRow<StoredMessage>(row, storedMessageColumns));
 }
 
-const storedMessageColumns = { dates: ["sentAt", "editedAt", "deletedAt"], booleans: ["replyToSenderIsBot"] };
+const storedMessageColumns = { dates: ["sentAt", "editedAt", "deletedAt"], booleans: ["replyToSenderIsBot"], json: ["shared"] };
 
 /** What to load for a turn: the message answered (null for a background task) and how much (lib/context/assemble.ts `contextNeeds`). */
 export type ContextRequest = {
@@ -111,8 +113,32 @@ export async function loadContextFacts(db: Database, request: ContextRequest): P
     ...chain,
     ...burst,
   ];
-  const previousSentAt = await previousSentAtOf(db, loaded);
-  return { conversation: request.conversation, current, ...session, target, targetNeighbours, chain, burst, previousSentAt };
+  const [previousSentAt, attachments] = await Promise.all([previousSentAtOf(db, loaded), attachmentsOf(db, loaded)]);
+  return { conversation: request.conversation, current, ...session, target, targetNeighbours, chain, burst, previousSentAt, attachments };
+}
+
+type AttachmentSqlRow = Omit<AttachmentFact, "details"> & { details: string | Record<string, unknown> | null };
+
+/**
+ * The attachments of the loaded messages, per message id in order: one statement
+ * on the (messageId) index, whatever the number of messages. Most turns have none.
+ */
+export async function attachmentsOf(db: Database, messages: Pick<StoredMessage, "id">[]): Promise<Map<number, AttachmentFact[]>> {
+  const ids = [...new Set(messages.map((m) => m.id))];
+  if (ids.length === 0) return new Map();
+  const rows = await db.read<AttachmentSqlRow>(
+    `SELECT "id", "messageId", "position", "kind", "mimeType", "fileName", "sizeBytes", "width", "height", "durationSeconds",
+       "status", "error", "details", "transcript", "blobSha256"
+     FROM "Attachment" WHERE ${inJsonList(db, `"messageId"`)} ORDER BY "messageId", "position", "id"`,
+    jsonList(ids),
+  );
+  const out = new Map<number, AttachmentFact[]>();
+  for (const row of rows) {
+    const fact = prismaRow<AttachmentFact>({ ...row }, { json: ["details"] });
+    const messageId = Number(fact.messageId);
+    out.set(messageId, [...(out.get(messageId) ?? []), { ...fact, id: Number(fact.id), messageId }]);
+  }
+  return out;
 }
 
 type SessionFacts = Pick<ContextFacts, "session" | "forkBase" | "pendingUpdates">;

@@ -1,4 +1,6 @@
 import { topicKeysLike } from "../envelope/topic-key";
+import type { AttachmentRow } from "../media/intake";
+import type { SharedContent } from "../media/types";
 import type { SqlRunner } from "./sql";
 
 /**
@@ -35,7 +37,16 @@ export type ChatRow = { id: string; type: string; title?: string; topic?: { chat
 
 /** An inbound message's stored fields; lib/channels/types.ts `InboundMessage` is one. */
 export type InboundMessageFields = {
-  message: { id: string; text: string; sentAt: Date; topicId?: string; forwardedFrom?: string; viaBot?: string };
+  message: {
+    id: string;
+    text: string;
+    sentAt: Date;
+    topicId?: string;
+    forwardedFrom?: string;
+    viaBot?: string;
+    mediaGroupId?: string;
+    shared?: SharedContent;
+  };
   sender: { id: string; name: string; username?: string; isBot: boolean; role?: string; language?: string };
   replyTo?: { id?: string; text?: string; senderName?: string; fromSelf: boolean; chatTitle?: string };
   quote?: string;
@@ -283,8 +294,9 @@ export async function insertInboundMessage(sql: SqlRunner, row: InboundMessageRo
   return (await sql.one<{ id: number }>(
     `INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderPlatformId", "senderName", "senderUsername", "senderIsBot",
        "senderRole", "senderLanguage", "text", "forwardedFrom", "viaBot", "platformMessageId", "platformTopicId", "replyToMessageId", "replyToPlatformId",
-       "replyToText", "replyToSenderName", "replyToSenderIsBot", "replyToChatTitle", "quoteText", "threadId", "forkId", "mentionsBot", "sentAt", "editedAt", "createdAt")
-     VALUES (?, 'inbound', 'user', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
+       "replyToText", "replyToSenderName", "replyToSenderIsBot", "replyToChatTitle", "quoteText", "threadId", "forkId", "mentionsBot", "sentAt", "editedAt",
+       "mediaGroupId", "shared", "createdAt")
+     VALUES (?, 'inbound', 'user', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
     row.conversationId,
     msg.sender.id,
     msg.sender.name,
@@ -309,8 +321,43 @@ export async function insertInboundMessage(sql: SqlRunner, row: InboundMessageRo
     msg.addressesBot,
     msg.message.sentAt,
     row.editedAt,
+    msg.message.mediaGroupId ?? null,
+    msg.message.shared ?? null,
     now,
   ))!.id;
+}
+
+/**
+ * A message's attachments as ingest records them (lib/media/intake.ts decides each
+ * one's status): one statement each, in the message's transaction. A pending one
+ * is due for the fetch job at once (`nextAttemptAt`).
+ */
+export async function insertAttachments(sql: SqlRunner, messageId: number, rows: AttachmentRow[], now: Date) {
+  for (const [position, a] of rows.entries()) {
+    await sql.run(
+      `INSERT INTO "Attachment" ("messageId", "position", "kind", "mimeType", "fileName", "sizeBytes", "width", "height", "durationSeconds",
+         "status", "error", "source", "sourceRef", "platformFileUniqueId", "details", "nextAttemptAt", "createdAt", "updatedAt")
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      messageId,
+      position,
+      a.kind,
+      a.mimeType ?? null,
+      a.fileName ?? null,
+      a.sizeBytes ?? null,
+      a.width ?? null,
+      a.height ?? null,
+      a.durationSeconds ?? null,
+      a.status,
+      a.error,
+      a.source,
+      a.sourceRef,
+      a.platformFileUniqueId ?? null,
+      a.details ?? null,
+      a.status === "pending" ? now : null,
+      now,
+      now,
+    );
+  }
 }
 
 export type InboundEnvelopeRow = {

@@ -110,6 +110,7 @@ export function findReplyTarget(db: Database, id: number) {
 const messageColumns = {
   dates: ["sentAt", "editedAt", "deletedAt", "createdAt"],
   booleans: ["senderIsBot", "replyToSenderIsBot", "mentionsBot"],
+  json: ["shared"],
 };
 const conversationColumns = {
   dates: [

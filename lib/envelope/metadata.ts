@@ -24,6 +24,8 @@ export const envelopeMetadataSchema = z.object({
   updateId: tolerant(z.string()),
   /** Control flag: a reply to a background fork while another interactive fork is open; the turn sends FORK_CONFLICT_NOTICE. */
   forkConflict: tolerant(z.boolean()),
+  /** Control flag: the message is part of an album (media group); its turn waits for the album's last part. */
+  mediaGroup: tolerant(z.boolean()),
   /** Control data: the adapter's details for answering (LINE reply token). */
   platform: tolerant(platformDetailsSchema),
   /** Why no turn ran (agent paused, not addressed to the bot, no model configured). */

@@ -43,6 +43,11 @@ export type InboundAttachment = {
   height?: number;
   durationSeconds?: number;
   details?: Record<string, unknown>;
+  /**
+   * Set when nothing can be fetched (a LINE sticker has no content endpoint): the
+   * attachment is recorded "unsupported" with this reason, never downloaded.
+   */
+  unsupported?: string;
 };
 
 /** What a message shares that is not a file (Message.shared). */
@@ -50,4 +55,6 @@ export type SharedContent =
   | { type: "location"; latitude: number; longitude: number; title?: string; address?: string }
   | { type: "contact"; name: string; phoneNumber?: string; userId?: string }
   | { type: "poll"; question: string; options: string[] }
-  | { type: "dice"; emoji: string; value: number };
+  | { type: "dice"; emoji: string; value: number }
+  /** Something the platform sent that the product does not show (a story, a game, an invoice…): named, never dropped silently. */
+  | { type: "other"; kind: string; title?: string };

@@ -3,7 +3,10 @@ import { RateLimitedError } from "../agent/call-limits";
 import type { ModelHandle } from "../agent/model";
 import { contextNeeds } from "../context/assemble";
 import type { Prompt } from "../context/prompt";
+import { providerSeesImages } from "../context/media";
 import { turnPrompt } from "../context/turn-prompt";
+import { withImageBytes } from "../media/model-images";
+import { prepareTurnMedia } from "./turn-media";
 import { loadContextFacts } from "../db/context-input";
 import { findEnvelope, repliedEnvelopeIds, type StoredEnvelope } from "../db/envelopes";
 import { endEnvelope } from "./end-envelope";
@@ -149,10 +152,12 @@ async function callModel(deps: TurnDeps & { model: ModelHandle }, input: TurnInp
   const started = performance.now();
   const run: ModelRun = { reply: null, handedOff: false, calls: turn.calls, usage: {}, latencyMs: 0, error: null, malformed: null };
   try {
+    // The turn is recorded with references to its pictures; the model gets their re-encoded bytes.
+    const prompt = await withImageBytes(deps.db, input.prompt);
     const call = {
       model: deps.model.model,
-      system: input.prompt.system,
-      messages: input.prompt.messages,
+      system: prompt.system,
+      messages: prompt.messages,
       tools: { reply: reply.tool, handoff: handoff.tool },
       // Once the reply is out (or a human has the conversation) there is nothing left to do:
       // no further model call. A failed send goes back to the model as the tool's error.
@@ -282,13 +287,16 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: 
   };
   const activity = settings.typingIndicator ? startChatActivity(channel, target) : null;
   try {
-    const facts = await loadContextFacts(db, {
+    const loaded = await loadContextFacts(db, {
       conversation: message.conversation,
       current: message,
       burstMessageIds: opened.earlier.flatMap((e) => (e.messageId === null ? [] : [e.messageId])),
       needs: contextNeeds(settings),
     });
-    const prompt = turnPrompt(facts, settings);
+    // Pictures and voice notes: a short wait for the turn's own still being fetched, transcripts made once.
+    const modelSeesImages = settings.modelSeesImages ?? providerSeesImages(deps.model.provider);
+    const facts = await prepareTurnMedia(db, loaded, { seesImages: modelSeesImages, transcriber: deps.transcriber ?? null, timeoutMs: deps.timeoutMs });
+    const prompt = turnPrompt(facts, { ...settings, modelSeesImages });
     const draft = settings.streamDrafts ? startAnswerDraft(channel, target, draftIdOf(envelope.id)) : null;
     const outcome = await executeTurn(
       { ...deps, model: deps.model },

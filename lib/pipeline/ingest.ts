@@ -9,6 +9,7 @@ import {
   insertInboundEnvelope,
   insertInboundMessage,
   insertInboundUpdate,
+  insertAttachments,
   insertRevision,
   joinThread,
   markMessageDeleted,
@@ -21,6 +22,7 @@ import {
   upsertConversation,
 } from "../db/ingest";
 import type { SqlRunner } from "../db/sql";
+import { attachmentRows, DEFAULT_MEDIA_MAX_BYTES } from "../media/intake";
 import { endEnvelope } from "./end-envelope";
 import { agentAddress, channelAddress } from "../envelope/address";
 import type { EnvelopeMetadata } from "../envelope/metadata";
@@ -50,6 +52,8 @@ export type IngestOptions = {
   modelConfigured: boolean;
   /** What the handoff command needs to tell the user (send) and report a fork; without it the command is an ordinary message. */
   deps?: TurnDeps;
+  /** MEDIA_MAX_BYTES: an attachment declared larger is recorded too_large and never fetched (default 20 MB). */
+  mediaMaxBytes?: number;
 };
 
 /**
@@ -223,10 +227,14 @@ async function storeInbound(
     { conversationId, message: msg, replyToMessageId: target?.id ?? null, threadId, forkId, editedAt },
     now,
   );
+  const attachments = attachmentRows(msg.message.attachments ?? [], options.mediaMaxBytes ?? DEFAULT_MEDIA_MAX_BYTES);
+  if (attachments.length) await insertAttachments(sql, messageId, attachments, now);
   const metadata = {
     platformMessageId: msg.message.id,
     updateId: msg.updateId,
     ...(forkConflict ? { forkConflict: true } : {}),
+    // Part of an album: its turn waits for the album's last part (lib/pipeline/turn-plan.ts).
+    ...(msg.message.mediaGroupId ? { mediaGroup: true } : {}),
     ...(msg.platform ? { platform: msg.platform } : {}),
     ...(outcome.answer ? {} : { skipped: outcome.skipped }),
   } satisfies EnvelopeMetadata;

@@ -1,4 +1,5 @@
 import type { ModelHandle } from "../agent/model";
+import type { Transcriber } from "../agent/transcription";
 import type { ChannelAdapter } from "../channels/types";
 import type { Database } from "../db/database";
 
@@ -23,6 +24,8 @@ export type TurnDeps = {
   model: ModelHandle | null;
   /** How long one model call may take. */
   timeoutMs: number;
+  /** Speech to text for voice notes (TRANSCRIPTION_MODEL); null or absent: none. */
+  transcriber?: Transcriber | null;
   /**
    * Hands the conversation to a human (the `handoff` tool calls it). Passed in by
    * the wiring rather than imported: a handoff reports an open fork, and that

@@ -1,5 +1,6 @@
 import { shortDuration } from "../context/duration";
 import type { ContextMessage, StoredMessage } from "../context/types";
+import { mediaLines } from "./media-line";
 import { sanitizeBody, sanitizeInline, sanitizeName, userLabel } from "./sanitize";
 
 export type ReplyTarget = Pick<StoredMessage, "text" | "senderKind" | "senderName"> & Partial<Pick<StoredMessage, "deletedAt">>;
@@ -47,7 +48,8 @@ export function isReply(message: StoredMessage): boolean {
 export function replyAnnotation(message: StoredMessage, target: ReplyTarget | null, quoteMaxChars: number): string | null {
   if (!isReply(message)) return null;
   // A target its sender took back is not quoted (the platform's copy neither).
-  const raw = target?.deletedAt ? "(message deleted)" : (message.quoteText ?? target?.text ?? message.replyToText ?? "");
+  // A stored target without text (a photo without caption) falls back to the platform's copy, which names the media.
+  const raw = target?.deletedAt ? "(message deleted)" : (message.quoteText ?? (target?.text || message.replyToText) ?? "");
   // A reply to another chat's message (Telegram external_reply) says which chat.
   const chat = target ? undefined : sanitizeName(message.replyToChatTitle);
   return `[↩ reply to ${replySenderLabel(message, target)}${chat ? ` in ${chat}` : ""}: "${sanitizeInline(raw, quoteMaxChars)}"]`;
@@ -78,6 +80,14 @@ export function formatEnvelope(message: ContextMessage, options: FormatOptions):
   const lines = [parts.join(FIELD_SEPARATOR)];
   const annotation = replyAnnotation(message, options.target, options.quoteMaxChars);
   if (annotation) lines.push(annotation);
-  lines.push(message.deletedAt ? "(message deleted)" : sanitizeBody(message.text));
+  if (message.deletedAt) {
+    lines.push("(message deleted)");
+    return lines.join("\n");
+  }
+  // What the message carries, one line each: our structure, never escaped (./media-line.ts).
+  const media = mediaLines(message);
+  lines.push(...media);
+  // The caption or text is the user's, sanitized as any body.
+  if (message.text || media.length === 0) lines.push(sanitizeBody(message.text));
   return lines.join("\n");
 }

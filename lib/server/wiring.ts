@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { limitModel, ProviderGate } from "../agent/call-limits";
 import { demoModel } from "../agent/demo-model";
 import { modelFromEnv, type ModelHandle } from "../agent/model";
+import { transcriberFromEnv } from "../agent/transcription";
 import { ensureBootstrapOperator, newSetupCode } from "../auth/operators";
 import { createTelegramChannel, type TelegramChannel } from "../channels/telegram/adapter";
 import { createTelegramWebhook } from "../channels/telegram/webhook";
@@ -117,7 +118,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   const gate = configured ? new ProviderGate(configured.provider, e.LLM_CONCURRENCY, Date.now, configured.modelId, timeoutMs) : null;
   // Timed inside the gate: the provider's time, not the wait for a slot.
   const model = configured && gate ? limitModel(instrumentModel(configured), gate) : null;
-  const turnDeps: TurnDeps = { db, channels, model, timeoutMs, requestHandoff };
+  const turnDeps: TurnDeps = { db, channels, model, timeoutMs, requestHandoff, transcriber: transcriberFromEnv(e) };
   // Longer than a whole turn (three model steps), so a live turn is never taken over.
   const leaseMs = overrides.leaseMs ?? timeoutMs * 4;
   const worker = new EnvelopeWorker({
@@ -145,7 +146,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   });
   const ingest = async (event: Exclude<InboundEvent, { type: "ignored" }>) => {
     const channel = channelOf(event);
-    const result = await traceIngest(channel, () => ingestEvent(db, event, { modelConfigured: model !== null, deps: turnDeps }));
+    const result = await traceIngest(channel, () => ingestEvent(db, event, { modelConfigured: model !== null, deps: turnDeps, mediaMaxBytes: e.MEDIA_MAX_BYTES }));
     countIngested(channel, result.status);
     // Only a pending envelope gives the worker work; its turn is due after the burst debounce.
     if (result.status === "stored" && result.answer) worker.messageArrived();

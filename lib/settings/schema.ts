@@ -104,6 +104,14 @@ export const settingsSchema = z.object({
     .regex(/^-?\d{1,20}$/, "a Telegram chat id (digits, optionally -)")
     .nullable()
     .default(null),
+  /**
+   * The model is given the pictures of the messages in its context as images (photos,
+   * image documents, static stickers), re-encoded; null = by provider: on for openai and
+   * anthropic, off for openai-compatible (many local models have no vision).
+   */
+  modelSeesImages: z.boolean().nullable().default(null),
+  /** The most images one turn sends the model, newest first; older pictures keep their text line. */
+  maxImagesPerTurn: z.number().int().min(0).max(20).default(4),
   /** US dollars per million tokens, per provider and model: each turn's cost (lib/usage/prices.ts). */
   modelPrices: modelPricesSchema.default(defaultModelPrices),
 });

@@ -51,12 +51,17 @@ describe("parseUpdate", () => {
     expect(m.replyTo?.fromSelf).toBe(false);
   });
 
-  it("stores media with a placeholder, and the caption after it", () => {
-    expect(parse(update({ extra: { photo: [{ file_id: "x", file_unique_id: "y", width: 1, height: 1 }] } }))!.message.text).toBe("[photo]");
-    expect(
-      parse(update({ extra: { photo: [{ file_id: "x", file_unique_id: "y", width: 1, height: 1 }], caption: "sunset" } }))!.message.text,
-    ).toBe("[photo] sunset");
-    expect(parse(update({ extra: { voice: { file_id: "v", file_unique_id: "w", duration: 2 } } }))!.message.text).toBe("[voice]");
+  it("keeps only the caption as text: media are attachments, never a marker in the text", () => {
+    expect(parse(update({ extra: { photo: [{ file_id: "x", file_unique_id: "y", width: 1, height: 1 }] } }))!.message.text).toBe("");
+    const captioned = parse(update({ extra: { photo: [{ file_id: "x", file_unique_id: "y", width: 1, height: 1 }], caption: "sunset" } }))!;
+    expect(captioned.message.text).toBe("sunset");
+    expect(captioned.message.attachments).toEqual([
+      { kind: "photo", source: "telegram", sourceRef: "x", platformFileUniqueId: "y", width: 1, height: 1, mimeType: "image/jpeg" },
+    ]);
+    expect(parse(update({ extra: { voice: { file_id: "v", file_unique_id: "w", duration: 2 } } }))!.message.attachments?.[0]).toMatchObject({
+      kind: "voice",
+      durationSeconds: 2,
+    });
   });
 
   it("takes message_thread_id only for topic messages", () => {

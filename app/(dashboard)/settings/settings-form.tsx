@@ -27,6 +27,11 @@ const NUMBERS: { key: keyof Settings; label: string; help: string }[] = [
     help: "A resumed fork sees at most this many main-chat messages sent since it began.",
   },
   { key: "forkIdleMinutes", label: "Fork idle timeout (minutes)", help: "Idle interactive forks are warned, then closed." },
+  {
+    key: "maxImagesPerTurn",
+    label: "Images per turn",
+    help: "The newest pictures in context are sent to the model as images; older ones keep their text line.",
+  },
 ];
 
 const THROUGHPUT: { key: keyof Limits; label: string; help: string }[] = [
@@ -165,6 +170,22 @@ export function SettingsForm() {
             <input type="checkbox" checked={draft.streamDrafts} onChange={(e) => setDraft({ ...draft, streamDrafts: e.target.checked })} />{" "}
             Telegram private chats: show the answer as it is written (drafts), then send it once
           </label>
+          <label htmlFor="modelSeesImages">The model sees pictures</label>
+          <select
+            id="modelSeesImages"
+            value={draft.modelSeesImages === null ? "provider" : draft.modelSeesImages ? "on" : "off"}
+            onChange={(e) =>
+              setDraft({ ...draft, modelSeesImages: e.target.value === "provider" ? null : e.target.value === "on" })
+            }
+            aria-describedby="modelSeesImages-help"
+          >
+            <option value="provider">By provider (on for OpenAI and Anthropic, off for OpenAI-compatible)</option>
+            <option value="on">On</option>
+            <option value="off">Off: a text line describes each picture</option>
+          </select>
+          <div id="modelSeesImages-help" className="muted">
+            Photos, image documents and static stickers go to the model as images; turn it off for models without vision.
+          </div>
           {status.data?.telegram.drafts?.state === "unsupported" && (
             <p className="muted" data-testid="drafts-unsupported">
               This Bot API server refused drafts ({status.data.telegram.drafts.error}): answers are sent whole.

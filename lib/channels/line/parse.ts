@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ChatType, InboundChat, InboundEvent } from "../types";
+import { lineMedia } from "./media";
 
 /**
  * LINE webhook events, validated one at a time (Messaging API reference, webhook
@@ -37,22 +38,14 @@ export const lineEventSchema = z.looseObject({
       fileName: text.optional(),
       title: text.optional(),
       address: text.optional(),
+      // Media (read leniently by ./media.ts): contentProvider, duration, fileSize, imageSet,
+      // latitude/longitude, packageId/stickerId/stickerResourceType/keywords.
     })
     .optional(),
   unsend: z.looseObject({ messageId: z.string().min(1).max(128) }).optional(),
 });
 
 export type LineEvent = z.infer<typeof lineEventSchema>;
-
-/** Media as a placeholder the model and the dashboard can read. */
-const PLACEHOLDER: Record<string, string> = {
-  image: "[photo]",
-  video: "[video]",
-  audio: "[audio]",
-  file: "[file]",
-  location: "[location]",
-  sticker: "[sticker]",
-};
 
 /** Event types acknowledged without storing, with the logged reason. */
 const IGNORED: Record<string, string> = {
@@ -78,11 +71,9 @@ function lineChat(source: NonNullable<LineEvent["source"]>): InboundChat | null 
   return { id, type };
 }
 
+/** What the user wrote: a text message's text; media carry none (./media.ts describes them). */
 function messageText(message: NonNullable<LineEvent["message"]>): string {
-  if (message.type === "text") return message.text ?? "";
-  const placeholder = PLACEHOLDER[message.type] ?? `[${message.type}]`;
-  const detail = message.fileName ?? message.title ?? message.address;
-  return detail ? `${placeholder} ${detail}` : placeholder;
+  return message.type === "text" ? (message.text ?? "") : "";
 }
 
 /**
@@ -123,6 +114,7 @@ export function parseLineEvent(event: LineEvent, receivedAt: number): InboundEve
   const userId = event.source.userId ?? "unknown";
   const name = event.source.userId ? `LINE user ${userId.slice(-4)}` : "unknown LINE user";
   const mentionees = message.mention?.mentionees ?? [];
+  const media = lineMedia(message);
   return {
     type: "message",
     message: {
@@ -135,6 +127,9 @@ export function parseLineEvent(event: LineEvent, receivedAt: number): InboundEve
         text: messageText(message),
         sentAt: at,
         ...(event.type === "messageEdited" ? { editedAt: at } : {}),
+        ...(media.attachments.length ? { attachments: media.attachments } : {}),
+        ...(media.shared ? { shared: media.shared } : {}),
+        ...(media.mediaGroupId ? { mediaGroupId: media.mediaGroupId } : {}),
       },
       // LINE sends no display name with events; the profile API would cost a call per message.
       sender: { id: userId, name, isBot: false },

@@ -1,33 +1,9 @@
 import { topicChatId } from "../../envelope/topic-key";
 import type { ChatType, InboundChat, InboundEvent, InboundMessage, Membership, SenderRole } from "../types";
+import { describeForQuote, telegramMedia } from "./media";
 import type { TgChat, TgChatMemberUpdated, TgMessage, TgOrigin, TgRepliedMessage, TgUpdate } from "./schema";
 
 export type BotIdentity = { id: number; username: string };
-
-/** Media kinds stored as a placeholder (with the caption, if any). */
-const MEDIA = [
-  // Order matters: an animation also carries `document`, a venue also `location`.
-  "photo",
-  "video",
-  "animation",
-  "audio",
-  "voice",
-  "video_note",
-  "document",
-  "sticker",
-  "story",
-  "paid_media",
-  "venue",
-  "location",
-  "contact",
-  "poll",
-  "dice",
-  "game",
-  "invoice",
-  "giveaway",
-  "giveaway_winners",
-  "checklist",
-] as const;
 
 /**
  * Service messages: acknowledged, not stored as conversation messages (they are not
@@ -113,13 +89,18 @@ export function displayName(user: Named | undefined): string | undefined {
 
 const chatName = (chat: TgChat | undefined) => (chat ? (chat.title ?? displayName(chat)) : undefined);
 
-/** Text, else caption, with a `[photo]`-style marker for media. */
+/**
+ * What the user wrote: the text, else the caption — nothing else. What the message
+ * carries (a photo, a sticker, a location) is its attachments and shared content
+ * (./media.ts), which the prompt describes as the product's own structure.
+ */
 export function messageText(message: TgRepliedMessage): string {
-  const body = message.text ?? message.caption ?? "";
-  const media = MEDIA.find((kind) => (message as Record<string, unknown>)[kind] !== undefined);
-  if (!media) return body;
-  const marker = `[${media.replaceAll("_", " ")}]`;
-  return body ? `${marker} ${body}` : marker;
+  return message.text ?? message.caption ?? "";
+}
+
+/** A replied-to message as the platform copied it, for its quote: its text with a `[photo]`-style word for media. */
+function quotedText(message: TgRepliedMessage): string {
+  return describeForQuote(message as Record<string, unknown>, messageText(message));
 }
 
 type Entity = NonNullable<TgMessage["entities"]>[number];
@@ -234,7 +215,7 @@ function replyTarget(message: TgMessage, bot: BotIdentity): InboundMessage["repl
     const targetSender = target.sender_chat ? chatName(target.sender_chat) : displayName(target.from);
     return {
       id: String(target.message_id),
-      text: messageText(target) || undefined,
+      text: quotedText(target) || undefined,
       senderName: targetSender,
       senderIsBot: target.sender_chat ? false : target.from?.is_bot,
       fromSelf: !target.sender_chat && target.from?.id === bot.id,
@@ -244,7 +225,7 @@ function replyTarget(message: TgMessage, bot: BotIdentity): InboundMessage["repl
   if (ext) {
     // A reply to a message in another chat (or topic): only the platform's copy exists.
     return {
-      text: message.quote?.text || messageText(ext as TgRepliedMessage) || undefined,
+      text: message.quote?.text || quotedText(ext as TgRepliedMessage) || undefined,
       senderName: originName(ext.origin) ?? chatName(ext.chat),
       chatTitle: chatName(ext.chat) ?? (ext.origin?.type === "channel" ? chatName(ext.origin.chat) : undefined),
       fromSelf: false,
@@ -263,13 +244,15 @@ function parseMessage(update: TgUpdate, message: TgMessage, kind: "new" | "edit"
   if (chat.topic && name) chat.topic.name = name;
   const service = SERVICE.find((key) => (message as Record<string, unknown>)[key] !== undefined);
   const text = messageText(message);
-  if (service && !text) {
+  const media = telegramMedia(message as Record<string, unknown>);
+  const carries = media.attachments.length > 0 || media.shared !== undefined;
+  if (service && !text && !carries) {
     if (chat.topic && name && (service === "forum_topic_created" || service === "forum_topic_edited")) {
       return { type: "topic", channel: "telegram", updateId: String(update.update_id), chat: { ...chat, topic: { ...chat.topic, name } } };
     }
     return { type: "ignored", reason: `service message ${service}` };
   }
-  if (!text) return { type: "ignored", reason: "message without text, caption or a known media kind" };
+  if (!text && !carries) return { type: "ignored", reason: "message without text, caption or a known media kind" };
   return {
     type: "message",
     message: {
@@ -285,6 +268,9 @@ function parseMessage(update: TgUpdate, message: TgMessage, kind: "new" | "edit"
         topicId: chat.topic?.id,
         forwardedFrom: forwardedFrom(message),
         viaBot: message.via_bot ? (message.via_bot.username ?? displayName(message.via_bot)) : undefined,
+        ...(media.attachments.length ? { attachments: media.attachments } : {}),
+        ...(media.shared ? { shared: media.shared } : {}),
+        ...(media.mediaGroupId ? { mediaGroupId: media.mediaGroupId } : {}),
       },
       sender: sender(message),
       replyTo: replyTarget(message, bot),

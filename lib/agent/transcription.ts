@@ -1,0 +1,33 @@
+import { createOpenAI } from "@ai-sdk/openai";
+import { experimental_transcribe as transcribe } from "ai";
+import type { Env } from "../env";
+
+/** Speech to text for voice notes, audio and video notes. */
+export type Transcriber = {
+  readonly modelId: string;
+  transcribe(audio: Uint8Array, options: { abortSignal?: AbortSignal }): Promise<string>;
+};
+
+/**
+ * The transcription model from TRANSCRIPTION_MODEL, through the AI SDK's
+ * `experimental_transcribe` and OpenAI's transcription API (which OpenAI-compatible
+ * servers also speak): TRANSCRIPTION_BASE_URL, else LLM_BASE_URL when the chat model
+ * is OpenAI's or compatible, else OpenAI's own; TRANSCRIPTION_API_KEY, else
+ * LLM_API_KEY. Null when TRANSCRIPTION_MODEL is unset: the model gets kind and duration.
+ */
+export function transcriberFromEnv(
+  env: Pick<Env, "TRANSCRIPTION_MODEL" | "TRANSCRIPTION_BASE_URL" | "TRANSCRIPTION_API_KEY" | "LLM_PROVIDER" | "LLM_BASE_URL" | "LLM_API_KEY">,
+): Transcriber | null {
+  const modelId = env.TRANSCRIPTION_MODEL;
+  if (!modelId) return null;
+  const baseURL = env.TRANSCRIPTION_BASE_URL ?? (env.LLM_PROVIDER === "anthropic" ? undefined : env.LLM_BASE_URL);
+  const apiKey = env.TRANSCRIPTION_API_KEY ?? env.LLM_API_KEY;
+  const model = createOpenAI({ baseURL, apiKey }).transcription(modelId);
+  return {
+    modelId,
+    async transcribe(audio, { abortSignal }) {
+      const result = await transcribe({ model, audio, abortSignal, maxRetries: 1 });
+      return result.text.trim();
+    },
+  };
+}
