@@ -74,9 +74,19 @@ async function streamCompletion(
  */
 export async function startFakeLlm(script: Script = () => ({ reply: "Hello from the fake model" })) {
   const requests: ChatRequest[] = [];
+  /** Speech-to-text requests (OpenAI's multipart /audio/transcriptions): the form's size and content type. */
+  const transcriptions: { contentType: string; bytes: number }[] = [];
+  let transcript = "see you at eight";
   let current = script;
   let calls = 0;
   const server = createServer(async (req, res) => {
+    if (req.url?.endsWith("/audio/transcriptions")) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      transcriptions.push({ contentType: String(req.headers["content-type"]), bytes: Buffer.concat(chunks).length });
+      res.writeHead(200, { "content-type": "application/json" });
+      return res.end(JSON.stringify({ text: transcript, language: "english", duration: 1.4 }));
+    }
     const body = (await readJson(req)) as ChatRequest;
     requests.push(body);
     const send = (status: number, payload: unknown) => {
@@ -128,6 +138,10 @@ export async function startFakeLlm(script: Script = () => ({ reply: "Hello from 
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    transcriptions,
+    setTranscript: (text: string) => {
+      transcript = text;
+    },
     setScript: (next: Script) => {
       current = next;
     },
