@@ -24,6 +24,8 @@ export type MessageBlock = {
   time: string;
   fields: string[];
   annotation: { sender: string; text: string } | null;
+  /** The product's media lines under the header (lib/prompt/media-line.ts), in order. */
+  media?: string[];
   body: string[];
 };
 export type Block =
@@ -45,6 +47,13 @@ const HEADER = new RegExp(
   String.raw`^--- ([a-z][a-z0-9_-]*) · from (${USER_LABEL}) · (${TIME})((?: · (?:<1m|\d+[dhm](?: \d+[hm])?) after the previous message)?(?: · earlier message, shown because the user's reply points here)?(?: · forwarded from (?:${USER_LABEL}))?(?: · via @[^"\n:·\[\]]+)?(?: · \((?:edited|deleted by the sender)\))?)$`,
 );
 // A quoted text never ends with a backslash (it would read as escaping the closing quote).
+/**
+ * A media line exactly as lib/prompt/media-line.ts writes it: a kind, then unquoted
+ * fields (no quote or bracket) and quoted sender-chosen text (no quote inside), one
+ * closing bracket, and a voice note's transcript quoted after it.
+ */
+const MEDIA_LINE =
+  /^\[(?:photo|video|animation|audio|voice|video note|document|sticker|animated sticker|video sticker|file|location|contact|poll|dice|file too large to download:|[a-z ]{1,64}(?: "[^"\n]*")?: not shown here)(?:[^"[\]\n]|"[^"\n]*")*\](?: "[^"\n]*")?$/;
 const ANNOTATION = new RegExp(String.raw`^\[↩ reply to (agent|${USER_LABEL}): "((?:[^"\n]*[^"\n\\])?)"\]$`);
 const CHAT_DETAILS = /^--- [a-z][a-z0-9_-]* · chat details, set by the chat's members$/;
 const TITLE = /^title: "([^"\n]*)"$/;
@@ -160,6 +169,8 @@ function parseUserTurn(text: string): Block[] {
       if (header) {
         const annotation = i + 1 < lines.length ? ANNOTATION.exec(lines[i + 1]) : null;
         if (annotation) i++;
+        const media: string[] = [];
+        while (i + 1 < lines.length && MEDIA_LINE.test(lines[i + 1])) media.push(lines[++i]);
         blocks.push({
           kind: "message",
           channel: header[1],
@@ -167,6 +178,7 @@ function parseUserTurn(text: string): Block[] {
           time: header[3],
           fields: header[4].split(" · ").filter(Boolean),
           annotation: annotation ? { sender: annotation[1], text: annotation[2] } : null,
+          media,
           body: [],
         });
       } else {

@@ -50,7 +50,7 @@ describe("platform corpus", () => {
       case "stored": {
         const message = await h.t.db.prisma.message.findUniqueOrThrow({
           where: { id: result!.messageId },
-          include: { conversation: true, envelopes: true },
+          include: { conversation: true, envelopes: true, attachments: true },
         });
         expect(message.conversation.channel).toBe(channel);
         expect(message.conversation.platformChatId).toBe(expected.conversation);
@@ -59,6 +59,9 @@ describe("platform corpus", () => {
         if (expected.senderIsBot !== undefined) expect(message.senderIsBot).toBe(expected.senderIsBot);
         if (expected.role !== undefined) expect(message.senderRole).toBe(expected.role);
         expect(message.text).toBe(expected.text);
+        // Nothing dropped: media become attachments or shared items, never a marker in the text.
+        const media = message.attachments[0]?.kind ?? (message.shared as { type?: string } | null)?.type;
+        expect(media).toBe(expected.media);
         expect(message.direction).toBe("inbound");
         if (expected.replyTo === null) {
           expect([message.replyToMessageId, message.replyToPlatformId, message.replyToText]).toEqual([null, null, null]);

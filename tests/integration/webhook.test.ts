@@ -167,7 +167,7 @@ describe.each(databases)("Telegram webhook on $name", ({ open }) => {
     await h.t.post(update({ extra: { photo: [{ file_id: "a", file_unique_id: "b", width: 10, height: 10 }], caption: "our new office" } }));
     await h.t.settle();
     const m = await h.t.db.prisma.message.findFirst({ where: { direction: "inbound" } });
-    expect(m!.text).toBe("[photo] our new office");
+    expect(m!.text).toBe("our new office");
   });
 
   it("records a failed send on the envelope for the operator, and sends nothing twice", async () => {
