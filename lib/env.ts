@@ -56,7 +56,12 @@ export const envSchema = z.object({
   /** Quiet time after a user's last message before the turn starts (a burst becomes one turn); 0 = none. */
   BURST_DEBOUNCE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   /** The largest attachment fetched (bytes); a larger one is recorded too_large with its size. Default 20 MB, Telegram's download limit. */
-  MEDIA_MAX_BYTES: z.coerce.number().int().min(1).max(2_147_483_647).default(20 * 1024 * 1024),
+  MEDIA_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(2_147_483_647)
+    .default(20 * 1024 * 1024),
   /** Speech to text for voice notes, audio and video notes (an OpenAI-style transcription model, e.g. whisper-1); unset: the model gets kind and duration. */
   TRANSCRIPTION_MODEL: optional,
   /** The transcription API's base URL (OpenAI's /audio/transcriptions); unset: LLM_BASE_URL for openai / openai-compatible, else OpenAI's. */

@@ -16,7 +16,10 @@ export type Transcriber = {
  * LLM_API_KEY. Null when TRANSCRIPTION_MODEL is unset: the model gets kind and duration.
  */
 export function transcriberFromEnv(
-  env: Pick<Env, "TRANSCRIPTION_MODEL" | "TRANSCRIPTION_BASE_URL" | "TRANSCRIPTION_API_KEY" | "LLM_PROVIDER" | "LLM_BASE_URL" | "LLM_API_KEY">,
+  env: Pick<
+    Env,
+    "TRANSCRIPTION_MODEL" | "TRANSCRIPTION_BASE_URL" | "TRANSCRIPTION_API_KEY" | "LLM_PROVIDER" | "LLM_BASE_URL" | "LLM_API_KEY"
+  >,
 ): Transcriber | null {
   const modelId = env.TRANSCRIPTION_MODEL;
   if (!modelId) return null;

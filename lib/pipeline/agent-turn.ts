@@ -295,7 +295,11 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: 
     });
     // Pictures and voice notes: a short wait for the turn's own still being fetched, transcripts made once.
     const modelSeesImages = settings.modelSeesImages ?? providerSeesImages(deps.model.provider);
-    const facts = await prepareTurnMedia(db, loaded, { seesImages: modelSeesImages, transcriber: deps.transcriber ?? null, timeoutMs: deps.timeoutMs });
+    const facts = await prepareTurnMedia(db, loaded, {
+      seesImages: modelSeesImages,
+      transcriber: deps.transcriber ?? null,
+      timeoutMs: deps.timeoutMs,
+    });
     const prompt = turnPrompt(facts, { ...settings, modelSeesImages });
     const draft = settings.streamDrafts ? startAnswerDraft(channel, target, draftIdOf(envelope.id)) : null;
     const outcome = await executeTurn(

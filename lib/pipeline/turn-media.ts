@@ -40,7 +40,10 @@ export async function prepareTurnMedia(db: Database, facts: ContextFacts, option
   const waiting = own.filter((a) => a.status === "pending" && matters(a)).map((a) => a.id);
   if (waiting.length) {
     await waitWhilePending(db, waiting, options.waitMs ?? MEDIA_WAIT_MS);
-    attachments = await attachmentsOf(db, [...attachments.keys()].map((id) => ({ id })));
+    attachments = await attachmentsOf(
+      db,
+      [...attachments.keys()].map((id) => ({ id })),
+    );
   }
   if (options.transcriber) attachments = await transcribeSpoken(db, attachments, ownIds, options.transcriber, options.timeoutMs);
   return { ...facts, attachments };

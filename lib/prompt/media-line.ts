@@ -40,11 +40,13 @@ export function byteSize(bytes: number): string {
   return `${mb < 10 ? mb.toFixed(1).replace(/\.0$/, "") : Math.round(mb)} MB`;
 }
 
+const EMOJI_PART = /^[\p{Extended_Pictographic}\p{Emoji_Component}]$/u;
+
 /** An emoji as shown: emoji code points only (a sticker's emoji is the sticker maker's choice). */
 function emojiOnly(text: unknown): string {
   if (typeof text !== "string") return "";
   return [...text]
-    .filter((ch) => /[\p{Extended_Pictographic}\p{Emoji_Component}\u200d\ufe0f]/u.test(ch) && !/[#*0-9]/.test(ch))
+    .filter((ch) => (EMOJI_PART.test(ch) || ch === "\u200d" || ch === "\ufe0f") && !/[#*0-9]/.test(ch))
     .slice(0, 8)
     .join("");
 }

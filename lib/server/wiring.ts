@@ -146,7 +146,9 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   });
   const ingest = async (event: Exclude<InboundEvent, { type: "ignored" }>) => {
     const channel = channelOf(event);
-    const result = await traceIngest(channel, () => ingestEvent(db, event, { modelConfigured: model !== null, deps: turnDeps, mediaMaxBytes: e.MEDIA_MAX_BYTES }));
+    const result = await traceIngest(channel, () =>
+      ingestEvent(db, event, { modelConfigured: model !== null, deps: turnDeps, mediaMaxBytes: e.MEDIA_MAX_BYTES }),
+    );
     countIngested(channel, result.status);
     // Only a pending envelope gives the worker work; its turn is due after the burst debounce.
     if (result.status === "stored" && result.answer) worker.messageArrived();

@@ -19,7 +19,10 @@ const photoBytes = (hue: number) =>
     .toBuffer();
 
 let users = 880_000;
-const newUser = (first_name: string) => ({ id: (users += 1), first_name });
+const newUser = (first_name: string) => {
+  users += 1;
+  return { id: users, first_name };
+};
 
 describe.each(databases)("media reaching the model ($name)", ({ open }) => {
   let llm: FakeLlm;
@@ -79,13 +82,14 @@ describe.each(databases)("media reaching the model ($name)", ({ open }) => {
   }
 
   it("a photo update becomes a message with one pending attachment and the caption as its only text", async () => {
-    const update = tgMedia({ ...tgPhoto("AQADwebhook1"), caption: "our new office" }, { user: newUser("Webb") });
+    const sizes = tgPhoto("AQADwebhook1");
+    const update = tgMedia({ ...sizes, caption: "our new office" }, { user: newUser("Webb") });
     expect((await t.post(update)).status).toBe(200);
     const message = await messageOf(update);
     expect(message.text).toBe("our new office");
     expect(message.attachments).toHaveLength(1);
     expect(message.attachments[0]).toMatchObject({ kind: "photo", status: "pending", source: "telegram", width: 1280, height: 960 });
-    expect(message.attachments[0].sourceRef).toBe(update.message.photo.at(-1)!.file_id);
+    expect(message.attachments[0].sourceRef).toBe(sizes.photo.at(-1)!.file_id);
     // A video declared over MEDIA_MAX_BYTES is recorded too large, never pending.
     const video = tgMedia(TG.video, { user: newUser("Vida") });
     expect((await t.post(video)).status).toBe(200);
@@ -143,7 +147,10 @@ describe.each(databases)("media reaching the model ($name)", ({ open }) => {
     const user = newUser("Alba");
     const group = `1373339474832${users}`;
     for (const [i, hue] of [30, 90, 150].entries()) {
-      const part = tgMedia({ ...tgPhoto(`AQADalbum${users}${i}`), media_group_id: group, ...(i === 0 ? { caption: "our trip" } : {}) }, { user });
+      const part = tgMedia(
+        { ...tgPhoto(`AQADalbum${users}${i}`), media_group_id: group, ...(i === 0 ? { caption: "our trip" } : {}) },
+        { user },
+      );
       expect((await t.post(part)).status).toBe(200);
       await store((await messageOf(part)).attachments[0].id, await photoBytes(hue), "image/jpeg");
     }

@@ -42,19 +42,35 @@ describe("Telegram media messages", () => {
     const m = tg({ ...tgPhoto(), caption: "our new office" });
     expect(m.message.text).toBe("our new office");
     expect(m.message.attachments).toEqual([
-      expect.objectContaining({ kind: "photo", source: "telegram", sourceRef: expect.stringContaining("-x-"), width: 1280, height: 960, sizeBytes: 147_640 }),
+      expect.objectContaining({
+        kind: "photo",
+        source: "telegram",
+        sourceRef: expect.stringContaining("-x-"),
+        width: 1280,
+        height: 960,
+        sizeBytes: 147_640,
+      }),
     ]);
     expect(lineOf(m)).toEqual(["[photo 1280×960]"]);
   });
 
   it("a document", () => {
     const m = tg(TG.document);
-    expect(m.message.attachments?.[0]).toMatchObject({ kind: "document", fileName: "report.pdf", mimeType: "application/pdf", sizeBytes: 2_202_009 });
+    expect(m.message.attachments?.[0]).toMatchObject({
+      kind: "document",
+      fileName: "report.pdf",
+      mimeType: "application/pdf",
+      sizeBytes: 2_202_009,
+    });
     expect(lineOf(m)).toEqual(['[document "report.pdf", 2.1 MB]']);
   });
 
   it("stickers: static, animated and video, with emoji and set", () => {
-    expect(tg(TG.stickerStatic).message.attachments?.[0]).toMatchObject({ kind: "sticker", mimeType: "image/webp", details: { format: "static", emoji: "😀", setName: "Cats" } });
+    expect(tg(TG.stickerStatic).message.attachments?.[0]).toMatchObject({
+      kind: "sticker",
+      mimeType: "image/webp",
+      details: { format: "static", emoji: "😀", setName: "Cats" },
+    });
     expect(lineOf(tg(TG.stickerStatic))).toEqual(['[sticker 😀 from "Cats"]']);
     expect(lineOf(tg(TG.stickerAnimated))).toEqual(['[animated sticker 😡 from "AdvenTimeAnim"]']);
     expect(lineOf(tg(TG.stickerVideo))).toEqual(['[video sticker 🎉 from "PartyVideo"]']);
@@ -85,7 +101,12 @@ describe("Telegram media messages", () => {
     expect(tg(TG.location).message.shared).toEqual({ type: "location", latitude: 35.681236, longitude: 139.767125 });
     expect(lineOf(tg(TG.location))).toEqual(["[location 35.68, 139.77]"]);
     expect(lineOf(tg(TG.venue))).toEqual(['[location 35.68, 139.77 "Tokyo Station", "1 Chome Marunouchi, Chiyoda City"]']);
-    expect(tg(TG.contact).message.shared).toEqual({ type: "contact", name: "Jane Doe", phoneNumber: "+81 90 1234 5678", userId: "5551234" });
+    expect(tg(TG.contact).message.shared).toEqual({
+      type: "contact",
+      name: "Jane Doe",
+      phoneNumber: "+81 90 1234 5678",
+      userId: "5551234",
+    });
     expect(lineOf(tg(TG.contact))).toEqual(['[contact "Jane Doe" phone "+81 90 1234 5678"]']);
     expect(lineOf(tg(TG.poll))).toEqual(['[poll "Lunch?" options: "Sushi" / "Ramen"]']);
     expect(lineOf(tg(TG.dice))).toEqual(["[dice 🎲 rolled 4]"]);
@@ -119,7 +140,10 @@ describe("LINE media messages", () => {
   });
 
   it("an external provider's image keeps its HTTPS URL", () => {
-    expect(line(LINE.imageExternal).message.attachments?.[0]).toMatchObject({ source: "url", sourceRef: "https://example.com/original.jpg" });
+    expect(line(LINE.imageExternal).message.attachments?.[0]).toMatchObject({
+      source: "url",
+      sourceRef: "https://example.com/original.jpg",
+    });
   });
 
   it("images of one set are an album", () => {
@@ -139,7 +163,13 @@ describe("LINE media messages", () => {
 
   it("a location", () => {
     const m = line(LINE.location);
-    expect(m.message.shared).toEqual({ type: "location", latitude: 35.681236, longitude: 139.767125, title: "Tokyo Station", address: "1 Chome Marunouchi, Chiyoda City" });
+    expect(m.message.shared).toEqual({
+      type: "location",
+      latitude: 35.681236,
+      longitude: 139.767125,
+      title: "Tokyo Station",
+      address: "1 Chome Marunouchi, Chiyoda City",
+    });
   });
 
   it("a sticker: nothing to fetch, described by its keywords", () => {

@@ -58,10 +58,12 @@ describe("parseUpdate", () => {
     expect(captioned.message.attachments).toEqual([
       { kind: "photo", source: "telegram", sourceRef: "x", platformFileUniqueId: "y", width: 1, height: 1, mimeType: "image/jpeg" },
     ]);
-    expect(parse(update({ extra: { voice: { file_id: "v", file_unique_id: "w", duration: 2 } } }))!.message.attachments?.[0]).toMatchObject({
-      kind: "voice",
-      durationSeconds: 2,
-    });
+    expect(parse(update({ extra: { voice: { file_id: "v", file_unique_id: "w", duration: 2 } } }))!.message.attachments?.[0]).toMatchObject(
+      {
+        kind: "voice",
+        durationSeconds: 2,
+      },
+    );
   });
 
   it("takes message_thread_id only for topic messages", () => {

@@ -174,9 +174,7 @@ export function SettingsForm() {
           <select
             id="modelSeesImages"
             value={draft.modelSeesImages === null ? "provider" : draft.modelSeesImages ? "on" : "off"}
-            onChange={(e) =>
-              setDraft({ ...draft, modelSeesImages: e.target.value === "provider" ? null : e.target.value === "on" })
-            }
+            onChange={(e) => setDraft({ ...draft, modelSeesImages: e.target.value === "provider" ? null : e.target.value === "on" })}
             aria-describedby="modelSeesImages-help"
           >
             <option value="provider">By provider (on for OpenAI and Anthropic, off for OpenAI-compatible)</option>

@@ -11,15 +11,18 @@ import type { InboundAttachment, SharedContent } from "../../media/types";
  */
 
 const name = z.string().max(4096);
-const provider = z
-  .looseObject({ type: z.string().max(32), originalContentUrl: z.string().max(2000).optional() })
-  .optional();
+const provider = z.looseObject({ type: z.string().max(32), originalContentUrl: z.string().max(2000).optional() }).optional();
 const schemas = {
   image: z.looseObject({ contentProvider: provider, imageSet: z.looseObject({ id: z.string().min(1).max(128) }).optional() }),
   video: z.looseObject({ contentProvider: provider, duration: z.number().min(0).optional() }),
   audio: z.looseObject({ contentProvider: provider, duration: z.number().min(0).optional() }),
   file: z.looseObject({ fileName: name.optional(), fileSize: z.number().int().min(0).optional() }),
-  location: z.looseObject({ title: name.optional(), address: name.optional(), latitude: z.number().min(-90).max(90), longitude: z.number().min(-180).max(180) }),
+  location: z.looseObject({
+    title: name.optional(),
+    address: name.optional(),
+    latitude: z.number().min(-90).max(90),
+    longitude: z.number().min(-180).max(180),
+  }),
   sticker: z.looseObject({
     packageId: z.string().max(64).optional(),
     stickerId: z.string().max(64).optional(),
@@ -62,7 +65,11 @@ export function lineMedia(message: { id?: string; type: string } & Record<string
       const durationSeconds = m.data.duration === undefined ? undefined : Math.round(m.data.duration / 1000);
       return {
         attachments: [
-          { kind: KIND[message.type], ...sourceOf(id, m.data.contentProvider), ...(durationSeconds !== undefined ? { durationSeconds } : {}) },
+          {
+            kind: KIND[message.type],
+            ...sourceOf(id, m.data.contentProvider),
+            ...(durationSeconds !== undefined ? { durationSeconds } : {}),
+          },
         ],
       };
     }
@@ -85,7 +92,10 @@ export function lineMedia(message: { id?: string; type: string } & Record<string
       const m = schemas.location.safeParse(message);
       if (!m.success) break;
       const { latitude, longitude, title, address } = m.data;
-      return { attachments: [], shared: { type: "location", latitude, longitude, ...(title ? { title } : {}), ...(address ? { address } : {}) } };
+      return {
+        attachments: [],
+        shared: { type: "location", latitude, longitude, ...(title ? { title } : {}), ...(address ? { address } : {}) },
+      };
     }
     case "sticker": {
       const m = schemas.sticker.safeParse(message);

@@ -22,9 +22,33 @@ const thumbnail = z.looseObject({ file_id: fileId }).optional();
 
 const schemas = {
   photo: z.array(photoSize).min(1).max(64),
-  video: z.looseObject({ ...file, width: dimension.optional(), height: dimension.optional(), duration: duration.optional(), file_name: name.optional(), mime_type: name.optional(), thumbnail }),
-  animation: z.looseObject({ ...file, width: dimension.optional(), height: dimension.optional(), duration: duration.optional(), file_name: name.optional(), mime_type: name.optional(), thumbnail }),
-  audio: z.looseObject({ ...file, duration: duration.optional(), performer: name.optional(), title: name.optional(), file_name: name.optional(), mime_type: name.optional(), thumbnail }),
+  video: z.looseObject({
+    ...file,
+    width: dimension.optional(),
+    height: dimension.optional(),
+    duration: duration.optional(),
+    file_name: name.optional(),
+    mime_type: name.optional(),
+    thumbnail,
+  }),
+  animation: z.looseObject({
+    ...file,
+    width: dimension.optional(),
+    height: dimension.optional(),
+    duration: duration.optional(),
+    file_name: name.optional(),
+    mime_type: name.optional(),
+    thumbnail,
+  }),
+  audio: z.looseObject({
+    ...file,
+    duration: duration.optional(),
+    performer: name.optional(),
+    title: name.optional(),
+    file_name: name.optional(),
+    mime_type: name.optional(),
+    thumbnail,
+  }),
   voice: z.looseObject({ ...file, duration: duration.optional(), mime_type: name.optional() }),
   video_note: z.looseObject({ ...file, length: dimension.optional(), duration: duration.optional(), thumbnail }),
   document: z.looseObject({ ...file, file_name: name.optional(), mime_type: name.optional(), thumbnail }),
@@ -45,7 +69,12 @@ const location = z.looseObject({ latitude: z.number().min(-90).max(90), longitud
 const shared = {
   venue: z.looseObject({ location, title: name, address: name.optional() }),
   location,
-  contact: z.looseObject({ phone_number: name.optional(), first_name: name, last_name: name.optional(), user_id: z.number().int().optional() }),
+  contact: z.looseObject({
+    phone_number: name.optional(),
+    first_name: name,
+    last_name: name.optional(),
+    user_id: z.number().int().optional(),
+  }),
   poll: z.looseObject({ question: name, options: z.array(z.looseObject({ text: name })).max(100) }),
   dice: z.looseObject({ emoji: name, value: z.number().int() }),
 } as const;
@@ -86,7 +115,13 @@ function attachmentOf(field: keyof typeof schemas, value: unknown): InboundAttac
       if (!v.success) return null;
       return {
         ...base(field, v.data),
-        ...defined({ width: v.data.width, height: v.data.height, durationSeconds: seconds(v.data.duration), fileName: v.data.file_name, mimeType: v.data.mime_type }),
+        ...defined({
+          width: v.data.width,
+          height: v.data.height,
+          durationSeconds: seconds(v.data.duration),
+          fileName: v.data.file_name,
+          mimeType: v.data.mime_type,
+        }),
         ...(v.data.thumbnail ? { details: { thumbnailFileId: v.data.thumbnail.file_id } } : {}),
       };
     }
@@ -140,7 +175,13 @@ function sharedOf(field: keyof typeof shared, value: unknown): SharedContent | n
     case "venue": {
       const v = shared.venue.safeParse(value);
       return v.success
-        ? { type: "location", latitude: v.data.location.latitude, longitude: v.data.location.longitude, title: v.data.title, ...defined({ address: v.data.address }) }
+        ? {
+            type: "location",
+            latitude: v.data.location.latitude,
+            longitude: v.data.location.longitude,
+            title: v.data.title,
+            ...defined({ address: v.data.address }),
+          }
         : null;
     }
     case "location": {
