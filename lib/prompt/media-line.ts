@@ -1,5 +1,5 @@
 import type { AttachmentFact, StoredMessage } from "../context/types";
-import { MAX_BODY_CHARS, sanitizeInline } from "./sanitize";
+import { canonicalText, MAX_BODY_CHARS, sanitizeInline } from "./sanitize";
 
 /**
  * The prompt's one honest line per attachment or shared item: the product's own
@@ -45,8 +45,9 @@ const EMOJI_PART = /^[\p{Extended_Pictographic}\p{Emoji_Component}]$/u;
 /** An emoji as shown: emoji code points only (a sticker's emoji is the sticker maker's choice). */
 function emojiOnly(text: unknown): string {
   if (typeof text !== "string") return "";
-  return [...text]
-    .filter((ch) => (EMOJI_PART.test(ch) || ch === "\u200d" || ch === "\ufe0f") && !/[#*0-9]/.test(ch))
+  // Canonical first: tag characters and other invisibles (also Emoji_Component) are gone.
+  return [...canonicalText(text)]
+    .filter((ch) => EMOJI_PART.test(ch) && !/[#*0-9]/.test(ch))
     .slice(0, 8)
     .join("");
 }

@@ -2,7 +2,7 @@ import { APICallError } from "ai";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_RATE_LIMIT_PAUSE_MS, ProviderGate, RateLimitedError, rateLimitDelayMs } from "@/lib/agent/call-limits";
 import type { QueuedEnvelope } from "@/lib/db/claim";
-import { MAX_BURST, planTurn } from "@/lib/pipeline/turn-plan";
+import { ALBUM_CAP_MS, ALBUM_QUIET_MS, MAX_BURST, planTurn } from "@/lib/pipeline/turn-plan";
 
 const t0 = new Date("2026-11-23T10:00:00Z");
 const at = (ms: number) => new Date(t0.getTime() + ms);
@@ -36,6 +36,17 @@ describe("planTurn", () => {
   });
   it("a debounce of 0 answers at once", () => {
     expect(ids(planTurn([chat(1, 0)], options(0, 0)))).toEqual([1]);
+  });
+  it("an album waits for its last part whatever the debounce, then is one turn", () => {
+    const album = [chat(1, 0, { mediaGroup: true }), chat(2, 300, { mediaGroup: true })];
+    expect(planTurn(album, options(300, 0))).toEqual({ waitUntil: at(300 + ALBUM_QUIET_MS) });
+    const three = [...album, chat(3, 600, { mediaGroup: true })];
+    expect(planTurn(three, options(300 + ALBUM_QUIET_MS, 0))).toEqual({ waitUntil: at(600 + ALBUM_QUIET_MS) });
+    expect(ids(planTurn(three, options(600 + ALBUM_QUIET_MS, 0)))).toEqual([1, 2, 3]);
+    // Never longer than the album cap after its first part, however it keeps growing.
+    const endless = Array.from({ length: 12 }, (_, i) => chat(i + 1, i * 1000, { mediaGroup: true }));
+    expect(ids(planTurn(endless, options(11_000, 0)))).toHaveLength(12);
+    expect(ALBUM_CAP_MS).toBeLessThanOrEqual(11_000);
   });
   it("a burst that keeps growing is answered at the latest 4 debounce periods after its first message", () => {
     const queue = [chat(1, 0), chat(2, 900), chat(3, 1800), chat(4, 2700), chat(5, 3600)];
