@@ -218,7 +218,10 @@ export function buildPrompt(input: PromptInput): Prompt {
       // Our own words, but possibly echoing a user: canonical form, no template tokens.
       const text = canonicalCapped(m.text);
       const unconfirmed = isPossiblyUndelivered(m) ? POSSIBLY_UNDELIVERED_PREFIX : "";
-      out.push({ role: "assistant", content: `${unconfirmed}${m.senderKind === "operator" ? OPERATOR_PREFIX : ""}${text}` });
+      // A file an operator sent is named by its line, as a user's is.
+      const media = mediaLines(m);
+      const body = media.length ? [...media, ...(text ? [text] : [])].join("\n") : text;
+      out.push({ role: "assistant", content: `${unconfirmed}${m.senderKind === "operator" ? OPERATOR_PREFIX : ""}${body}` });
       return;
     }
     const target = m.replyToMessageId !== null ? (byId.get(m.replyToMessageId) ?? null) : null;

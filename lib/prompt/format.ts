@@ -3,7 +3,8 @@ import type { ContextMessage, StoredMessage } from "../context/types";
 import { mediaLines } from "./media-line";
 import { sanitizeBody, sanitizeInline, sanitizeName, userLabel } from "./sanitize";
 
-export type ReplyTarget = Pick<StoredMessage, "text" | "senderKind" | "senderName"> & Partial<Pick<StoredMessage, "deletedAt">>;
+export type ReplyTarget = Pick<StoredMessage, "text" | "senderKind" | "senderName"> &
+  Partial<Pick<StoredMessage, "deletedAt" | "attachments" | "shared">>;
 
 export type FormatOptions = {
   channel: string;
@@ -48,8 +49,9 @@ export function isReply(message: StoredMessage): boolean {
 export function replyAnnotation(message: StoredMessage, target: ReplyTarget | null, quoteMaxChars: number): string | null {
   if (!isReply(message)) return null;
   // A target its sender took back is not quoted (the platform's copy neither).
-  // A stored target without text (a photo without caption) falls back to the platform's copy, which names the media.
-  const raw = target?.deletedAt ? "(message deleted)" : (message.quoteText ?? (target?.text || message.replyToText) ?? "");
+  // A stored target without text (a photo without caption) is quoted by what it carries, else the platform's copy.
+  const carried = target && !target.text ? mediaLines(target).join(" ") : "";
+  const raw = target?.deletedAt ? "(message deleted)" : (message.quoteText ?? (target?.text || carried || message.replyToText) ?? "");
   // A reply to another chat's message (Telegram external_reply) says which chat.
   const chat = target ? undefined : sanitizeName(message.replyToChatTitle);
   return `[↩ reply to ${replySenderLabel(message, target)}${chat ? ` in ${chat}` : ""}: "${sanitizeInline(raw, quoteMaxChars)}"]`;

@@ -98,3 +98,19 @@ describe("imagesForModel", () => {
     expect([...imagesForModel(mixed, { modelSeesImages: true, maxImagesPerTurn: 10 }).keys()]).toEqual([6, 5]);
   });
 });
+
+describe("a reply to a picture without caption", () => {
+  it("quotes what the target carries", () => {
+    const target = cmsg(2, { senderName: "Dana", text: "", attachments: [attachment({ id: 1, messageId: 2 })] });
+    const reply = cmsg(3, { senderName: "Alice", text: "where is this?", replyToMessageId: 2 });
+    const prompt = buildPrompt({
+      context: { messages: [target, reply], gapNote: null },
+      currentId: 3,
+      conversation: { channel: "telegram", type: "group", title: null },
+      settings,
+    });
+    const parsed = assertPromptIntegrity(prompt, { userMessages: [{ isReply: false }, { isReply: true }] });
+    expect(parsed.messages[0]).toMatchObject({ media: ["[photo 1280×960]"], body: [] });
+    expect(parsed.messages[1].annotation).toEqual({ sender: "Dana", text: "(photo 1280×960)" });
+  });
+});
