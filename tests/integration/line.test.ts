@@ -2,7 +2,10 @@ import { createHmac } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import sharp from "sharp";
+import { blobStoreFor } from "@/lib/media/blob-store";
 import { sendOperatorReply } from "@/lib/pipeline/operator-reply";
+import { updateSettings } from "@/lib/settings/store";
 import { startTestApp, type TestApp } from "../helpers/app";
 import { sqliteTestDb, type TestDb } from "../helpers/db";
 import { startFakeLlm, type FakeLlm } from "../helpers/fake-llm";
@@ -209,6 +212,43 @@ describe("the LINE adapter", () => {
     await t.settle();
     expect(line.loading.length).toBeGreaterThanOrEqual(1);
     expect(line.loading[0].body).toEqual({ chatId: "Uabcdef1234", loadingSeconds: 20 });
+    expect(line.calls.map((c) => c.path)).toEqual(["/v2/bot/message/reply"]);
+  });
+
+  it("an image set (LINE's album) is one turn with all its pictures, answered once", async () => {
+    await updateSettings(t.db, { modelSeesImages: true }, "test");
+    const set = { id: "E005D41A7288F41B65593ED38FF6E9834B046AB36A37921A56BC236F13A91855", total: 3 };
+    const events = [1, 2, 3].map((index) => ({
+      ...messageEvent({ text: "", id: `img${index}` }),
+      message: {
+        type: "image",
+        id: `img${index}`,
+        quoteToken: `qt-img${index}`,
+        contentProvider: { type: "line" },
+        imageSet: { ...set, index },
+      },
+    }));
+    expect(await post(events)).toBe(200);
+    // What the fetch job does with each image's content (it is not under test here).
+    const store = blobStoreFor(t.db);
+    for (const [i, attachment] of (await t.db.prisma.attachment.findMany({ orderBy: { id: "asc" } })).entries()) {
+      expect(attachment).toMatchObject({ kind: "photo", source: "line", sourceRef: `img${i + 1}`, status: "pending" });
+      const bytes = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 40 * i, g: 90, b: 200 } } })
+        .png()
+        .toBuffer();
+      const { sha256 } = await store.put(bytes, "image/png");
+      await t.db.prisma.attachment.update({
+        where: { id: attachment.id },
+        data: { status: "stored", blobSha256: sha256, mimeType: "image/png" },
+      });
+    }
+    await t.settle();
+    const turns = llm.requests.filter((r) => r.tools?.length && r.messages.at(-1)?.role === "user");
+    expect(turns).toHaveLength(1);
+    const images = turns[0].messages.flatMap((m) =>
+      Array.isArray(m.content) ? m.content.filter((p: { type: string }) => p.type === "image_url") : [],
+    );
+    expect(images).toHaveLength(3);
     expect(line.calls.map((c) => c.path)).toEqual(["/v2/bot/message/reply"]);
   });
 

@@ -9,6 +9,7 @@ import { databases, type TestDb } from "../helpers/db";
 import { type ChatRequest, type FakeLlm, startFakeLlm } from "../helpers/fake-llm";
 import { type FakeTelegram, startFakeTelegram } from "../helpers/fake-telegram";
 import { TG, tgMedia, tgPhoto } from "../fixtures/media-updates";
+import { assertLlmRequestsIntact, assertStoredTurnsIntact } from "../helpers/prompt-integrity";
 
 const VOICE_OGG = readFileSync(join(__dirname, "../fixtures/media/voice.ogg"));
 
@@ -180,5 +181,11 @@ describe.each(databases)("media reaching the model ($name)", ({ open }) => {
     expect(turns).toHaveLength(2);
     for (const turn of turns) expect(userTexts(turn).join("\n")).toContain('[voice 0:07] "see you at eight"');
     expect((await t.db.prisma.attachment.findUniqueOrThrow({ where: { id: attachment.id } })).transcript).toBe("see you at eight");
+  });
+
+  it("every prompt of these turns parses back intact (media lines as media lines, users' text as bodies)", async () => {
+    expect(llm.requests.length).toBeGreaterThan(0);
+    await assertLlmRequestsIntact(llm.requests, t.db);
+    await assertStoredTurnsIntact(t.db);
   });
 });
