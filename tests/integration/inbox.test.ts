@@ -296,6 +296,40 @@ describe.each(databases)("the team inbox on $name", ({ name, open }) => {
     expect(await h.t.db.prisma.savedReply.count()).toBe(1);
   });
 
+  it("% and _ typed in the list filter and the saved-reply search are letters, not wildcards", async () => {
+    await h.t.post(update({ chat: { id: 601, type: "private" }, from: { id: 601, first_name: "Pct" }, text: "a" }));
+    await h.t.post(update({ chat: { id: 602, type: "private" }, from: { id: 602, first_name: "Plain" }, text: "b" }));
+    await h.t.post(update({ chat: { id: 603, type: "private" }, from: { id: 603, first_name: "Under" }, text: "c" }));
+    await h.t.settle();
+    const [pct, plain, under] = await h.t.db.prisma.conversation.findMany({ orderBy: { id: "asc" } });
+    await h.t.db.prisma.conversation.update({ where: { id: pct!.id }, data: { title: "Promo 50% off" } });
+    await h.t.db.prisma.conversation.update({ where: { id: plain!.id }, data: { title: "Promo 500 off" } });
+    await h.t.db.prisma.conversation.update({ where: { id: under!.id }, data: { title: "ticket a_b" } });
+    const found = async (search: string) =>
+      (await call("GET", `/conversations?view=all&search=${encodeURIComponent(search)}`)).json.conversations.map((c: { id: number }) => c.id);
+    expect(await found("50%")).toEqual([pct!.id]);
+    expect(await found("%")).toEqual([pct!.id]);
+    expect(await found("a_b")).toEqual([under!.id]);
+    expect(await found("_")).toEqual([under!.id]);
+    expect(await found("50\\")).toEqual([]);
+    expect(await found("Promo 50")).toHaveLength(2);
+
+    for (const [shortcut, text] of [
+      ["pct", "a full 100% refund"],
+      ["plain", "a full 1000 refund"],
+      ["under", "see file_name"],
+      ["under_score", "x"],
+      ["underXscore", "y"],
+    ])
+      expect((await call("POST", "/saved-replies", { body: { shortcut, text } })).status).toBe(201);
+    const replies = async (search: string) =>
+      (await call("GET", `/saved-replies?search=${encodeURIComponent(search)}`)).json.savedReplies.map((r: { shortcut: string }) => r.shortcut);
+    expect(await replies("100%")).toEqual(["pct"]);
+    expect(await replies("file_")).toEqual(["under"]);
+    expect(await replies("under_")).toEqual(["under_score"]);
+    expect(await replies("%")).toEqual(["pct"]);
+  });
+
   it("the contact panel: who the user is, their language, when they were seen, and the groups they wrote in", async () => {
     const bob = { id: 78, first_name: "Bob", last_name: "Marley", username: "bob", language_code: "pt-BR" } as never;
     await h.t.post(update({ chat: group, from: bob, text: "hi all", date: Math.floor(Date.now() / 1000) - 3_600 }));
