@@ -5,6 +5,7 @@ import type {
   conversationStatsResponse,
   conversationSummary,
   noteView,
+  stateChangeView,
   timelineResponse,
 } from "@/lib/api/conversations";
 import type { savedReplyView } from "@/lib/api/saved-replies";
@@ -29,6 +30,7 @@ export type StatusInfo = z.output<typeof statusResponse>;
 export type ConversationSummary = z.output<typeof conversationSummary>;
 export type ConversationList = z.output<typeof conversationListResponse>;
 export type Note = z.output<typeof noteView>;
+export type StateChange = z.output<typeof stateChangeView>;
 export type ContactInfo = z.output<typeof contactResponse>;
 export type SavedReply = z.output<typeof savedReplyView>;
 
