@@ -272,6 +272,23 @@ describe.each(databases)("the team inbox on $name", ({ name, open }) => {
     expect((await call("GET", "/conversations/9999/changes")).status).toBe(404);
   });
 
+  it("the automatic 'a person will reply' message is not an answer: the user still waits until someone answers", async () => {
+    await h.t.post(update({ text: "/human" }));
+    await h.t.settle();
+    const waiting = await conversation();
+    expect(waiting.handoffState).toBe("waiting");
+    const sent = await h.t.db.prisma.message.findMany({ where: { direction: "outbound" } });
+    expect(sent.map((m) => m.text)).toEqual(["Thanks — a person from our team will reply here soon."]);
+    expect(waiting.waitingSince).not.toBeNull();
+    expect((await call("GET", "/conversations?view=all&sort=waiting")).json.conversations[0]).toMatchObject({
+      id: waiting.id,
+      waitingSince: waiting.waitingSince!.toISOString(),
+    });
+
+    expect((await call("POST", `/conversations/${waiting.id}/messages`, { body: { text: "Hi, I am here." } })).status).toBe(201);
+    expect((await conversation()).waitingSince).toBeNull();
+  });
+
   it("notes are shown to operators, never sent to the chat, and never in the model's prompt", async () => {
     const id = await start();
     const secret = "NOTE-7731: customer is on the VIP refund list";
