@@ -478,6 +478,15 @@ describe.each(databases)("the team inbox on $name", ({ name, open }) => {
     expect(row).toContain(`"'=HYPERLINK(""x"")"`);
     expect(row).toContain(",resolved,");
     expect((await call("GET", "/conversations/export?view=open")).text.trim().split("\r\n")).toHaveLength(1);
+
+    // The agent answered last: the CSV names the bot as the console does, never by the internal agent name.
+    await h.t.post(update({ chat: { id: 602, type: "private" }, from: { id: 602, first_name: "Ola" }, text: "hello" }));
+    await h.t.settle();
+    const identity = h.t.app.telegram.identityState();
+    const bot = identity.state === "ready" ? `${identity.identity.username} (bot)` : "the bot";
+    const [, answered] = (await call("GET", "/conversations/export?view=open")).text.trim().split("\r\n");
+    expect(answered).toContain(`,${bot},Happy to help`);
+    expect(answered).not.toContain(",main,");
   });
 
   if (name === "sqlite" && !hasPostgres) it.skipIf(!hasPostgres)(`PostgreSQL variant: ${POSTGRES_SKIP_REASON}`, () => {});
