@@ -71,6 +71,7 @@ export type ReplyResponse = z.output<typeof replyResponse>;
 
 /** One hit of GET /api/v1/search. */
 export type SearchResult = z.output<typeof searchResponse>["results"][number];
+export type NoteSearchResult = z.output<typeof searchResponse>["notes"][number];
 
 export type UsageReport = z.output<typeof usageResponse>;
 export type ConversationUsage = z.output<typeof conversationUsageResponse>;
