@@ -49,6 +49,9 @@ test("an admin invites an agent who takes, answers, notes and resolves a convers
   await agent.getByRole("button", { name: "Join and sign in" }).click();
   await expect(agent.getByRole("heading", { name: "Conversations" })).toBeVisible();
   await expect(agent.getByRole("navigation", { name: "Main" })).toContainText(`Signed in as ${agentName} (agent)`);
+  // No pointer to the simulator, which only admins may open.
+  await expect(agent.getByTestId("inbox-view-all")).toBeVisible();
+  await expect(agent.getByTestId("sandbox-banner")).toHaveCount(0);
 
   // Takes Ines's conversation from Unassigned.
   await agent.getByTestId("inbox-view-unassigned").click();
@@ -98,6 +101,7 @@ test("an admin invites an agent who takes, answers, notes and resolves a convers
 
   // The admin finds it under Resolved, with who did what in its timeline.
   await page.getByRole("link", { name: "Conversations" }).click();
+  await expect(page.getByTestId("sandbox-banner")).toContainText("simulator");
   await page.getByTestId("inbox-view-unassigned").click();
   await expect(page.getByTestId("conversation-row").filter({ hasText: kai })).toBeVisible();
   await expect(page.getByTestId("conversation-row").filter({ hasText: ines })).toHaveCount(0);
@@ -110,4 +114,14 @@ test("an admin invites an agent who takes, answers, notes and resolves a convers
   await expect(adminTimeline.getByTestId("note")).toContainText(`Tracking number sent to ${ines} by mail.`);
   await expect(adminTimeline.getByTestId("message").filter({ hasText: `Hello ${ines}, your parcel left` })).toContainText(agentShown);
   await dashboard.screenshot("team-inbox-resolved");
+
+  // The note is found by search, marked as a note, apart from the messages.
+  await page.goto("/search");
+  await page.getByLabel("Search message text").fill(`tracking ${ines}`);
+  await page.getByRole("search").getByRole("button", { name: "Search" }).click();
+  const note = page.getByTestId("note-result");
+  await expect(note).toHaveCount(1);
+  await expect(note).toContainText("internal note");
+  await expect(note).toContainText(agentShown);
+  await expect(page.getByTestId("search-result")).toHaveCount(0);
 });
