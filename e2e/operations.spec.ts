@@ -73,7 +73,7 @@ test("changing the gap threshold in settings changes the next prompt", async ({ 
   await page.getByLabel("Gap threshold (minutes)").fill("60");
   await page.getByRole("button", { name: "Save settings" }).click();
   await expect(page.getByRole("status")).toContainText("Saved");
-  await expect(page.getByTestId("settings-changes")).toContainText("gapThresholdMinutes: 120 → 60");
+  await expect(page.getByTestId("settings-changes")).toContainText("Gap threshold (minutes): 120 → 60");
   await dashboard.screenshot("settings");
   await expect(await promptAfterPause(-7272)).toContainText(
     "the previous message in this conversation was 1 hour 30 minutes before this one",
