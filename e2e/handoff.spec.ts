@@ -136,7 +136,7 @@ test("the per-user handoff limit is set in Settings: a user past it in another c
   await page.getByLabel("Handoffs one user may start per hour").fill("1");
   await page.getByRole("button", { name: "Save settings" }).click();
   await expect(page.getByRole("status")).toContainText("Saved");
-  await expect(page.getByTestId("settings-changes")).toContainText("handoffsPerUserPerHour: 3 → 1");
+  await expect(page.getByTestId("settings-changes")).toContainText("Handoffs one user may start per hour: 3 → 1");
   try {
     // The first request, in a private chat, is handed off; the same user's in a group is not.
     await dashboard.simulate("/human please", { firstName: "Lim", userId });

@@ -43,7 +43,7 @@ test("changing the gap threshold in settings changes the next prompt", async ({ 
   await page.getByRole("link", { name: "Settings" }).click();
   await page.getByLabel("Gap threshold (minutes)").fill("0");
   await page.getByRole("button", { name: "Save settings" }).click();
-  await expect(page.getByText("Too small: expected number to be >=1", { exact: true })).toBeVisible();
+  await expect(page.getByText("at least 1", { exact: true })).toBeVisible();
 
   // In a group the bot stays quiet until mentioned, so the pause is between the two users' messages.
   const promptAfterPause = async (groupId: number) => {
@@ -73,7 +73,7 @@ test("changing the gap threshold in settings changes the next prompt", async ({ 
   await page.getByLabel("Gap threshold (minutes)").fill("60");
   await page.getByRole("button", { name: "Save settings" }).click();
   await expect(page.getByRole("status")).toContainText("Saved");
-  await expect(page.getByTestId("settings-changes")).toContainText("gapThresholdMinutes: 120 → 60");
+  await expect(page.getByTestId("settings-changes")).toContainText("Gap threshold (minutes): 120 → 60");
   await dashboard.screenshot("settings");
   await expect(await promptAfterPause(-7272)).toContainText(
     "the previous message in this conversation was 1 hour 30 minutes before this one",

@@ -138,7 +138,7 @@ test("settings and fork changes made elsewhere reach an open page without a relo
   try {
     expect((await request.patch("/api/v1/settings", { headers: API, data: { forkIdleMinutes: changed } })).status()).toBe(200);
     // Other tests change settings on the same server meanwhile: find this change's row, not the first.
-    await expect(log.getByRole("row").filter({ hasText: `forkIdleMinutes: ${before.settings.forkIdleMinutes} → ${changed}` })).toHaveCount(
+    await expect(log.getByRole("row").filter({ hasText: `Fork idle timeout (minutes): ${before.settings.forkIdleMinutes} → ${changed}` })).toHaveCount(
       1,
     );
   } finally {

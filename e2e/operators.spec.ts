@@ -64,6 +64,15 @@ test("an admin invites an agent; the agent joins, signs in and sees no admin pag
   await expect(row).toContainText("Agent Smith");
   await expect(row.getByLabel(`Role of ${name}`)).toHaveValue("agent");
   await expect(page.getByRole("region", { name: "Open invitations" })).toHaveCount(0);
+  // Disabling asks first: dismissed, nothing changes.
+  page.once("dialog", (dialog) => void dialog.dismiss());
+  await row.getByRole("button", { name: "Disable" }).click();
+  await expect(row.getByRole("button", { name: "Disable" })).toBeVisible();
+  await expect(row).toContainText("active");
+  page.once("dialog", (dialog) => {
+    expect(dialog.message()).toContain(`Disable ${name}?`);
+    void dialog.accept();
+  });
   await row.getByRole("button", { name: "Disable" }).click();
   await expect(row).toContainText("disabled");
   // Their open page hears of it live and goes to the sign-in page; a navigation of theirs lands there too.

@@ -120,6 +120,24 @@ export const noteBody = z.strictObject({ text: z.string().trim().min(1, "the not
 export const noteResponse = z.strictObject({ note: noteView });
 export const notesResponse = z.strictObject({ notes: z.array(noteView) });
 
+/** A status, assignee or handoff change, as recorded by its envelope (lib/inbox/state-changes.ts). */
+export const stateChangeView = z.strictObject({
+  /** The envelope that records it. */
+  id: z.number().int(),
+  at: isoDate,
+  kind: z.enum(["inbox", "handoff"]),
+  action: z.enum(["resolve", "reopen", "snooze", "wake", "assign", "unassign", "request", "take", "release"]),
+  /** An operator's sign-in name, "user" (their message reopened or woke it), "timer" (a snooze ran out), or null. */
+  by: z.string().nullable(),
+  /** assign: who has it now (display name, else sign-in name). */
+  assignee: z.string().nullable(),
+  /** snooze: until when; null = until the user writes. */
+  snoozedUntil: z.string().nullable(),
+  /** request: why a human was asked for. */
+  reason: z.string().nullable(),
+});
+export const stateChangesResponse = z.strictObject({ changes: z.array(stateChangeView) });
+
 /** The person a conversation is with (a group: whoever of its users wrote last), from their stored messages. */
 export const contactResponse = z.strictObject({
   contact: z
@@ -226,6 +244,13 @@ export const operations = defineOperations([
     summary: "Add an internal note: shown to operators in the timeline, never sent to the chat, never in a model's prompt",
     body: noteBody,
     response: { status: 201, schema: noteResponse },
+  },
+  {
+    method: "get",
+    path: "/conversations/{id}/changes",
+    summary:
+      "The conversation's status, assignee and handoff changes, oldest first (the newest 500), read from the envelopes that record them; the timeline shows them between the messages",
+    response: { status: 200, schema: stateChangesResponse },
   },
   {
     method: "get",

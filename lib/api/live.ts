@@ -41,6 +41,20 @@ export const searchResponse = z.strictObject({
       channel: z.string(),
     }),
   ),
+  /** The operators' internal notes that match (every term in the note), newest first; never shown to the model. */
+  notes: z.array(
+    z.strictObject({
+      noteId: z.number().int(),
+      conversationId: z.number().int(),
+      /** HTML-escaped text whose only markup is <mark> around the hits. */
+      snippet: z.string(),
+      createdAt: isoDate,
+      /** The author's sign-in name. */
+      operatorName: z.string(),
+      conversationTitle: z.string().nullable(),
+      channel: z.string(),
+    }),
+  ),
   /** The search stopped at its time limit (3 s): `results` are what it found by then; narrow it (conversation, sender, dates) to find more. */
   incomplete: z.boolean(),
 });

@@ -1,5 +1,6 @@
 import { splitTopicChatId, topicKeysLike } from "../envelope/topic-key";
 import type { Database } from "./database";
+import type { SqlValue } from "./sql";
 import type { Prisma } from "./generated/sqlite/client";
 
 export function findConversation(db: Database, id: number) {
@@ -55,27 +56,63 @@ export async function countInboxViews(db: Database, me: number): Promise<Record<
   return Object.fromEntries(inboxViews.map((view, i) => [view, counts[i]])) as Record<InboxView, number>;
 }
 
+/** The SQL of one inbox view (the same rows as inboxViewWhere), for the filtered list. */
+function inboxViewSql(view: InboxView, me: number): { where: string; params: SqlValue[] } {
+  switch (view) {
+    case "all":
+      return { where: "TRUE", params: [] };
+    case "open":
+      return { where: `c."status" = 'open'`, params: [] };
+    case "mine":
+      return { where: `c."status" = 'open' AND c."assigneeId" = ?`, params: [me] };
+    case "unassigned":
+      return { where: `c."status" = 'open' AND c."assigneeId" IS NULL`, params: [] };
+    case "handoff":
+      return { where: `c."handoffState" IN ('waiting', 'assigned')`, params: [] };
+    case "resolved":
+      return { where: `c."status" = 'resolved'`, params: [] };
+    case "snoozed":
+      return { where: `c."status" = 'snoozed'`, params: [] };
+  }
+}
+
+/**
+ * The ids of one view's conversations whose title, chat id or a sender's name
+ * holds `search`, in the list's order. Plain SQL rather than Prisma's `contains`:
+ * that is a LIKE, where a typed % or _ is a wildcard and SQLite has no escape
+ * for it; instr/strpos match the text as typed (and ignore case on both databases).
+ */
+async function filteredConversationIds(db: Database, options: ConversationListOptions, search: string): Promise<number[]> {
+  const view = inboxViewSql(options.view ?? "all", options.me ?? 0);
+  const has = (column: string) => (db.dialect === "sqlite" ? `instr(lower(${column}), ?) > 0` : `strpos(lower(${column}), ?) > 0`);
+  const order =
+    options.sort === "waiting"
+      ? `c."waitingSince" ASC NULLS LAST, c."lastMessageAt" DESC NULLS LAST, c."id" DESC`
+      : `c."lastMessageAt" DESC NULLS LAST, c."id" DESC`;
+  const needle = search.toLowerCase();
+  const rows = await db.read<{ id: number }>(
+    `SELECT c."id" FROM "Conversation" c
+     WHERE ${view.where} AND (${has(`c."title"`)} OR ${has(`c."platformChatId"`)}
+       OR EXISTS (SELECT 1 FROM "Message" m WHERE m."conversationId" = c."id" AND ${has(`m."senderName"`)}))
+     ORDER BY ${order} LIMIT ?`,
+    ...view.params,
+    needle,
+    needle,
+    needle,
+    options.take,
+  );
+  return rows.map((row) => Number(row.id));
+}
+
 /**
  * Conversations of one inbox view by last activity (or longest waiting first), with
  * the last message and the unread count (inbound messages since an operator last opened it).
  */
 export async function listConversations(db: Database, options: ConversationListOptions) {
   const search = options.search?.trim();
-  const conversations = await db.prisma.conversation.findMany({
-    where: {
-      AND: [
-        inboxViewWhere(options.view ?? "all", options.me ?? 0),
-        search
-          ? {
-              OR: [
-                { title: { contains: search } },
-                { platformChatId: { contains: search } },
-                { messages: { some: { senderName: { contains: search } } } },
-              ],
-            }
-          : {},
-      ],
-    },
+  const ids = search ? await filteredConversationIds(db, options, search) : undefined;
+  const found = await db.prisma.conversation.findMany({
+    where: ids ? { id: { in: ids } } : inboxViewWhere(options.view ?? "all", options.me ?? 0),
     orderBy:
       options.sort === "waiting"
         ? [{ waitingSince: { sort: "asc", nulls: "last" } }, { lastMessageAt: { sort: "desc", nulls: "last" } }, { id: "desc" }]
@@ -90,6 +127,8 @@ export async function listConversations(db: Database, options: ConversationListO
       },
     },
   });
+  const byId = new Map(found.map((c) => [c.id, c]));
+  const conversations = ids ? ids.flatMap((id) => byId.get(id) ?? []) : found;
   const unread = await Promise.all(
     conversations.map((c) =>
       db.prisma.message.count({

@@ -21,6 +21,8 @@ export type OutboundMessageInput = {
   replyTo: { id: number; threadId: number | null; platformMessageId: string | null } | null;
   forkId: number | null;
   platformTopicId?: string | null;
+  /** An automatic notice (the handoff's "a person will reply"): not an answer, so the user's wait goes on. */
+  keepsWaiting?: boolean;
 };
 
 /**
@@ -30,7 +32,8 @@ export type OutboundMessageInput = {
 export function appendOutboundMessage(db: Database, input: OutboundMessageInput): Promise<{ id: number }> {
   return db.transaction(async (sql) => {
     await sql.run(
-      `UPDATE "Conversation" SET "generation" = "generation" + 1, "lastMessageAt" = ?, "waitingSince" = NULL, "updatedAt" = ? WHERE "id" = ?`,
+      `UPDATE "Conversation" SET "generation" = "generation" + 1, "lastMessageAt" = ?,
+         "waitingSince" = ${input.keepsWaiting ? `"waitingSince"` : "NULL"}, "updatedAt" = ? WHERE "id" = ?`,
       input.sentAt,
       new Date(),
       input.conversationId,

@@ -3,13 +3,27 @@ import { isUniqueViolation } from "./errors";
 
 const savedReplyView = { id: true, scope: true, shortcut: true, text: true, createdBy: true, createdAt: true, updatedAt: true } as const;
 
-/** The saved replies of the given scopes, by shortcut; `search` matches the shortcut or the text. */
-export function listSavedReplies(db: Database, scopes: string[], search?: string) {
+/**
+ * The saved replies of the given scopes, by shortcut; `search` matches the start of
+ * the shortcut or any part of the text, as typed (instr/strpos, not LIKE, whose %
+ * and _ would be wildcards with no escape on SQLite), ignoring case.
+ */
+export async function listSavedReplies(db: Database, scopes: string[], search?: string) {
+  let ids: number[] | undefined;
+  if (search && scopes.length > 0) {
+    const at = (column: string) => (db.dialect === "sqlite" ? `instr(lower(${column}), ?)` : `strpos(lower(${column}), ?)`);
+    const needle = search.toLowerCase();
+    const rows = await db.read<{ id: number }>(
+      `SELECT "id" FROM "SavedReply" WHERE "scope" IN (${scopes.map(() => "?").join(", ")})
+       AND (${at(`"shortcut"`)} = 1 OR ${at(`"text"`)} > 0) ORDER BY "shortcut" ASC, "id" ASC LIMIT 200`,
+      ...scopes,
+      needle,
+      needle,
+    );
+    ids = rows.map((row) => Number(row.id));
+  }
   return db.prisma.savedReply.findMany({
-    where: {
-      scope: { in: scopes },
-      ...(search ? { OR: [{ shortcut: { startsWith: search } }, { text: { contains: search } }] } : {}),
-    },
+    where: ids ? { id: { in: ids } } : { scope: { in: scopes } },
     orderBy: [{ shortcut: "asc" }, { id: "asc" }],
     take: 200,
     select: savedReplyView,

@@ -221,3 +221,77 @@ async function searchSubstrings(
     complete,
   };
 }
+
+export type NoteSearchRow = {
+  noteId: number;
+  conversationId: number;
+  snippet: string;
+  createdAt: Date;
+  operatorName: string;
+  conversationTitle: string | null;
+  channel: string;
+};
+
+/**
+ * Operators' internal notes holding every term (each word's parts as written,
+ * case-folded, anywhere in the note), newest first. Notes are few next to
+ * messages and have no index of their own: a scan, bounded by `deadline` like
+ * the message search. For the console's search only: nothing the model calls
+ * reads notes. Sender filters other than "operator" leave notes out (operators write them).
+ */
+export async function searchNotes(
+  db: Database,
+  terms: SearchTerm[],
+  filters: SearchFilters,
+  take: number,
+  deadline: number,
+): Promise<{ rows: NoteSearchRow[]; complete: boolean }> {
+  const needles = terms.flatMap((t) => (t.kind === "word" ? t.parts : [t.text]));
+  if (needles.length === 0) return { rows: [], complete: true };
+  if (filters.senderKinds?.length && !filters.senderKinds.includes("operator")) return { rows: [], complete: true };
+  const has = db.dialect === "sqlite" ? `instr(lower(n."text"), ?) > 0` : `strpos(lower(n."text"), ?) > 0`;
+  const conditions: string[] = needles.map(() => has);
+  const params: SqlValue[] = [...needles];
+  if (filters.conversationId !== undefined) {
+    conditions.push(`n."conversationId" = ?`);
+    params.push(filters.conversationId);
+  }
+  if (filters.channel !== undefined) {
+    conditions.push(`c."channel" = ?`);
+    params.push(filters.channel);
+  }
+  if (filters.from) {
+    conditions.push(`n."createdAt" >= ?`);
+    params.push(filters.from);
+  }
+  if (filters.to) {
+    conditions.push(`n."createdAt" < ?`);
+    params.push(filters.to);
+  }
+  const { rows, complete } = await db.readBounded<{
+    noteId: number;
+    conversationId: number;
+    createdAt: Date | string;
+    operatorName: string;
+    conversationTitle: string | null;
+    channel: string;
+    text: string;
+  }>(
+    `SELECT n."id" AS "noteId", n."conversationId", n."createdAt", n."operatorName", c."title" AS "conversationTitle", c."channel", n."text"
+     FROM "ConversationNote" n JOIN "Conversation" c ON c."id" = n."conversationId"
+     WHERE ${db.dialect === "sqlite" ? "within_deadline() AND " : ""}${conditions.join(" AND ")}
+     ORDER BY n."id" DESC LIMIT ?`,
+    [...params, take],
+    deadline,
+  );
+  return {
+    rows: rows.map(({ text, ...r }) => ({
+      ...r,
+      noteId: Number(r.noteId),
+      conversationId: Number(r.conversationId),
+      createdAt: sqlDate(r.createdAt)!,
+      snippet: substringSnippet(text, needles),
+    })),
+    complete,
+  };
+}

@@ -88,8 +88,26 @@ const columns = [
   "last message",
 ];
 
-/** The conversation list as CSV, a header line first; `operatorName` names assignees. */
-export function conversationsCsv(rows: CsvConversation[], operatorName: (id: number) => string | undefined): string {
+/** Who the CSV says sent a message: the bot by its username, operators by the name the console shows. */
+export type CsvNames = {
+  operators: readonly { id: number; name: string; displayName: string | null }[];
+  /** The bot's username (getMe), null while unknown. */
+  botUsername: string | null;
+};
+
+/**
+ * The conversation list as CSV, a header line first. People read it: assignees and
+ * senders by the names the console shows (never the internal agent name, e.g. `main`).
+ */
+export function conversationsCsv(rows: CsvConversation[], names: CsvNames): string {
+  const byId = new Map(names.operators.map((o) => [o.id, o.displayName ?? o.name]));
+  const byName = new Map(names.operators.map((o) => [o.name, o.displayName ?? o.name]));
+  const sender = (m: NonNullable<CsvConversation["lastMessage"]>) => {
+    // Not "@name": a cell starting with @ would get the formula guard's quote.
+    if (m.senderKind === "agent") return names.botUsername ? `${names.botUsername} (bot)` : "the bot";
+    if (m.senderKind === "operator" && m.senderName) return byName.get(m.senderName) ?? m.senderName;
+    return m.senderName ?? m.senderKind;
+  };
   const lines = rows.map((c) =>
     [
       c.id,
@@ -100,12 +118,12 @@ export function conversationsCsv(rows: CsvConversation[], operatorName: (id: num
       c.topicName,
       c.status,
       c.snoozedUntil,
-      c.assigneeId === null ? null : (operatorName(c.assigneeId) ?? `#${c.assigneeId}`),
+      c.assigneeId === null ? null : (byId.get(c.assigneeId) ?? `#${c.assigneeId}`),
       c.handoffState,
       c.lastMessageAt,
       c.waitingSince,
       c.unread,
-      c.lastMessage ? (c.lastMessage.senderName ?? c.lastMessage.senderKind) : null,
+      c.lastMessage ? sender(c.lastMessage) : null,
       c.lastMessage?.text,
     ]
       .map(csvCell)

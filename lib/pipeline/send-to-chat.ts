@@ -35,6 +35,8 @@ export type SendInput = {
   envelopeId?: number;
   /** The inbound envelope's platform details (e.g. a LINE reply token). */
   platform?: PlatformDetails;
+  /** An automatic notice (the handoff's waiting and timeout messages): not an answer, the user still waits for one. */
+  automatic?: boolean;
 };
 
 /** How a send ended; callers switch on `kind` (never on the error text). */
@@ -80,7 +82,7 @@ async function keptMessageOf(db: Database, envelopeId: number | null | undefined
 export async function keepPossiblyDelivered(
   db: Database,
   envelopeId: number,
-  input: Pick<SendInput, "senderKind" | "senderName" | "conversation" | "text" | "replyTo" | "forkId"> & { error: string },
+  input: Pick<SendInput, "senderKind" | "senderName" | "conversation" | "text" | "replyTo" | "forkId" | "automatic"> & { error: string },
 ) {
   const message =
     (await keptMessageOf(db, envelopeId)) ??
@@ -95,6 +97,7 @@ export async function keepPossiblyDelivered(
       replyTo: input.replyTo,
       forkId: await liveSessionOf(db, input.forkId),
       platformTopicId: input.replyTo?.platformTopicId ?? null,
+      keepsWaiting: input.automatic,
     }).catch((error) => {
       log.error("deliver.keep_possibly_delivered_failed", { envelopeId, error });
       return null;
@@ -221,6 +224,7 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
       // Decided after the send: the fork may have ended while it went out.
       forkId: await liveSessionOf(db, input.forkId),
       platformTopicId: input.replyTo?.platformTopicId ?? null,
+      keepsWaiting: input.automatic,
     });
     await endEnvelope(db, envelopeId, {
       status: "done",

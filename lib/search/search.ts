@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Database } from "../db/database";
-import { searchMessages } from "../db/search";
+import { searchMessages, searchNotes } from "../db/search";
 import { longTerm, MAX_TERM_LENGTH, searchTerms, snippetMarkup } from "./query";
 
 /** How long one search may take, its wait for a turn included; then it answers what it found, marked incomplete. */
@@ -52,17 +52,30 @@ export type SearchResult = {
   channel: string;
 };
 
+/** An operators' note that matches: shown apart from the messages, marked as a note. */
+export type NoteResult = {
+  noteId: number;
+  conversationId: number;
+  snippet: string;
+  createdAt: string;
+  operatorName: string;
+  conversationTitle: string | null;
+  channel: string;
+};
+
 /**
  * What was said, found: the best-matching messages with a snippet each. The
  * snippet is HTML-escaped text whose only markup is <mark> around the hits.
  * Text with no words in it (`"`, `AND(`) finds nothing rather than failing.
  * `incomplete`: the search stopped at its time limit; `results` are what it
  * found by then (perhaps none), so narrowing the search may find more.
+ * `notes`: the operators' internal notes that match, newest first (this is the
+ * console's search: no model tool calls it, so notes stay out of every prompt).
  */
 export async function searchMessageText(
   db: Database,
   query: z.infer<typeof searchQuerySchema>,
-): Promise<{ results: SearchResult[]; incomplete: boolean }> {
+): Promise<{ results: SearchResult[]; notes: NoteResult[]; incomplete: boolean }> {
   const filters = {
     conversationId: query.conversationId,
     senderKinds: query.sender,
@@ -70,9 +83,15 @@ export async function searchMessageText(
     from: query.from,
     to: query.to,
   };
-  const { rows, complete } = await searchMessages(db, searchTerms(query.q), filters, query.take, Date.now() + SEARCH_TIME_LIMIT_MS);
+  const terms = searchTerms(query.q);
+  const deadline = Date.now() + SEARCH_TIME_LIMIT_MS;
+  const [{ rows, complete }, notes] = await Promise.all([
+    searchMessages(db, terms, filters, query.take, deadline),
+    searchNotes(db, terms, filters, query.take, deadline),
+  ]);
   return {
-    incomplete: !complete,
+    incomplete: !complete || !notes.complete,
+    notes: notes.rows.map((n) => ({ ...n, snippet: snippetMarkup(n.snippet), createdAt: n.createdAt.toISOString() })),
     results: rows.map((r) => ({
       messageId: r.messageId,
       conversationId: r.conversationId,

@@ -9,36 +9,38 @@ const agentName = z.string().superRefine((name, ctx) => {
 });
 
 /**
+ * A whole number in [min, max], with messages the settings page shows as they are
+ * (zod's own read "Too small: expected number to be >=1").
+ */
+export function whole(min: number, max: number) {
+  return z
+    .number({ error: "a whole number" })
+    .int("a whole number")
+    .min(min, `at least ${min.toLocaleString("en-US")}`)
+    .max(max, `at most ${max.toLocaleString("en-US")}`);
+}
+
+/**
  * Operator-tunable thresholds. Stored one row per key; anything missing falls
  * back to these defaults, so a new setting needs no migration.
  */
 export const settingsSchema = z.object({
   /** Last N messages always in context, regardless of age. */
-  recencyWindow: z.number().int().min(1).max(200).default(10),
+  recencyWindow: whole(1, 200).default(10),
   /** Messages before and after a reply target included with it. */
-  replyContextWindow: z.number().int().min(0).max(20).default(3),
+  replyContextWindow: whole(0, 20).default(3),
   /** How many replied-to messages to follow up a reply chain. */
-  replyChainDepth: z.number().int().min(0).max(10).default(3),
+  replyChainDepth: whole(0, 10).default(3),
   /** A silence longer than this adds a gap note to the system prompt. */
-  gapThresholdMinutes: z
-    .number()
-    .int()
-    .min(1)
-    .max(60 * 24 * 30)
-    .default(15),
+  gapThresholdMinutes: whole(1, 60 * 24 * 30).default(15),
   /** Quoted text in a reply annotation is cut to this many characters. */
-  quoteMaxChars: z.number().int().min(20).max(2000).default(200),
+  quoteMaxChars: whole(20, 2000).default(200),
   /** A reply to a background fork's message resumes it while the fork is younger than this. */
-  forkReplyTtlDays: z.number().int().min(1).max(365).default(7),
+  forkReplyTtlDays: whole(1, 365).default(7),
   /** An interactive fork's prompt quotes at most this many main-session messages sent since it began (the newest). */
-  forkPendingUpdates: z.number().int().min(0).max(200).default(20),
+  forkPendingUpdates: whole(0, 200).default(20),
   /** An interactive fork idle this long is warned, then reported and exited. */
-  forkIdleMinutes: z
-    .number()
-    .int()
-    .min(1)
-    .max(24 * 60)
-    .default(10),
+  forkIdleMinutes: whole(1, 24 * 60).default(10),
   /** Groups: answer when addressed (mention, command, reply to the bot), always, or never. */
   groupAnswerMode: z.enum(["addressed", "all", "never"]).default("addressed"),
   /**
@@ -52,11 +54,11 @@ export const settingsSchema = z.object({
   /** Extra instructions for the agent (persona, tone). */
   agentInstructions: z.string().max(4000).default("You are a helpful assistant in a chat."),
   /** Conversations answered at once; null = the server's WORKER_CONCURRENCY. */
-  turnConcurrency: z.number().int().min(1).max(10_000).nullable().default(null),
+  turnConcurrency: whole(1, 10_000).nullable().default(null),
   /** The ceiling of model calls in flight at once per provider (the limit in force adapts below it); null = the server's LLM_CONCURRENCY. */
-  modelConcurrency: z.number().int().min(1).max(10_000).nullable().default(null),
+  modelConcurrency: whole(1, 10_000).nullable().default(null),
   /** Quiet time (ms) after a user's last message before answering, so a burst gets one answer; null = BURST_DEBOUNCE_MS. */
-  burstDebounceMs: z.number().int().min(0).max(60_000).nullable().default(null),
+  burstDebounceMs: whole(0, 60_000).nullable().default(null),
   /** Channel adapters each agent may send to: { "main": ["telegram"] }. */
   agentBindings: z.record(agentName, z.array(z.string().max(32)).max(16)).default({ main: ["telegram", "line"] }),
   /** A user's message that is exactly this command hands the conversation to a human at once (no model needed). */
@@ -67,12 +69,7 @@ export const settingsSchema = z.object({
   /** Sent to the user when a handoff starts; empty = nothing is sent. */
   handoffWaitingMessage: z.string().max(1000).default("Thanks — a person from our team will reply here soon."),
   /** How long a handoff may wait for an operator before the user is told (once); it stays in the inbox. */
-  handoffTimeoutMinutes: z
-    .number()
-    .int()
-    .min(1)
-    .max(7 * 24 * 60)
-    .default(30),
+  handoffTimeoutMinutes: whole(1, 7 * 24 * 60).default(30),
   /** Sent once when nobody took the handoff in time; empty = nothing is sent. */
   handoffTimeoutMessage: z
     .string()
@@ -97,7 +94,7 @@ export const settingsSchema = z.object({
    * within an hour, across all their conversations: a forum's topics are each a
    * conversation, and one user must not fill the inbox and the operators' chat.
    */
-  handoffsPerUserPerHour: z.number().int().min(1).max(1000).default(3),
+  handoffsPerUserPerHour: whole(1, 1000).default(3),
   /** A Telegram chat the bot tells about each new handoff (operators' group); null = none. */
   handoffTelegramChatId: z
     .string()

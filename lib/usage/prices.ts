@@ -7,15 +7,18 @@ import { z } from "zod";
  * `note` says where the figures came from; the prefilled rows carry the date they
  * were taken, since providers change prices without notice.
  */
+/** Dollars per million tokens; the messages are shown on the settings page as they are. */
+const dollars = z.number({ error: "a number of dollars per million tokens" }).min(0, "0 or more").max(100_000, "at most 100,000");
+
 export const modelPriceSchema = z.strictObject({
   /** As in LLM_PROVIDER: openai, anthropic, openai-compatible. */
-  provider: z.string().trim().min(1).max(64),
+  provider: z.string().trim().min(1, "empty: the provider as in LLM_PROVIDER").max(64, "at most 64 characters"),
   /** As in LLM_MODEL (the model id the provider is called with). */
-  model: z.string().trim().min(1).max(200),
-  input: z.number().min(0).max(100_000),
-  output: z.number().min(0).max(100_000),
-  cachedInput: z.number().min(0).max(100_000).nullable().default(null),
-  note: z.string().max(200).default(""),
+  model: z.string().trim().min(1, "empty: the model id as in LLM_MODEL").max(200, "at most 200 characters"),
+  input: dollars,
+  output: dollars,
+  cachedInput: dollars.nullable().default(null),
+  note: z.string().max(200, "at most 200 characters").default(""),
 });
 
 export type ModelPrice = z.infer<typeof modelPriceSchema>;

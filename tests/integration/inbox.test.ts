@@ -3,6 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CSRF_HEADER, SESSION_COOKIE } from "@/lib/auth/operators";
 import { createSession } from "@/lib/db/operators";
 import { readEnvelopeMetadata } from "@/lib/envelope/metadata";
+import { describeStateChange } from "@/app/(dashboard)/_lib/state-change";
+import type { StateChange } from "@/lib/inbox/state-changes";
 import { housekeeping } from "@/lib/pipeline/housekeeping";
 import { alice, group, update } from "../fixtures/telegram";
 import { databases, hasPostgres, POSTGRES_SKIP_REASON } from "../helpers/db";
@@ -233,6 +235,60 @@ describe.each(databases)("the team inbox on $name", ({ name, open }) => {
     expect((await conversation()).handoffState).toBeNull();
   });
 
+  it("the timeline's lines: every status, assignee and handoff change, read from its envelope, in order", async () => {
+    const id = await start();
+    const bo = await h.t.db.prisma.operator.create({ data: { name: "bo", displayName: "Bo", passwordHash: "scrypt$x$y" } });
+    await createSession(h.t.db, { operatorId: bo.id, token: "bo-token", csrfToken: "bo-csrf", expiresAt: new Date(Date.now() + 60_000) });
+    const asBo = { cookie: `${SESSION_COOKIE}=bo-token`, [CSRF_HEADER]: "bo-csrf" };
+    await call("POST", `/conversations/${id}/handoff`, { body: { action: "request", reason: "refund" } });
+    await call("POST", `/conversations/${id}/handoff`, { headers: asBo, body: { action: "take" } });
+    await call("PATCH", `/conversations/${id}`, { body: { assigneeId: null } });
+    await call("PATCH", `/conversations/${id}`, { body: { assigneeId: bo.id } });
+    await call("PATCH", `/conversations/${id}`, { headers: asBo, body: { status: "resolved" } });
+    const until = new Date(Date.now() + 3_600_000).toISOString();
+    await call("PATCH", `/conversations/${id}`, { body: { status: "snoozed", snoozedUntil: until } });
+    await h.t.post(update({ text: "any news?" }));
+    await h.t.settle();
+
+    const changes = await call("GET", `/conversations/${id}/changes`);
+    expect(changes.status).toBe(200);
+    const names: Record<string, string> = { bo: "Bo", api: "the API" };
+    const lines = changes.json.changes.map((c: StateChange) =>
+      describeStateChange(c, { name: (n) => names[n] ?? n, time: (iso) => `T(${iso})` }),
+    );
+    expect(lines).toEqual([
+      "Handed to a human: refund",
+      "Bo took over from the agent",
+      "the API unassigned this",
+      "the API assigned this to Bo",
+      "Bo resolved this",
+      // Resolving ended the handoff: its record comes with it.
+      "Bo handed this back to the agent",
+      `the API snoozed this until T(${until})`,
+      "Woke up: the user wrote",
+    ]);
+    const times = changes.json.changes.map((c: { at: string }) => Date.parse(c.at));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect((await call("GET", "/conversations/9999/changes")).status).toBe(404);
+  });
+
+  it("the automatic 'a person will reply' message is not an answer: the user still waits until someone answers", async () => {
+    await h.t.post(update({ text: "/human" }));
+    await h.t.settle();
+    const waiting = await conversation();
+    expect(waiting.handoffState).toBe("waiting");
+    const sent = await h.t.db.prisma.message.findMany({ where: { direction: "outbound" } });
+    expect(sent.map((m) => m.text)).toEqual(["Thanks — a person from our team will reply here soon."]);
+    expect(waiting.waitingSince).not.toBeNull();
+    expect((await call("GET", "/conversations?view=all&sort=waiting")).json.conversations[0]).toMatchObject({
+      id: waiting.id,
+      waitingSince: waiting.waitingSince!.toISOString(),
+    });
+
+    expect((await call("POST", `/conversations/${waiting.id}/messages`, { body: { text: "Hi, I am here." } })).status).toBe(201);
+    expect((await conversation()).waitingSince).toBeNull();
+  });
+
   it("notes are shown to operators, never sent to the chat, and never in the model's prompt", async () => {
     const id = await start();
     const secret = "NOTE-7731: customer is on the VIP refund list";
@@ -294,6 +350,44 @@ describe.each(databases)("the team inbox on $name", ({ name, open }) => {
     expect((await call("DELETE", `/saved-replies/${own.json.savedReply.id}`, { headers: as("e") })).status).toBe(404);
     expect((await call("DELETE", `/saved-replies/${own.json.savedReply.id}`, { headers: as("d") })).status).toBe(200);
     expect(await h.t.db.prisma.savedReply.count()).toBe(1);
+  });
+
+  it("% and _ typed in the list filter and the saved-reply search are letters, not wildcards", async () => {
+    await h.t.post(update({ chat: { id: 601, type: "private" }, from: { id: 601, first_name: "Pct" }, text: "a" }));
+    await h.t.post(update({ chat: { id: 602, type: "private" }, from: { id: 602, first_name: "Plain" }, text: "b" }));
+    await h.t.post(update({ chat: { id: 603, type: "private" }, from: { id: 603, first_name: "Under" }, text: "c" }));
+    await h.t.settle();
+    const [pct, plain, under] = await h.t.db.prisma.conversation.findMany({ orderBy: { id: "asc" } });
+    await h.t.db.prisma.conversation.update({ where: { id: pct!.id }, data: { title: "Promo 50% off" } });
+    await h.t.db.prisma.conversation.update({ where: { id: plain!.id }, data: { title: "Promo 500 off" } });
+    await h.t.db.prisma.conversation.update({ where: { id: under!.id }, data: { title: "ticket a_b" } });
+    const found = async (search: string) =>
+      (await call("GET", `/conversations?view=all&search=${encodeURIComponent(search)}`)).json.conversations.map(
+        (c: { id: number }) => c.id,
+      );
+    expect(await found("50%")).toEqual([pct!.id]);
+    expect(await found("%")).toEqual([pct!.id]);
+    expect(await found("a_b")).toEqual([under!.id]);
+    expect(await found("_")).toEqual([under!.id]);
+    expect(await found("50\\")).toEqual([]);
+    expect(await found("Promo 50")).toHaveLength(2);
+
+    for (const [shortcut, text] of [
+      ["pct", "a full 100% refund"],
+      ["plain", "a full 1000 refund"],
+      ["under", "see file_name"],
+      ["under_score", "x"],
+      ["underXscore", "y"],
+    ])
+      expect((await call("POST", "/saved-replies", { body: { shortcut, text } })).status).toBe(201);
+    const replies = async (search: string) =>
+      (await call("GET", `/saved-replies?search=${encodeURIComponent(search)}`)).json.savedReplies.map(
+        (r: { shortcut: string }) => r.shortcut,
+      );
+    expect(await replies("100%")).toEqual(["pct"]);
+    expect(await replies("file_")).toEqual(["under"]);
+    expect(await replies("under_")).toEqual(["under_score"]);
+    expect(await replies("%")).toEqual(["pct"]);
   });
 
   it("the contact panel: who the user is, their language, when they were seen, and the groups they wrote in", async () => {
@@ -384,6 +478,15 @@ describe.each(databases)("the team inbox on $name", ({ name, open }) => {
     expect(row).toContain(`"'=HYPERLINK(""x"")"`);
     expect(row).toContain(",resolved,");
     expect((await call("GET", "/conversations/export?view=open")).text.trim().split("\r\n")).toHaveLength(1);
+
+    // The agent answered last: the CSV names the bot as the console does, never by the internal agent name.
+    await h.t.post(update({ chat: { id: 602, type: "private" }, from: { id: 602, first_name: "Ola" }, text: "hello" }));
+    await h.t.settle();
+    const identity = h.t.app.telegram.identityState();
+    const bot = identity.state === "ready" ? `${identity.identity.username} (bot)` : "the bot";
+    const [, answered] = (await call("GET", "/conversations/export?view=open")).text.trim().split("\r\n");
+    expect(answered).toContain(`,${bot},Happy to help`);
+    expect(answered).not.toContain(",main,");
   });
 
   if (name === "sqlite" && !hasPostgres) it.skipIf(!hasPostgres)(`PostgreSQL variant: ${POSTGRES_SKIP_REASON}`, () => {});

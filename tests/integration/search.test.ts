@@ -286,6 +286,37 @@ describe.each(databases)("GET /api/v1/search ($name)", ({ open }) => {
     }
   });
 
+  it("finds operators' notes too, apart from the messages and marked as notes, with the same filters", async () => {
+    await app.t.post(update({ chat: group, text: "where is my courier?" }));
+    const conversation = await app.t.db.prisma.conversation.findFirstOrThrow();
+    await app.t.db.prisma.conversationNote.create({
+      data: {
+        conversationId: conversation.id,
+        operatorId: 0,
+        operatorName: "dana",
+        text: "Courier company called back: 50% refund <agreed>",
+      },
+    });
+    await app.t.db.prisma.conversationNote.create({
+      data: { conversationId: conversation.id, operatorId: 0, operatorName: "dana", text: "unrelated remark" },
+    });
+    type Body = { results: Result[]; notes: { noteId: number; conversationId: number; snippet: string; operatorName: string }[] };
+    const found = async (q: string, filters = "") => (await search(q, auth, filters)).body as unknown as Body;
+
+    const both = await found("courier");
+    expect(both.results).toHaveLength(1);
+    expect(both.notes).toMatchObject([{ conversationId: conversation.id, operatorName: "dana" }]);
+    expect(both.notes[0]!.snippet).toBe("<mark>Courier</mark> company called back: 50% refund &lt;agreed&gt;");
+    // Every word must be in the note (a beginning of it is enough).
+    expect((await found("couri refu")).notes).toHaveLength(1);
+    expect((await found("courier unrelated")).notes).toHaveLength(0);
+    // Filters hold for notes too: operators write them, a conversation and dates narrow them.
+    expect((await found("courier", "&sender=user")).notes).toHaveLength(0);
+    expect((await found("courier", "&sender=operator,user")).notes).toHaveLength(1);
+    expect((await found("courier", `&conversationId=${conversation.id + 1}`)).notes).toHaveLength(0);
+    expect((await found("courier", `&to=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}`)).notes).toHaveLength(0);
+  });
+
   it("a word too long to search for is a clear 400", async () => {
     const response = await search(`荷物 ${"あ".repeat(500)}`);
     expect(response.status).toBe(400);

@@ -8,3 +8,12 @@ export function usd(value: number | null | undefined): string {
 
 /** Token counts, grouped (12,345). */
 export const tokens = (n: number) => n.toLocaleString("en");
+
+/**
+ * A total that may include turns without a price: "cost unknown" when none had one,
+ * "at least $0.0123" when some had none (their cost is not in the sum), else the sum.
+ */
+export function spentText(costUsd: number | null | undefined, unpricedTurns: number): string {
+  if (costUsd === null || costUsd === undefined) return "cost unknown";
+  return unpricedTurns > 0 ? `at least ${usd(costUsd)}` : usd(costUsd);
+}

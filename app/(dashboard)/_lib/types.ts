@@ -5,6 +5,7 @@ import type {
   conversationStatsResponse,
   conversationSummary,
   noteView,
+  stateChangeView,
   timelineResponse,
 } from "@/lib/api/conversations";
 import type { savedReplyView } from "@/lib/api/saved-replies";
@@ -29,6 +30,7 @@ export type StatusInfo = z.output<typeof statusResponse>;
 export type ConversationSummary = z.output<typeof conversationSummary>;
 export type ConversationList = z.output<typeof conversationListResponse>;
 export type Note = z.output<typeof noteView>;
+export type StateChange = z.output<typeof stateChangeView>;
 export type ContactInfo = z.output<typeof contactResponse>;
 export type SavedReply = z.output<typeof savedReplyView>;
 
@@ -69,6 +71,7 @@ export type ReplyResponse = z.output<typeof replyResponse>;
 
 /** One hit of GET /api/v1/search. */
 export type SearchResult = z.output<typeof searchResponse>["results"][number];
+export type NoteSearchResult = z.output<typeof searchResponse>["notes"][number];
 
 export type UsageReport = z.output<typeof usageResponse>;
 export type ConversationUsage = z.output<typeof conversationUsageResponse>;

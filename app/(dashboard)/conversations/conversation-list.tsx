@@ -19,7 +19,11 @@ export function ConversationList() {
   const status = useQuery({ queryKey: ["status"], queryFn: () => api<StatusInfo>("/status") });
   const { view, sort, set } = useInboxChoice();
   const list = useInboxList(view, sort, search);
-  const operators = useOperators().data?.operators ?? [];
+  const team = useOperators().data;
+  const operators = team?.operators ?? [];
+  // The simulator is for admins: an agent is not pointed at a page they cannot open.
+  const canSimulate = operators.find((o) => o.id === team?.me)?.role === "admin";
+  const sandbox = status.data?.telegram.mode === "sandbox" && canSimulate;
   const operatorName = (id: number) => {
     const o = operators.find((op) => op.id === id);
     return o ? (o.displayName ?? o.name) : `#${id}`;
@@ -39,8 +43,8 @@ export function ConversationList() {
           <ModelInstructions />
         </div>
       )}
-      {status.data?.telegram.mode === "sandbox" && (
-        <div className="banner">
+      {sandbox && (
+        <div className="banner" data-testid="sandbox-banner">
           Telegram runs in the sandbox (no TELEGRAM_BOT_TOKEN): use the <a href="/simulator">simulator</a> to play a user.
         </div>
       )}
@@ -99,7 +103,7 @@ export function ConversationList() {
           {view === "all" || (counts && counts.all === 0) ? (
             <>
               No conversations yet. They appear here when the first message arrives
-              {status.data?.telegram.mode === "sandbox" ? " — try the simulator" : ""}.
+              {sandbox ? " — try the simulator" : ""}.
             </>
           ) : (
             <>Nothing in “{INBOX_VIEWS.find((v) => v.view === view)?.label}”.</>

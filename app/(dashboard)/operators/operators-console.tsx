@@ -18,7 +18,7 @@ export function OperatorsConsole() {
   return (
     <>
       <h1>Operators</h1>
-      <InviteForm />
+      <InviteForm openInvitationIds={data ? data.invitations.map((i) => i.id) : null} />
       <section className="panel" aria-label="Team" style={{ marginBottom: 16 }}>
         <h2 style={{ marginTop: 0 }}>Team</h2>
         {operators.isError && (
@@ -92,7 +92,12 @@ function OperatorRow({ operator, isMe }: { operator: Operator; isMe: boolean }) 
             <button
               type="button"
               disabled={change.isPending}
-              onClick={() => change.mutate({ id: operator.id, method: "PATCH", body: { disabled: operator.status === "active" } })}
+              onClick={() => {
+                const disable = operator.status === "active";
+                if (disable && !window.confirm(`Disable ${operator.name}? They are signed out now and cannot sign in until enabled again.`))
+                  return;
+                change.mutate({ id: operator.id, method: "PATCH", body: { disabled: disable } });
+              }}
             >
               {operator.status === "active" ? "Disable" : "Enable"}
             </button>
@@ -119,8 +124,11 @@ function OperatorRow({ operator, isMe }: { operator: Operator; isMe: boolean }) 
   );
 }
 
-/** Creates a one-time link; it is shown once, here, for the admin to pass on (no email is sent). */
-function InviteForm() {
+/**
+ * Creates a one-time link; it is shown once, here, for the admin to pass on (no email is sent).
+ * Once the invitation is withdrawn (or used), the link is no longer shown: it works no more.
+ */
+function InviteForm({ openInvitationIds }: { openInvitationIds: number[] | null }) {
   const client = useQueryClient();
   const [role, setRole] = useState<Role>("agent");
   const [copied, setCopied] = useState(false);
@@ -131,7 +139,8 @@ function InviteForm() {
       void client.invalidateQueries({ queryKey: ["operators"] });
     },
   });
-  const link = invite.data ? `${window.location.origin}${invite.data.path}` : null;
+  const closed = Boolean(invite.data && openInvitationIds && !openInvitationIds.includes(invite.data.invitation.id));
+  const link = invite.data && !closed ? `${window.location.origin}${invite.data.path}` : null;
   return (
     <form
       className="panel"
@@ -158,6 +167,11 @@ function InviteForm() {
       {invite.isError && (
         <p className="error" role="alert">
           {invite.error.message}
+        </p>
+      )}
+      {closed && (
+        <p className="muted" role="status">
+          That invitation is closed (withdrawn or used): its link no longer works.
         </p>
       )}
       {link && invite.data && (

@@ -8,7 +8,7 @@ import { api } from "../_lib/api";
 import { useSenderLabel } from "../_lib/sender";
 import { Snippet } from "../_lib/snippet";
 import { clock } from "../_lib/time";
-import type { ConversationSummary, SearchResult } from "../_lib/types";
+import type { ConversationSummary, NoteSearchResult, SearchResult } from "../_lib/types";
 
 /** The search's parameters as the address holds them (the API's query). */
 export type SearchParams = Partial<Record<"q" | "conversationId" | "sender" | "channel" | "from" | "to", string>>;
@@ -52,17 +52,26 @@ export function SearchResults({ initial }: { initial: SearchParams }) {
   const query = new URLSearchParams(Object.entries(initial).filter((e): e is [string, string] => Boolean(e[1]))).toString();
   const results = useQuery({
     queryKey: ["search", query],
-    queryFn: () => api<{ results: SearchResult[]; incomplete: boolean }>(`/search?${query}`),
+    queryFn: () => api<{ results: SearchResult[]; notes: NoteSearchResult[]; incomplete: boolean }>(`/search?${query}`),
     enabled: (initial.q ?? "").trim().length > 0,
   });
-  const submit = () => {
-    const next = new URLSearchParams({ q: text });
-    if (conversationId) next.set("conversationId", conversationId);
-    if (senders.length > 0 && senders.length < SENDER_KINDS.length) next.set("sender", senders.join(","));
-    if (channel) next.set("channel", channel);
-    if (from) next.set("from", dayStart(from));
-    if (to) next.set("to", dayStart(to, 1));
-    router.push(`/search?${next.toString()}`);
+  type Filters = { conversationId: string; senders: string[]; channel: string; from: string; to: string };
+  /** Runs the search (the address holds it); a filter changed runs it at once, with that filter's new value. */
+  const submit = (changed: Partial<Filters> = {}, words = text) => {
+    const f: Filters = { conversationId, senders, channel, from, to, ...changed };
+    const next = new URLSearchParams({ q: words });
+    if (f.conversationId) next.set("conversationId", f.conversationId);
+    if (f.senders.length > 0 && f.senders.length < SENDER_KINDS.length) next.set("sender", f.senders.join(","));
+    if (f.channel) next.set("channel", f.channel);
+    if (f.from) next.set("from", dayStart(f.from));
+    if (f.to) next.set("to", dayStart(f.to, 1));
+    const href = `/search?${next.toString()}`;
+    if (Object.keys(changed).length > 0) router.replace(href);
+    else router.push(href);
+  };
+  /** A filter takes effect as it is changed, once there are words to search for. */
+  const applyFilter = (changed: Partial<Filters>) => {
+    if (text.trim()) submit(changed);
   };
   const narrowed = Boolean(initial.conversationId || initial.sender || initial.channel || initial.from || initial.to);
   return (
@@ -93,7 +102,13 @@ export function SearchResults({ initial }: { initial: SearchParams }) {
           <legend className="muted">Narrow to</legend>
           <label>
             Conversation{" "}
-            <select value={conversationId} onChange={(e) => setConversationId(e.target.value)}>
+            <select
+              value={conversationId}
+              onChange={(e) => {
+                setConversationId(e.target.value);
+                applyFilter({ conversationId: e.target.value });
+              }}
+            >
               <option value="">All conversations</option>
               {conversations.data?.conversations.map((c) => (
                 <option key={c.id} value={String(c.id)}>
@@ -108,7 +123,11 @@ export function SearchResults({ initial }: { initial: SearchParams }) {
                 <input
                   type="checkbox"
                   checked={senders.includes(kind)}
-                  onChange={(e) => setSenders(e.target.checked ? [...senders, kind] : senders.filter((s) => s !== kind))}
+                  onChange={(e) => {
+                    const next = e.target.checked ? [...senders, kind] : senders.filter((s) => s !== kind);
+                    setSenders(next);
+                    applyFilter({ senders: next });
+                  }}
                 />{" "}
                 {name}
               </label>
@@ -116,17 +135,39 @@ export function SearchResults({ initial }: { initial: SearchParams }) {
           </span>
           <label>
             Platform{" "}
-            <select value={channel} onChange={(e) => setChannel(e.target.value)}>
+            <select
+              value={channel}
+              onChange={(e) => {
+                setChannel(e.target.value);
+                applyFilter({ channel: e.target.value });
+              }}
+            >
               <option value="">Any</option>
               <option value="telegram">Telegram</option>
               <option value="line">LINE</option>
             </select>
           </label>
           <label>
-            From <input type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
+            From{" "}
+            <input
+              type="date"
+              value={from}
+              onChange={(e) => {
+                setFrom(e.target.value);
+                applyFilter({ from: e.target.value });
+              }}
+            />
           </label>
           <label>
-            To <input type="date" value={to} onChange={(e) => setTo(e.target.value)} />
+            To{" "}
+            <input
+              type="date"
+              value={to}
+              onChange={(e) => {
+                setTo(e.target.value);
+                applyFilter({ to: e.target.value });
+              }}
+            />
           </label>
         </fieldset>
       </form>
@@ -141,7 +182,7 @@ export function SearchResults({ initial }: { initial: SearchParams }) {
           The search stopped at its time limit: messages may be missing below. Narrow it by conversation, sender or dates.
         </p>
       )}
-      {results.data && results.data.results.length === 0 && !results.data.incomplete && (
+      {results.data && results.data.results.length === 0 && results.data.notes.length === 0 && !results.data.incomplete && (
         <p className="muted">
           No message matches “{initial.q}”{narrowed ? " with these filters" : ""}.
         </p>
@@ -163,6 +204,27 @@ export function SearchResults({ initial }: { initial: SearchParams }) {
             </li>
           ))}
         </ol>
+      )}
+      {results.data && results.data.notes.length > 0 && (
+        <section aria-label="Matching notes">
+          <h2>Internal notes</h2>
+          <ol className="search-results" data-testid="note-results">
+            {results.data.notes.map((n) => (
+              <li key={`note-${n.noteId}`} data-testid="note-result" className="note-hit">
+                <Link href={`/conversations/${n.conversationId}`}>
+                  <span className="muted">
+                    {n.conversationTitle ?? `Conversation ${n.conversationId}`} ({n.channel === "line" ? "LINE" : "Telegram"}) ·{" "}
+                    <span className="badge warn">internal note</span> by {label("operator", n.operatorName)} ·{" "}
+                    <time dateTime={n.createdAt}>{clock(n.createdAt)}</time>
+                  </span>
+                  <span className="snippet" dir="auto">
+                    <Snippet markup={n.snippet} />
+                  </span>
+                </Link>
+              </li>
+            ))}
+          </ol>
+        </section>
       )}
     </>
   );

@@ -13,14 +13,34 @@ const toRow = (p: ModelPrice): Row => ({
   output: String(p.output),
   cachedInput: p.cachedInput === null ? "" : String(p.cachedInput),
 });
+/** An empty or unreadable price is sent as null, so the server says it is missing (Number("") would be a silent 0). */
+const price = (text: string) => (text.trim() === "" || Number.isNaN(Number(text)) ? null : Number(text));
 const toPrice = (r: Row): ModelPrice => ({
   provider: r.provider.trim(),
   model: r.model.trim(),
-  input: Number(r.input),
-  output: Number(r.output),
-  cachedInput: r.cachedInput.trim() === "" ? null : Number(r.cachedInput),
+  input: price(r.input) as number,
+  output: price(r.output) as number,
+  cachedInput: price(r.cachedInput),
   note: r.note,
 });
+
+const COLUMNS: Record<string, string> = {
+  provider: "provider",
+  model: "model",
+  input: "input price",
+  output: "output price",
+  cachedInput: "cached input price",
+  note: "note",
+};
+
+/** The server's complaint about a row, as "row 3 (openai gpt-4o): input price: 0 or more". */
+function issueText(issue: { path: (string | number)[]; message: string }, rows: Row[]): string {
+  if (typeof issue.path[1] !== "number") return issue.message;
+  const row = rows[issue.path[1]];
+  const name = row && (row.provider || row.model) ? ` (${[row.provider, row.model].filter(Boolean).join(" ")})` : "";
+  const column = COLUMNS[String(issue.path[2])];
+  return `row ${issue.path[1] + 1}${name}: ${column ? `${column}: ` : ""}${issue.message}`;
+}
 
 /**
  * The price table: US dollars per million tokens per provider and model. Each
@@ -140,8 +160,7 @@ export function PriceTable() {
       </p>
       {save.isError && (
         <p className="error" role="alert">
-          Not saved:{" "}
-          {issue ? `row ${Number(issue.path[1] ?? 0) + 1}: ${issue.path.slice(2).join(".")} ${issue.message}` : save.error.message}
+          Not saved: {issue ? issueText(issue, rows) : save.error.message}
         </p>
       )}
       {save.isSuccess && (

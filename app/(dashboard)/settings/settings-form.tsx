@@ -10,6 +10,7 @@ import type { QueueInfo, Settings, SettingsInfo, StatusInfo } from "../_lib/type
 import { HandoffSettingsFields } from "../handoff/handoff-settings";
 import { YourAccount } from "./account-security";
 import { PriceTable } from "./price-table";
+import { settingLabel, settingValueText } from "./setting-labels";
 
 type Limits = QueueInfo["limits"];
 type Change = SettingsInfo["changes"][number];
@@ -274,7 +275,7 @@ export function SettingsForm() {
                       <td className="muted">{clock(c.createdAt)}</td>
                       <td>{label("operator", c.changedBy)}</td>
                       <td>
-                        {c.key}: {JSON.stringify(c.oldValue)} → {JSON.stringify(c.newValue)}
+                        {settingLabel(c.key)}: {settingValueText(c.key, c.oldValue)} → {settingValueText(c.key, c.newValue)}
                       </td>
                     </tr>
                   ))}

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useEffect, useState } from "react";
 import { api } from "../../_lib/api";
 import { membershipLabel } from "../../_lib/membership";
-import type { Note, TimelineMessage } from "../../_lib/types";
+import type { Note, StateChange, TimelineMessage } from "../../_lib/types";
 import { useForkActions } from "../../_lib/use-forks";
 import { ForkControls } from "../../forks/fork-controls";
 import { HandoffControl } from "../../handoff/handoff-control";
@@ -87,6 +87,11 @@ export function ConversationView({ id, focusMessageId }: { id: number; focusMess
     queryKey: ["conversation", id, "notes"],
     queryFn: () => api<{ notes: Note[] }>(`/conversations/${id}/notes`),
   });
+  const changes = useQuery({
+    // Under ["conversation", id]: a status or assignee change refetches it.
+    queryKey: ["conversation", id, "changes"],
+    queryFn: () => api<{ changes: StateChange[] }>(`/conversations/${id}/changes`),
+  });
   const [replyTo, setReplyTo] = useState<TimelineMessage | null>(null);
   // Seen up to the newest message: marked read with a POST whenever a new one shows.
   const newest = timeline.messages.at(-1)?.id;
@@ -157,6 +162,7 @@ export function ConversationView({ id, focusMessageId }: { id: number; focusMess
           <Timeline
             messages={messages}
             notes={notes.data?.notes}
+            changes={changes.data?.changes}
             hasMore={timeline.hasMore}
             loadingOlder={timeline.loadingOlder}
             loadOlder={timeline.loadOlder}

@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { api } from "../../_lib/api";
-import { tokens, usd } from "../../_lib/money";
+import { spentText, tokens } from "../../_lib/money";
 import type { ConversationUsage } from "../../_lib/types";
 
 /** The conversation's total: what all its agent turns cost, and their tokens. */
@@ -22,8 +22,8 @@ export function ConversationSpend({ conversationId }: { conversationId: number }
       data-testid="conversation-spend"
       title={`${u.turns} turns · ${tokens(u.inputTokens)} input tokens (${tokens(u.cachedInputTokens)} cached) · ${tokens(u.outputTokens)} output tokens${u.unpricedTurns ? ` · ${u.unpricedTurns} turns without a price` : ""}`}
     >
-      spent {usd(u.costUsd)}
-      {u.unpricedTurns > 0 ? "+" : ""} · {tokens(u.inputTokens + u.outputTokens)} tokens
+      {u.costUsd === null ? "cost unknown" : `spent ${spentText(u.costUsd, u.unpricedTurns)}`} · {tokens(u.inputTokens + u.outputTokens)}{" "}
+      tokens
     </Link>
   );
 }

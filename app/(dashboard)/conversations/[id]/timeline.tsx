@@ -7,7 +7,8 @@ import { DeliveryFailure } from "../../_lib/delivery-failure";
 import { InspectLink } from "../../_lib/inspect-link";
 import { useSenderLabel } from "../../_lib/sender";
 import { clock } from "../../_lib/time";
-import type { Note, TimelineMessage } from "../../_lib/types";
+import { describeStateChange } from "../../_lib/state-change";
+import type { Note, StateChange, TimelineMessage } from "../../_lib/types";
 
 const GAP_MS = 15 * 60_000;
 
@@ -160,23 +161,39 @@ function NoteItem({ note }: { note: Note }) {
   );
 }
 
-type Row = { kind: "message"; m: TimelineMessage; index: number } | { kind: "note"; note: Note };
+/** A status, assignee or handoff change: a line between the messages, like a chat app's "X joined". */
+function StateChangeItem({ change, name }: { change: StateChange; name: (signInName: string) => string }) {
+  return (
+    <div className={`state-change ${change.kind}`} data-testid="state-change" role="note">
+      <span>{describeStateChange(change, { name, time: (iso) => new Date(iso).toLocaleString() })}</span>
+      <span className="muted"> · {clock(change.at)}</span>
+    </div>
+  );
+}
+
+type Extra = { kind: "note"; at: number; note: Note } | { kind: "change"; at: number; change: StateChange };
+type Row = { kind: "message"; m: TimelineMessage; index: number } | Extra;
 
 /**
- * Messages with the notes between them by time. While older pages are still to
- * load, notes older than the first loaded message wait for theirs.
+ * Messages with the notes and state changes between them by time. While older
+ * pages are still to load, extras older than the first loaded message wait for theirs.
  */
-function mergeNotes(messages: TimelineMessage[], notes: Note[], hasMore: boolean): Row[] {
+function mergeExtras(messages: TimelineMessage[], notes: Note[], changes: StateChange[], hasMore: boolean): Row[] {
   const rows: Row[] = [];
   const first = messages[0] ? new Date(messages[0].sentAt).getTime() : Number.NEGATIVE_INFINITY;
-  const pending = notes.filter((n) => !hasMore || new Date(n.createdAt).getTime() >= first);
+  const pending: Extra[] = [
+    ...notes.map((note) => ({ kind: "note" as const, at: new Date(note.createdAt).getTime(), note })),
+    ...changes.map((change) => ({ kind: "change" as const, at: new Date(change.at).getTime(), change })),
+  ]
+    .filter((extra) => !hasMore || extra.at >= first)
+    .sort((a, b) => a.at - b.at);
   let next = 0;
   messages.forEach((m, index) => {
     const at = new Date(m.sentAt).getTime();
-    while (next < pending.length && new Date(pending[next]!.createdAt).getTime() < at) rows.push({ kind: "note", note: pending[next++]! });
+    while (next < pending.length && pending[next]!.at < at) rows.push(pending[next++]!);
     rows.push({ kind: "message", m, index });
   });
-  while (next < pending.length) rows.push({ kind: "note", note: pending[next++]! });
+  while (next < pending.length) rows.push(pending[next++]!);
   return rows;
 }
 
@@ -184,6 +201,8 @@ export type TimelineProps = {
   messages: TimelineMessage[];
   /** Internal notes, oldest first: shown between the messages by time. */
   notes?: Note[];
+  /** Status, assignee and handoff changes, oldest first: lines between the messages by time. */
+  changes?: StateChange[];
   hasMore: boolean;
   loadingOlder: boolean;
   loadOlder: () => Promise<unknown>;
@@ -204,6 +223,7 @@ export type TimelineProps = {
 export function Timeline({
   messages,
   notes = [],
+  changes = [],
   hasMore,
   loadingOlder,
   loadOlder,
@@ -214,8 +234,9 @@ export function Timeline({
 }: TimelineProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const label = useSenderLabel().sender;
+  const operatorName = useCallback((name: string) => label("operator", name), [label]);
   const byId = useMemo(() => new Map(messages.map((m) => [m.id, m])), [messages]);
-  const rows = useMemo(() => mergeNotes(messages, notes, hasMore), [messages, notes, hasMore]);
+  const rows = useMemo(() => mergeExtras(messages, notes, changes, hasMore), [messages, notes, changes, hasMore]);
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scroller.current,
@@ -223,7 +244,7 @@ export function Timeline({
     overscan: 12,
     getItemKey: (index) => {
       const row = rows[index]!;
-      return row.kind === "message" ? row.m.id : `note-${row.note.id}`;
+      return row.kind === "message" ? row.m.id : row.kind === "note" ? `note-${row.note.id}` : `change-${row.change.id}`;
     },
     anchorTo: "end",
     followOnAppend: true,
@@ -336,6 +357,12 @@ export function Timeline({
                 return (
                   <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className="timeline-row">
                     <NoteItem note={item.note} />
+                  </div>
+                );
+              if (item.kind === "change")
+                return (
+                  <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className="timeline-row">
+                    <StateChangeItem change={item.change} name={operatorName} />
                   </div>
                 );
               const m = item.m;

@@ -10,15 +10,13 @@ export const dynamic = "force-dynamic";
 export const GET = withOperator(async ({ request, ctx, caller }) => {
   const params = conversationCsvQuery.parse(Object.fromEntries(new URL(request.url).searchParams));
   const [rows, operators] = await Promise.all([listConversations(ctx.db, { ...params, me: caller.operator.id }), listOperators(ctx.db)]);
-  const names = new Map(operators.map((o) => [o.id, o.name]));
-  return new Response(
-    conversationsCsv(rows, (id) => names.get(id)),
-    {
-      headers: {
-        "content-type": "text/csv; charset=utf-8",
-        "content-disposition": `attachment; filename="conversations-${params.view}.csv"`,
-        "cache-control": "no-store",
-      },
+  const identity = ctx.telegram.identityState();
+  const botUsername = identity.state === "ready" ? identity.identity.username : null;
+  return new Response(conversationsCsv(rows, { operators, botUsername }), {
+    headers: {
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="conversations-${params.view}.csv"`,
+      "cache-control": "no-store",
     },
-  );
+  });
 });

@@ -1,0 +1,35 @@
+import type { StateChange } from "./types";
+
+/**
+ * The line the timeline shows for a change, e.g. "Ana resolved this", "Ana assigned
+ * this to Bo", "Ana snoozed this until 14:00". `name` turns a sign-in name into the
+ * name people know; `time` formats an ISO date.
+ */
+export function describeStateChange(
+  change: Pick<StateChange, "action" | "by" | "assignee" | "snoozedUntil" | "reason">,
+  format: { name: (signInName: string) => string; time: (iso: string) => string },
+): string {
+  const who = change.by && change.by !== "user" && change.by !== "timer" ? format.name(change.by) : null;
+  switch (change.action) {
+    case "resolve":
+      return `${who ?? "Someone"} resolved this`;
+    case "reopen":
+      return change.by === "user" ? "Reopened: the user wrote" : `${who ?? "Someone"} reopened this`;
+    case "snooze":
+      return `${who ?? "Someone"} snoozed this ${change.snoozedUntil ? `until ${format.time(change.snoozedUntil)}` : "until the user writes"}`;
+    case "wake":
+      return change.by === "timer" ? "Woke up: the snooze ended" : "Woke up: the user wrote";
+    case "assign":
+      return who && who === change.assignee
+        ? `${who} took this`
+        : `${who ?? "Someone"} assigned this to ${change.assignee ?? "an operator"}`;
+    case "unassign":
+      return `${who ?? "Someone"} unassigned this`;
+    case "request":
+      return `Handed to a human${change.reason ? `: ${change.reason}` : ""}`;
+    case "take":
+      return `${who ?? "An operator"} took over from the agent`;
+    case "release":
+      return `${who ?? "An operator"} handed this back to the agent`;
+  }
+}
