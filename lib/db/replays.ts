@@ -5,7 +5,8 @@ import type { Database } from "./database";
 export type ReplayOutput = { replied: boolean; text: string | null; handoff: string | null; toolCalls: ToolCallRecord[] };
 
 type Json = Record<string, unknown>;
-const json = (value: unknown) => value as Json;
+/** A value for a Json column (Prisma's input type differs per generated client). */
+const json = (value: unknown) => value as never;
 
 export function createReplay(
   db: Database,
@@ -68,7 +69,7 @@ export function listRunReplays(db: Database, runId: number) {
 export type StoredReplay = NonNullable<Awaited<ReturnType<typeof findReplay>>>;
 
 export function createDataset(db: Database, input: { name: string; turnIds: number[]; createdBy: string }) {
-  return db.prisma.dataset.create({ data: { ...input, turnIds: input.turnIds as unknown as Json } });
+  return db.prisma.dataset.create({ data: { ...input, turnIds: json(input.turnIds) } });
 }
 
 export function findDataset(db: Database, id: number) {

@@ -25,6 +25,8 @@ export function createReplayModels(
   e: Pick<Env, "LLM_PROVIDER" | "LLM_MODEL" | "LLM_BASE_URL" | "LLM_API_KEY" | "LLM_CONCURRENCY">,
   configured: ModelHandle | null,
   timeoutMs: number,
+  /** Wraps another model's handle before its gate, as the wiring wraps the configured one (metrics). */
+  instrument: (handle: ModelHandle) => ModelHandle = (handle) => handle,
 ): ReplayModels {
   const gates = new Map<string, ProviderGate>();
   return {
@@ -42,7 +44,7 @@ export function createReplayModels(
         gate = new ProviderGate(model.provider, e.LLM_CONCURRENCY, Date.now, model.model, timeoutMs);
         gates.set(key, gate);
       }
-      return limitModel(handle, gate);
+      return limitModel(instrument(handle), gate);
     },
   };
 }
