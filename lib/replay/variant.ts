@@ -4,15 +4,14 @@ import { settingsUpdateSchema } from "../settings/schema";
 /** Providers a replay may call (the same three the server can be configured with: lib/agent/model.ts). */
 export const replayProviders = ["openai", "anthropic", "openai-compatible"] as const;
 
-/** Another model to try. The API key is used for the run and never stored or shown. */
+/** Another model to try. The API key is used for the run and never stored or shown; without a base URL or key, the server's own for that provider. */
 export const variantModelSchema = z
   .strictObject({
     provider: z.enum(replayProviders),
     model: z.string().trim().min(1).max(200),
     baseUrl: z.url({ protocol: /^https?$/ }).max(2000).optional(),
     apiKey: z.string().min(1).max(1000).optional(),
-  })
-  .refine((m) => m.provider !== "openai-compatible" || m.baseUrl, { message: "an openai-compatible model needs its baseUrl", path: ["baseUrl"] });
+  });
 
 /**
  * The settings a rebuild assembles the context under: every key that changes what
