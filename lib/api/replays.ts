@@ -138,7 +138,12 @@ export const runReportResponse = z.strictObject({
       variant: storedJson(storedVariant),
       summary,
       turns: z.array(
-        z.strictObject({ turnId: z.number().int(), this: storedJson(replayOutput.nullable()), other: storedJson(replayOutput.nullable()), differ: z.boolean() }),
+        z.strictObject({
+          turnId: z.number().int(),
+          this: storedJson(replayOutput.nullable()),
+          other: storedJson(replayOutput.nullable()),
+          differ: z.boolean(),
+        }),
       ),
     })
     .nullable(),

@@ -1,8 +1,13 @@
-import type { ToolCallRecord } from "../pipeline/turn-deps";
 import type { Database } from "./database";
 
 /** What a replay's model did (its tools captured, nothing carried out). */
-export type ReplayOutput = { replied: boolean; text: string | null; handoff: string | null; toolCalls: ToolCallRecord[] };
+export type ReplayOutput = {
+  replied: boolean;
+  text: string | null;
+  handoff: string | null;
+  /** As a turn records its tool calls (lib/pipeline/turn-deps.ts ToolCallRecord). */
+  toolCalls: { tool?: "handoff"; message: string; outcome: { status: string } | { error: string } }[];
+};
 
 type Json = Record<string, unknown>;
 /** A value for a Json column (Prisma's input type differs per generated client). */
@@ -10,7 +15,16 @@ const json = (value: unknown) => value as never;
 
 export function createReplay(
   db: Database,
-  input: { turnId: number; conversationId: number; runId: number | null; mode: string; variant: unknown; model: string; system: string; prompt: unknown },
+  input: {
+    turnId: number;
+    conversationId: number;
+    runId: number | null;
+    mode: string;
+    variant: unknown;
+    model: string;
+    system: string;
+    prompt: unknown;
+  },
 ) {
   return db.prisma.replay.create({
     data: { ...input, variant: json(input.variant), prompt: json(input.prompt), status: "running" },
@@ -19,7 +33,10 @@ export function createReplay(
 }
 
 /** A replay that could not even start (a dataset's turn that is gone): failed with the reason. */
-export function createFailedReplay(db: Database, input: { turnId: number; conversationId: number; runId: number; mode: string; variant: unknown; error: string }) {
+export function createFailedReplay(
+  db: Database,
+  input: { turnId: number; conversationId: number; runId: number; mode: string; variant: unknown; error: string },
+) {
   return db.prisma.replay.create({
     data: { ...input, variant: json(input.variant), status: "failed", finishedAt: new Date() },
     select: { id: true },
@@ -49,7 +66,18 @@ export function finishReplay(
 
 const withTurn = {
   turn: {
-    select: { id: true, system: true, prompt: true, toolCalls: true, usage: true, latencyMs: true, inputTokens: true, outputTokens: true, costUsd: true, model: true },
+    select: {
+      id: true,
+      system: true,
+      prompt: true,
+      toolCalls: true,
+      usage: true,
+      latencyMs: true,
+      inputTokens: true,
+      outputTokens: true,
+      costUsd: true,
+      model: true,
+    },
   },
 } as const;
 

@@ -8,7 +8,11 @@ import { updateSettings } from "../settings/store";
  * are the agent's instructions; a model cannot be applied here (the server's model is
  * its environment's), so it is reported as not applied.
  */
-export async function applyVariant(db: Database, variant: unknown, changedBy: string): Promise<{ settings: Settings; applied: string[]; notApplied: string[] }> {
+export async function applyVariant(
+  db: Database,
+  variant: unknown,
+  changedBy: string,
+): Promise<{ settings: Settings; applied: string[]; notApplied: string[] }> {
   const v = (variant ?? {}) as { instructions?: string; settings?: Record<string, unknown>; model?: unknown };
   const update: Record<string, unknown> = { ...(v.settings ?? {}) };
   if (typeof v.instructions === "string") update.agentInstructions = v.instructions;

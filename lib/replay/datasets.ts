@@ -32,7 +32,8 @@ export async function newDataset(
   createdBy: string,
 ) {
   let turnIds = input.turnIds ? [...new Set(input.turnIds)] : [];
-  if (input.conversationId !== undefined) turnIds = [...turnIds, ...(await conversationTurnIds(deps.db, input.conversationId, DATASET_MAX_TURNS))];
+  if (input.conversationId !== undefined)
+    turnIds = [...turnIds, ...(await conversationTurnIds(deps.db, input.conversationId, DATASET_MAX_TURNS))];
   turnIds = [...new Set(turnIds)].slice(0, DATASET_MAX_TURNS);
   if (!turnIds.length) throw new AppError("bad_request", "a dataset needs at least one turn");
   const found = new Set((await existingTurns(deps.db, turnIds)).map((t) => t.id));
@@ -53,7 +54,13 @@ export async function startRun(deps: ReplayDeps, datasetId: number, request: Rep
   const turnIds = dataset.turnIds as number[];
   // Without a model in the variant, each turn's own model must still be there: checked per turn.
   if (request.variant.model) resolveReplayModel(deps.models, request.variant.model, "");
-  const run = await createRun(deps.db, { datasetId, mode: request.mode, variant: storedVariant(request.variant), total: turnIds.length, createdBy });
+  const run = await createRun(deps.db, {
+    datasetId,
+    mode: request.mode,
+    variant: storedVariant(request.variant),
+    total: turnIds.length,
+    createdBy,
+  });
   const finished = runAll(deps, run.id, turnIds, request).catch(async (error) => {
     log.error("replay.run_failed", { runId: run.id, error });
     await finishRun(deps.db, run.id, "failed", "the run stopped unexpectedly").catch(() => {});
@@ -103,7 +110,14 @@ export function runSummary(replays: RunReplay[], total: number) {
   let startedReplying = 0;
   let startedHandingOff = 0;
   let stoppedHandingOff = 0;
-  const sums = { replayInputTokens: 0, replayOutputTokens: 0, originalInputTokens: 0, originalOutputTokens: 0, replayLatencyMs: 0, originalLatencyMs: 0 };
+  const sums = {
+    replayInputTokens: 0,
+    replayOutputTokens: 0,
+    originalInputTokens: 0,
+    originalOutputTokens: 0,
+    replayLatencyMs: 0,
+    originalLatencyMs: 0,
+  };
   let replayCostUsd = 0;
   let originalCostUsd = 0;
   let done = 0;
@@ -189,7 +203,12 @@ export async function runReport(deps: Pick<ReplayDeps, "db">, datasetId: number,
       }
     : null;
   return {
-    run: { ...run, mode: run.mode as "frozen" | "rebuild", status: run.status as "running" | "done" | "failed", variant: run.variant as Record<string, unknown> },
+    run: {
+      ...run,
+      mode: run.mode as "frozen" | "rebuild",
+      status: run.status as "running" | "done" | "failed",
+      variant: run.variant as Record<string, unknown>,
+    },
     summary: runSummary(replays, run.total),
     results,
     comparison,

@@ -36,7 +36,9 @@ export function createReplayModels(
       const baseUrl = model.baseUrl ?? (sameProvider ? e.LLM_BASE_URL : undefined);
       const apiKey = model.apiKey ?? (sameProvider ? e.LLM_API_KEY : undefined);
       if (model.provider === "openai-compatible" && !baseUrl)
-        throw new AppError("bad_request", "an openai-compatible model needs its baseUrl", [{ path: ["variant", "model", "baseUrl"], message: "required" }]);
+        throw new AppError("bad_request", "an openai-compatible model needs its baseUrl", [
+          { path: ["variant", "model", "baseUrl"], message: "required" },
+        ]);
       const handle = modelFromEnv({ LLM_PROVIDER: model.provider, LLM_MODEL: model.model, LLM_BASE_URL: baseUrl, LLM_API_KEY: apiKey });
       if (!handle) throw new AppError("bad_request", "the variant's model cannot be built");
       const key = `${model.provider}\u0000${model.model}\u0000${baseUrl ?? ""}`;

@@ -4,7 +4,10 @@ import type { ModelMessage } from "ai";
 export type DiffLine = { op: "same" | "added" | "removed"; text: string };
 
 /** A prompt as lines of text: the system prompt, then each message under its role. */
-export function promptText(prompt: { system: string; messages: readonly ModelMessage[] | readonly { role: string; content: unknown }[] }): string {
+export function promptText(prompt: {
+  system: string;
+  messages: readonly ModelMessage[] | readonly { role: string; content: unknown }[];
+}): string {
   const parts = [`[system]\n${prompt.system}`];
   for (const m of prompt.messages) {
     const content = typeof m.content === "string" ? m.content : JSON.stringify(m.content, null, 2);

@@ -35,7 +35,12 @@ function findTurnForReplay(db: Database, id: number) {
  * Checks a replay of one turn and stores it as running: unknown turn 404, a model
  * that is gone 409, a turn that cannot be rebuilt 409. `runId`: part of a dataset run.
  */
-export async function prepareReplay(deps: ReplayDeps, turnId: number, request: ReplayRequest, runId: number | null = null): Promise<PreparedReplay> {
+export async function prepareReplay(
+  deps: ReplayDeps,
+  turnId: number,
+  request: ReplayRequest,
+  runId: number | null = null,
+): Promise<PreparedReplay> {
   const turn = await findTurnForReplay(deps.db, turnId);
   if (!turn) throw notFound("turn");
   const model = resolveReplayModel(deps.models, request.variant.model, turn.model);
@@ -59,7 +64,8 @@ function frozenPrompt(turn: StoredTurn, request: ReplayRequest): Prompt {
   const instructions = request.variant.instructions;
   if (instructions === undefined) return { system: turn.system, messages };
   const system = withAgentInstructions(turn.system, instructions);
-  if (system === null) throw new AppError("conflict", "this turn's recorded system prompt has no instructions paragraph to replace: use rebuild");
+  if (system === null)
+    throw new AppError("conflict", "this turn's recorded system prompt has no instructions paragraph to replace: use rebuild");
   return { system, messages };
 }
 
@@ -73,7 +79,11 @@ function frozenPrompt(turn: StoredTurn, request: ReplayRequest): Prompt {
 async function rebuiltPrompt(db: Database, turn: StoredTurn, request: ReplayRequest): Promise<Prompt> {
   const messageId = turn.envelope.messageId;
   const message = messageId ? await findMessage(db, messageId) : null;
-  if (!message) throw new AppError("conflict", "this turn answered no stored message (a background task, or its message is gone): only a frozen replay is possible");
+  if (!message)
+    throw new AppError(
+      "conflict",
+      "this turn answered no stored message (a background task, or its message is gone): only a frozen replay is possible",
+    );
   const current = await getSettings(db);
   const settings = {
     ...current,

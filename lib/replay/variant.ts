@@ -5,13 +5,15 @@ import { settingsUpdateSchema } from "../settings/schema";
 export const replayProviders = ["openai", "anthropic", "openai-compatible"] as const;
 
 /** Another model to try. The API key is used for the run and never stored or shown; without a base URL or key, the server's own for that provider. */
-export const variantModelSchema = z
-  .strictObject({
-    provider: z.enum(replayProviders),
-    model: z.string().trim().min(1).max(200),
-    baseUrl: z.url({ protocol: /^https?$/ }).max(2000).optional(),
-    apiKey: z.string().min(1).max(1000).optional(),
-  });
+export const variantModelSchema = z.strictObject({
+  provider: z.enum(replayProviders),
+  model: z.string().trim().min(1).max(200),
+  baseUrl: z
+    .url({ protocol: /^https?$/ })
+    .max(2000)
+    .optional(),
+  apiKey: z.string().min(1).max(1000).optional(),
+});
 
 /**
  * The settings a rebuild assembles the context under: every key that changes what

@@ -107,8 +107,9 @@ describe.each(databases)("replay on $name", ({ open }) => {
     const full = replayResponse.parse((await replayTurn(last.id, { mode: "rebuild" })).body).replay;
     // Same settings, same facts: the rebuild is the prompt the turn saw.
     expect(full.diff.prompt.every((l) => l.op === "same")).toBe(true);
-    const small = replayResponse.parse((await replayTurn(last.id, { mode: "rebuild", variant: { settings: { recencyWindow: 2 } } })).body)
-      .replay;
+    const small = replayResponse.parse(
+      (await replayTurn(last.id, { mode: "rebuild", variant: { settings: { recencyWindow: 2 } } })).body,
+    ).replay;
     const removed = small.diff.prompt.filter((l) => l.op === "removed").map((l) => l.text);
     for (const text of ["alpha one", "bravo two", "charlie three"]) expect(removed).toContain(text);
     expect(small.diff.prompt.filter((l) => l.op === "added")).toEqual([]);
@@ -120,12 +121,18 @@ describe.each(databases)("replay on $name", ({ open }) => {
   it("a rebuild leaves out every message stored after the turn's message, even around a reply target", async () => {
     await chat(["first question"]);
     const target = await h.t.db.prisma.message.findFirstOrThrow({ where: { text: "first question" } });
-    await h.t.post(update({ text: "about that", replyTo: { message_id: Number(target.platformMessageId), text: "first question", from: { id: 4242, first_name: "Alice" } } }));
+    await h.t.post(
+      update({
+        text: "about that",
+        replyTo: { message_id: Number(target.platformMessageId), text: "first question", from: { id: 4242, first_name: "Alice" } },
+      }),
+    );
     await h.t.settle();
     const turn = await h.t.db.prisma.turn.findFirstOrThrow({ orderBy: { id: "desc" } });
     await chat(["later news that came after", "even later"]);
-    const replay = replayResponse.parse((await replayTurn(turn.id, { mode: "rebuild", variant: { settings: { replyContextWindow: 10 } } })).body)
-      .replay;
+    const replay = replayResponse.parse(
+      (await replayTurn(turn.id, { mode: "rebuild", variant: { settings: { replyContextWindow: 10 } } })).body,
+    ).replay;
     const text = JSON.stringify(replay.prompt);
     expect(text).toContain("about that");
     expect(text).not.toContain("later news");
@@ -158,10 +165,17 @@ describe.each(databases)("replay on $name", ({ open }) => {
     const created = await call("datasets", "POST", {}, { name: "last week", turnIds: turns.map((t) => t.id) });
     expect(created.status).toBe(201);
     const datasetId = String(created.body.dataset.id);
-    const started = await call("datasets/[id]/runs", "POST", { id: datasetId }, { mode: "rebuild", variant: { instructions: "You are a PIRATE.", settings: { recencyWindow: 3 } } });
+    const started = await call(
+      "datasets/[id]/runs",
+      "POST",
+      { id: datasetId },
+      { mode: "rebuild", variant: { instructions: "You are a PIRATE.", settings: { recencyWindow: 3 } } },
+    );
     expect(started.status).toBe(201);
     const report = async (runId: number, query = "") =>
-      runReportResponse.parse((await call("datasets/[id]/runs/[runId]", "GET", { id: datasetId, runId: String(runId) }, undefined, query)).body);
+      runReportResponse.parse(
+        (await call("datasets/[id]/runs/[runId]", "GET", { id: datasetId, runId: String(runId) }, undefined, query)).body,
+      );
     let r = await report(started.body.run.id);
     for (let i = 0; i < 200 && r.run.status === "running"; i++) {
       await new Promise((ok) => setTimeout(ok, 50));
@@ -210,7 +224,11 @@ describe.each(databases)("replay on $name", ({ open }) => {
     ];
     for (const body of bad) {
       const response = await replayTurn(id, body);
-      expect({ body, status: response.status, message: typeof response.body.error?.message }).toEqual({ body, status: 400, message: "string" });
+      expect({ body, status: response.status, message: typeof response.body.error?.message }).toEqual({
+        body,
+        status: 400,
+        message: "string",
+      });
     }
     expect((await replayTurn(2_147_483_647, { mode: "frozen" })).status).toBe(404);
     expect((await call("turns/[id]/replays", "GET", { id: "2147483647" })).status).toBe(404);

@@ -6,11 +6,16 @@ import { usd } from "../_lib/money";
 import type { Applied, Replay, Turn } from "../_lib/types";
 
 function answerOf(calls: { tool?: string; message: string }[]) {
-  return { text: calls.find((c) => c.tool !== "handoff")?.message ?? null, handoff: calls.find((c) => c.tool === "handoff")?.message ?? null };
+  return {
+    text: calls.find((c) => c.tool !== "handoff")?.message ?? null,
+    handoff: calls.find((c) => c.tool === "handoff")?.message ?? null,
+  };
 }
 
 const tokens = (input: number | null, output: number | null) =>
-  input === null && output === null ? "not reported" : `${(input ?? 0).toLocaleString("en")} in · ${(output ?? 0).toLocaleString("en")} out`;
+  input === null && output === null
+    ? "not reported"
+    : `${(input ?? 0).toLocaleString("en")} in · ${(output ?? 0).toLocaleString("en")} out`;
 
 /** One side of the comparison: the answer (or silence), the handoff, tokens, latency and cost. */
 function Side(props: {
@@ -28,7 +33,13 @@ function Side(props: {
     <section className="panel" data-testid={props.testId} style={{ flex: 1, minWidth: 0 }}>
       <h3 style={{ marginTop: 0 }}>{props.title}</h3>
       <div className="muted">{props.model}</div>
-      {props.text === null ? <p className="muted">No reply (silent).</p> : <pre style={{ whiteSpace: "pre-wrap" }} data-testid="answer">{props.text}</pre>}
+      {props.text === null ? (
+        <p className="muted">No reply (silent).</p>
+      ) : (
+        <pre style={{ whiteSpace: "pre-wrap" }} data-testid="answer">
+          {props.text}
+        </pre>
+      )}
       {props.handoff !== null && <p>Hands off: {props.handoff}</p>}
       <dl className="turn-facts">
         <dt>Tokens</dt>
@@ -81,8 +92,13 @@ export function ReplayResult({ replay, turn }: { replay: Replay; turn: Turn }) {
       <h3>Prompt diff ({changes === 0 ? "no change" : `${changes} line${changes === 1 ? "" : "s"} changed`})</h3>
       <pre className="panel" data-testid="prompt-diff" style={{ whiteSpace: "pre-wrap", maxHeight: 480, overflow: "auto" }}>
         {replay.diff.prompt.map((line, i) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: a stored diff never changes; position is identity.
-          <div key={i} data-op={line.op} className={`diff-${line.op}`} style={line.op === "added" ? { background: "#e6ffec" } : line.op === "removed" ? { background: "#ffebe9" } : undefined}>
+          <div
+            // biome-ignore lint/suspicious/noArrayIndexKey: a stored diff never changes; position is identity.
+            key={i}
+            data-op={line.op}
+            className={`diff-${line.op}`}
+            style={line.op === "added" ? { background: "#e6ffec" } : line.op === "removed" ? { background: "#ffebe9" } : undefined}
+          >
             {line.op === "added" ? "+ " : line.op === "removed" ? "- " : "  "}
             {line.text}
           </div>
@@ -98,7 +114,11 @@ export function ReplayResult({ replay, turn }: { replay: Replay; turn: Turn }) {
             {apply.data.notApplied.includes("model") ? " (the model is set by the server's environment: not applied)" : ""}
           </span>
         )}
-        {apply.isError && <span className="error" role="alert">{apply.error.message}</span>}
+        {apply.isError && (
+          <span className="error" role="alert">
+            {apply.error.message}
+          </span>
+        )}
       </p>
     </div>
   );

@@ -70,9 +70,7 @@ function Form({
       variant: {
         ...(instructions !== current.agentInstructions ? { instructions } : {}),
         ...(Object.keys(changed).length ? { settings: changed } : {}),
-        ...(otherModel
-          ? { model: { provider, model, ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}) } }
-          : {}),
+        ...(otherModel ? { model: { provider, model, ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}) } } : {}),
       },
     });
   }
@@ -88,7 +86,13 @@ function Form({
       </label>
       <label style={{ display: "grid" }}>
         Instructions
-        <textarea aria-label="Instructions" rows={4} value={instructions} onChange={(e) => setInstructions(e.target.value)} maxLength={4000} />
+        <textarea
+          aria-label="Instructions"
+          rows={4}
+          value={instructions}
+          onChange={(e) => setInstructions(e.target.value)}
+          maxLength={4000}
+        />
       </label>
       {mode === "rebuild" && (
         <fieldset className="row" style={{ flexWrap: "wrap", gap: 8 }}>
@@ -108,8 +112,7 @@ function Form({
         </fieldset>
       )}
       <label>
-        <input type="checkbox" checked={otherModel} onChange={(e) => setOtherModel(e.target.checked)} /> Another model (else the turn's
-        own)
+        <input type="checkbox" checked={otherModel} onChange={(e) => setOtherModel(e.target.checked)} /> Another model (else the turn's own)
       </label>
       {otherModel && (
         <div className="row" style={{ flexWrap: "wrap", gap: 8 }}>
@@ -120,7 +123,13 @@ function Form({
           </select>
           <input aria-label="Model" placeholder="model" value={model} onChange={(e) => setModel(e.target.value)} required />
           <input aria-label="Base URL" placeholder="base URL (optional)" value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} />
-          <input aria-label="API key" type="password" placeholder="API key (optional, never stored)" value={apiKey} onChange={(e) => setApiKey(e.target.value)} />
+          <input
+            aria-label="API key"
+            type="password"
+            placeholder="API key (optional, never stored)"
+            value={apiKey}
+            onChange={(e) => setApiKey(e.target.value)}
+          />
         </div>
       )}
       <div>

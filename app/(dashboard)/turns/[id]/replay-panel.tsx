@@ -12,12 +12,18 @@ export function ReplayPanel({ turn }: { turn: Turn }) {
   const [open, setOpen] = useState(false);
   const [shown, setShown] = useState<number | null>(null);
   const client = useQueryClient();
-  const replays = useQuery({ queryKey: ["turn-replays", turn.id], queryFn: () => api<{ replays: Replay[] }>(`/turns/${turn.id}/replays`), enabled: open });
+  const replays = useQuery({
+    queryKey: ["turn-replays", turn.id],
+    queryFn: () => api<{ replays: Replay[] }>(`/turns/${turn.id}/replays`),
+    enabled: open,
+  });
   const run = useMutation({
     mutationFn: (body: ReplayBody) => api<{ replay: Replay }>(`/turns/${turn.id}/replays`, { method: "POST", body }),
     onSuccess: ({ replay }) => {
       setShown(replay.id);
-      client.setQueryData(["turn-replays", turn.id], (old: { replays: Replay[] } | undefined) => ({ replays: [replay, ...(old?.replays ?? [])] }));
+      client.setQueryData(["turn-replays", turn.id], (old: { replays: Replay[] } | undefined) => ({
+        replays: [replay, ...(old?.replays ?? [])],
+      }));
     },
   });
   const list = replays.data?.replays ?? [];
