@@ -23,7 +23,7 @@ test("from the inspector, a turn replayed with another instruction shows both an
   await dashboard.simulate("replaywhale hello", { firstName: "Rae", userId: 8181 });
   await expect(page.getByTestId("sim-timeline")).toContainText("Echo: replaywhale hello");
   await openInspector(page, "Echo: replaywhale hello");
-  const historyBefore = await page.getByTestId("prompt-message").count();
+  await expect(page.getByTestId("prompt-message").last()).toContainText("replaywhale hello");
 
   await page.getByRole("button", { name: "Replay…" }).click();
   const form = page.getByTestId("variant-form");
@@ -48,7 +48,6 @@ test("from the inspector, a turn replayed with another instruction shows both an
   await page.getByLabel("User id").fill("8181");
   await expect(page.getByTestId("sim-timeline")).toContainText("Echo: replaywhale hello");
   await expect(page.getByTestId("sim-timeline")).not.toContainText("ECHO: REPLAYWHALE");
-  expect(historyBefore).toBeGreaterThan(0);
 });
 
 test("a dataset from a conversation runs with live progress and its settings can be applied", async ({ page, dashboard }) => {
