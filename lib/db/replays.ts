@@ -113,6 +113,10 @@ export function existingTurns(db: Database, ids: number[]) {
   return db.prisma.turn.findMany({ where: { id: { in: ids } }, select: { id: true, conversationId: true } });
 }
 
+export async function conversationExists(db: Database, id: number): Promise<boolean> {
+  return (await db.prisma.conversation.findUnique({ where: { id }, select: { id: true } })) !== null;
+}
+
 /** A conversation's turns, oldest first (a dataset from a conversation). */
 export async function conversationTurnIds(db: Database, conversationId: number, take: number): Promise<number[]> {
   const rows = await db.prisma.turn.findMany({ where: { conversationId }, orderBy: { id: "desc" }, take, select: { id: true } });

@@ -1,6 +1,7 @@
 import { AppError, notFound } from "../errors";
 import { log } from "../log";
 import {
+  conversationExists,
   conversationTurnIds,
   createDataset,
   createFailedReplay,
@@ -32,10 +33,12 @@ export async function newDataset(
   createdBy: string,
 ) {
   let turnIds = input.turnIds ? [...new Set(input.turnIds)] : [];
-  if (input.conversationId !== undefined)
+  if (input.conversationId !== undefined) {
+    if (!(await conversationExists(deps.db, input.conversationId))) throw notFound("conversation");
     turnIds = [...turnIds, ...(await conversationTurnIds(deps.db, input.conversationId, DATASET_MAX_TURNS))];
+  }
   turnIds = [...new Set(turnIds)].slice(0, DATASET_MAX_TURNS);
-  if (!turnIds.length) throw new AppError("bad_request", "a dataset needs at least one turn");
+  if (!turnIds.length) throw new AppError("bad_request", "a dataset needs at least one turn (this conversation has none)");
   const found = new Set((await existingTurns(deps.db, turnIds)).map((t) => t.id));
   const missing = turnIds.filter((id) => !found.has(id));
   if (missing.length) throw new AppError("not_found", `turns not found: ${missing.slice(0, 20).join(", ")}`, { missing });

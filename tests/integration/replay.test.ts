@@ -236,6 +236,7 @@ describe.each(databases)("replay on $name", ({ open }) => {
     expect((await call("replays/[id]/apply", "POST", { id: "2147483647" })).status).toBe(404);
     expect((await call("datasets", "POST", {}, { name: "x", turnIds: [id, 2_147_483_647] })).status).toBe(404);
     expect((await call("datasets", "POST", {}, { name: "x", turnIds: [] })).status).toBe(400);
+    expect((await call("datasets", "POST", {}, { name: "x", conversationId: 2_147_483_647 })).status).toBe(404);
     expect((await call("datasets/[id]/runs", "POST", { id: "2147483647" }, { mode: "frozen" })).status).toBe(404);
     expect((await call("datasets/[id]/runs/[runId]", "GET", { id: "2147483647", runId: "1" })).status).toBe(404);
     // The turn's model is no longer the configured one: 409 naming what to do; with a model in the variant it runs.
