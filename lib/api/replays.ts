@@ -62,8 +62,13 @@ export const datasetCreateBody = z
     turnIds: z.array(z.number().int().positive().max(2_147_483_647)).max(500).optional(),
     /** Every turn of this conversation (the newest 500). */
     conversationId: z.number().int().positive().max(2_147_483_647).optional(),
+    /** The turns behind these messages (a search's results): the turn that answered a user's message, or that wrote the agent's. */
+    messageIds: z.array(z.number().int().positive().max(2_147_483_647)).max(500).optional(),
   })
-  .refine((b) => b.turnIds?.length || b.conversationId !== undefined, { message: "give turnIds or a conversationId", path: ["turnIds"] });
+  .refine((b) => b.turnIds?.length || b.conversationId !== undefined || b.messageIds?.length, {
+    message: "give turnIds, a conversationId or messageIds",
+    path: ["turnIds"],
+  });
 
 const runRow = z.strictObject({
   id: z.number().int(),

@@ -13,6 +13,7 @@ import {
   listRunReplays,
   type ReplayOutput,
 } from "../db/replays";
+import { findTurnForMessage } from "../db/turns";
 import { resolveReplayModel } from "./models";
 import { prepareReplay, runReplay, type PreparedReplay, type ReplayDeps } from "./run-replay";
 import { storedVariant, type ReplayRequest } from "./variant";
@@ -29,7 +30,7 @@ export const DATASET_MAX_TURNS = 500;
  */
 export async function newDataset(
   deps: Pick<ReplayDeps, "db">,
-  input: { name: string; turnIds?: number[]; conversationId?: number },
+  input: { name: string; turnIds?: number[]; conversationId?: number; messageIds?: number[] },
   createdBy: string,
 ) {
   let turnIds = input.turnIds ? [...new Set(input.turnIds)] : [];
@@ -37,8 +38,13 @@ export async function newDataset(
     if (!(await conversationExists(deps.db, input.conversationId))) throw notFound("conversation");
     turnIds = [...turnIds, ...(await conversationTurnIds(deps.db, input.conversationId, DATASET_MAX_TURNS))];
   }
+  for (const messageId of [...new Set(input.messageIds ?? [])]) {
+    const turnId = await findTurnForMessage(deps.db, messageId);
+    if (turnId !== null) turnIds.push(turnId);
+  }
   turnIds = [...new Set(turnIds)].slice(0, DATASET_MAX_TURNS);
-  if (!turnIds.length) throw new AppError("bad_request", "a dataset needs at least one turn (this conversation has none)");
+  if (!turnIds.length)
+    throw new AppError("bad_request", "a dataset needs at least one turn (no turn ran for these messages or this conversation)");
   const found = new Set((await existingTurns(deps.db, turnIds)).map((t) => t.id));
   const missing = turnIds.filter((id) => !found.has(id));
   if (missing.length) throw new AppError("not_found", `turns not found: ${missing.slice(0, 20).join(", ")}`, { missing });

@@ -165,6 +165,12 @@ describe.each(databases)("replay on $name", ({ open }) => {
     const created = await call("datasets", "POST", {}, { name: "last week", turnIds: turns.map((t) => t.id) });
     expect(created.status).toBe(201);
     const datasetId = String(created.body.dataset.id);
+    // From a search's results (messages): the turns behind them, user messages and the agent's answers alike.
+    const messages = await h.t.db.prisma.message.findMany({ where: { text: { in: ["question number 1", "question number 2"] } } });
+    const answers = await h.t.db.prisma.message.findMany({ where: { direction: "outbound" }, orderBy: { id: "asc" }, take: 1 });
+    const fromSearch = await call("datasets", "POST", {}, { name: "search", messageIds: [...messages, ...answers].map((m) => m.id) });
+    expect(fromSearch.status).toBe(201);
+    expect([...fromSearch.body.dataset.turnIds].sort((a: number, b: number) => a - b)).toEqual([turns[0]!.id, turns[1]!.id]);
     const started = await call(
       "datasets/[id]/runs",
       "POST",

@@ -16,9 +16,9 @@ type Dataset = DatasetList["datasets"][number];
  * (`?conversation=<id>` prefills it); a run shows its progress live, its per-turn
  * results and summary, can be compared with another run, and applied.
  */
-export function DatasetsView({ initialConversation }: { initialConversation: string }) {
+export function DatasetsView({ initialConversation, initialDataset }: { initialConversation: string; initialDataset: number | null }) {
   const datasets = useQuery({ queryKey: ["datasets"], queryFn: () => api<DatasetList>("/datasets") });
-  const [selected, setSelected] = useState<number | null>(null);
+  const [selected, setSelected] = useState<number | null>(initialDataset);
   const dataset = datasets.data?.datasets.find((d) => d.id === selected) ?? null;
   return (
     <>
