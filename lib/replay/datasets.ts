@@ -113,7 +113,7 @@ async function replayOne(deps: ReplayDeps, runId: number, turnId: number, reques
 type RunReplay = Awaited<ReturnType<typeof listRunReplays>>[number];
 
 /** Per-turn results of a run and what they add up to against the originals. */
-export function runSummary(replays: RunReplay[], total: number) {
+export function runSummary(replays: RunReplay[], total: number, finished: boolean) {
   let changed = 0;
   let becameSilent = 0;
   let startedReplying = 0;
@@ -156,7 +156,8 @@ export function runSummary(replays: RunReplay[], total: number) {
     total,
     done,
     failed,
-    running: Math.max(0, total - done - failed),
+    // A finished run has nothing running: a turn deleted meanwhile has no result.
+    running: finished ? 0 : Math.max(0, total - done - failed),
     changed,
     becameSilent,
     startedReplying,
@@ -198,7 +199,7 @@ export async function runReport(deps: Pick<ReplayDeps, "db">, datasetId: number,
         runId: other.id,
         variant: other.variant as Record<string, unknown>,
         mode: other.mode as "frozen" | "rebuild",
-        summary: runSummary(otherReplays, other.total),
+        summary: runSummary(otherReplays, other.total, other.status !== "running"),
         turns: results.map((r) => {
           const theirs = otherReplays.find((o) => o.turnId === r.turnId);
           const theirOutput = (theirs?.output as ReplayOutput | null) ?? null;
@@ -218,7 +219,7 @@ export async function runReport(deps: Pick<ReplayDeps, "db">, datasetId: number,
       status: run.status as "running" | "done" | "failed",
       variant: run.variant as Record<string, unknown>,
     },
-    summary: runSummary(replays, run.total),
+    summary: runSummary(replays, run.total, run.status !== "running"),
     results,
     comparison,
   };
