@@ -42,12 +42,25 @@ test("from the inspector, a turn replayed with another instruction shows both an
   await expect(diff.locator('[data-op="removed"]').first()).toBeVisible();
   await expect(result.getByTestId("replay-side")).toContainText(/\d+ ms/);
   await dashboard.screenshot("replay-side-by-side");
+  const turnUrl = page.url();
 
   // Nothing reached the chat: the simulator's timeline has no shouted answer.
   await page.goto("/simulator");
   await page.getByLabel("User id").fill("8181");
   await expect(page.getByTestId("sim-timeline")).toContainText("Echo: replaywhale hello");
   await expect(page.getByTestId("sim-timeline")).not.toContainText("ECHO: REPLAYWHALE");
+
+  // Kept until deleted: back on the inspector, the replay is listed and can be deleted.
+  await page.goto(turnUrl);
+  await page.getByRole("button", { name: "Replay…" }).click();
+  await page
+    .getByRole("button", { name: /^#\d+ frozen|^#\d+ rebuild/ })
+    .first()
+    .click();
+  await expect(page.getByTestId("replay-side").getByTestId("answer")).toHaveText("ECHO: REPLAYWHALE HELLO");
+  await page.getByRole("button", { name: "Delete replay" }).click();
+  await expect(page.getByTestId("replay-result")).toHaveCount(0);
+  await expect(page.getByRole("button", { name: /^#\d+ (frozen|rebuild)/ })).toHaveCount(0);
 });
 
 test("a dataset from a conversation runs with live progress and its settings can be applied", async ({ page, dashboard }) => {
@@ -84,4 +97,8 @@ test("a dataset from a conversation runs with live progress and its settings can
     // The e2e database is shared: put the setting back.
     await page.request.patch("/api/v1/settings", { data: { recencyWindow: before }, headers: { "x-csrf-token": await csrf(page) } });
   }
+
+  page.once("dialog", (dialog) => dialog.accept());
+  await panel.getByRole("button", { name: "Delete dataset" }).click();
+  await expect(page.getByTestId("datasets")).not.toContainText("datasetotter week");
 });

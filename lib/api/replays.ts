@@ -190,6 +190,12 @@ export const operations = defineOperations([
     response: { status: 200, schema: replayResponse },
   },
   {
+    method: "delete",
+    path: "/replays/{id}",
+    summary: "Delete a replay (replays are kept until deleted, or until their conversation is)",
+    response: { status: 200, schema: z.strictObject({ ok: z.literal(true) }) },
+  },
+  {
     method: "post",
     path: "/replays/{id}/apply",
     summary: "Apply a replay's variant to the settings (with change-log entries); admins only",

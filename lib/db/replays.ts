@@ -138,3 +138,7 @@ export function findRun(db: Database, datasetId: number, runId: number) {
 export function deleteDataset(db: Database, id: number) {
   return db.prisma.dataset.deleteMany({ where: { id } });
 }
+
+export function deleteReplay(db: Database, id: number) {
+  return db.prisma.replay.deleteMany({ where: { id } });
+}

@@ -202,6 +202,9 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
       applied: ["agentInstructions"],
       settings: { agentInstructions: "Be brief." },
     });
+    const dropReplay = operation("delete", "/replays/{id}");
+    expectDocumented(dropReplay, await call(dropReplay, { id: ids.replay }));
+    expect(await h.t.db.prisma.replay.count({ where: { id: ids.replay } })).toBe(0);
     const dropDataset = operation("delete", "/datasets/{id}");
     expectDocumented(dropDataset, await call(dropDataset, { id: ids.dataset }));
 

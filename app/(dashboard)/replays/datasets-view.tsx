@@ -44,7 +44,7 @@ export function DatasetsView({ initialConversation, initialDataset }: { initialC
           </li>
         ))}
       </ul>
-      {dataset && <DatasetPanel key={dataset.id} dataset={dataset} />}
+      {dataset && <DatasetPanel key={dataset.id} dataset={dataset} onDeleted={() => setSelected(null)} />}
     </>
   );
 }
@@ -103,8 +103,15 @@ function NewDataset({ initialConversation, onCreated }: { initialConversation: s
   );
 }
 
-function DatasetPanel({ dataset }: { dataset: Dataset }) {
+function DatasetPanel({ dataset, onDeleted }: { dataset: Dataset; onDeleted: () => void }) {
   const client = useQueryClient();
+  const remove = useMutation({
+    mutationFn: () => api(`/datasets/${dataset.id}`, { method: "DELETE" }),
+    onSuccess: async () => {
+      onDeleted();
+      await client.invalidateQueries({ queryKey: ["datasets"] });
+    },
+  });
   const [runId, setRunId] = useState<number | null>(dataset.runs[0]?.id ?? null);
   const start = useMutation({
     mutationFn: (body: ReplayBody) => api<{ run: { id: number } }>(`/datasets/${dataset.id}/runs`, { method: "POST", body }),
@@ -118,6 +125,15 @@ function DatasetPanel({ dataset }: { dataset: Dataset }) {
       <h2>
         {dataset.name} <span className="muted">({dataset.turnIds.length} turns)</span>
       </h2>
+      <p>
+        <button
+          type="button"
+          onClick={() => window.confirm(`Delete the dataset "${dataset.name}" with its runs?`) && remove.mutate()}
+          disabled={remove.isPending}
+        >
+          Delete dataset
+        </button>
+      </p>
       <VariantForm submitLabel="Run dataset" busy={start.isPending} onSubmit={(body) => start.mutate(body)} />
       {start.isError && (
         <p className="error" role="alert">

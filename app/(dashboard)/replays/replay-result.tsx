@@ -54,8 +54,9 @@ function Side(props: {
 }
 
 /** A replay beside its original turn: both answers, tokens, latency and cost, the prompt as a line diff, and "Apply these settings". */
-export function ReplayResult({ replay, turn }: { replay: Replay; turn: Turn }) {
+export function ReplayResult({ replay, turn, onDeleted }: { replay: Replay; turn: Turn; onDeleted?: () => void }) {
   const original = answerOf(turn.toolCalls);
+  const remove = useMutation({ mutationFn: () => api(`/replays/${replay.id}`, { method: "DELETE" }), onSuccess: () => onDeleted?.() });
   const apply = useMutation({ mutationFn: () => api<Applied>(`/replays/${replay.id}/apply`, { method: "POST" }) });
   const changes = replay.diff.prompt.filter((l) => l.op !== "same").length;
   return (
@@ -119,6 +120,9 @@ export function ReplayResult({ replay, turn }: { replay: Replay; turn: Turn }) {
             {apply.error.message}
           </span>
         )}
+        <button type="button" onClick={() => remove.mutate()} disabled={remove.isPending}>
+          Delete replay
+        </button>
       </p>
     </div>
   );

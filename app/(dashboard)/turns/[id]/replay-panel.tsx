@@ -45,7 +45,16 @@ export function ReplayPanel({ turn }: { turn: Turn }) {
               {run.error.message}
             </p>
           )}
-          {current && <ReplayResult replay={current} turn={turn} />}
+          {current && (
+            <ReplayResult
+              replay={current}
+              turn={turn}
+              onDeleted={() => {
+                setShown(null);
+                client.invalidateQueries({ queryKey: ["turn-replays", turn.id] });
+              }}
+            />
+          )}
           {list.length > 0 && (
             <p className="row" style={{ flexWrap: "wrap" }}>
               <span className="muted">Earlier replays:</span>
