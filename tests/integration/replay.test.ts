@@ -255,6 +255,17 @@ describe.each(databases)("replay on $name", ({ open }) => {
     expect(chosen.status).toBe(201);
   });
 
+  it("a model that fails makes a failed replay with the reason, answered 201 and listed, never a 500", async () => {
+    const [turn] = await chat(["hello"]);
+    h.llm.setScript(() => ({ status: 500 }));
+    const { status, body } = await replayTurn(turn!.id, { mode: "frozen" });
+    expect(status).toBe(201);
+    const replay = replayResponse.parse(body).replay;
+    expect(replay).toMatchObject({ status: "failed", output: { replied: false, text: null } });
+    expect(replay.error).toMatch(/^model call failed/);
+    expect(replay.diff.answerChanged).toBe(false);
+  });
+
   it("deleting the conversation deletes its replays", async () => {
     const [turn] = await chat(["hello"]);
     expect((await replayTurn(turn!.id, { mode: "frozen" })).status).toBe(201);
