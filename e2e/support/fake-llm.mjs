@@ -3,6 +3,7 @@
 // real model. Started by playwright.config.ts as a web server on E2E_LLM_PORT.
 // A message containing "[malformed]" gets a `reply` call with invalid arguments, as
 // models sometimes produce; one containing "[handoff]" also gets a `handoff` call.
+// Instructions (the system prompt) containing "[shout]" make the answer upper case (replays try other instructions).
 import { createServer } from "node:http";
 
 const port = Number(process.env.E2E_LLM_PORT ?? 3901);
@@ -29,7 +30,9 @@ createServer(async (req, res) => {
   const text = String(typeof last.content === "string" ? last.content : JSON.stringify(last.content))
     .split("\n")
     .pop();
-  const args = text.includes("[malformed]") ? { msg: 42 } : { message: `Echo: ${text}` };
+  const system = body.messages.find((m) => m.role === "system");
+  const shout = typeof system?.content === "string" && system.content.includes("[shout]");
+  const args = text.includes("[malformed]") ? { msg: 42 } : { message: shout ? `ECHO: ${text.toUpperCase()}` : `Echo: ${text}` };
   const call = { id: `call_${calls}`, type: "function", function: { name: "reply", arguments: JSON.stringify(args) } };
   // "[handoff]": the model also passes the conversation to a human, in the same turn.
   const handoff = {

@@ -6,6 +6,7 @@ import { operations as messages } from "./messages";
 import type { Operation } from "./operation";
 import { operations as operators } from "./operators";
 import { operations as queue } from "./queue";
+import { operations as replays } from "./replays";
 import { operations as savedReplies } from "./saved-replies";
 import { operations as settings } from "./settings";
 import { operations as simulator } from "./simulator";
@@ -22,6 +23,7 @@ export const operations: readonly Operation[] = [
   ...envelopes,
   ...forks,
   ...turns,
+  ...replays,
   ...usage,
   ...queue,
   ...settings,

@@ -126,6 +126,17 @@ export function systemPrompt(input: SystemPromptInput): string {
   ].join("\n\n");
 }
 
+/**
+ * A rendered system prompt with other agent instructions (a frozen replay): the
+ * instructions are its first paragraph (`systemPrompt`), the rest is ours. Null when
+ * the prompt does not have that shape (it was written by another version).
+ */
+export function withAgentInstructions(system: string, instructions: string): string | null {
+  const rest = system.indexOf("\n\nYou are talking in ");
+  if (rest < 0) return null;
+  return `${instructions.trim()}${system.slice(rest)}`;
+}
+
 /** A group's details as a data turn: its title and forum topic, quoted. Null for private chats and groups with neither. */
 export function chatDetailsTurn(conversation: PromptInput["conversation"]): string | null {
   if (conversation.type === "private") return null;

@@ -16,6 +16,14 @@ export const handoffInputSchema = z
  */
 const handoffInput = zodSchema(handoffInputSchema);
 
+/** What the model is shown of `handoff`: the live tool and a replay's capturing one (lib/replay) share it. */
+export const handoffToolDefinition = {
+  description:
+    "Hand this conversation to a human operator: you stop answering until they hand it back, and the user is told a person will reply. Call at most once per turn, with the reason. You may also call `reply` in the same turn to tell the user.",
+  inputSchema: handoffInput,
+  strict: true,
+} as const;
+
 export type HandoffOutcome = { status: "handed off" } | { error: string };
 
 /**
@@ -30,10 +38,7 @@ export function createHandoffTool(turn: TurnToolContext) {
   let used = false;
   let handedOff = false;
   const handoff = tool({
-    description:
-      "Hand this conversation to a human operator: you stop answering until they hand it back, and the user is told a person will reply. Call at most once per turn, with the reason. You may also call `reply` in the same turn to tell the user.",
-    inputSchema: handoffInput,
-    strict: true,
+    ...handoffToolDefinition,
     execute: async ({ reason }): Promise<HandoffOutcome> => {
       if (used) return { error: "you already handed off in this turn; this second call did nothing" };
       used = true;

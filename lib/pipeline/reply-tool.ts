@@ -17,6 +17,14 @@ export const replyInputSchema = z.object({
  */
 const replyInput = zodSchema(replyInputSchema);
 
+/** What the model is shown of `reply`: the live tool and a replay's capturing one (lib/replay) share it. */
+export const replyToolDefinition = {
+  description:
+    "Send your answer to the chat as a reply to the user's message. Call at most once per turn; do not call it when no answer is needed.",
+  inputSchema: replyInput,
+  strict: true,
+} as const;
+
 /** What the model reads back from a call. */
 export type ReplyOutcome = { status: "sent" } | { error: string };
 
@@ -50,10 +58,7 @@ export function createReplyTool(
   let used = false;
   let result: ReplyResult | null = null;
   const reply = tool({
-    description:
-      "Send your answer to the chat as a reply to the user's message. Call at most once per turn; do not call it when no answer is needed.",
-    inputSchema: replyInput,
-    strict: true,
+    ...replyToolDefinition,
     execute: async ({ message }): Promise<ReplyOutcome> => {
       if (used) return { error: "you already replied in this turn; this second reply was not sent" };
       // U+0000 means nothing in a chat and PostgreSQL cannot store it: dropped, like in what users send.

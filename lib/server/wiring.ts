@@ -22,6 +22,8 @@ import { dispatchEnvelope } from "../pipeline/dispatch";
 import { housekeeping } from "../pipeline/housekeeping";
 import { ingestEvent } from "../pipeline/ingest";
 import { requestHandoff } from "../pipeline/handoff";
+import { createReplayModels } from "../replay/models";
+import type { ReplayDeps } from "../replay/run-replay";
 import type { TurnDeps } from "../pipeline/turn-deps";
 import { EnvelopeWorker } from "../pipeline/worker";
 import { getSettings } from "../settings/store";
@@ -55,6 +57,8 @@ export type App = {
   worker: EnvelopeWorker;
   /** What pipeline steps need: database, channels, model, model timeout. */
   turnDeps: TurnDeps;
+  /** What replays need (lib/replay): the database, the configured model and a gate per other model. */
+  replay: ReplayDeps;
   /** The secret the Telegram webhook expects; random per process in the sandbox when unset. */
   telegramSecret: string;
   telegramWebhook: (request: Request) => Promise<Response>;
@@ -119,6 +123,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   // Timed inside the gate: the provider's time, not the wait for a slot.
   const model = configured && gate ? limitModel(instrumentModel(configured), gate) : null;
   const turnDeps: TurnDeps = { db, channels, model, timeoutMs, requestHandoff, transcriber: transcriberFromEnv(e) };
+  const replay: ReplayDeps = { db, models: createReplayModels(e, model, timeoutMs, instrumentModel), timeoutMs };
   // Longer than a whole turn (three model steps), so a live turn is never taken over.
   const leaseMs = overrides.leaseMs ?? timeoutMs * 4;
   const worker = new EnvelopeWorker({
@@ -182,6 +187,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     gate,
     worker,
     turnDeps,
+    replay,
     telegramSecret,
     telegramWebhook,
     lineWebhook,

@@ -46,21 +46,24 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
   }
 
   /** Calls the route file of `op` as Next does, with the API token; `ids` fills the path's {id}. */
-  async function call(op: Operation, options: { id?: number; query?: string; body?: unknown } = {}) {
+  async function call(op: Operation, options: { id?: number; runId?: number; query?: string; body?: unknown } = {}) {
     called.add(`${op.method} ${op.path}`);
     const folder = op.path.replace(/\{(\w+)\}/g, "[$1]");
     const route = (await import(resolve("app/api/v1", `.${folder}`, "route.ts"))) as Record<
       string,
       (r: Request, c: { params: Promise<unknown> }) => Promise<Response>
     >;
-    const url = `http://localhost/api/v1${op.path.replace("{id}", String(options.id))}${options.query ?? ""}`;
+    const url = `http://localhost/api/v1${op.path.replace("{id}", String(options.id)).replace("{runId}", String(options.runId))}${options.query ?? ""}`;
     const request = new Request(url, {
       method: op.method.toUpperCase(),
       headers: { authorization: `Bearer ${TOKEN}`, ...(options.body !== undefined ? { "content-type": "application/json" } : {}) },
       body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
     });
     const response = await route[op.method.toUpperCase()](request, {
-      params: Promise.resolve(options.id !== undefined ? { id: String(options.id) } : {}),
+      params: Promise.resolve({
+        ...(options.id !== undefined ? { id: String(options.id) } : {}),
+        ...(options.runId !== undefined ? { runId: String(options.runId) } : {}),
+      }),
     });
     const text = await response.text();
     return { status: response.status, body: (op.response.contentType === "text/csv" ? text : JSON.parse(text)) as unknown };
@@ -89,7 +92,39 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
     const threaded = await h.t.db.prisma.message.findFirstOrThrow({ where: { threadId: { not: null } } });
     const turn = await h.t.db.prisma.turn.findFirstOrThrow();
     const fork = await h.t.db.prisma.fork.findFirstOrThrow();
-    return { conversation: conversation.id, message: threaded.id, envelope: turn.envelopeId, turn: turn.id, fork: fork.id };
+    const replayOp = operation("post", "/turns/{id}/replays");
+    const replayed = expectDocumented(
+      replayOp,
+      await call(replayOp, { id: turn.id, body: { mode: "rebuild", variant: { settings: { recencyWindow: 3 } } } }),
+    ) as {
+      replay: { id: number };
+    };
+    const datasetOp = operation("post", "/datasets");
+    const dataset = expectDocumented(
+      datasetOp,
+      await call(datasetOp, { body: { name: "a dataset", conversationId: conversation.id } }),
+    ) as {
+      dataset: { id: number };
+    };
+    const runOp = operation("post", "/datasets/{id}/runs");
+    const run = expectDocumented(
+      runOp,
+      await call(runOp, { id: dataset.dataset.id, body: { mode: "frozen", variant: { instructions: "Be brief." } } }),
+    ) as {
+      run: { id: number };
+    };
+    for (let i = 0; i < 200 && (await h.t.db.prisma.datasetRun.findUniqueOrThrow({ where: { id: run.run.id } })).status === "running"; i++)
+      await new Promise((ok) => setTimeout(ok, 25));
+    return {
+      conversation: conversation.id,
+      message: threaded.id,
+      envelope: turn.envelopeId,
+      turn: turn.id,
+      fork: fork.id,
+      replay: replayed.replay.id,
+      dataset: dataset.dataset.id,
+      run: run.run.id,
+    };
   }
 
   it("every GET operation answers what its schema says, on real data", async () => {
@@ -100,13 +135,15 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
       envelopes: ids.envelope,
       turns: ids.turn,
       forks: ids.fork,
+      replays: ids.replay,
+      datasets: ids.dataset,
     };
     const gets = operations.filter((op) => op.method === "get" && op.response.contentType !== "text/event-stream");
     expect(gets.length).toBeGreaterThan(10);
     for (const op of gets) {
       const id = op.path.includes("{id}") ? idFor[op.path.split("/")[1]] : undefined;
       if (op.path.includes("{id}")) expect(id, `an id for ${op.path}`).toBeDefined();
-      const body = expectDocumented(op, await call(op, { id })) as Record<string, unknown>;
+      const body = expectDocumented(op, await call(op, { id, runId: ids.run })) as Record<string, unknown>;
       expect(Object.keys(body).length, op.path).toBeGreaterThan(0);
     }
     // Data that shows the schemas were exercised, not only empty lists.
@@ -157,6 +194,19 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
     expect(expectDocumented(settings, await call(settings, { body: { recencyWindow: 12 } }))).toMatchObject({
       settings: { recencyWindow: 12 },
     });
+
+    const applyReplay = operation("post", "/replays/{id}/apply");
+    expect(expectDocumented(applyReplay, await call(applyReplay, { id: ids.replay }))).toMatchObject({ applied: ["recencyWindow"] });
+    const applyRun = operation("post", "/datasets/{id}/runs/{runId}/apply");
+    expect(expectDocumented(applyRun, await call(applyRun, { id: ids.dataset, runId: ids.run }))).toMatchObject({
+      applied: ["agentInstructions"],
+      settings: { agentInstructions: "Be brief." },
+    });
+    const dropReplay = operation("delete", "/replays/{id}");
+    expectDocumented(dropReplay, await call(dropReplay, { id: ids.replay }));
+    expect(await h.t.db.prisma.replay.count({ where: { id: ids.replay } })).toBe(0);
+    const dropDataset = operation("delete", "/datasets/{id}");
+    expectDocumented(dropDataset, await call(dropDataset, { id: ids.dataset }));
 
     const resume = operation("post", "/forks/{id}/resume");
     const resumed = expectDocumented(resume, await call(resume, { id: ids.fork })) as { fork: { id: number } };

@@ -14,6 +14,7 @@ import type { forkListItem, forkRow } from "@/lib/api/forks";
 import type { searchResponse } from "@/lib/api/live";
 import type { messageThreadResponse, replyResponse, timelineMessage } from "@/lib/api/messages";
 import type { queueResponse } from "@/lib/api/queue";
+import type { applyResponse, datasetListResponse, replayView, runReportResponse } from "@/lib/api/replays";
 import type { settingsResponse, settingsValues } from "@/lib/api/settings";
 import type { simulatedUpdateResponse } from "@/lib/api/simulator";
 import type { statusResponse } from "@/lib/api/status";
@@ -76,3 +77,8 @@ export type NoteSearchResult = z.output<typeof searchResponse>["notes"][number];
 export type UsageReport = z.output<typeof usageResponse>;
 export type ConversationUsage = z.output<typeof conversationUsageResponse>;
 export type ModelPrice = Settings["modelPrices"][number];
+
+export type Replay = z.output<typeof replayView>;
+export type DatasetList = z.output<typeof datasetListResponse>;
+export type RunReport = z.output<typeof runReportResponse>;
+export type Applied = z.output<typeof applyResponse>;

@@ -188,6 +188,9 @@ export function SearchResults({ initial }: { initial: SearchParams }) {
         </p>
       )}
       {results.data && results.data.results.length > 0 && (
+        <ReplayResults messageIds={results.data.results.map((r) => r.messageId)} query={initial.q ?? ""} />
+      )}
+      {results.data && results.data.results.length > 0 && (
         <ol className="search-results" data-testid="search-results">
           {results.data.results.map((r) => (
             <li key={r.messageId} data-testid="search-result">
@@ -227,5 +230,38 @@ export function SearchResults({ initial }: { initial: SearchParams }) {
         </section>
       )}
     </>
+  );
+}
+
+/** "Replay these turns…": a replay dataset of the turns behind the results, opened on the Replays page. */
+function ReplayResults({ messageIds, query }: { messageIds: number[]; query: string }) {
+  const router = useRouter();
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  async function create() {
+    setBusy(true);
+    setError(null);
+    try {
+      const { dataset } = await api<{ dataset: { id: number } }>("/datasets", {
+        method: "POST",
+        body: { name: `search: ${query}`.slice(0, 200), messageIds },
+      });
+      router.push(`/replays?dataset=${dataset.id}`);
+    } catch (e) {
+      setError((e as Error).message);
+      setBusy(false);
+    }
+  }
+  return (
+    <p className="row">
+      <button type="button" onClick={create} disabled={busy}>
+        Replay these turns…
+      </button>
+      {error && (
+        <span className="error" role="alert">
+          {error}
+        </span>
+      )}
+    </p>
   );
 }

@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useOperators } from "../../_lib/sender";
 import { useConversationChange } from "../../_lib/use-inbox";
 
@@ -86,6 +87,7 @@ export function InboxControls({ conversationId, status, snoozedUntil, assigneeId
       <a href={`/api/v1/conversations/${conversationId}/export`} download>
         JSON
       </a>
+      <Link href={`/replays?conversation=${conversationId}`}>Replay its turns…</Link>
       {change.isError && (
         <span className="error" role="alert">
           {change.error.message}

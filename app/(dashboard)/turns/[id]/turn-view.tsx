@@ -7,6 +7,7 @@ import { api } from "../../_lib/api";
 import { clock } from "../../_lib/time";
 import type { Turn } from "../../_lib/types";
 import { usd } from "../../_lib/money";
+import { ReplayPanel } from "./replay-panel";
 
 function contentText(content: unknown): string {
   if (typeof content === "string") return content;
@@ -102,6 +103,7 @@ export function TurnView({ id }: { id: number }) {
         )}
       </dl>
       {turn.error && <p className="error">Model error: {turn.error}</p>}
+      <ReplayPanel turn={turn} />
       <h2>System prompt</h2>
       <pre className="panel" data-testid="system-prompt" style={{ whiteSpace: "pre-wrap" }}>
         {turn.system}

@@ -1,0 +1,19 @@
+import { applyResponse } from "@/lib/api/replays";
+import { requireAdmin } from "@/lib/auth/roles";
+import { findRun } from "@/lib/db/replays";
+import { notFound } from "@/lib/errors";
+import { withOperator } from "@/lib/http/api";
+import { idParam, jsonOf } from "@/lib/http/respond";
+import { applyVariant } from "@/lib/replay/apply";
+
+export const dynamic = "force-dynamic";
+
+/** What the run tried becomes the settings (each change in the change log). */
+export const POST = withOperator<{ id: string; runId: string }>(async ({ params, ctx, caller }) => {
+  requireAdmin(caller, "change settings");
+  const run = await findRun(ctx.db, idParam(params.id), idParam(params.runId));
+  if (!run) throw notFound("run");
+  const result = await applyVariant(ctx.db, run.variant, caller.operator.name);
+  ctx.worker.kick();
+  return jsonOf(applyResponse, result);
+});

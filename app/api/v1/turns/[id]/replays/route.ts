@@ -1,0 +1,26 @@
+import { replayListResponse, replayRequestSchema, replayResponse } from "@/lib/api/replays";
+import { findReplay, listTurnReplays } from "@/lib/db/replays";
+import { findTurn } from "@/lib/db/turns";
+import { notFound } from "@/lib/errors";
+import { withOperator } from "@/lib/http/api";
+import { idParam, jsonOf, readJson } from "@/lib/http/respond";
+import { checkVariantAccess } from "@/lib/replay/access";
+import { replayTurn } from "@/lib/replay/run-replay";
+import { replayView } from "@/lib/replay/view";
+
+export const dynamic = "force-dynamic";
+
+/** Runs the turn again with the variant (it answers once the model has); nothing reaches a platform, the history or the queue. */
+export const POST = withOperator<{ id: string }>(async ({ request, params, ctx, caller }) => {
+  const id = idParam(params.id);
+  const body = await readJson(request, replayRequestSchema, 64 * 1024);
+  checkVariantAccess(caller, body);
+  const replayId = await replayTurn(ctx.replay, id, body);
+  return jsonOf(replayResponse, { replay: replayView((await findReplay(ctx.db, replayId))!) }, 201);
+});
+
+export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
+  const id = idParam(params.id);
+  if (!(await findTurn(ctx.db, id))) throw notFound("turn");
+  return jsonOf(replayListResponse, { replays: (await listTurnReplays(ctx.db, id)).map(replayView) });
+});

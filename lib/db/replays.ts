@@ -1,0 +1,144 @@
+import type { Database } from "./database";
+
+/** What a replay's model did (its tools captured, nothing carried out). */
+export type ReplayOutput = {
+  replied: boolean;
+  text: string | null;
+  handoff: string | null;
+  /** As a turn records its tool calls (lib/pipeline/turn-deps.ts ToolCallRecord). */
+  toolCalls: { tool?: "handoff"; message: string; outcome: { status: string } | { error: string } }[];
+};
+
+type Json = Record<string, unknown>;
+/** A value for a Json column (Prisma's input type differs per generated client). */
+const json = (value: unknown) => value as never;
+
+export function createReplay(
+  db: Database,
+  input: {
+    turnId: number;
+    conversationId: number;
+    runId: number | null;
+    mode: string;
+    variant: unknown;
+    model: string;
+    system: string;
+    prompt: unknown;
+  },
+) {
+  return db.prisma.replay.create({
+    data: { ...input, variant: json(input.variant), prompt: json(input.prompt), status: "running" },
+    select: { id: true },
+  });
+}
+
+/** A replay that could not even start (a dataset's turn that is gone): failed with the reason. */
+export function createFailedReplay(
+  db: Database,
+  input: { turnId: number; conversationId: number; runId: number; mode: string; variant: unknown; error: string },
+) {
+  return db.prisma.replay.create({
+    data: { ...input, variant: json(input.variant), status: "failed", finishedAt: new Date() },
+    select: { id: true },
+  });
+}
+
+export function finishReplay(
+  db: Database,
+  id: number,
+  result: {
+    status: "done" | "failed";
+    error: string | null;
+    output: ReplayOutput;
+    usage: Json;
+    latencyMs: number;
+    inputTokens: number | null;
+    outputTokens: number | null;
+    costUsd: number | null;
+  },
+) {
+  const { cachedInputTokens: _cached, ...columns } = result as typeof result & { cachedInputTokens?: unknown };
+  return db.prisma.replay.update({
+    where: { id },
+    data: { ...columns, output: json(result.output), usage: json(result.usage), finishedAt: new Date() },
+  });
+}
+
+const withTurn = {
+  turn: {
+    select: {
+      id: true,
+      system: true,
+      prompt: true,
+      toolCalls: true,
+      usage: true,
+      latencyMs: true,
+      inputTokens: true,
+      outputTokens: true,
+      costUsd: true,
+      model: true,
+    },
+  },
+} as const;
+
+export function findReplay(db: Database, id: number) {
+  return db.prisma.replay.findUnique({ where: { id }, include: withTurn });
+}
+
+/** A turn's replays, newest first. */
+export function listTurnReplays(db: Database, turnId: number, take = 50) {
+  return db.prisma.replay.findMany({ where: { turnId }, orderBy: { id: "desc" }, take, include: withTurn });
+}
+
+export function listRunReplays(db: Database, runId: number) {
+  return db.prisma.replay.findMany({ where: { runId }, orderBy: { id: "asc" }, include: withTurn });
+}
+
+export type StoredReplay = NonNullable<Awaited<ReturnType<typeof findReplay>>>;
+
+export function createDataset(db: Database, input: { name: string; turnIds: number[]; createdBy: string }) {
+  return db.prisma.dataset.create({ data: { ...input, turnIds: json(input.turnIds) } });
+}
+
+export function findDataset(db: Database, id: number) {
+  return db.prisma.dataset.findUnique({ where: { id } });
+}
+
+export function listDatasets(db: Database, take = 100) {
+  return db.prisma.dataset.findMany({ orderBy: { id: "desc" }, take, include: { runs: { orderBy: { id: "desc" }, take: 20 } } });
+}
+
+/** Which of these turns exist, with their conversation. */
+export function existingTurns(db: Database, ids: number[]) {
+  return db.prisma.turn.findMany({ where: { id: { in: ids } }, select: { id: true, conversationId: true } });
+}
+
+export async function conversationExists(db: Database, id: number): Promise<boolean> {
+  return (await db.prisma.conversation.findUnique({ where: { id }, select: { id: true } })) !== null;
+}
+
+/** A conversation's turns, oldest first (a dataset from a conversation). */
+export async function conversationTurnIds(db: Database, conversationId: number, take: number): Promise<number[]> {
+  const rows = await db.prisma.turn.findMany({ where: { conversationId }, orderBy: { id: "desc" }, take, select: { id: true } });
+  return rows.map((r) => r.id).reverse();
+}
+
+export function createRun(db: Database, input: { datasetId: number; mode: string; variant: unknown; total: number; createdBy: string }) {
+  return db.prisma.datasetRun.create({ data: { ...input, variant: json(input.variant), status: "running" } });
+}
+
+export function finishRun(db: Database, id: number, status: "done" | "failed", error: string | null = null) {
+  return db.prisma.datasetRun.update({ where: { id }, data: { status, error, finishedAt: new Date() } });
+}
+
+export function findRun(db: Database, datasetId: number, runId: number) {
+  return db.prisma.datasetRun.findFirst({ where: { id: runId, datasetId } });
+}
+
+export function deleteDataset(db: Database, id: number) {
+  return db.prisma.dataset.deleteMany({ where: { id } });
+}
+
+export function deleteReplay(db: Database, id: number) {
+  return db.prisma.replay.deleteMany({ where: { id } });
+}

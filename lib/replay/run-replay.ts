@@ -1,0 +1,181 @@
+import { generateText, stepCountIs, type ModelMessage } from "ai";
+import type { ModelHandle } from "../agent/model";
+import { contextNeeds, type ContextFacts } from "../context/assemble";
+import { withAgentInstructions, type Prompt } from "../context/prompt";
+import { turnPrompt } from "../context/turn-prompt";
+import type { Database } from "../db/database";
+import { loadContextFacts } from "../db/context-input";
+import { findMessage } from "../db/messages";
+import { createReplay, finishReplay, type ReplayOutput } from "../db/replays";
+import { AppError, notFound } from "../errors";
+import { log } from "../log";
+import { getSettings } from "../settings/store";
+import { modelTelemetry } from "../tracing/hooks";
+import { turnUsageColumns } from "../usage/turn-usage";
+import { captureTools } from "./capture-tools";
+import { modelName, resolveReplayModel, type ReplayModels } from "./models";
+import { storedVariant, type ReplayRequest } from "./variant";
+
+/** What a replay needs: the database, its models, and how long one model call may take. */
+export type ReplayDeps = { db: Database; models: ReplayModels; timeoutMs: number };
+
+/** A replay ready to run: its row, the model and the prompt. */
+export type PreparedReplay = { id: number; model: ModelHandle; prompt: Prompt };
+
+type StoredTurn = NonNullable<Awaited<ReturnType<typeof findTurnForReplay>>>;
+
+function findTurnForReplay(db: Database, id: number) {
+  return db.prisma.turn.findUnique({
+    where: { id },
+    include: { envelope: { select: { id: true, messageId: true, metadata: true } } },
+  });
+}
+
+/**
+ * Checks a replay of one turn and stores it as running: unknown turn 404, a model
+ * that is gone 409, a turn that cannot be rebuilt 409. `runId`: part of a dataset run.
+ */
+export async function prepareReplay(
+  deps: ReplayDeps,
+  turnId: number,
+  request: ReplayRequest,
+  runId: number | null = null,
+): Promise<PreparedReplay> {
+  const turn = await findTurnForReplay(deps.db, turnId);
+  if (!turn) throw notFound("turn");
+  const model = resolveReplayModel(deps.models, request.variant.model, turn.model);
+  const prompt = request.mode === "frozen" ? frozenPrompt(turn, request) : await rebuiltPrompt(deps.db, turn, request);
+  const { id } = await createReplay(deps.db, {
+    turnId: turn.id,
+    conversationId: turn.conversationId,
+    runId,
+    mode: request.mode,
+    variant: storedVariant(request.variant),
+    model: modelName(model),
+    system: prompt.system,
+    prompt: prompt.messages,
+  });
+  return { id, model, prompt };
+}
+
+/** frozen: the messages exactly as recorded; only the instructions (and the model) change. */
+function frozenPrompt(turn: StoredTurn, request: ReplayRequest): Prompt {
+  const messages = turn.prompt as unknown as ModelMessage[];
+  const instructions = request.variant.instructions;
+  if (instructions === undefined) return { system: turn.system, messages };
+  const system = withAgentInstructions(turn.system, instructions);
+  if (system === null)
+    throw new AppError("conflict", "this turn's recorded system prompt has no instructions paragraph to replace: use rebuild");
+  return { system, messages };
+}
+
+/**
+ * rebuild: the turn's context assembled again from the database, by the same loader
+ * and pure assembly as a live turn (so the same sanitizer), under the current
+ * settings with the variant's over them. Nothing stored after the turn's message
+ * takes part: the loader reads up to it, and what it reads around a reply target
+ * is cut there too.
+ */
+async function rebuiltPrompt(db: Database, turn: StoredTurn, request: ReplayRequest): Promise<Prompt> {
+  const messageId = turn.envelope.messageId;
+  const message = messageId ? await findMessage(db, messageId) : null;
+  if (!message)
+    throw new AppError(
+      "conflict",
+      "this turn answered no stored message (a background task, or its message is gone): only a frozen replay is possible",
+    );
+  const current = await getSettings(db);
+  const settings = {
+    ...current,
+    ...request.variant.settings,
+    ...(request.variant.instructions !== undefined ? { agentInstructions: request.variant.instructions } : {}),
+  };
+  const burstMessageIds = await burstMessages(db, turn.envelope.metadata, turn.envelope.id);
+  const facts = await loadContextFacts(db, {
+    conversation: message.conversation,
+    current: message,
+    burstMessageIds,
+    needs: contextNeeds(settings),
+  });
+  return turnPrompt(asOf(facts, message.id), settings);
+}
+
+/** The facts without any message stored after `lastId` (ids grow in the order messages are stored). */
+export function asOf(facts: ContextFacts, lastId: number): ContextFacts {
+  const before = <T extends { id: number }>(list: T[]) => list.filter((m) => m.id <= lastId);
+  return {
+    ...facts,
+    session: before(facts.session),
+    forkBase: before(facts.forkBase),
+    target: facts.target && facts.target.id <= lastId ? facts.target : null,
+    targetNeighbours: before(facts.targetNeighbours),
+    chain: before(facts.chain),
+    burst: before(facts.burst),
+  };
+}
+
+/** A burst's earlier messages: the envelopes its turn answered together (metadata `burst`), but the turn's own. */
+async function burstMessages(db: Database, metadata: unknown, ownEnvelopeId: number): Promise<number[]> {
+  const burst = (metadata as { burst?: unknown } | null)?.burst;
+  if (!Array.isArray(burst)) return [];
+  const ids = burst.filter((id): id is number => Number.isInteger(id) && id !== ownEnvelopeId);
+  if (!ids.length) return [];
+  const rows = await db.prisma.envelope.findMany({ where: { id: { in: ids } }, select: { messageId: true }, orderBy: { id: "asc" } });
+  return rows.flatMap((r) => (r.messageId === null ? [] : [r.messageId]));
+}
+
+/**
+ * Runs a prepared replay: the model with the turn's tools, captured (lib/replay/capture-tools.ts),
+ * through the model's provider gate; stores what it did, its usage and cost. A failure
+ * is the replay's `failed` status with the reason, never thrown.
+ */
+export async function runReplay(deps: ReplayDeps, prepared: PreparedReplay): Promise<void> {
+  const { tools, captured } = captureTools();
+  const started = performance.now();
+  let usage: Record<string, unknown> = {};
+  let error: string | null = null;
+  try {
+    const result = await generateText({
+      model: prepared.model.model,
+      system: prepared.prompt.system,
+      messages: prepared.prompt.messages,
+      tools,
+      stopWhen: [() => captured.reply !== null || captured.handoff !== null, stepCountIs(3)],
+      maxRetries: 0,
+      abortSignal: prepared.model.callsTimeOut ? undefined : AbortSignal.timeout(deps.timeoutMs),
+      experimental_telemetry: modelTelemetry(),
+    });
+    usage = { ...result.totalUsage };
+    for (const part of result.steps.flatMap((step) => step.content)) {
+      if (part.type !== "tool-error") continue;
+      const reason = part.error instanceof Error ? part.error.message : String(part.error);
+      error ??= `malformed tool call (${part.toolName}): ${reason.slice(0, 300)}`;
+    }
+  } catch (e) {
+    error = `model call failed: ${((e as Error).message || String(e)).slice(0, 500)}`;
+    log.warn("replay.failed", { replayId: prepared.id, error });
+  }
+  const latencyMs = Math.round(performance.now() - started);
+  const output: ReplayOutput = {
+    replied: captured.reply !== null,
+    text: captured.reply,
+    handoff: captured.handoff,
+    toolCalls: captured.calls,
+  };
+  const failed = error !== null && captured.reply === null && captured.handoff === null;
+  await finishReplay(deps.db, prepared.id, {
+    status: failed ? "failed" : "done",
+    error,
+    output,
+    usage,
+    latencyMs,
+    ...(await turnUsageColumns(deps.db, prepared.model, usage)),
+  });
+}
+
+/** One replay, start to end (POST /turns/{id}/replays): its id once it ran. */
+export async function replayTurn(deps: ReplayDeps, turnId: number, request: ReplayRequest): Promise<number> {
+  const prepared = await prepareReplay(deps, turnId, request);
+  await runReplay(deps, prepared);
+  return prepared.id;
+}

@@ -1,0 +1,298 @@
+import { resolve } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { replayListResponse, replayResponse, runReportResponse } from "@/lib/api/replays";
+import { update } from "../fixtures/telegram";
+import { databases } from "../helpers/db";
+import { startFakeLlm, type ChatRequest, type FakeLlm } from "../helpers/fake-llm";
+import { useHarness, useScriptedApp } from "../helpers/harness";
+import { installRouteApp, uninstallRouteApp } from "../helpers/route-app";
+
+const TOKEN = "test-api-token-replay-0123456789";
+type Handler = (r: Request, c: { params: Promise<unknown> }) => Promise<Response>;
+
+/** The fake model: answers "Arr" when its system prompt asks for a pirate, else echoes the last user line's text. */
+function script(request: ChatRequest) {
+  const system = String(request.messages.find((m) => m.role === "system")?.content ?? "");
+  if (system.includes("PIRATE")) return { reply: "Arr, matey" };
+  if (system.includes("HANDOFF ALWAYS")) return { reply: "" };
+  return { reply: "Hello from the fake model" };
+}
+
+async function call(file: string, method: string, params: Record<string, string>, body?: unknown, query = "") {
+  const route = (await import(resolve(`app/api/v1/${file}/route.ts`))) as Record<string, Handler>;
+  const request = new Request(`http://localhost/api/v1/x${query}`, {
+    method,
+    headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+    ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
+  });
+  const response = await route[method]!(request, { params: Promise.resolve(params) });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+const replayTurn = (turnId: number, body: unknown) => call("turns/[id]/replays", "POST", { id: String(turnId) }, body);
+
+describe.each(databases)("replay on $name", ({ open }) => {
+  let other: FakeLlm;
+  beforeAll(async () => {
+    other = await startFakeLlm(() => ({ reply: "Hello from the other model" }));
+  });
+  afterAll(() => other.close());
+  const h = useHarness({ open, script, env: { SWITCHBOARD_API_TOKEN: TOKEN } });
+  beforeEach(() => {
+    other.requests.length = 0;
+    installRouteApp(h.t.app, TOKEN);
+  });
+  afterEach(() => uninstallRouteApp());
+
+  /** A private chat of `n` user messages, each answered by a turn; the turns, oldest first. */
+  async function chat(texts: string[]) {
+    for (const text of texts) {
+      await h.t.post(update({ text }));
+      await h.t.settle();
+    }
+    return h.t.db.prisma.turn.findMany({ orderBy: { id: "asc" } });
+  }
+
+  /** Everything a replay must not touch: what Telegram got, the history, the queue, the turns. */
+  async function snapshot() {
+    const db = h.t.db.prisma;
+    return {
+      telegram: h.telegram.calls.length,
+      messages: await db.message.findMany({ orderBy: { id: "asc" } }),
+      envelopes: await db.envelope.findMany({ orderBy: { id: "asc" } }),
+      turns: await db.turn.count(),
+      conversations: await db.conversation.findMany({ orderBy: { id: "asc" } }),
+    };
+  }
+
+  it("a frozen replay with no changes sends the model exactly the recorded messages, and nothing reaches Telegram or the history", async () => {
+    const [turn] = await chat(["What are your opening hours?"]);
+    const original = h.llm.requests[0]!;
+    const before = await snapshot();
+    h.llm.requests.length = 0;
+    const { status, body } = await replayTurn(turn!.id, { mode: "frozen" });
+    expect(status).toBe(201);
+    const replay = replayResponse.parse(body).replay;
+    expect(h.llm.requests).toHaveLength(1);
+    expect(h.llm.requests[0]!.messages).toEqual(original.messages);
+    expect(h.llm.requests[0]!.tools).toEqual(original.tools);
+    expect(replay).toMatchObject({ status: "done", mode: "frozen", turnId: turn!.id, error: null });
+    expect(replay.output).toMatchObject({ replied: true, text: "Hello from the fake model", handoff: null });
+    expect(replay.diff.answerChanged).toBe(false);
+    expect(replay.diff.prompt.every((l) => l.op === "same")).toBe(true);
+    expect(replay.inputTokens).toBe(12);
+    expect(await snapshot()).toEqual(before);
+    // Listed under its turn, and readable on its own.
+    const list = replayListResponse.parse((await call("turns/[id]/replays", "GET", { id: String(turn!.id) })).body);
+    expect(list.replays.map((r) => r.id)).toEqual([replay.id]);
+    expect((await call("replays/[id]", "GET", { id: String(replay.id) })).status).toBe(200);
+  });
+
+  it("another instruction changes the system prompt and the answer; the diff shows it; nothing is sent", async () => {
+    const [turn] = await chat(["Hi there"]);
+    const before = await snapshot();
+    const { body } = await replayTurn(turn!.id, { mode: "frozen", variant: { instructions: "You are a PIRATE." } });
+    const replay = replayResponse.parse(body).replay;
+    expect(replay.prompt.system.startsWith("You are a PIRATE.")).toBe(true);
+    expect(replay.output?.text).toBe("Arr, matey");
+    expect(replay.diff.answerChanged).toBe(true);
+    expect(replay.diff.prompt).toContainEqual({ op: "added", text: "You are a PIRATE." });
+    expect(replay.diff.prompt.filter((l) => l.op === "removed").map((l) => l.text)).toContain("You are a helpful assistant in a chat.");
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("a rebuild with a smaller recency window drops the older lines, and the diff marks them removed", async () => {
+    const turns = await chat(["alpha one", "bravo two", "charlie three", "delta four", "echo five"]);
+    const last = turns.at(-1)!;
+    const full = replayResponse.parse((await replayTurn(last.id, { mode: "rebuild" })).body).replay;
+    // Same settings, same facts: the rebuild is the prompt the turn saw.
+    expect(full.diff.prompt.every((l) => l.op === "same")).toBe(true);
+    const small = replayResponse.parse(
+      (await replayTurn(last.id, { mode: "rebuild", variant: { settings: { recencyWindow: 2 } } })).body,
+    ).replay;
+    const removed = small.diff.prompt.filter((l) => l.op === "removed").map((l) => l.text);
+    for (const text of ["alpha one", "bravo two", "charlie three"]) expect(removed).toContain(text);
+    expect(small.diff.prompt.filter((l) => l.op === "added")).toEqual([]);
+    const kept = JSON.stringify(small.prompt.messages);
+    expect(kept).toContain("echo five");
+    expect(kept).not.toContain("charlie three");
+  });
+
+  it("a rebuild leaves out every message stored after the turn's message, even around a reply target", async () => {
+    await chat(["first question"]);
+    const target = await h.t.db.prisma.message.findFirstOrThrow({ where: { text: "first question" } });
+    await h.t.post(
+      update({
+        text: "about that",
+        replyTo: { message_id: Number(target.platformMessageId), text: "first question", from: { id: 4242, first_name: "Alice" } },
+      }),
+    );
+    await h.t.settle();
+    const turn = await h.t.db.prisma.turn.findFirstOrThrow({ orderBy: { id: "desc" } });
+    await chat(["later news that came after", "even later"]);
+    const replay = replayResponse.parse(
+      (await replayTurn(turn.id, { mode: "rebuild", variant: { settings: { replyContextWindow: 10 } } })).body,
+    ).replay;
+    const text = JSON.stringify(replay.prompt);
+    expect(text).toContain("about that");
+    expect(text).not.toContain("later news");
+    expect(text).not.toContain("even later");
+  });
+
+  it("a variant model's base URL receives the variant's request, the configured model none", async () => {
+    const [turn] = await chat(["hello"]);
+    h.llm.requests.length = 0;
+    const { status, body } = await replayTurn(turn!.id, {
+      mode: "frozen",
+      variant: { model: { provider: "openai-compatible", model: "other-model", baseUrl: other.baseUrl, apiKey: "sk-other" } },
+    });
+    expect(status).toBe(201);
+    expect(other.requests).toHaveLength(1);
+    expect(other.requests[0]!.model).toBe("other-model");
+    expect(h.llm.requests).toHaveLength(0);
+    const replay = replayResponse.parse(body).replay;
+    expect(replay.output?.text).toBe("Hello from the other model");
+    expect(replay.model).toBe("openai-compatible:other-model");
+    // The key is used, never stored or shown.
+    expect(JSON.stringify(replay)).not.toContain("sk-other");
+    expect(JSON.stringify(await h.t.db.prisma.replay.findMany())).not.toContain("sk-other");
+  });
+
+  it("a dataset of ten turns runs to completion with its summary, two runs compare, and applying writes the settings with their change log", async () => {
+    const turns = await chat(Array.from({ length: 10 }, (_, i) => `question number ${i + 1}`));
+    expect(turns).toHaveLength(10);
+    const before = await snapshot();
+    const created = await call("datasets", "POST", {}, { name: "last week", turnIds: turns.map((t) => t.id) });
+    expect(created.status).toBe(201);
+    const datasetId = String(created.body.dataset.id);
+    // From a search's results (messages): the turns behind them, user messages and the agent's answers alike.
+    const messages = await h.t.db.prisma.message.findMany({ where: { text: { in: ["question number 1", "question number 2"] } } });
+    const answers = await h.t.db.prisma.message.findMany({ where: { direction: "outbound" }, orderBy: { id: "asc" }, take: 1 });
+    const fromSearch = await call("datasets", "POST", {}, { name: "search", messageIds: [...messages, ...answers].map((m) => m.id) });
+    expect(fromSearch.status).toBe(201);
+    expect([...fromSearch.body.dataset.turnIds].sort((a: number, b: number) => a - b)).toEqual([turns[0]!.id, turns[1]!.id]);
+    const started = await call(
+      "datasets/[id]/runs",
+      "POST",
+      { id: datasetId },
+      { mode: "rebuild", variant: { instructions: "You are a PIRATE.", settings: { recencyWindow: 3 } } },
+    );
+    expect(started.status).toBe(201);
+    const report = async (runId: number, query = "") =>
+      runReportResponse.parse(
+        (await call("datasets/[id]/runs/[runId]", "GET", { id: datasetId, runId: String(runId) }, undefined, query)).body,
+      );
+    let r = await report(started.body.run.id);
+    for (let i = 0; i < 200 && r.run.status === "running"; i++) {
+      await new Promise((ok) => setTimeout(ok, 50));
+      r = await report(started.body.run.id);
+    }
+    expect(r.run.status).toBe("done");
+    expect(r.summary).toMatchObject({ total: 10, done: 10, failed: 0, running: 0, changed: 10, becameSilent: 0, startedHandingOff: 0 });
+    expect(r.summary.tokens.replay.input).toBe(120);
+    expect(r.results.map((x) => x.turnId).sort((a, b) => a - b)).toEqual(turns.map((t) => t.id));
+    // A second run without changes: nothing changed; compared with the first, every answer differs.
+    const second = await call("datasets/[id]/runs", "POST", { id: datasetId }, { mode: "frozen" });
+    let s = await report(second.body.run.id);
+    for (let i = 0; i < 200 && s.run.status === "running"; i++) {
+      await new Promise((ok) => setTimeout(ok, 50));
+      s = await report(second.body.run.id);
+    }
+    expect(s.summary).toMatchObject({ done: 10, changed: 0 });
+    const compared = await report(second.body.run.id, `?compareTo=${started.body.run.id}`);
+    expect(compared.comparison?.turns.filter((t) => t.differ)).toHaveLength(10);
+    expect(compared.comparison?.summary.changed).toBe(10);
+    expect(await snapshot()).toEqual(before);
+    // Apply the first run's variant.
+    const applied = await call("datasets/[id]/runs/[runId]/apply", "POST", { id: datasetId, runId: String(started.body.run.id) });
+    expect(applied.status).toBe(200);
+    expect(applied.body.applied.sort()).toEqual(["agentInstructions", "recencyWindow"]);
+    expect(applied.body.settings).toMatchObject({ agentInstructions: "You are a PIRATE.", recencyWindow: 3 });
+    const changes = await h.t.db.prisma.settingChange.findMany();
+    expect(changes.map((c) => c.key).sort()).toEqual(["agentInstructions", "recencyWindow"]);
+  });
+
+  it("bad variants are 400, unknown ids 404, a turn whose model is gone 409, and none of them stores anything", async () => {
+    const [turn] = await chat(["hello"]);
+    const id = turn!.id;
+    const bad: unknown[] = [
+      { mode: "frozen", variant: { settings: { recencyWindow: 5 } } },
+      { mode: "rebuild", variant: { settings: { recencyWindow: 0 } } },
+      { mode: "rebuild", variant: { settings: { recencyWindow: 201 } } },
+      { mode: "rebuild", variant: { settings: { agentName: "x" } } },
+      { mode: "rebuild", variant: { temperature: 2 } },
+      { mode: "replay" },
+      { mode: "frozen", variant: { model: { provider: "openai-compatible", model: " " } } },
+      { mode: "frozen", variant: { model: { provider: "openai-compatible", model: "m", baseUrl: "file:///etc/passwd" } } },
+      { mode: "frozen", variant: { model: { provider: "gemini", model: "m" } } },
+      { mode: "frozen", variant: { instructions: "x".repeat(4001) } },
+      "{",
+    ];
+    for (const body of bad) {
+      const response = await replayTurn(id, body);
+      expect({ body, status: response.status, message: typeof response.body.error?.message }).toEqual({
+        body,
+        status: 400,
+        message: "string",
+      });
+    }
+    expect((await replayTurn(2_147_483_647, { mode: "frozen" })).status).toBe(404);
+    expect((await call("turns/[id]/replays", "GET", { id: "2147483647" })).status).toBe(404);
+    expect((await call("replays/[id]", "GET", { id: "2147483647" })).status).toBe(404);
+    expect((await call("replays/[id]/apply", "POST", { id: "2147483647" })).status).toBe(404);
+    expect((await call("datasets", "POST", {}, { name: "x", turnIds: [id, 2_147_483_647] })).status).toBe(404);
+    expect((await call("datasets", "POST", {}, { name: "x", turnIds: [] })).status).toBe(400);
+    expect((await call("datasets", "POST", {}, { name: "x", conversationId: 2_147_483_647 })).status).toBe(404);
+    expect((await call("datasets/[id]/runs", "POST", { id: "2147483647" }, { mode: "frozen" })).status).toBe(404);
+    expect((await call("datasets/[id]/runs/[runId]", "GET", { id: "2147483647", runId: "1" })).status).toBe(404);
+    // The turn's model is no longer the configured one: 409 naming what to do; with a model in the variant it runs.
+    await h.t.db.prisma.turn.update({ where: { id }, data: { model: "openai:gone-model" } });
+    const gone = await replayTurn(id, { mode: "frozen" });
+    expect(gone.status).toBe(409);
+    expect(gone.body.error.message).toContain("choose a model");
+    expect(await h.t.db.prisma.replay.count()).toBe(0);
+    const chosen = await replayTurn(id, { mode: "frozen", variant: { model: { provider: "openai-compatible", model: "fake-model" } } });
+    expect(chosen.status).toBe(201);
+  });
+
+  it("a model that fails makes a failed replay with the reason, answered 201 and listed, never a 500", async () => {
+    const [turn] = await chat(["hello"]);
+    h.llm.setScript(() => ({ status: 500 }));
+    const { status, body } = await replayTurn(turn!.id, { mode: "frozen" });
+    expect(status).toBe(201);
+    const replay = replayResponse.parse(body).replay;
+    expect(replay).toMatchObject({ status: "failed", output: { replied: false, text: null } });
+    expect(replay.error).toMatch(/^model call failed/);
+    expect(replay.diff.answerChanged).toBe(false);
+  });
+
+  it("deleting the conversation deletes its replays", async () => {
+    const [turn] = await chat(["hello"]);
+    expect((await replayTurn(turn!.id, { mode: "frozen" })).status).toBe(201);
+    expect(await h.t.db.prisma.replay.count()).toBe(1);
+    const conversation = await h.t.db.prisma.conversation.findFirstOrThrow();
+    await h.t.db.prisma.conversation.delete({ where: { id: conversation.id } });
+    expect(await h.t.db.prisma.replay.count()).toBe(0);
+  });
+});
+
+describe("replay with the AI SDK mock model", () => {
+  const s = useScriptedApp();
+  afterEach(() => uninstallRouteApp());
+
+  it("a handoff is captured as the replay's decision: nobody is called, the conversation stays with the agent, Telegram gets nothing", async () => {
+    await s.start([{ replies: ["Happy to help"] }, { handoffs: ["the user asked for a person"], replies: ["Passing you on"] }]);
+    installRouteApp(s.t.app, TOKEN);
+    await s.t.post(update({ text: "I want a person" }));
+    await s.t.settle();
+    const turn = await s.t.db.prisma.turn.findFirstOrThrow();
+    const telegramCalls = s.telegram.calls.length;
+    const envelopes = await s.t.db.prisma.envelope.count();
+    const replay = replayResponse.parse((await replayTurn(turn.id, { mode: "frozen" })).body).replay;
+    expect(replay.output).toMatchObject({ replied: true, text: "Passing you on", handoff: "the user asked for a person" });
+    expect(replay.diff.answerChanged).toBe(true);
+    expect(s.telegram.calls.length).toBe(telegramCalls);
+    expect(await s.t.db.prisma.envelope.count()).toBe(envelopes);
+    expect((await s.t.db.prisma.conversation.findFirstOrThrow()).handoffState).toBeNull();
+  });
+});
