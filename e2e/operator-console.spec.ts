@@ -138,13 +138,15 @@ test("settings and fork changes made elsewhere reach an open page without a relo
   try {
     expect((await request.patch("/api/v1/settings", { headers: API, data: { forkIdleMinutes: changed } })).status()).toBe(200);
     // Other tests change settings on the same server meanwhile: find this change's row, not the first.
-    await expect(log.getByRole("row").filter({ hasText: `Fork idle timeout (minutes): ${before.settings.forkIdleMinutes} → ${changed}` })).toHaveCount(
-      1,
-    );
+    await expect(
+      log.getByRole("row").filter({ hasText: `Fork idle timeout (minutes): ${before.settings.forkIdleMinutes} → ${changed}` }),
+    ).toHaveCount(1);
   } finally {
     await request.patch("/api/v1/settings", { headers: API, data: { forkIdleMinutes: before.settings.forkIdleMinutes } });
   }
-  await expect(log.getByRole("row").filter({ hasText: `forkIdleMinutes: ${changed} → ${before.settings.forkIdleMinutes}` })).toHaveCount(1);
+  await expect(
+    log.getByRole("row").filter({ hasText: `Fork idle timeout (minutes): ${changed} → ${before.settings.forkIdleMinutes}` }),
+  ).toHaveCount(1);
 
   // Forks: a task started from another client shows on the open forks page, then its end.
   await page.getByRole("link", { name: "Forks", exact: true }).click();

@@ -29,6 +29,11 @@ export type StateChange = {
 /** At most this many changes, the newest. */
 const LIMIT = 500;
 
+/**
+ * The changes of one conversation, oldest first. Records are the `done` envelopes
+ * without a message (a chat message's envelope has one) whose metadata holds an
+ * inbox change or a handoff move; the JSON is only read for those.
+ */
 export async function conversationStateChanges(db: Database, conversationId: number): Promise<StateChange[]> {
   if (!(await findConversation(db, conversationId))) throw notFound("conversation");
   const recorded =
@@ -37,7 +42,7 @@ export async function conversationStateChanges(db: Database, conversationId: num
       : `("metadata" -> 'inbox' IS NOT NULL OR "metadata" #>> '{handoff,action}' IS NOT NULL)`;
   const rows = await db.read<{ id: number; metadata: unknown; createdAt: Date | string }>(
     `SELECT "id", "metadata", "createdAt" FROM "Envelope"
-     WHERE "conversationId" = ? AND "status" = 'done' AND ${recorded} ORDER BY "id" DESC LIMIT ?`,
+     WHERE "conversationId" = ? AND "status" = 'done' AND "messageId" IS NULL AND ${recorded} ORDER BY "id" DESC LIMIT ?`,
     conversationId,
     LIMIT,
   );
