@@ -55,6 +55,11 @@ export const envSchema = z.object({
   LLM_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(1_000),
   /** Quiet time after a user's last message before the turn starts (a burst becomes one turn); 0 = none. */
   BURST_DEBOUNCE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  /**
+   * The key bot credentials are encrypted with (AES-256-GCM): 32 bytes as 64 hex
+   * characters or base64. Unset on SQLite: a key file beside the database (docs/SECURITY.md).
+   */
+  SWITCHBOARD_SECRET_KEY: optional,
   SWITCHBOARD_API_TOKEN: optional.pipe(z.string().min(16, "must be at least 16 characters").optional()),
   ADMIN_USERNAME: z.string().default("admin"),
   ADMIN_PASSWORD: optional,

@@ -9,8 +9,10 @@ import { recordIdParam } from "../record-id";
 /** A conversation, every column (the Conversation table). */
 export const conversationRow = z.strictObject({
   id: z.number().int(),
-  /** The channel adapter: telegram, line. */
+  /** The channel adapter: telegram, line (the environment's bots), telegram-<bot id>, line-<bot id>. */
   channel: z.string(),
+  /** The bot the conversation is with (GET /api/v1/bots). */
+  botId: z.number().int().nullable(),
   platformChatId: z.string(),
   /** The platform's chat type (private, group, supergroup, user, room…). */
   type: z.string(),
@@ -70,6 +72,8 @@ export const conversationListQuery = z.object({
   view: inboxView.default("all"),
   /** activity (latest first, default) or waiting (the user waiting longest for an answer first). */
   sort: z.enum(["activity", "waiting"]).default("activity"),
+  /** Only this bot's conversations. */
+  botId: recordIdParam.optional(),
 });
 export const conversationListResponse = z.strictObject({
   conversations: z.array(conversationSummary),

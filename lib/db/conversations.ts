@@ -27,6 +27,8 @@ export type ConversationListOptions = {
   sort?: "activity" | "waiting";
   /** The caller's operator id, for "mine" (0 for the API token: nothing is its). */
   me?: number;
+  /** Only this bot's conversations. */
+  botId?: number;
 };
 
 /** The WHERE of one inbox view. */
@@ -65,6 +67,7 @@ export async function listConversations(db: Database, options: ConversationListO
     where: {
       AND: [
         inboxViewWhere(options.view ?? "all", options.me ?? 0),
+        options.botId ? { botId: options.botId } : {},
         search
           ? {
               OR: [

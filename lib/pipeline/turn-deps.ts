@@ -23,6 +23,8 @@ export type TurnDeps = {
   model: ModelHandle | null;
   /** How long one model call may take. */
   timeoutMs: number;
+  /** A bot's own model for a conversation's channel adapter; undefined (or absent) = `model`. */
+  modelFor?: (adapter: string) => Promise<ModelHandle | undefined>;
   /**
    * Hands the conversation to a human (the `handoff` tool calls it). Passed in by
    * the wiring rather than imported: a handoff reports an open fork, and that
