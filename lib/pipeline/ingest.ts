@@ -218,6 +218,7 @@ async function storeInbound(
     modelConfigured: options.modelConfigured,
     forkConflict,
     handoffCommand: options.handoffCommand,
+    standby: msg.platform?.standby === true,
   });
   // The same message under a new update id hits the (conversation, platform id) key: duplicate.
   const messageId = await insertInboundMessage(
