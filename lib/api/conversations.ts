@@ -75,8 +75,19 @@ export const conversationListQuery = z.object({
   /** Only this bot's conversations. */
   botId: recordIdParam.optional(),
 });
+/** A bot as the conversation list labels and filters by (names only; GET /bots has the rest, for admins). */
+export const botLabel = z.strictObject({
+  id: z.number().int(),
+  platform: z.string(),
+  name: z.string(),
+  username: z.string().nullable(),
+  status: z.string(),
+});
+
 export const conversationListResponse = z.strictObject({
   conversations: z.array(conversationSummary),
+  /** Every bot, removed ones too (their history stays readable): the list's labels and its bot filter. */
+  bots: z.array(botLabel),
   /** How many conversations each view holds. */
   counts: z.strictObject(
     Object.fromEntries(inboxViews.map((v) => [v, z.number().int()])) as Record<(typeof inboxViews)[number], z.ZodNumber>,

@@ -88,3 +88,8 @@ export async function botActivity(db: Database) {
   const rows = await db.prisma.conversation.groupBy({ by: ["botId"], _count: { _all: true }, _max: { lastMessageAt: true } });
   return new Map(rows.map((r) => [r.botId, { conversations: r._count._all, lastMessageAt: r._max.lastMessageAt }]));
 }
+
+/** Every bot's name and status, removed ones too (labels and filters; no credential column is read). */
+export function listBotLabels(db: Database) {
+  return db.prisma.bot.findMany({ select: { id: true, platform: true, name: true, username: true, status: true }, orderBy: { id: "asc" } });
+}
