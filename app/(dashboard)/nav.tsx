@@ -13,6 +13,7 @@ const links = [
   { href: "/search", label: "Search" },
   { href: "/saved-replies", label: "Saved replies" },
   { href: "/usage", label: "Usage" },
+  { href: "/bots", label: "Bots", admin: true },
   { href: "/simulator", label: "Simulator", admin: true },
   { href: "/operators", label: "Operators", admin: true },
   { href: "/settings", label: "Settings" },

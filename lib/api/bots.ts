@@ -25,9 +25,7 @@ export const botViewSchema = z.strictObject({
   /** Its own instructions; null = the global ones. */
   instructions: z.string().nullable(),
   /** Its own model; null = the deployment's. The key is never returned. */
-  model: z
-    .strictObject({ provider: z.string(), model: z.string(), baseUrl: z.string().optional(), hasApiKey: z.boolean() })
-    .nullable(),
+  model: z.strictObject({ provider: z.string(), model: z.string(), baseUrl: z.string().optional(), hasApiKey: z.boolean() }).nullable(),
   /** Its overrides of the global settings ({} = inherits them all). */
   settings: settingsUpdateSchema,
   conversations: z.number().int(),
@@ -70,7 +68,11 @@ export const operations = defineOperations([
       "Add a bot: { platform: telegram, token, name? } or { platform: line, channelSecret, channelAccessToken, name? }; checked with the platform (getMe, bot info) first",
     body: botCreateBody,
     response: { status: 201, schema: botResponse },
-    errors: { 400: "Invalid body, or the platform refused the credentials (its answer in the message); nothing stored", 403: "Not an admin", 503: "No key to encrypt credentials with (SWITCHBOARD_SECRET_KEY)" },
+    errors: {
+      400: "Invalid body, or the platform refused the credentials (its answer in the message); nothing stored",
+      403: "Not an admin",
+      503: "No key to encrypt credentials with (SWITCHBOARD_SECRET_KEY)",
+    },
   },
   {
     method: "get",
@@ -82,7 +84,8 @@ export const operations = defineOperations([
   {
     method: "patch",
     path: "/bots/{id}",
-    summary: "Change a bot's name, status (active, disabled) or agent: instructions, model { provider, model, baseUrl?, apiKey? }, settings overrides; null = inherit",
+    summary:
+      "Change a bot's name, status (active, disabled) or agent: instructions, model { provider, model, baseUrl?, apiKey? }, settings overrides; null = inherit",
     body: botPatchBody,
     response: { status: 200, schema: botResponse },
     errors: { 403: "Not an admin" },
@@ -90,7 +93,8 @@ export const operations = defineOperations([
   {
     method: "delete",
     path: "/bots/{id}",
-    summary: "Remove a bot: its webhook is deleted at the platform, its webhook answers 404, its history stays readable (archived) unless ?erase=true",
+    summary:
+      "Remove a bot: its webhook is deleted at the platform, its webhook answers 404, its history stays readable (archived) unless ?erase=true",
     query: botRemoveQuery,
     response: { status: 200, schema: botRemoveResponse },
     errors: { 403: "Not an admin" },
@@ -98,7 +102,8 @@ export const operations = defineOperations([
   {
     method: "post",
     path: "/bots/{id}/webhook",
-    summary: "Register the bot's webhook { publicUrl }: Telegram setWebhook with its URL, secret_token and allowed_updates (LINE: the webhook endpoint)",
+    summary:
+      "Register the bot's webhook { publicUrl }: Telegram setWebhook with its URL, secret_token and allowed_updates (LINE: the webhook endpoint)",
     body: botWebhookBody,
     response: { status: 200, schema: botWebhookResponse },
     errors: { 400: "The platform refused (its answer in the message)", 403: "Not an admin" },

@@ -8,7 +8,10 @@ import { getSettings } from "../settings/store";
 export const botModelSchema = z.strictObject({
   provider: z.enum(["openai", "anthropic", "openai-compatible"]),
   model: z.string().min(1).max(200),
-  baseUrl: z.url({ protocol: /^https?$/ }).max(500).optional(),
+  baseUrl: z
+    .url({ protocol: /^https?$/ })
+    .max(500)
+    .optional(),
 });
 export type BotModel = z.infer<typeof botModelSchema>;
 

@@ -26,7 +26,10 @@ export const botCreateBody = z.discriminatedUnion("platform", [
   z.strictObject({
     platform: z.literal("telegram"),
     /** From @BotFather: "<bot id>:<secret>". */
-    token: z.string().trim().regex(/^\d{1,20}:[A-Za-z0-9_-]{20,100}$/, "a Telegram bot token looks like 123456789:AAH…"),
+    token: z
+      .string()
+      .trim()
+      .regex(/^\d{1,20}:[A-Za-z0-9_-]{20,100}$/, "a Telegram bot token looks like 123456789:AAH…"),
     name: z.string().trim().min(1).max(100).optional(),
   }),
   z.strictObject({
@@ -45,7 +48,10 @@ export const botPatchBody = z.strictObject({
   /** The bot's own system instructions; null = the global ones. */
   instructions: z.string().max(4000).nullable().optional(),
   /** The bot's own model; null = the deployment's. `apiKey` is stored sealed and never returned. */
-  model: botModelSchema.extend({ apiKey: z.string().min(1).max(500).optional() }).nullable().optional(),
+  model: botModelSchema
+    .extend({ apiKey: z.string().min(1).max(500).optional() })
+    .nullable()
+    .optional(),
   /** Overrides of the global settings (any subset); null = inherit them all. */
   settings: settingsUpdateSchema.nullable().optional(),
 });
@@ -122,7 +128,10 @@ export async function createBot(deps: BotManagerDeps, body: BotCreateBody) {
       : await checkLineChannel(body.channelAccessToken, deps.lineApiRoot);
   if (!check.ok) throw new AppError("bad_request", `the platform refused the credentials: ${check.answer}`, { platform: check.answer });
   const secret = body.platform === "telegram" ? body.token : body.channelAccessToken;
-  const credentials = body.platform === "telegram" ? { token: body.token } : { channelSecret: body.channelSecret, channelAccessToken: body.channelAccessToken };
+  const credentials =
+    body.platform === "telegram"
+      ? { token: body.token }
+      : { channelSecret: body.channelSecret, channelAccessToken: body.channelAccessToken };
   const row = await insertBot(deps.db, {
     platform: body.platform,
     name: body.name ?? check.name,
@@ -143,7 +152,8 @@ export async function createBot(deps: BotManagerDeps, body: BotCreateBody) {
 /** Changes a bot's name, status or agent (instructions, model, overrides); null puts back the inherited value. */
 export async function changeBot(deps: BotManagerDeps, id: number, body: BotPatchBody) {
   const row = await existing(deps.db, id);
-  if (body.status && row.source === "env") throw new AppError("bad_request", "a bot configured by the environment is turned off by unsetting its variables");
+  if (body.status && row.source === "env")
+    throw new AppError("bad_request", "a bot configured by the environment is turned off by unsetting its variables");
   const change: BotChange = {};
   if (body.name !== undefined) change.name = body.name;
   if (body.status !== undefined) change.status = body.status;
@@ -189,7 +199,10 @@ export async function registerWebhook(deps: BotManagerDeps, id: number, publicUr
   const box = needBox(deps.box);
   const row = await existing(deps.db, id);
   if (row.source === "env")
-    throw new AppError("bad_request", "a bot configured by the environment registers its webhook with scripts/telegram-webhook.mjs (docs/DEPLOYMENT.md)");
+    throw new AppError(
+      "bad_request",
+      "a bot configured by the environment registers its webhook with scripts/telegram-webhook.mjs (docs/DEPLOYMENT.md)",
+    );
   const url = webhookUrlFor(row, publicUrl);
   const credentials = credentialsOf(box, row);
   let answer: string;
@@ -207,7 +220,8 @@ export async function registerWebhook(deps: BotManagerDeps, id: number, publicUr
       answer = "Webhook endpoint was set";
     }
   } catch (error) {
-    const said = error instanceof GrammyError ? `Telegram ${error.error_code}: ${error.description}` : `failed: ${(error as Error).message}`;
+    const said =
+      error instanceof GrammyError ? `Telegram ${error.error_code}: ${error.description}` : `failed: ${(error as Error).message}`;
     throw new AppError("bad_request", `the platform refused the webhook: ${said}`, { platform: said });
   }
   await updateBot(deps.db, id, { webhookUrl: url });

@@ -28,9 +28,16 @@ export async function checkLineChannel(accessToken: string, apiRoot?: string): P
   const client = new messagingApi.MessagingApiClient({ channelAccessToken: accessToken, ...(apiRoot ? { baseURL: apiRoot } : {}) });
   try {
     const info = await client.getBotInfo();
-    return { ok: true, platformBotId: info.userId, name: info.displayName, username: info.basicId ?? null, pictureUrl: info.pictureUrl ?? null };
+    return {
+      ok: true,
+      platformBotId: info.userId,
+      name: info.displayName,
+      username: info.basicId ?? null,
+      pictureUrl: info.pictureUrl ?? null,
+    };
   } catch (error) {
-    if (error instanceof HTTPFetchError) return { ok: false, answer: `LINE ${error.status}: ${error.body?.slice(0, 300) ?? error.statusText}` };
+    if (error instanceof HTTPFetchError)
+      return { ok: false, answer: `LINE ${error.status}: ${error.body?.slice(0, 300) ?? error.statusText}` };
     return { ok: false, answer: `LINE bot info failed: ${(error as Error).message}` };
   }
 }

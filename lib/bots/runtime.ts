@@ -131,7 +131,7 @@ export class BotRuntime {
   async webhookFor(platform: string, botId: number): Promise<((request: Request) => Promise<Response>) | null> {
     if (!this.entries.has(botId)) await this.syncAtMost(1000);
     const entry = this.entries.get(botId);
-    if (!entry || !entry.adapter.name.startsWith(`${platform}-`)) return null;
+    if (!entry?.adapter.name.startsWith(`${platform}-`)) return null;
     return entry.webhook;
   }
 
@@ -146,10 +146,17 @@ export class BotRuntime {
     const config = botAgentOf(row).model;
     if (!config) return undefined;
     const apiKey = row.modelApiKey && this.deps.box ? this.deps.box.open(row.modelApiKey) : undefined;
-    const key = [config.provider, config.model, config.baseUrl ?? "", apiKey ? createHash("sha256").update(apiKey).digest("hex") : ""].join("|");
+    const key = [config.provider, config.model, config.baseUrl ?? "", apiKey ? createHash("sha256").update(apiKey).digest("hex") : ""].join(
+      "|",
+    );
     let known = this.gates.get(key);
     if (!known) {
-      const handle = modelFromEnv({ LLM_PROVIDER: config.provider, LLM_MODEL: config.model, LLM_BASE_URL: config.baseUrl, LLM_API_KEY: apiKey });
+      const handle = modelFromEnv({
+        LLM_PROVIDER: config.provider,
+        LLM_MODEL: config.model,
+        LLM_BASE_URL: config.baseUrl,
+        LLM_API_KEY: apiKey,
+      });
       if (!handle) return undefined;
       const gate = new ProviderGate(handle.provider, this.deps.model.ceiling(), Date.now, handle.modelId, this.deps.model.timeoutMs);
       known = { gate, handle: limitModel(this.deps.model.instrument(handle), gate) };

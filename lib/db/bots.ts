@@ -79,7 +79,11 @@ export async function ensureEnvBot(
 }
 
 /** Sets an identity learned later (the env Telegram bot's getMe answers after the start). */
-export function setBotIdentity(db: Database, id: number, identity: { name?: string; username: string | null; platformBotId: string | null }) {
+export function setBotIdentity(
+  db: Database,
+  id: number,
+  identity: { name?: string; username: string | null; platformBotId: string | null },
+) {
   return db.prisma.bot.update({ where: { id }, data: identity });
 }
 

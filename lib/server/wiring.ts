@@ -139,7 +139,12 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     status: telegram.mode === "sandbox" ? "sandbox" : "active",
   });
   if (e.LINE_CHANNEL_ACCESS_TOKEN || (await db.prisma.bot.count({ where: { adapter: "line" } })))
-    await ensureEnvBot(db, { platform: "line", name: "LINE (environment)", username: null, status: e.LINE_CHANNEL_ACCESS_TOKEN ? "active" : "disabled" });
+    await ensureEnvBot(db, {
+      platform: "line",
+      name: "LINE (environment)",
+      username: null,
+      status: e.LINE_CHANNEL_ACCESS_TOKEN ? "active" : "disabled",
+    });
   const runtime = new BotRuntime({
     db,
     box,
@@ -214,7 +219,9 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   telegram
     .identity()
     .then((identity) =>
-      telegram.mode === "live" ? setBotIdentity(db, envTelegram.id, { username: identity.username, platformBotId: String(identity.id) }) : null,
+      telegram.mode === "live"
+        ? setBotIdentity(db, envTelegram.id, { username: identity.username, platformBotId: String(identity.id) })
+        : null,
     )
     .catch(() => {});
   const botWebhook = async (platform: string, botId: number, request: Request) => {
@@ -238,7 +245,10 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     lineWebhook,
     bots: { db, box, runtime, telegramApiRoot: e.TELEGRAM_API_ROOT, lineApiRoot: e.LINE_API_ROOT },
     botWebhook: (platform, botId, request) =>
-      observeWebhook(platform, traceWebhook(platform, (r: Request) => botWebhook(platform, botId, r)))(request),
+      observeWebhook(
+        platform,
+        traceWebhook(platform, (r: Request) => botWebhook(platform, botId, r)),
+      )(request),
     setupCode,
     events: eventBus(db),
     relay,

@@ -24,7 +24,9 @@ export async function startFakeLine() {
     const channel = channels.get(token);
     if (!channel) {
       res.statusCode = 401;
-      return res.end(JSON.stringify({ message: "Authentication failed. Confirm that the access token in the authorization header is valid." }));
+      return res.end(
+        JSON.stringify({ message: "Authentication failed. Confirm that the access token in the authorization header is valid." }),
+      );
     }
     if (req.url === "/v2/bot/info") return res.end(JSON.stringify({ ...channel, chatMode: "bot", markAsReadMode: "auto" }));
     if (req.url === "/v2/bot/chat/loading/start") {

@@ -213,7 +213,10 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
     };
     const changeBot = operation("patch", "/bots/{id}");
     expect(
-      expectDocumented(changeBot, await call(changeBot, { id: bot.bot.id, body: { instructions: "Be brief.", settings: { recencyWindow: 5 } } })),
+      expectDocumented(
+        changeBot,
+        await call(changeBot, { id: bot.bot.id, body: { instructions: "Be brief.", settings: { recencyWindow: 5 } } }),
+      ),
     ).toMatchObject({ bot: { instructions: "Be brief.", settings: { recencyWindow: 5 } } });
     const hook = operation("post", "/bots/{id}/webhook");
     expectDocumented(hook, await call(hook, { id: bot.bot.id, body: { publicUrl: "https://example.test" } }));

@@ -161,7 +161,13 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
       ["a", TOKEN_A],
       ["b", TOKEN_B],
     ] as const) {
-      const res = await api("app/api/v1/bots/[id]/webhook/route.ts", "POST", `/api/v1/bots/${ids[key]}/webhook`, { id: String(ids[key]) }, { publicUrl: PUBLIC_URL });
+      const res = await api(
+        "app/api/v1/bots/[id]/webhook/route.ts",
+        "POST",
+        `/api/v1/bots/${ids[key]}/webhook`,
+        { id: String(ids[key]) },
+        { publicUrl: PUBLIC_URL },
+      );
       expect(res.status).toBe(200);
       expect(res.body.platform).toBe("Webhook was set");
       expect(res.body.bot.webhookUrl).toBe(`${PUBLIC_URL}/api/webhooks/telegram/${ids[key]}`);
@@ -174,17 +180,31 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
       secrets[key] = call.body.secret_token;
     }
     expect(secrets.a).not.toBe(secrets.b);
-    const res = await api("app/api/v1/bots/[id]/webhook/route.ts", "POST", `/api/v1/bots/${ids.line}/webhook`, { id: String(ids.line) }, { publicUrl: PUBLIC_URL });
+    const res = await api(
+      "app/api/v1/bots/[id]/webhook/route.ts",
+      "POST",
+      `/api/v1/bots/${ids.line}/webhook`,
+      { id: String(ids.line) },
+      { publicUrl: PUBLIC_URL },
+    );
     expect(res.status).toBe(200);
     const endpoint = line.calls.find((c) => c.path === "/v2/bot/channel/webhook/endpoint")!;
-    expect(endpoint).toMatchObject({ method: "PUT", token: LINE_ACCESS, body: { endpoint: `${PUBLIC_URL}/api/webhooks/line/${ids.line}` } });
+    expect(endpoint).toMatchObject({
+      method: "PUT",
+      token: LINE_ACCESS,
+      body: { endpoint: `${PUBLIC_URL}/api/webhooks/line/${ids.line}` },
+    });
   });
 
   it("routes each webhook to its own bot's conversations and answers with that bot's token", async () => {
     const user = { id: 880001, first_name: "Dana" };
-    expect((await postTo(ids.a, secrets.a, { from: user, chat: { id: user.id, type: "private" }, text: "hello alpha", updateId: 1 })).status).toBe(200);
+    expect(
+      (await postTo(ids.a, secrets.a, { from: user, chat: { id: user.id, type: "private" }, text: "hello alpha", updateId: 1 })).status,
+    ).toBe(200);
     // The same update and message ids at another bot are that bot's own (counted per bot).
-    expect((await postTo(ids.b, secrets.b, { from: user, chat: { id: user.id, type: "private" }, text: "hello bravo", updateId: 1 })).status).toBe(200);
+    expect(
+      (await postTo(ids.b, secrets.b, { from: user, chat: { id: user.id, type: "private" }, text: "hello bravo", updateId: 1 })).status,
+    ).toBe(200);
     await t.settle();
     const conversations = await t.db.prisma.conversation.findMany({ where: { platformChatId: String(user.id) }, orderBy: { id: "asc" } });
     expect(conversations.map((c) => c.botId)).toEqual([ids.a, ids.b]);
@@ -237,7 +257,9 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     const conversation = await t.db.prisma.conversation.findFirstOrThrow({ where: { botId: ids.b, platformChatId: String(user.id) } });
     const turn = await t.db.prisma.turn.findFirstOrThrow({ where: { conversationId: conversation.id } });
     expect(turn.model).toBe("openai-compatible:bravo-model");
-    const inbound = await t.db.prisma.envelope.findFirstOrThrow({ where: { conversationId: conversation.id, from: { startsWith: "channel:" } } });
+    const inbound = await t.db.prisma.envelope.findFirstOrThrow({
+      where: { conversationId: conversation.id, from: { startsWith: "channel:" } },
+    });
     expect(inbound).toMatchObject({ from: `channel:telegram-${ids.b}:${user.id}`, to: "agent:sales" });
   });
 

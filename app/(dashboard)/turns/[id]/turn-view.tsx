@@ -79,7 +79,9 @@ export function TurnView({ id }: { id: number }) {
       <dl className="turn-facts" data-testid="turn-facts">
         <dt>Bot</dt>
         <dd data-testid="turn-bot">
-          {turn.bot ? `${turn.bot.name}${turn.bot.username ? ` (@${turn.bot.username.replace(/^@/, "")})` : ""} · ${turn.bot.platform}` : "unknown"}
+          {turn.bot
+            ? `${turn.bot.name}${turn.bot.username ? ` (@${turn.bot.username.replace(/^@/, "")})` : ""} · ${turn.bot.platform}`
+            : "unknown"}
         </dd>
         <dt>Model</dt>
         <dd data-testid="turn-model">{turn.model}</dd>
