@@ -60,6 +60,8 @@ export const envSchema = z.object({
    * characters or base64. Unset on SQLite: a key file beside the database (docs/SECURITY.md).
    */
   SWITCHBOARD_SECRET_KEY: optional,
+  /** During a key rotation: the key until now; the start seals every stored secret again with the new one. */
+  SWITCHBOARD_SECRET_KEY_PREVIOUS: optional,
   SWITCHBOARD_API_TOKEN: optional.pipe(z.string().min(16, "must be at least 16 characters").optional()),
   ADMIN_USERNAME: z.string().default("admin"),
   ADMIN_PASSWORD: optional,

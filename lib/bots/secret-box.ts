@@ -13,6 +13,8 @@ import { log } from "../log";
 export type SecretBox = {
   seal(plain: string): string;
   open(sealed: string): string;
+  /** Whether a sealed value was sealed with an earlier key (rotation: seal it again). */
+  isStale(sealed: string): boolean;
 };
 
 const PREFIX = "v1";
@@ -28,9 +30,38 @@ export function parseKey(text: string): Buffer | null {
   return null;
 }
 
-export function secretBox(key: Buffer): SecretBox {
+/**
+ * Seals with `key`; opens with `key`, else with `previous` (key rotation: the
+ * start seals every value again with the new key, lib/bots/rotate.ts).
+ */
+export function secretBox(key: Buffer, previous?: Buffer | null): SecretBox {
+  const current = oneKeyBox(key);
+  if (!previous) return current;
+  const old = oneKeyBox(previous);
+  return {
+    seal: current.seal,
+    open(sealed) {
+      try {
+        return current.open(sealed);
+      } catch {
+        return old.open(sealed);
+      }
+    },
+    isStale(sealed) {
+      try {
+        current.open(sealed);
+        return false;
+      } catch {
+        return true;
+      }
+    },
+  };
+}
+
+function oneKeyBox(key: Buffer): SecretBox {
   if (key.length !== 32) throw new Error("the secret key must be 32 bytes");
   return {
+    isStale: () => false,
     seal(plain) {
       const iv = randomBytes(12);
       const cipher = createCipheriv("aes-256-gcm", key, iv);
@@ -59,6 +90,14 @@ export function keyFilePath(sqliteFile: string): string {
  * generated once with mode 0600; else (PostgreSQL without the variable) null,
  * and bots with stored credentials cannot be added.
  */
+/** SWITCHBOARD_SECRET_KEY_PREVIOUS, during a rotation: the key values were sealed with until now. */
+export function loadPreviousKey(text: string | undefined): Buffer | null {
+  if (!text) return null;
+  const key = parseKey(text);
+  if (!key) throw new Error("Invalid environment:\n  SWITCHBOARD_SECRET_KEY_PREVIOUS: 32 bytes as 64 hex characters or base64");
+  return key;
+}
+
 export function loadSecretKey(options: { envKey?: string; sqliteFile?: string | null }): Buffer | null {
   if (options.envKey) {
     const key = parseKey(options.envKey);

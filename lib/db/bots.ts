@@ -97,3 +97,16 @@ export async function botActivity(db: Database) {
 export function listBotLabels(db: Database) {
   return db.prisma.bot.findMany({ select: { id: true, platform: true, name: true, username: true, status: true }, orderBy: { id: "asc" } });
 }
+
+/** Every sealed column of every bot (key rotation reads and rewrites them). */
+export function listSealed(db: Database) {
+  return db.prisma.bot.findMany({ select: { id: true, credentials: true, webhookSecret: true, modelApiKey: true } });
+}
+
+export function writeSealed(
+  db: Database,
+  id: number,
+  sealed: { credentials: string | null; webhookSecret: string | null; modelApiKey: string | null },
+) {
+  return db.prisma.bot.update({ where: { id }, data: sealed });
+}

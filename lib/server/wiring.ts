@@ -40,7 +40,8 @@ import { ensureEnvBot, setBotIdentity } from "../db/bots";
 import { sqlitePath } from "../db/migrations.mjs";
 import type { BotManagerDeps } from "../bots/manage";
 import { BotRuntime } from "../bots/runtime";
-import { loadSecretKey, secretBox } from "../bots/secret-box";
+import { resealStale } from "../bots/rotate";
+import { loadPreviousKey, loadSecretKey, secretBox } from "../bots/secret-box";
 import { startTracing } from "../tracing/start";
 import { traceChannel, traceIngest, traceTurns, traceWebhook } from "../tracing/wrap";
 
@@ -130,7 +131,8 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   const turnDeps: TurnDeps = { db, channels, model, timeoutMs, requestHandoff };
   // Bot credentials are sealed with this key (lib/bots/secret-box.ts); null on PostgreSQL without SWITCHBOARD_SECRET_KEY.
   const key = loadSecretKey({ envKey: e.SWITCHBOARD_SECRET_KEY, sqliteFile: db.dialect === "sqlite" ? sqlitePath(e.DATABASE_URL) : null });
-  const box = key ? secretBox(key) : null;
+  const box = key ? secretBox(key, loadPreviousKey(e.SWITCHBOARD_SECRET_KEY_PREVIOUS)) : null;
+  if (box) await resealStale(db, box);
   // The environment's bots are rows too (listed, with their own agent settings); their credentials stay in the environment.
   const envTelegram = await ensureEnvBot(db, {
     platform: "telegram",
