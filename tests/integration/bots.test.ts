@@ -317,11 +317,41 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     expect(listed.body.bots.find((x: { id: number }) => x.id === ids.b).status).toBe("removed");
   });
 
+  it("a disabled bot's webhook answers 404 and nothing is sent for it; enabled again, it answers", async () => {
+    const disabled = await api(
+      "app/api/v1/bots/[id]/route.ts",
+      "PATCH",
+      `/api/v1/bots/${ids.line}`,
+      { id: String(ids.line) },
+      { status: "disabled" },
+    );
+    expect(disabled.body.bot.status).toBe("disabled");
+    const handler = (await route("app/api/webhooks/line/[botId]/route.ts")).POST;
+    const url = `http://localhost/api/webhooks/line/${ids.line}`;
+    const params = () => ({ params: Promise.resolve({ botId: String(ids.line) }) });
+    expect((await handler(lineRequest(url, LINE_SECRET, [lineMessage("while disabled")]), params())).status).toBe(404);
+    await api("app/api/v1/bots/[id]/route.ts", "PATCH", `/api/v1/bots/${ids.line}`, { id: String(ids.line) }, { status: "active" });
+    expect((await handler(lineRequest(url, LINE_SECRET, [lineMessage("enabled again")]), params())).status).toBe(200);
+  });
+
+  it("erasing a bot deletes its conversations; a revoked token's deleteWebhook answer is reported, the bot removed anyway", async () => {
+    const before = await t.db.prisma.conversation.count({ where: { botId: ids.a } });
+    expect(before).toBeGreaterThan(0);
+    const erased = await api("app/api/v1/bots/[id]/route.ts", "DELETE", `/api/v1/bots/${ids.a}?erase=true`, { id: String(ids.a) });
+    expect(erased.status).toBe(200);
+    expect(erased.body).toMatchObject({ ok: true, erased: true, platform: "Telegram 401: Unauthorized" });
+    expect(await t.db.prisma.conversation.count({ where: { botId: ids.a } })).toBe(0);
+    expect(await t.db.prisma.bot.findUnique({ where: { id: ids.a } })).toBeNull();
+  });
+
   it.runIf(name === "sqlite")("keeps no token, secret or model key in the database file (key file 0600 beside it)", async () => {
     await t.settle();
     const file = sqlitePath(testDb.url);
     const bytes = Buffer.concat([file, `${file}-wal`].filter(existsSync).map((f) => readFileSync(f)));
     expect(bytes.length).toBeGreaterThan(0);
+    // The bots were added (the earlier tests): their rows are in the file, sealed.
+    expect(await t.db.prisma.bot.count({ where: { credentials: { not: null } } })).toBeGreaterThan(0);
+    expect(secrets.a.length).toBeGreaterThan(0);
     for (const secret of [TOKEN_A, TOKEN_B, LINE_SECRET, LINE_ACCESS, MODEL_KEY, secrets.a]) {
       expect(bytes.includes(Buffer.from(secret))).toBe(false);
       expect(bytes.includes(Buffer.from(secret.slice(8)))).toBe(false);
