@@ -54,6 +54,12 @@ test("a bot added from the Bots page answers at its own webhook, filters the lis
   const set = calls.find((c) => c.token === TOKEN && c.method === "setWebhook")!;
   expect(set.body.url).toMatch(new RegExp(`/api/webhooks/telegram/${botId}$`));
 
+  // Its own settings: answers sent whole (the fake model does not stream drafts).
+  await panel.getByText("Agent: instructions, model and settings").click();
+  await panel.getByLabel("Settings overrides").fill('{"streamDrafts": false}');
+  await panel.getByRole("button", { name: "Save agent" }).click();
+  await expect(panel.getByText("Saved")).toBeVisible();
+
   // A user writes to the new bot; another to the sandbox bot at the old URL.
   const delivered = await request.post(`/api/webhooks/telegram/${botId}`, {
     headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": set.body.secret_token },
@@ -102,6 +108,7 @@ test("a bot added from the Bots page answers at its own webhook, filters the lis
   await page.goto("/bots");
   const agentPanel = page.getByRole("region", { name: `Bot E2E Bot ${botNumber}` });
   await agentPanel.getByText("Agent: instructions, model and settings").click();
+  await expect(agentPanel.getByLabel("Settings overrides")).toHaveValue(/"streamDrafts": false/);
   await agentPanel.getByLabel("Instructions").fill(`You are PIRATE-${run}, answer like a pirate.`);
   await agentPanel.getByRole("button", { name: "Save agent" }).click();
   await expect(agentPanel.getByText("Saved")).toBeVisible();
