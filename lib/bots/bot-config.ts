@@ -15,10 +15,7 @@ export const botModelSchema = z.strictObject({
 });
 export type BotModel = z.infer<typeof botModelSchema>;
 
-/** The platform a channel adapter name belongs to: "telegram-7" → "telegram". */
-export function platformOf(adapter: string): string {
-  return adapter.split("-")[0];
-}
+export { platformOfAdapter as platformOf } from "../envelope/address";
 
 /** A bot row's stored agent parts, parsed; a stored value that no longer validates is ignored (inherit). */
 export function botAgentOf(row: Pick<BotRow, "instructions" | "model" | "settings">) {

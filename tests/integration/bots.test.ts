@@ -250,6 +250,9 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     expect(llmB.requests.every((r) => r.model === "bravo-model" && systemOf(r).includes("BRAVO-SALES"))).toBe(true);
     expect(llmA.requests.length).toBeGreaterThan(0);
     expect(llmA.requests.some((r) => systemOf(r).includes("BRAVO-SALES"))).toBe(false);
+    // The model is told the platform, not the deployment's name for the bot's adapter.
+    expect(systemOf(llmB.requests[0])).toContain("a private telegram chat");
+    expect(JSON.stringify(llmB.requests[0].messages)).not.toContain(`telegram-${ids.b}`);
     const sends = telegram.sends().filter((c) => String(c.body.chat_id) === String(user.id));
     expect(sends.find((s) => s.token === TOKEN_B)?.body.text).toBe("from bravo's own model");
     expect(sends.find((s) => s.token === TOKEN_A)?.body.text).toBe("from the deployment's model");
