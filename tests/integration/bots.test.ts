@@ -215,6 +215,13 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     expect(listed.status).toBe(200);
     expect(listed.body.conversations.map((c: { id: number }) => c.id)).toEqual([conversations[1].id]);
     expect(listed.body.conversations[0].botId).toBe(ids.b);
+    // ?botId= on search and the queue: that bot's messages and answers only.
+    const found = await api("app/api/v1/search/route.ts", "GET", `/api/v1/search?q=hello&botId=${ids.a}`);
+    expect(found.status).toBe(200);
+    expect(found.body.results.map((r: { conversationId: number }) => r.conversationId)).toEqual([conversations[0].id]);
+    const queue = await api("app/api/v1/queue/route.ts", "GET", `/api/v1/queue?botId=${ids.a}`);
+    expect(queue.status).toBe(200);
+    expect(queue.body.timeToAnswer.reduce((n: number, m: { n: number }) => n + m.n, 0)).toBe(1);
   });
 
   it("refuses a webhook carrying another bot's secret (401, nothing stored); an unknown bot is 404", async () => {
