@@ -51,6 +51,8 @@ export default defineConfig({
         LLM_BASE_URL: `http://127.0.0.1:${LLM_PORT}/v1`,
         SWITCHBOARD_API_TOKEN: "e2e-api-token-0123456789",
         TELEGRAM_BOT_TOKEN: "",
+        // Bots added from the Bots page talk to the fake's Bot API (the environment's bot stays the sandbox).
+        TELEGRAM_API_ROOT: `http://127.0.0.1:${LLM_PORT}`,
         TELEGRAM_WEBHOOK_SECRET: E2E_WEBHOOK_SECRET,
         NEXT_TELEMETRY_DISABLED: "1",
         LOG_LEVEL: "warn",

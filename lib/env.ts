@@ -68,6 +68,13 @@ export const envSchema = z.object({
   TRANSCRIPTION_BASE_URL: optional.pipe(z.url().optional()),
   /** The transcription API's key; unset: LLM_API_KEY. */
   TRANSCRIPTION_API_KEY: optional,
+  /**
+   * The key bot credentials are encrypted with (AES-256-GCM): 32 bytes as 64 hex
+   * characters or base64. Unset on SQLite: a key file beside the database (docs/SECURITY.md).
+   */
+  SWITCHBOARD_SECRET_KEY: optional,
+  /** During a key rotation: the key until now; the start seals every stored secret again with the new one. */
+  SWITCHBOARD_SECRET_KEY_PREVIOUS: optional,
   SWITCHBOARD_API_TOKEN: optional.pipe(z.string().min(16, "must be at least 16 characters").optional()),
   ADMIN_USERNAME: z.string().default("admin"),
   ADMIN_PASSWORD: optional,

@@ -14,6 +14,7 @@ const links = [
   { href: "/saved-replies", label: "Saved replies" },
   { href: "/usage", label: "Usage" },
   { href: "/replays", label: "Replays" },
+  { href: "/bots", label: "Bots", admin: true },
   { href: "/simulator", label: "Simulator", admin: true },
   { href: "/operators", label: "Operators", admin: true },
   { href: "/settings", label: "Settings" },

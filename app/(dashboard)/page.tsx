@@ -1,5 +1,11 @@
+import { Suspense } from "react";
 import { ConversationList } from "./conversations/conversation-list";
 
 export default function HomePage() {
-  return <ConversationList />;
+  // The list reads ?botId= from the address (useSearchParams).
+  return (
+    <Suspense>
+      <ConversationList />
+    </Suspense>
+  );
 }

@@ -4,15 +4,55 @@
 // A message containing "[malformed]" gets a `reply` call with invalid arguments, as
 // models sometimes produce; one containing "[handoff]" also gets a `handoff` call.
 // Instructions (the system prompt) containing "[shout]" make the answer upper case (replays try other instructions).
+// It also plays the Bot API for bots added from the Bots page (TELEGRAM_API_ROOT points
+// here): /bot<token>/<method>, every call recorded and listed at GET /__telegram/calls.
 import { createServer } from "node:http";
 
 const port = Number(process.env.E2E_LLM_PORT ?? 3901);
 let calls = 0;
+const telegramCalls = [];
+let nextMessageId = 90_000;
+
+/** getMe's bot for a token "<id>:<secret>": a made-up name and username from its id. */
+function botAPI(method, token, body) {
+  const id = Number(token.split(":")[0]);
+  if (method === "getMe")
+    return {
+      id,
+      is_bot: true,
+      first_name: `E2E Bot ${id}`,
+      username: `e2e_${id}_bot`,
+      can_join_groups: true,
+      can_read_all_group_messages: false,
+      supports_inline_queries: false,
+    };
+  if (method === "sendMessage")
+    return {
+      message_id: nextMessageId++,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: Number(body.chat_id), type: "private" },
+      text: body.text,
+    };
+  return true;
+}
+
 createServer(async (req, res) => {
+  if (req.method === "GET" && req.url === "/__telegram/calls") {
+    res.setHeader("content-type", "application/json");
+    return res.end(JSON.stringify(telegramCalls));
+  }
   if (req.method === "GET") return res.end("ok");
   const chunks = [];
   for await (const chunk of req) chunks.push(chunk);
-  const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  const raw = Buffer.concat(chunks).toString("utf8");
+  const bot = req.url.match(/^\/bot([^/]+)\/(\w+)$/);
+  if (bot) {
+    const body = raw ? JSON.parse(raw) : {};
+    telegramCalls.push({ token: bot[1], method: bot[2], body });
+    res.setHeader("content-type", "application/json");
+    return res.end(JSON.stringify({ ok: true, result: botAPI(bot[2], bot[1], body) }));
+  }
+  const body = JSON.parse(raw);
   const last = body.messages[body.messages.length - 1];
   const base = {
     id: `c${++calls}`,

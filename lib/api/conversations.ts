@@ -9,8 +9,10 @@ import { recordIdParam } from "../record-id";
 /** A conversation, every column (the Conversation table). */
 export const conversationRow = z.strictObject({
   id: z.number().int(),
-  /** The channel adapter: telegram, line. */
+  /** The channel adapter: telegram, line (the environment's bots), telegram-<bot id>, line-<bot id>. */
   channel: z.string(),
+  /** The bot the conversation is with (GET /api/v1/bots). */
+  botId: z.number().int().nullable(),
   platformChatId: z.string(),
   /** The platform's chat type (private, group, supergroup, user, room…). */
   type: z.string(),
@@ -70,9 +72,22 @@ export const conversationListQuery = z.object({
   view: inboxView.default("all"),
   /** activity (latest first, default) or waiting (the user waiting longest for an answer first). */
   sort: z.enum(["activity", "waiting"]).default("activity"),
+  /** Only this bot's conversations. */
+  botId: recordIdParam.optional(),
 });
+/** A bot as the conversation list labels and filters by (names only; GET /bots has the rest, for admins). */
+export const botLabel = z.strictObject({
+  id: z.number().int(),
+  platform: z.string(),
+  name: z.string(),
+  username: z.string().nullable(),
+  status: z.string(),
+});
+
 export const conversationListResponse = z.strictObject({
   conversations: z.array(conversationSummary),
+  /** Every bot, removed ones too (their history stays readable): the list's labels and its bot filter. */
+  bots: z.array(botLabel),
   /** How many conversations each view holds. */
   counts: z.strictObject(
     Object.fromEntries(inboxViews.map((v) => [v, z.number().int()])) as Record<(typeof inboxViews)[number], z.ZodNumber>,

@@ -1,3 +1,4 @@
+import { operations as bots } from "./bots";
 import { operations as conversations } from "./conversations";
 import { operations as envelopes } from "./envelopes";
 import { operations as forks } from "./forks";
@@ -27,6 +28,7 @@ export const operations: readonly Operation[] = [
   ...usage,
   ...queue,
   ...settings,
+  ...bots,
   ...operators,
   ...simulator,
   ...live,

@@ -1,5 +1,9 @@
 import { z } from "zod";
+import { recordIdParam } from "../record-id";
 import { defineOperations, isoDate } from "./operation";
+
+/** `botId`: the counts and time to answer of one bot's conversations (limits and model calls stay the instance's). */
+export const queueQuery = z.object({ botId: recordIdParam.optional() });
 
 const limits = z.strictObject({ turnConcurrency: z.number().int(), modelConcurrency: z.number().int(), burstDebounceMs: z.number().int() });
 
@@ -58,7 +62,8 @@ export const operations = defineOperations([
     method: "get",
     path: "/queue",
     summary:
-      "The worker's queue: turns waiting and running, oldest wait, limits in force, this instance's model calls, time to answer per minute (p50/p99, last hour)",
+      "The worker's queue: turns waiting and running, oldest wait, limits in force, this instance's model calls, time to answer per minute (p50/p99, last hour); ?botId= counts one bot's conversations",
+    query: queueQuery,
     response: { status: 200, schema: queueResponse },
   },
 ]);

@@ -38,6 +38,8 @@ export const turnResponse = z.strictObject({
   /** The turns just before and after this one in the same conversation (the inspector's previous/next). */
   previousTurnId: z.number().int().nullable(),
   nextTurnId: z.number().int().nullable(),
+  /** The bot whose conversation this is (it answered with `model`), or null for rows from before bots were records. */
+  bot: z.strictObject({ id: z.number().int(), name: z.string(), platform: z.string(), username: z.string().nullable() }).nullable(),
 });
 
 /** The agent turn behind a message: the user's message it answered, or the agent's answer. */

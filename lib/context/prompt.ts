@@ -6,6 +6,7 @@ import { mediaLines } from "../prompt/media-line";
 import { FIELD_SEPARATOR, formatEnvelope, formatTime } from "../prompt/format";
 import { canonicalCapped, sanitizeBody, sanitizeInline, userLabel } from "../prompt/sanitize";
 import { defaultSettings, type Settings } from "../settings/schema";
+import { platformOfAdapter } from "../envelope/address";
 
 export type PromptInput = {
   context: BuiltContext;
@@ -205,10 +206,11 @@ export function renderPrompt(context: AssembledContext, settings: PromptInput["s
  */
 export function buildPrompt(input: PromptInput): Prompt {
   const { messages } = input.context;
-  const { channel } = input.conversation;
+  // The model is told the platform ("telegram"), never which of the deployment's bots ("telegram-7").
+  const channel = platformOfAdapter(input.conversation.channel);
   const byId = new Map<number, StoredMessage>(messages.map((m) => [m.id, m]));
   const out: ModelMessage[] = [];
-  const details = chatDetailsTurn(input.conversation);
+  const details = chatDetailsTurn({ ...input.conversation, channel });
   if (details) out.push({ role: "user", content: details });
   const pending = pendingUpdatesTurn(channel, input.pendingUpdates ?? [], input.settings.quoteMaxChars);
   // The hand-back note sits where it happened in time: before the first message after it,

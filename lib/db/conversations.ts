@@ -28,6 +28,8 @@ export type ConversationListOptions = {
   sort?: "activity" | "waiting";
   /** The caller's operator id, for "mine" (0 for the API token: nothing is its). */
   me?: number;
+  /** Only this bot's conversations. */
+  botId?: number;
 };
 
 /** The WHERE of one inbox view. */
@@ -92,10 +94,12 @@ async function filteredConversationIds(db: Database, options: ConversationListOp
   const needle = search.toLowerCase();
   const rows = await db.read<{ id: number }>(
     `SELECT c."id" FROM "Conversation" c
-     WHERE ${view.where} AND (${has(`c."title"`)} OR ${has(`c."platformChatId"`)}
+     WHERE ${view.where} ${options.botId ? `AND c."botId" = ?` : ""}
+       AND (${has(`c."title"`)} OR ${has(`c."platformChatId"`)}
        OR EXISTS (SELECT 1 FROM "Message" m WHERE m."conversationId" = c."id" AND ${has(`m."senderName"`)}))
      ORDER BY ${order} LIMIT ?`,
     ...view.params,
+    ...(options.botId ? [options.botId] : []),
     needle,
     needle,
     needle,
@@ -112,7 +116,9 @@ export async function listConversations(db: Database, options: ConversationListO
   const search = options.search?.trim();
   const ids = search ? await filteredConversationIds(db, options, search) : undefined;
   const found = await db.prisma.conversation.findMany({
-    where: ids ? { id: { in: ids } } : inboxViewWhere(options.view ?? "all", options.me ?? 0),
+    where: ids
+      ? { id: { in: ids } }
+      : { AND: [inboxViewWhere(options.view ?? "all", options.me ?? 0), options.botId ? { botId: options.botId } : {}] },
     orderBy:
       options.sort === "waiting"
         ? [{ waitingSince: { sort: "asc", nulls: "last" } }, { lastMessageAt: { sort: "desc", nulls: "last" } }, { id: "desc" }]

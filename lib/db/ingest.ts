@@ -80,9 +80,11 @@ export async function upsertConversation(
   let parentId: number | null = null;
   if (chat.topic) {
     parentId = (await sql.one<{ id: number }>(
-      `INSERT INTO "Conversation" ("channel", "platformChatId", "type", "title", "createdAt", "updatedAt") VALUES (?, ?, ?, ?, ?, ?)
+      `INSERT INTO "Conversation" ("channel", "botId", "platformChatId", "type", "title", "createdAt", "updatedAt")
+       VALUES (?, (SELECT "id" FROM "Bot" WHERE "adapter" = ?), ?, ?, ?, ?, ?)
        ON CONFLICT ("channel", "platformChatId") DO UPDATE SET "title" = COALESCE(excluded."title", "Conversation"."title")
        RETURNING "id"`,
+      channel,
       channel,
       chat.topic.chatId,
       chat.type,
@@ -92,8 +94,8 @@ export async function upsertConversation(
     ))!.id;
   }
   return (await sql.one<IngestConversation>(
-    `INSERT INTO "Conversation" ("channel", "platformChatId", "type", "title", "topicId", "topicName", "parentConversationId", "lastMessageAt", "waitingSince", "createdAt", "updatedAt")
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO "Conversation" ("channel", "botId", "platformChatId", "type", "title", "topicId", "topicName", "parentConversationId", "lastMessageAt", "waitingSince", "createdAt", "updatedAt")
+     VALUES (?, (SELECT "id" FROM "Bot" WHERE "adapter" = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT ("channel", "platformChatId") DO UPDATE SET
        "title" = CASE WHEN ? THEN COALESCE(excluded."title", "Conversation"."title") ELSE "Conversation"."title" END,
        "topicName" = CASE WHEN ? THEN COALESCE(excluded."topicName", "Conversation"."topicName") ELSE COALESCE("Conversation"."topicName", excluded."topicName") END,
@@ -102,6 +104,7 @@ export async function upsertConversation(
        "waitingSince" = CASE WHEN ? THEN COALESCE("Conversation"."waitingSince", excluded."lastMessageAt") ELSE "Conversation"."waitingSince" END,
        "updatedAt" = CASE WHEN ? THEN excluded."updatedAt" ELSE "Conversation"."updatedAt" END
      RETURNING "id", "agentEnabled", "activeForkId", "membership", "status"`,
+    channel,
     channel,
     chat.id,
     chat.type,

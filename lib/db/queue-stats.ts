@@ -15,22 +15,28 @@ const percentile = (sorted: number[], p: number) =>
  * running; and the time to answer (a user's message stored → its envelope done
  * with the answer sent) as p50/p99 per minute over the last `minutes`.
  */
-export async function queueStats(db: Database, now: Date, minutes = 60) {
+export async function queueStats(db: Database, now: Date, minutes = 60, botId?: number) {
   const since = new Date(Math.floor(now.getTime() / MINUTE) * MINUTE - (minutes - 1) * MINUTE);
+  // One bot's share of the queue: its conversations' envelopes only.
+  const ofBot = botId ? `AND "conversationId" IN (SELECT "id" FROM "Conversation" WHERE "botId" = ?)` : "";
+  const bot = botId ? [botId] : [];
   const { waiting, running, answered } = await db.transaction(async (sql) => {
     const waiting = await sql.one<{ turns: number; envelopes: number; oldest: string | Date | null }>(
       `SELECT COUNT(DISTINCT COALESCE("conversationId", -"id")) AS "turns", COUNT(*) AS "envelopes", MIN("createdAt") AS "oldest"
-       FROM "Envelope" WHERE "status" = 'pending' AND ("deliverAt" IS NULL OR "deliverAt" <= ?) AND ${WORKER_MAIL_SQL}`,
+       FROM "Envelope" WHERE "status" = 'pending' AND ("deliverAt" IS NULL OR "deliverAt" <= ?) AND ${WORKER_MAIL_SQL} ${ofBot}`,
       now,
+      ...bot,
     );
     const running = await sql.one<{ n: number }>(
-      `SELECT COUNT(DISTINCT COALESCE("conversationId", -"id")) AS "n" FROM "Envelope" WHERE "status" = 'processing' AND "leaseUntil" >= ?`,
+      `SELECT COUNT(DISTINCT COALESCE("conversationId", -"id")) AS "n" FROM "Envelope" WHERE "status" = 'processing' AND "leaseUntil" >= ? ${ofBot}`,
       now,
+      ...bot,
     );
     // The newest user messages first (primary key order), those answered inside the window.
     const answered = await sql.all<{ createdAt: string | Date; doneAt: string | Date }>(
-      `SELECT "createdAt", "doneAt" FROM (SELECT "createdAt", "doneAt", "status", "metadata" FROM "Envelope" WHERE "to" LIKE 'agent:%' AND "messageId" IS NOT NULL ORDER BY "id" DESC LIMIT ?) e
+      `SELECT "createdAt", "doneAt" FROM (SELECT "createdAt", "doneAt", "status", "metadata" FROM "Envelope" WHERE "to" LIKE 'agent:%' AND "messageId" IS NOT NULL ${ofBot} ORDER BY "id" DESC LIMIT ?) e
        WHERE "status" = 'done' AND "doneAt" >= ?`,
+      ...bot,
       SAMPLES,
       since,
     );

@@ -26,13 +26,13 @@ export type SearchRow = {
 
 /**
  * What a search is narrowed to; every filter set must hold. `channel` is the
- * platform until bots are records: a bot filter then joins here, on the
- * conversation's bot.
+ * platform (every bot on it), `botId` one bot.
  */
 export type SearchFilters = {
   conversationId?: number;
   senderKinds?: string[];
   channel?: string;
+  botId?: number;
   /** Sent at or after. */
   from?: Date;
   /** Sent before. */
@@ -61,8 +61,13 @@ function filterSql(filters: SearchFilters): { where: string; params: SqlValue[] 
     params.push(...filters.senderKinds);
   }
   if (filters.channel !== undefined) {
-    conditions.push(`c."channel" = ?`);
-    params.push(filters.channel);
+    // The environment's bot is "telegram", the others "telegram-<id>".
+    conditions.push(`(c."channel" = ? OR c."channel" LIKE ?)`);
+    params.push(filters.channel, `${filters.channel}-%`);
+  }
+  if (filters.botId !== undefined) {
+    conditions.push(`c."botId" = ?`);
+    params.push(filters.botId);
   }
   if (filters.from) {
     conditions.push(`m."sentAt" >= ?`);

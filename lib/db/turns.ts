@@ -59,6 +59,13 @@ export function findTurn(db: Database, id: number) {
   return db.prisma.turn.findUnique({ where: { id }, include: { envelope: { select: { id: true, messageId: true, status: true } } } });
 }
 
+/** The bot a turn's conversation belongs to (the prompt inspector names it), or null. */
+export async function turnBot(db: Database, conversationId: number) {
+  const conversation = await db.prisma.conversation.findUnique({ where: { id: conversationId }, select: { botId: true } });
+  if (!conversation?.botId) return null;
+  return db.prisma.bot.findUnique({ where: { id: conversation.botId }, select: { id: true, name: true, platform: true, username: true } });
+}
+
 /** The turns just before and after one in the same conversation (by id: the order they were written). */
 export async function turnNeighbours(db: Database, turn: { id: number; conversationId: number }) {
   const [previous, next] = await Promise.all([

@@ -65,3 +65,6 @@ export function formatAddress(address: Address): string {
 export const agentAddress = (name: string) => formatAddress({ kind: "agent", name });
 export const channelAddress = (adapter: string, chatId: string) => formatAddress({ kind: "channel", adapter, chatId });
 export const operatorAddress = (name: string) => formatAddress({ kind: "operator", name });
+
+/** The platform of a channel adapter's name: "telegram-7" (a bot added as a record) → "telegram". */
+export const platformOfAdapter = (adapter: string) => adapter.split("-")[0];

@@ -76,7 +76,9 @@ export function openApiDocument(operations: readonly Operation[] = allOperations
       version: "1",
       description:
         "Operator console API. Authenticate with an operator session cookie (plus x-csrf-token on mutations) or Authorization: Bearer <SWITCHBOARD_API_TOKEN>. " +
-        "Request bodies are application/json (else 415). Errors are { error: { code, message, details? } }.",
+        "Request bodies are application/json (else 415). Errors are { error: { code, message, details? } }. " +
+        "Platforms deliver outside /api/v1: POST /api/webhooks/telegram and /api/webhooks/line (the bots configured by the environment), " +
+        "POST /api/webhooks/telegram/{botId} and /api/webhooks/line/{botId} (bots added with POST /bots, each with its own secret; 404 when unknown, disabled or removed).",
     },
     servers: [{ url: "/api/v1" }],
     security: [{ bearer: [] }, { session: [] }],

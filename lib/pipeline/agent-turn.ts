@@ -20,7 +20,7 @@ import { startAnswerDraft, type AnswerDraft } from "./answer-draft";
 import { startChatActivity } from "./chat-activity";
 import type { EnvelopeMetadata } from "../envelope/metadata";
 import type { Settings } from "../settings/schema";
-import { getSettings } from "../settings/store";
+import { settingsForChannel } from "../bots/bot-config";
 import { agentStaysSilent, parseHandoffState } from "./handoff-rules";
 import { sendToChat, type SendInput, type SendResult } from "./send-to-chat";
 import { createHandoffTool } from "./handoff-tool";
@@ -272,7 +272,9 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: 
   if ("outcome" in opened) return opened.outcome;
   const { envelope, message, settings, delivery } = opened;
   const coalesced = opened.earlier.map((e) => e.id);
-  if (!deps.model) {
+  // Each bot its own agent: its model when it has one, else the deployment's.
+  const model = (await deps.modelFor?.(message.conversation.channel)) ?? deps.model;
+  if (!model) {
     const reason = "no model configured";
     await endEnvelope(db, [...coalesced, envelopeId], { status: "done", metadata: { skipped: reason } });
     return { kind: "skipped", reason };
@@ -303,7 +305,7 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: 
     const prompt = turnPrompt(facts, { ...settings, modelSeesImages });
     const draft = settings.streamDrafts ? startAnswerDraft(channel, target, draftIdOf(envelope.id)) : null;
     const outcome = await executeTurn(
-      { ...deps, model: deps.model },
+      { ...deps, model },
       {
         envelope,
         conversationId: message.conversationId,
@@ -392,7 +394,7 @@ async function openTurn(
     });
     return { outcome: { kind: "skipped", reason } };
   }
-  const settings = await getSettings(db);
+  const settings = await settingsForChannel(db, message.conversation.channel);
   const delivery = {
     from: envelope.to,
     senderKind: "agent" as const,

@@ -9,6 +9,7 @@ import { parseDeliverAt } from "../envelope/deliver-at";
 import type { SendEnvelopeInput } from "../envelope/send-schema";
 import { AppError, notFound } from "../errors";
 import { getSettings } from "../settings/store";
+import { platformOf } from "../bots/bot-config";
 import { startBackgroundTask } from "./forks";
 import { recordIdParam } from "../record-id";
 
@@ -43,7 +44,8 @@ export async function sendEnvelope(db: Database, input: SendEnvelopeInput, calle
   if (from.kind === "agent" && to.kind === "channel") {
     const { agentBindings } = await getSettings(db);
     const bound = Object.hasOwn(agentBindings, from.name) ? agentBindings[from.name] : [];
-    if (!bound.includes(to.adapter)) {
+    // Bound to "telegram" covers every Telegram bot ("telegram-7"), as to "line" every LINE channel.
+    if (!bound.includes(to.adapter) && !bound.includes(platformOf(to.adapter))) {
       throw new AppError("forbidden", `agent:${from.name} is not bound to the ${to.adapter} adapter (settings → agentBindings)`);
     }
   }

@@ -28,6 +28,7 @@ import { AppError, notFound } from "../errors";
 import { publish } from "../events/bus";
 import { log } from "../log";
 import { getSettings } from "../settings/store";
+import { settingsForChannel } from "../bots/bot-config";
 import { decideResume, interactiveChildOf } from "./fork-routing";
 import { sendToChat } from "./send-to-chat";
 import { agentStaysSilent } from "./handoff-rules";
@@ -60,7 +61,7 @@ export async function startBackgroundTask(
     throw new AppError("conflict", "failed: no model configured (set LLM_PROVIDER and LLM_MODEL); background tasks need one");
   const conversation = await findConversation(db, input.conversationId);
   if (!conversation) throw notFound("conversation");
-  const { agentName } = await getSettings(db);
+  const { agentName } = await settingsForChannel(db, conversation.channel);
   const fork = await createFork(db, {
     conversationId: conversation.id,
     kind: "background",
@@ -96,13 +97,15 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
     await endEnvelope(db, envelopeId, { status: "failed", error: HANDED_OFF });
     return;
   }
-  if (!deps.model) {
+  // The conversation's bot's own agent: its model and settings, else the deployment's.
+  const model = (await deps.modelFor?.(conversation.channel)) ?? deps.model;
+  if (!model) {
     // Honest status: nothing ran, so the fork failed (never "done").
     await updateFork(db, envelope.forkId, { status: "failed", endedAt: new Date(), summary: "failed: no model configured" });
     await endEnvelope(db, envelopeId, { status: "failed", error: "no model configured: background tasks need one" });
     return;
   }
-  const settings = await getSettings(db);
+  const settings = await settingsForChannel(db, conversation.channel);
   // The TTL for replies counts from when the fork actually ran; it branches off here.
   await updateFork(db, envelope.forkId, {
     startedAt: new Date(),
@@ -112,7 +115,7 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
   const facts = await loadContextFacts(db, { conversation, current: null, needs: contextNeeds(settings) });
   const prompt = turnPrompt({ ...facts, task: { text: envelope.text, from: envelope.from, at: new Date() } }, settings);
   await executeTurn(
-    { ...deps, model: deps.model },
+    { ...deps, model },
     {
       envelope,
       conversationId: conversation.id,

@@ -17,6 +17,7 @@ import { AppError, notFound } from "../errors";
 import { log } from "../log";
 import { sanitizeInline } from "../prompt/sanitize";
 import { getSettings } from "../settings/store";
+import { settingsForChannel } from "../bots/bot-config";
 import { exitFork } from "./forks";
 import {
   allowedFrom,
@@ -116,9 +117,10 @@ function oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
 
 async function handOff(deps: TurnDeps, input: HandoffRequest): Promise<{ envelopeId: number; view: HandoffView }> {
   const { db } = deps;
-  const settings = await getSettings(db);
   const current = await readHandoff(db, input.conversationId);
   if (!current) throw notFound("conversation");
+  // The conversation's bot may have its own agent name and waiting message.
+  const settings = await settingsForChannel(db, current.channel);
   const refusal = transitionRefusal(parseHandoffState(current.handoffState), "request");
   if (refusal) throw new AppError("conflict", refusal);
   if (current.activeForkId !== null) {
@@ -178,9 +180,10 @@ const REMIND_AFTER_MS = 60_000;
  * the conversation, nothing: the operator sees the message and answers.
  */
 export async function remindWaiting(deps: TurnDeps, conversationId: number, replyTo: HandoffRequest["replyTo"], now = new Date()) {
-  const settings = await getSettings(deps.db);
   const current = await readHandoff(deps.db, conversationId);
-  if (current?.handoffState !== "waiting" || !current.handoffRequestedAt || !settings.handoffWaitingMessage.trim()) return;
+  if (!current) return;
+  const settings = await settingsForChannel(deps.db, current.channel);
+  if (current.handoffState !== "waiting" || !current.handoffRequestedAt || !settings.handoffWaitingMessage.trim()) return;
   if (now.getTime() - current.handoffRequestedAt.getTime() < REMIND_AFTER_MS) return;
   await sendToChat(deps, {
     from: agentAddress(settings.agentName),
@@ -262,7 +265,7 @@ async function moveHandoff(
   if (!current) throw notFound("conversation");
   const refusal = transitionRefusal(parseHandoffState(current.handoffState), action);
   if (refusal) throw new AppError("conflict", refusal);
-  const { agentName } = await getSettings(db);
+  const { agentName } = await settingsForChannel(db, current.channel);
   const at = new Date();
   // Taking a handoff is taking the conversation: its taker becomes the assignee (recorded on the same envelope).
   const assigneeId = action === "take" ? ((await findOperatorByName(db, operator))?.id ?? null) : null;

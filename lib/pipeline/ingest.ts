@@ -30,6 +30,7 @@ import { publish } from "../events/bus";
 import { log } from "../log";
 import type { Settings } from "../settings/schema";
 import { getSettings } from "../settings/store";
+import { settingsForChannel } from "../bots/bot-config";
 import { decideResume, interactiveChildOf, replyResumes } from "./fork-routing";
 import { reopenByUser } from "./conversation-status";
 import { remindWaiting, requestHandoff } from "./handoff";
@@ -68,7 +69,8 @@ export async function ingestInbound(
   message: InboundMessage,
   options: IngestOptions = { modelConfigured: true },
 ): Promise<StoreInboundResult> {
-  const settings = await getSettings(db);
+  // The bot's own overrides (answer rules, handoff command, agent name) over the global settings.
+  const settings = await settingsForChannel(db, message.channel);
   const clean = storable(message);
   // The handoff command (a person asking for a person) is decided here, without the model:
   // stored like any message but never answered by the agent, then the handoff.
@@ -220,6 +222,7 @@ async function storeInbound(
     modelConfigured: options.modelConfigured,
     forkConflict,
     handoffCommand: options.handoffCommand,
+    standby: msg.platform?.standby === true,
   });
   // The same message under a new update id hits the (conversation, platform id) key: duplicate.
   const messageId = await insertInboundMessage(

@@ -46,7 +46,10 @@ export function inboundOutcome(input: {
   modelConfigured: boolean;
   forkConflict: boolean;
   handoffCommand?: boolean;
+  /** LINE standby mode: another module holds the chat; the message is kept for the record only. */
+  standby?: boolean;
 }): InboundOutcome {
+  if (input.standby) return { answer: false, skipped: "standby mode: another module holds the chat" };
   // The user asked for a person: the handoff answers, never the agent.
   if (input.handoffCommand) return { answer: false, skipped: "handoff command" };
   if (!input.agentEnabled) return { answer: false, skipped: "agent paused in this conversation" };

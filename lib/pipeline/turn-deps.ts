@@ -26,6 +26,8 @@ export type TurnDeps = {
   timeoutMs: number;
   /** Speech to text for voice notes (TRANSCRIPTION_MODEL); null or absent: none. */
   transcriber?: Transcriber | null;
+  /** A bot's own model for a conversation's channel adapter; undefined (or absent) = `model`. */
+  modelFor?: (adapter: string) => Promise<ModelHandle | undefined>;
   /**
    * Hands the conversation to a human (the `handoff` tool calls it). Passed in by
    * the wiring rather than imported: a handoff reports an open fork, and that

@@ -32,8 +32,10 @@ export const searchQuerySchema = z.object({
     .optional()
     .transform((s) => (s ? [...new Set(s.split(",").map((k) => k.trim()))].filter(Boolean) : undefined))
     .pipe(z.array(z.enum(SENDER_KINDS)).optional()),
-  /** Only conversations on this platform (until bots are records, the bot). */
+  /** Only conversations on this platform (every bot on it). */
   channel: z.enum(["telegram", "line"]).optional(),
+  /** Only this bot's conversations (GET /api/v1/bots). */
+  botId: z.coerce.number().int().positive().max(2_147_483_647).optional(),
   /** Sent at or after this instant (ISO 8601 with a zone). */
   from: instant.optional(),
   /** Sent before this instant. */
@@ -80,6 +82,7 @@ export async function searchMessageText(
     conversationId: query.conversationId,
     senderKinds: query.sender,
     channel: query.channel,
+    botId: query.botId,
     from: query.from,
     to: query.to,
   };

@@ -6,8 +6,8 @@ import type { ProviderGate } from "../agent/call-limits";
 import type { App } from "./wiring";
 
 /** The queue as operators see it: the database's view (all instances) plus this instance's limits and model gate. */
-export async function describeQueue(ctx: App, now: Date) {
-  const [stats, settings] = await Promise.all([queueStats(ctx.db, now), getSettings(ctx.db)]);
+export async function describeQueue(ctx: App, now: Date, botId?: number) {
+  const [stats, settings] = await Promise.all([queueStats(ctx.db, now, 60, botId), getSettings(ctx.db)]);
   return {
     ...stats,
     limits: throughput(settings, ctx.env),

@@ -11,6 +11,7 @@ import { createLineWebhook } from "../channels/line/webhook";
 import type { ChannelAdapter, InboundEvent } from "../channels/types";
 import { AppError } from "../errors";
 import { errorResponse } from "../http/respond";
+import { log } from "../log";
 import { withArrival } from "../db/arrival";
 import type { ClaimedTurn } from "../db/claim";
 import { openDb, postgresPoolSize, type Database } from "../db/database";
@@ -38,6 +39,12 @@ import {
   observeWebhook,
 } from "../metrics/record";
 import { setMetricsEnabled } from "../metrics/registry";
+import { ensureEnvBot, setBotIdentity } from "../db/bots";
+import { sqlitePath } from "../db/migrations.mjs";
+import type { BotManagerDeps } from "../bots/manage";
+import { BotRuntime } from "../bots/runtime";
+import { resealStale } from "../bots/rotate";
+import { loadPreviousKey, loadSecretKey, secretBox } from "../bots/secret-box";
 import { startTracing } from "../tracing/start";
 import { traceChannel, traceIngest, traceTurns, traceWebhook } from "../tracing/wrap";
 
@@ -66,6 +73,10 @@ export type App = {
   lineWebhook: (request: Request) => Promise<Response>;
   /** First-run setup needs it: SETUP_CODE, else random per process and printed to the server log at start. */
   setupCode: string;
+  /** Bots added as records: their adapters, webhooks and models (lib/bots). */
+  bots: BotManagerDeps;
+  /** A bot's own webhook (/api/webhooks/<platform>/<botId>): 404 for an unknown, disabled or removed bot. */
+  botWebhook: (platform: string, botId: number, request: Request) => Promise<Response>;
   /** What changed, for GET /api/v1/events (this database's bus). */
   events: EventBus;
   /** On PostgreSQL: carries events between instances (LISTEN/NOTIFY); null on SQLite (one process). */
@@ -124,16 +135,56 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   const model = configured && gate ? limitModel(instrumentModel(configured), gate) : null;
   const turnDeps: TurnDeps = { db, channels, model, timeoutMs, requestHandoff, transcriber: transcriberFromEnv(e) };
   const replay: ReplayDeps = { db, models: createReplayModels(e, model, timeoutMs, instrumentModel), timeoutMs };
+  // Bot credentials are sealed with this key (lib/bots/secret-box.ts); null on PostgreSQL without SWITCHBOARD_SECRET_KEY.
+  const key = loadSecretKey({ envKey: e.SWITCHBOARD_SECRET_KEY, sqliteFile: db.dialect === "sqlite" ? sqlitePath(e.DATABASE_URL) : null });
+  const box = key ? secretBox(key, loadPreviousKey(e.SWITCHBOARD_SECRET_KEY_PREVIOUS)) : null;
+  if (box) await resealStale(db, box);
+  // The environment's bots are rows too (listed, with their own agent settings); their credentials stay in the environment.
+  const envTelegram = await ensureEnvBot(db, {
+    platform: "telegram",
+    name: telegram.mode === "sandbox" ? "Sandbox bot" : "Telegram (environment)",
+    username: telegram.mode === "sandbox" ? e.SANDBOX_BOT_USERNAME : null,
+    status: telegram.mode === "sandbox" ? "sandbox" : "active",
+  });
+  if (e.LINE_CHANNEL_ACCESS_TOKEN || (await db.prisma.bot.count({ where: { adapter: "line" } })))
+    await ensureEnvBot(db, {
+      platform: "line",
+      name: "LINE (environment)",
+      username: null,
+      status: e.LINE_CHANNEL_ACCESS_TOKEN ? "active" : "disabled",
+    });
+  const runtime = new BotRuntime({
+    db,
+    box,
+    telegramApiRoot: e.TELEGRAM_API_ROOT,
+    lineApiRoot: e.LINE_API_ROOT,
+    channels,
+    observe: observed,
+    ingest: (event) => ingest(event),
+    ignored: (platform, reason) => countIgnored(platform, reason),
+    model: {
+      timeoutMs,
+      ceiling: () => e.LLM_CONCURRENCY,
+      instrument: (handle) => instrumentModel(handle),
+    },
+  });
+  turnDeps.modelFor = (adapter) => runtime.modelFor(adapter);
+  await runtime.sync();
   // Longer than a whole turn (three model steps), so a live turn is never taken over.
   const leaseMs = overrides.leaseMs ?? timeoutMs * 4;
   const worker = new EnvelopeWorker({
     db,
     run: traceTurns(observeTurns((turn: ClaimedTurn) => dispatchEnvelope(turnDeps, turn))),
-    onTick: () => housekeeping(turnDeps, leaseMs),
+    onTick: async () => {
+      // Bots added or changed on another instance start here within seconds.
+      await runtime.syncAtMost(5_000).catch((error) => log.error("bots.sync_failed", { error: (error as Error).message }));
+      return housekeeping(turnDeps, leaseMs);
+    },
     // Read before every drain (settings are cached for a second): a change applies without a restart.
     limits: async () => {
       const limits = throughput(await getSettings(db), e);
       gate?.setCeiling(limits.modelConcurrency);
+      runtime.setCeiling(limits.modelConcurrency);
       return { turns: limits.turnConcurrency, debounceMs: limits.burstDebounceMs };
     },
     modelPausedUntil: () => gate?.pausedUntil() ?? null,
@@ -175,7 +226,19 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   );
   worker.start();
   // In the background, bounded: the webhook answers 503 until the bot's identity is known.
-  telegram.identity().catch(() => {});
+  telegram
+    .identity()
+    .then((identity) =>
+      telegram.mode === "live"
+        ? setBotIdentity(db, envTelegram.id, { username: identity.username, platformBotId: String(identity.id) })
+        : null,
+    )
+    .catch(() => {});
+  const botWebhook = async (platform: string, botId: number, request: Request) => {
+    const handler = await runtime.webhookFor(platform, botId);
+    if (!handler) return errorResponse(new AppError("not_found", `no active ${platform} bot ${botId}`));
+    return withArrival(Date.now(), () => handler(request));
+  };
   const setupCode = e.SETUP_CODE ?? newSetupCode();
   const relay = db.dialect === "postgresql" ? startPostgresRelay(db, e.DATABASE_URL) : null;
   return {
@@ -191,6 +254,12 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     telegramSecret,
     telegramWebhook,
     lineWebhook,
+    bots: { db, box, runtime, telegramApiRoot: e.TELEGRAM_API_ROOT, lineApiRoot: e.LINE_API_ROOT },
+    botWebhook: (platform, botId, request) =>
+      observeWebhook(
+        platform,
+        traceWebhook(platform, (r: Request) => botWebhook(platform, botId, r)),
+      )(request),
     setupCode,
     events: eventBus(db),
     relay,

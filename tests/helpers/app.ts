@@ -36,6 +36,8 @@ export async function startTestApp(options: TestAppOptions) {
     LLM_TIMEOUT_SECONDS: "5",
     // Turns start at once: tests that want a burst window set it.
     BURST_DEBOUNCE_MS: "0",
+    // PostgreSQL needs the key to store bot credentials (SQLite makes a key file beside the database).
+    ...(options.db.provider === "postgresql" ? { SWITCHBOARD_SECRET_KEY: "7f".repeat(32) } : {}),
     ...options.env,
   });
   const app: App = await createApp(env, options.db.db, {

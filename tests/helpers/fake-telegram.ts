@@ -2,7 +2,9 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BOT } from "../fixtures/telegram";
 
-export type BotApiCall = { method: string; body: Record<string, any> };
+export type BotApiCall = { method: string; body: Record<string, any>; token: string };
+/** Another bot this server answers for (by its token): getMe returns this identity. */
+export type FakeBotIdentity = { id: number; username: string; first_name: string };
 /** A failure for the next call of `method` (default: the sends, sendMessage; chat actions and drafts are never its target by accident). */
 type Failure = { status: number; body: Record<string, unknown>; delayMs?: number; method?: string };
 
@@ -22,14 +24,27 @@ export async function startFakeTelegram() {
   const failures: Failure[] = [];
   const holds: number[] = [];
   let nextMessageId = 50_000;
+  const identities = new Map<string, FakeBotIdentity>();
+  const revoked = new Set<string>();
   const server = createServer(async (req, res) => {
-    const method = req.url!.split("/").pop()!;
+    const parts = req.url!.split("/");
+    const method = parts.pop()!;
+    const token = (parts.pop() ?? "").replace(/^bot/, "");
     const body = await readJson(req);
-    calls.push({ method, body });
+    calls.push({ method, body, token });
     const send = (status: number, payload: unknown) => {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(payload));
     };
+    // What Telegram answers to a revoked or mistyped token, for every method.
+    if (revoked.has(token)) return send(401, { ok: false, error_code: 401, description: "Unauthorized" });
+    const other = identities.get(token);
+    if (method === "getMe" && other) {
+      return send(200, {
+        ok: true,
+        result: { ...other, is_bot: true, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false },
+      });
+    }
     if (method === "getMe") {
       return send(200, {
         ok: true,
@@ -78,6 +93,14 @@ export async function startFakeTelegram() {
     url: `http://127.0.0.1:${port}`,
     calls,
     sends: () => calls.filter((c) => c.method === "sendMessage"),
+    /** Answers for another bot: getMe with `token` returns `identity`. */
+    addBot: (token: string, identity: FakeBotIdentity) => {
+      identities.set(token, identity);
+    },
+    /** Every later call with `token` is 401 Unauthorized (the token was revoked with @BotFather). */
+    revoke: (token: string) => {
+      revoked.add(token);
+    },
     /** Calls of one method, e.g. "sendChatAction" or "sendMessageDraft". */
     callsOf: (method: string) => calls.filter((c) => c.method === method),
     /** Records the next sendMessage at once but answers only after `ms` (a slow platform). */

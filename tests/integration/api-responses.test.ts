@@ -137,6 +137,8 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
       forks: ids.fork,
       replays: ids.replay,
       datasets: ids.dataset,
+      // The environment's bot: a row like the others.
+      bots: (await h.t.db.prisma.bot.findFirstOrThrow({ where: { adapter: "telegram" } })).id,
     };
     const gets = operations.filter((op) => op.method === "get" && op.response.contentType !== "text/event-stream");
     expect(gets.length).toBeGreaterThan(10);
@@ -254,6 +256,22 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
     });
     const removeSaved = operation("delete", "/saved-replies/{id}");
     expectDocumented(removeSaved, await call(removeSaved, { id: saved.savedReply.id }));
+
+    const addBot = operation("post", "/bots");
+    const bot = expectDocumented(addBot, await call(addBot, { body: { platform: "telegram", token: `424242:${"Q".repeat(35)}` } })) as {
+      bot: { id: number };
+    };
+    const changeBot = operation("patch", "/bots/{id}");
+    expect(
+      expectDocumented(
+        changeBot,
+        await call(changeBot, { id: bot.bot.id, body: { instructions: "Be brief.", settings: { recencyWindow: 5 } } }),
+      ),
+    ).toMatchObject({ bot: { instructions: "Be brief.", settings: { recencyWindow: 5 } } });
+    const hook = operation("post", "/bots/{id}/webhook");
+    expectDocumented(hook, await call(hook, { id: bot.bot.id, body: { publicUrl: "https://example.test" } }));
+    const removeBot = operation("delete", "/bots/{id}");
+    expect(expectDocumented(removeBot, await call(removeBot, { id: bot.bot.id }))).toMatchObject({ ok: true, erased: false });
 
     const handoff = operation("post", "/conversations/{id}/handoff");
     expect(

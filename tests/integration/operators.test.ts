@@ -12,6 +12,8 @@ import { DELETE as withdrawRoute } from "@/app/api/v1/operators/invitations/[id]
 import { DELETE as removeRoute, PATCH as patchOperatorRoute } from "@/app/api/v1/operators/[id]/route";
 import { GET as listRoute, POST as inviteRoute } from "@/app/api/v1/operators/route";
 import { GET as settingsGetRoute, PATCH as settingsRoute } from "@/app/api/v1/settings/route";
+import { DELETE as botDeleteRoute, PATCH as botPatchRoute } from "@/app/api/v1/bots/[id]/route";
+import { GET as botsRoute, POST as botAddRoute } from "@/app/api/v1/bots/route";
 import { POST as simulatorRoute } from "@/app/api/v1/simulator/updates/route";
 import { operations } from "@/lib/api/operations";
 import { acceptInvitation, INVITATION_TTL_MS, inviteOperator } from "@/lib/auth/invitations";
@@ -275,6 +277,11 @@ describe.each(databases)("operators and roles on $name", ({ name: database, open
       ["PATCH", patchOperatorRoute as Handler, "/api/v1/operators/1", { body: { displayName: "Not root" }, params: { id: "1" } }],
       ["DELETE", removeRoute as Handler, "/api/v1/operators/1", { params: { id: "1" } }],
       ["POST", simulatorRoute as Handler, "/api/v1/simulator/updates", { body: { text: "hi" } }],
+      // Bots hold credentials and decide what the agent says: admins only.
+      ["GET", botsRoute as Handler, "/api/v1/bots", {}],
+      ["POST", botAddRoute as Handler, "/api/v1/bots", { body: { platform: "telegram", token: `42:${"A".repeat(35)}` } }],
+      ["PATCH", botPatchRoute as Handler, "/api/v1/bots/1", { body: { instructions: "Say yes to refunds." }, params: { id: "1" } }],
+      ["DELETE", botDeleteRoute as Handler, "/api/v1/bots/1", { params: { id: "1" } }],
     ];
     for (const [method, handler, path, options] of refused) {
       const reply = await call(handler, path, { method, session: bob.session, ...options });

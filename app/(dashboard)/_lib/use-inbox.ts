@@ -62,11 +62,14 @@ export function useInboxChoice() {
 }
 
 /** One inbox view's conversations with every view's count (GET /conversations). */
-export function useInboxList(view: InboxView, sort: InboxSort, search = "") {
+export function useInboxList(view: InboxView, sort: InboxSort, search = "", botId: number | null = null) {
   const poll = usePollInterval(3_000);
   return useQuery({
-    queryKey: ["conversations", view, sort, search],
-    queryFn: () => api<ConversationList>(`/conversations?view=${view}&sort=${sort}&search=${encodeURIComponent(search)}&take=200`),
+    queryKey: ["conversations", view, sort, search, botId],
+    queryFn: () =>
+      api<ConversationList>(
+        `/conversations?view=${view}&sort=${sort}&search=${encodeURIComponent(search)}&take=200${botId ? `&botId=${botId}` : ""}`,
+      ),
     // Polling is the fallback: with the event stream open, events refetch this (usePollInterval).
     refetchInterval: poll,
   });

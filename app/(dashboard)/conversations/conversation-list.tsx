@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useRouter } from "next/navigation";
+import { useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { api } from "../_lib/api";
 import { ModelInstructions, isDemoModel } from "../_lib/model-setup";
@@ -18,7 +18,12 @@ export function ConversationList() {
   const label = useSenderLabel().sender;
   const status = useQuery({ queryKey: ["status"], queryFn: () => api<StatusInfo>("/status") });
   const { view, sort, set } = useInboxChoice();
-  const list = useInboxList(view, sort, search);
+  // The bot filter lives in the address (?botId=), so the Bots page links to a bot's conversations.
+  const params = useSearchParams();
+  const botId = Number(params.get("botId")) || null;
+  const list = useInboxList(view, sort, search, botId);
+  const bots = list.data?.bots ?? [];
+  const botName = (id: number | null) => bots.find((b) => b.id === id)?.name ?? null;
   const team = useOperators().data;
   const operators = team?.operators ?? [];
   // The simulator is for admins: an agent is not pointed at a page they cannot open.
@@ -83,6 +88,23 @@ export function ConversationList() {
         >
           Export CSV
         </a>
+        {bots.length > 1 && (
+          <select
+            aria-label="Bot"
+            data-testid="bot-filter"
+            value={botId ?? ""}
+            onChange={(e) => router.replace(e.target.value ? `/?botId=${e.target.value}` : "/")}
+            style={{ maxWidth: 220 }}
+          >
+            <option value="">All bots</option>
+            {bots.map((b) => (
+              <option key={b.id} value={b.id}>
+                {b.name}
+                {b.status === "removed" ? " (removed)" : ""}
+              </option>
+            ))}
+          </select>
+        )}
         <input
           type="search"
           placeholder="Search by title, chat id or sender"
@@ -145,14 +167,15 @@ export function ConversationList() {
                         {c.topicName ?? `Topic ${c.topicId}`}
                       </strong>
                       <div className="muted">
-                        {c.channel} · topic{c.grouped ? ` of ${c.title ?? "this chat"}` : ""}
+                        <span data-testid="conversation-bot">{botName(c.botId) ?? c.channel}</span> · topic
+                        {c.grouped ? ` of ${c.title ?? "this chat"}` : ""}
                       </div>
                     </>
                   ) : (
                     <>
                       <strong>{c.title ?? `Chat ${c.platformChatId}`}</strong>
                       <div className="muted">
-                        {c.channel} · {c.type}
+                        <span data-testid="conversation-bot">{botName(c.botId) ?? c.channel}</span> · {c.type}
                       </div>
                     </>
                   )}

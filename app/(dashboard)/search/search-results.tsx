@@ -196,7 +196,7 @@ export function SearchResults({ initial }: { initial: SearchParams }) {
             <li key={r.messageId} data-testid="search-result">
               <Link href={`/conversations/${r.conversationId}?message=${r.messageId}`}>
                 <span className="muted">
-                  {r.conversationTitle ?? `Conversation ${r.conversationId}`} ({r.channel === "line" ? "LINE" : "Telegram"}) ·{" "}
+                  {r.conversationTitle ?? `Conversation ${r.conversationId}`} ({r.channel.startsWith("line") ? "LINE" : "Telegram"}) ·{" "}
                   {label(r.senderKind, r.senderName)} · <time dateTime={r.sentAt}>{clock(r.sentAt)}</time>
                 </span>
                 {r.deletedAt && <span className="badge warn">unsent</span>}

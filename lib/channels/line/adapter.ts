@@ -9,7 +9,12 @@ const LINE_TEXT_LIMIT = OUTBOUND_TEXT_LIMIT;
 /** The loading animation's length (LINE takes 5–60 s in steps of 5); renewed before it ends. */
 const LOADING_SECONDS = 20;
 
-export type LineChannelOptions = { accessToken: string; apiRoot?: string };
+export type LineChannelOptions = {
+  accessToken: string;
+  apiRoot?: string;
+  /** The adapter's name in addresses (default "line"; a channel added as a record: "line-<id>"). */
+  name?: string;
+};
 
 /**
  * Sends with the event's single-use reply token while it is fresh (free, and it
@@ -34,7 +39,7 @@ export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
     return new DeliveryError(`LINE send failed: ${(error as Error).message}`, { outcome: "not_sent", retryable: false });
   };
   return {
-    name: "line",
+    name: options.name ?? "line",
     mode: "live",
     activityRenewMs: (LOADING_SECONDS - 2) * 1000,
     async showActivity(target: ActivityTarget) {

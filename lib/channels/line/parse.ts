@@ -108,8 +108,8 @@ export function parseLineEvent(event: LineEvent, receivedAt: number): InboundEve
   }
   const message = event.message;
   if (!message) return { type: "ignored", reason: `${event.type} event without a message` };
-  // Standby: another channel (a module) owns the chat; the bot must not answer.
-  if (event.mode === "standby") return { type: "ignored", reason: "standby mode: the chat is handled by another channel" };
+  // Standby: another channel (a module) owns the chat; stored for the record, never answered (platform.standby).
+  const standby = event.mode === "standby";
   // Groups and rooms omit userId for users who have not consented to share it.
   const userId = event.source.userId ?? "unknown";
   const name = event.source.userId ? `LINE user ${userId.slice(-4)}` : "unknown LINE user";
@@ -136,7 +136,8 @@ export function parseLineEvent(event: LineEvent, receivedAt: number): InboundEve
       replyTo: message.quotedMessageId ? { id: message.quotedMessageId, fromSelf: false } : undefined,
       addressesBot: mentionees.some((m) => m.isSelf === true),
       platform: {
-        ...(event.replyToken ? { replyToken: event.replyToken, receivedAt } : {}),
+        ...(standby ? { standby: true } : {}),
+        ...(event.replyToken && !standby ? { replyToken: event.replyToken, receivedAt } : {}),
         ...(message.quoteToken ? { quoteToken: message.quoteToken } : {}),
       },
     },

@@ -47,6 +47,10 @@ export type SimulatedSendFailure = keyof typeof SIMULATED_SEND_FAILURES;
 export type TelegramChannelOptions = {
   /** Unset: sandbox mode, outbound messages are recorded but not sent. */
   token?: string;
+  /** The adapter's name in addresses (default "telegram"; a bot added as a record: "telegram-<id>"). */
+  name?: string;
+  /** What getMe answered before (a bot added as a record): the identity is known without asking again. */
+  botInfo?: UserFromGetMe;
   /** Another Bot API server (self-hosted, or a fake in tests). */
   apiRoot?: string;
   sandboxUsername: string;
@@ -138,7 +142,10 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
     timeoutSeconds: Math.min(options.timeoutSeconds ?? 30, 10),
   });
   let draftsRefused: string | null = null;
-  let state: IdentityState = { state: "connecting", attempts: 0 };
+  let state: IdentityState = options.botInfo
+    ? { state: "ready", identity: { id: options.botInfo.id, username: options.botInfo.username } }
+    : { state: "connecting", attempts: 0 };
+  if (options.botInfo) bot.botInfo = options.botInfo;
   let pending: Promise<BotIdentity> | undefined;
   const fetchIdentity = async (): Promise<BotIdentity> => {
     for (let n = 1; ; n++) {
@@ -162,7 +169,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
     }
   };
   return {
-    name: "telegram",
+    name: options.name ?? "telegram",
     mode: "live",
     bot,
     identity() {

@@ -78,8 +78,14 @@ export function TurnView({ id }: { id: number }) {
         <Link href={`/envelopes/${turn.envelopeId}`}>Envelope #{turn.envelopeId}</Link>
       </p>
       <dl className="turn-facts" data-testid="turn-facts">
+        <dt>Bot</dt>
+        <dd data-testid="turn-bot">
+          {turn.bot
+            ? `${turn.bot.name}${turn.bot.username ? ` (@${turn.bot.username.replace(/^@/, "")})` : ""} · ${turn.bot.platform}`
+            : "unknown"}
+        </dd>
         <dt>Model</dt>
-        <dd>{turn.model}</dd>
+        <dd data-testid="turn-model">{turn.model}</dd>
         <dt>When</dt>
         <dd>{clock(turn.createdAt)}</dd>
         <dt>Latency</dt>

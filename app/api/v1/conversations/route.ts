@@ -1,14 +1,19 @@
 import { conversationListQuery, conversationListResponse } from "@/lib/api/conversations";
+import { listBotLabels } from "@/lib/db/bots";
 import { countInboxViews, listConversations } from "@/lib/db/conversations";
 import { withOperator } from "@/lib/http/api";
 import { jsonOf } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 
-/** One inbox view (?view=, ?sort=, ?search=) with the counts of every view. */
+/** One inbox view (?view=, ?sort=, ?search=, ?botId=) with the counts of every view and the bots' names. */
 export const GET = withOperator(async ({ request, ctx, caller }) => {
   const params = conversationListQuery.parse(Object.fromEntries(new URL(request.url).searchParams));
   const me = caller.operator.id;
-  const [conversations, counts] = await Promise.all([listConversations(ctx.db, { ...params, me }), countInboxViews(ctx.db, me)]);
-  return jsonOf(conversationListResponse, { conversations, counts });
+  const [conversations, counts, bots] = await Promise.all([
+    listConversations(ctx.db, { ...params, me }),
+    countInboxViews(ctx.db, me),
+    listBotLabels(ctx.db),
+  ]);
+  return jsonOf(conversationListResponse, { conversations, counts, bots });
 });

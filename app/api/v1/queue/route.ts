@@ -1,9 +1,12 @@
 import { withOperator } from "@/lib/http/api";
 import { jsonOf } from "@/lib/http/respond";
-import { queueResponse } from "@/lib/api/queue";
+import { queueQuery, queueResponse } from "@/lib/api/queue";
 import { describeQueue } from "@/lib/server/queue";
 
 export const dynamic = "force-dynamic";
 
-/** Turns waiting and running, the oldest wait, limits in force, time to answer per minute (last hour). */
-export const GET = withOperator(async ({ ctx }) => jsonOf(queueResponse, await describeQueue(ctx, new Date())));
+/** Turns waiting and running, the oldest wait, limits in force, time to answer per minute (last hour); ?botId= for one bot's. */
+export const GET = withOperator(async ({ request, ctx }) => {
+  const { botId } = queueQuery.parse(Object.fromEntries(new URL(request.url).searchParams));
+  return jsonOf(queueResponse, await describeQueue(ctx, new Date(), botId));
+});

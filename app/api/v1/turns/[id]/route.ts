@@ -1,5 +1,5 @@
 import { turnResponse } from "@/lib/api/turns";
-import { findTurn, turnNeighbours } from "@/lib/db/turns";
+import { findTurn, turnBot, turnNeighbours } from "@/lib/db/turns";
 import { notFound } from "@/lib/errors";
 import { withOperator } from "@/lib/http/api";
 import { idParam, jsonOf } from "@/lib/http/respond";
@@ -11,5 +11,6 @@ export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
   const id = idParam(params.id);
   const turn = await findTurn(ctx.db, id);
   if (!turn) throw notFound("turn");
-  return jsonOf(turnResponse, { ...turn, ...(await turnNeighbours(ctx.db, turn)) });
+  const [neighbours, bot] = await Promise.all([turnNeighbours(ctx.db, turn), turnBot(ctx.db, turn.conversationId)]);
+  return jsonOf(turnResponse, { ...turn, ...neighbours, bot });
 });

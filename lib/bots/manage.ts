@@ -1,0 +1,259 @@
+import { randomBytes } from "node:crypto";
+import { messagingApi } from "@line/bot-sdk";
+import { Api, GrammyError } from "grammy";
+import { z } from "zod";
+import { botActivity, eraseBot, findBot, insertBot, listBots, updateBot, type BotChange, type BotRow } from "../db/bots";
+import type { Database } from "../db/database";
+import { AppError } from "../errors";
+import { publish } from "../events/bus";
+import { log } from "../log";
+import { settingsUpdateSchema } from "../settings/schema";
+import { botAgentOf, botModelSchema, forgetBots } from "./bot-config";
+import { checkLineChannel, checkTelegramToken, TELEGRAM_ALLOWED_UPDATES } from "./platform-check";
+import type { BotRuntime } from "./runtime";
+import type { SecretBox } from "./secret-box";
+
+/** What managing bots needs: the database, the key, the running bots and the platforms' roots. */
+export type BotManagerDeps = {
+  db: Database;
+  box: SecretBox | null;
+  runtime: BotRuntime;
+  telegramApiRoot?: string;
+  lineApiRoot?: string;
+};
+
+export const botCreateBody = z.discriminatedUnion("platform", [
+  z.strictObject({
+    platform: z.literal("telegram"),
+    /** From @BotFather: "<bot id>:<secret>". */
+    token: z
+      .string()
+      .trim()
+      .regex(/^\d{1,20}:[A-Za-z0-9_-]{20,100}$/, "a Telegram bot token looks like 123456789:AAH…"),
+    name: z.string().trim().min(1).max(100).optional(),
+  }),
+  z.strictObject({
+    platform: z.literal("line"),
+    channelSecret: z.string().trim().min(8).max(200),
+    channelAccessToken: z.string().trim().min(8).max(1000),
+    name: z.string().trim().min(1).max(100).optional(),
+  }),
+]);
+export type BotCreateBody = z.infer<typeof botCreateBody>;
+
+export const botPatchBody = z.strictObject({
+  name: z.string().trim().min(1).max(100).optional(),
+  /** active: answers; disabled: its webhook answers 404 and nothing is sent. */
+  status: z.enum(["active", "disabled"]).optional(),
+  /** The bot's own system instructions; null = the global ones. */
+  instructions: z.string().max(4000).nullable().optional(),
+  /** The bot's own model; null = the deployment's. `apiKey` is stored sealed and never returned. */
+  model: botModelSchema
+    .extend({ apiKey: z.string().min(1).max(500).optional() })
+    .nullable()
+    .optional(),
+  /** Overrides of the global settings (any subset); null = inherit them all. */
+  settings: settingsUpdateSchema.nullable().optional(),
+});
+export type BotPatchBody = z.infer<typeof botPatchBody>;
+
+export const botWebhookBody = z.strictObject({
+  /** The deployment's public https origin (or the full webhook URL); the bot's path is added. */
+  publicUrl: z.url({ protocol: /^https?$/ }).max(500),
+});
+
+export const botRemoveQuery = z.object({ erase: z.enum(["true", "false"]).optional() });
+
+/** The path a bot's platform delivers to. */
+export function webhookPath(row: Pick<BotRow, "id" | "platform" | "source">): string {
+  return row.source === "env" ? `/api/webhooks/${row.platform}` : `/api/webhooks/${row.platform}/${row.id}`;
+}
+
+/** A bot as the API shows it: never a credential (at most the token's last four characters). */
+export function botView(row: BotRow, activity?: { conversations: number; lastMessageAt: Date | null }) {
+  const agent = botAgentOf(row);
+  return {
+    id: row.id,
+    platform: row.platform as "telegram" | "line",
+    source: row.source as "env" | "api",
+    adapter: row.adapter,
+    name: row.name,
+    username: row.username,
+    pictureUrl: row.pictureUrl,
+    status: row.status as "active" | "disabled" | "removed" | "sandbox",
+    tokenHint: row.tokenHint,
+    webhookPath: webhookPath(row),
+    webhookUrl: row.webhookUrl,
+    instructions: agent.instructions,
+    model: agent.model ? { ...agent.model, hasApiKey: row.modelApiKey !== null } : null,
+    settings: agent.settings,
+    conversations: activity?.conversations ?? 0,
+    lastMessageAt: activity?.lastMessageAt ?? null,
+    createdAt: row.createdAt,
+  };
+}
+export type BotView = ReturnType<typeof botView>;
+
+export async function listBotViews(db: Database, options: { removed?: boolean } = {}) {
+  const [rows, activity] = await Promise.all([listBots(db, options), botActivity(db)]);
+  return rows.map((row) => botView(row, activity.get(row.id)));
+}
+
+async function existing(db: Database, id: number) {
+  const row = await findBot(db, id);
+  if (!row || row.status === "removed") throw new AppError("not_found", `no bot ${id}`);
+  return row;
+}
+
+export async function getBotView(db: Database, id: number) {
+  const row = await existing(db, id);
+  return botView(row, (await botActivity(db)).get(row.id));
+}
+
+function needBox(box: SecretBox | null): SecretBox {
+  if (!box) throw new AppError("unavailable", "no key to encrypt credentials with: set SWITCHBOARD_SECRET_KEY (docs/SECURITY.md)");
+  return box;
+}
+
+/**
+ * Adds a bot: the credentials are checked with the platform first (getMe, LINE's
+ * bot info); a refusal is a 400 carrying the platform's answer and nothing is
+ * stored. Credentials and the webhook's secret are stored sealed.
+ */
+export async function createBot(deps: BotManagerDeps, body: BotCreateBody) {
+  const box = needBox(deps.box);
+  const check =
+    body.platform === "telegram"
+      ? await checkTelegramToken(body.token, deps.telegramApiRoot)
+      : await checkLineChannel(body.channelAccessToken, deps.lineApiRoot);
+  if (!check.ok) throw new AppError("bad_request", `the platform refused the credentials: ${check.answer}`, { platform: check.answer });
+  const secret = body.platform === "telegram" ? body.token : body.channelAccessToken;
+  const credentials =
+    body.platform === "telegram"
+      ? { token: body.token }
+      : { channelSecret: body.channelSecret, channelAccessToken: body.channelAccessToken };
+  const row = await insertBot(deps.db, {
+    platform: body.platform,
+    name: body.name ?? check.name,
+    username: check.username,
+    pictureUrl: check.pictureUrl,
+    platformBotId: check.platformBotId,
+    credentials: box.seal(JSON.stringify(credentials)),
+    tokenHint: secret.slice(-4),
+    // Telegram's secret_token: 1–256 characters of A–Z, a–z, 0–9, _ and -.
+    webhookSecret: box.seal(randomBytes(32).toString("base64url")),
+  });
+  await deps.runtime.sync();
+  publish(deps.db, { type: "settings" });
+  log.info("bots.added", { botId: row.id, platform: row.platform, username: row.username });
+  return botView(row);
+}
+
+/** Changes a bot's name, status or agent (instructions, model, overrides); null puts back the inherited value. */
+export async function changeBot(deps: BotManagerDeps, id: number, body: BotPatchBody) {
+  const row = await existing(deps.db, id);
+  if (body.status && row.source === "env")
+    throw new AppError("bad_request", "a bot configured by the environment is turned off by unsetting its variables");
+  const change: BotChange = {};
+  if (body.name !== undefined) change.name = body.name;
+  if (body.status !== undefined) change.status = body.status;
+  if (body.instructions !== undefined) change.instructions = body.instructions;
+  if (body.settings !== undefined) change.settings = body.settings === null ? null : JSON.stringify(body.settings);
+  if (body.model !== undefined) {
+    if (body.model === null) {
+      change.model = null;
+      change.modelApiKey = null;
+    } else {
+      const { apiKey, ...model } = body.model;
+      change.model = JSON.stringify(model);
+      // Without a new key the stored one stays (the console never sees it to send it back).
+      if (apiKey !== undefined) change.modelApiKey = needBox(deps.box).seal(apiKey);
+    }
+  }
+  const updated = await updateBot(deps.db, id, change);
+  forgetBots(deps.db);
+  await deps.runtime.sync();
+  publish(deps.db, { type: "settings" });
+  return getBotView(deps.db, updated.id);
+}
+
+function credentialsOf(box: SecretBox, row: BotRow) {
+  if (!row.credentials) throw new AppError("bad_request", "this bot's credentials are not stored here (configured by the environment)");
+  return JSON.parse(box.open(row.credentials)) as { token?: string; channelSecret?: string; channelAccessToken?: string };
+}
+
+/** The full webhook URL for a bot from the deployment's public origin (a full URL to the bot's path is kept). */
+export function webhookUrlFor(row: BotRow, publicUrl: string): string {
+  const path = webhookPath(row);
+  const url = new URL(publicUrl);
+  if (url.pathname.replace(/\/$/, "") === path) return url.toString();
+  return `${url.origin}${url.pathname.replace(/\/$/, "")}${path}`;
+}
+
+/**
+ * Tells the platform where to deliver: Telegram setWebhook with the URL, the bot's
+ * secret_token and the update kinds the pipeline handles; LINE's webhook endpoint.
+ * Reports what the platform said; a refusal is a 400 with its answer.
+ */
+export async function registerWebhook(deps: BotManagerDeps, id: number, publicUrl: string) {
+  const box = needBox(deps.box);
+  const row = await existing(deps.db, id);
+  if (row.source === "env")
+    throw new AppError(
+      "bad_request",
+      "a bot configured by the environment registers its webhook with scripts/telegram-webhook.mjs (docs/DEPLOYMENT.md)",
+    );
+  const url = webhookUrlFor(row, publicUrl);
+  const credentials = credentialsOf(box, row);
+  let answer: string;
+  try {
+    if (row.platform === "telegram") {
+      const api = new Api(credentials.token!, { ...(deps.telegramApiRoot ? { apiRoot: deps.telegramApiRoot } : {}), timeoutSeconds: 15 });
+      await api.setWebhook(url, { secret_token: box.open(row.webhookSecret!), allowed_updates: TELEGRAM_ALLOWED_UPDATES as never });
+      answer = "Webhook was set";
+    } else {
+      const client = new messagingApi.MessagingApiClient({
+        channelAccessToken: credentials.channelAccessToken!,
+        ...(deps.lineApiRoot ? { baseURL: deps.lineApiRoot } : {}),
+      });
+      await client.setWebhookEndpoint({ endpoint: url });
+      answer = "Webhook endpoint was set";
+    }
+  } catch (error) {
+    const said =
+      error instanceof GrammyError ? `Telegram ${error.error_code}: ${error.description}` : `failed: ${(error as Error).message}`;
+    throw new AppError("bad_request", `the platform refused the webhook: ${said}`, { platform: said });
+  }
+  await updateBot(deps.db, id, { webhookUrl: url });
+  forgetBots(deps.db);
+  publish(deps.db, { type: "settings" });
+  return { bot: await getBotView(deps.db, id), platform: answer };
+}
+
+/**
+ * Removes a bot: its webhook is deleted at the platform (best effort: a revoked
+ * token cannot), it stops answering (its webhook answers 404), its credentials are
+ * dropped, and its history stays readable (archived) unless `erase`.
+ */
+export async function removeBot(deps: BotManagerDeps, id: number, options: { erase: boolean }) {
+  const row = await existing(deps.db, id);
+  if (row.source === "env") throw new AppError("bad_request", "a bot configured by the environment is removed by unsetting its variables");
+  let platform: string | null = null;
+  if (row.platform === "telegram" && deps.box && row.credentials) {
+    try {
+      const { token } = credentialsOf(deps.box, row);
+      await new Api(token!, { ...(deps.telegramApiRoot ? { apiRoot: deps.telegramApiRoot } : {}), timeoutSeconds: 15 }).deleteWebhook();
+      platform = "Webhook was deleted";
+    } catch (error) {
+      platform = error instanceof GrammyError ? `Telegram ${error.error_code}: ${error.description}` : (error as Error).message;
+      log.warn("bots.delete_webhook_failed", { botId: id, error: platform });
+    }
+  }
+  if (options.erase) await eraseBot(deps.db, id);
+  else await updateBot(deps.db, id, { status: "removed", removedAt: new Date(), credentials: null, webhookUrl: null });
+  forgetBots(deps.db);
+  await deps.runtime.sync();
+  publish(deps.db, { type: "conversation" });
+  log.info("bots.removed", { botId: id, erased: options.erase });
+  return { ok: true as const, erased: options.erase, platform };
+}

@@ -1,0 +1,188 @@
+import { createHash } from "node:crypto";
+import type { UserFromGetMe } from "grammy/types";
+import { limitModel, ProviderGate } from "../agent/call-limits";
+import { modelFromEnv, type ModelHandle } from "../agent/model";
+import { createLineChannel } from "../channels/line/adapter";
+import { createLineWebhook } from "../channels/line/webhook";
+import { createTelegramChannel } from "../channels/telegram/adapter";
+import { createTelegramWebhook } from "../channels/telegram/webhook";
+import type { ChannelAdapter, InboundEvent } from "../channels/types";
+import { listBots, type BotRow } from "../db/bots";
+import type { Database } from "../db/database";
+import { log } from "../log";
+import { botAgentOf, botOfAdapter } from "./bot-config";
+import type { SecretBox } from "./secret-box";
+
+export type Ingest = (event: Exclude<InboundEvent, { type: "ignored" }>) => Promise<unknown>;
+
+export type BotRuntimeDeps = {
+  db: Database;
+  box: SecretBox | null;
+  telegramApiRoot?: string;
+  lineApiRoot?: string;
+  /** The adapters every pipeline step looks up by a conversation's channel: bots' adapters are added here. */
+  channels: Record<string, ChannelAdapter>;
+  /** Metrics and traces around an adapter (as the environment's bots get). */
+  observe: <C extends ChannelAdapter>(adapter: C) => C;
+  /** Stores an event for the pipeline (the wiring's ingest). */
+  ingest: Ingest;
+  ignored: (platform: string, reason: string) => void;
+  /** Wraps a bot's own model like the deployment's (metrics, the provider's gate). */
+  model: { timeoutMs: number; ceiling: () => number; instrument: (handle: ModelHandle) => ModelHandle };
+};
+
+type Entry = { version: string; adapter: ChannelAdapter; webhook: (request: Request) => Promise<Response> };
+
+/** Credentials as sealed in the row: { token } or { channelSecret, channelAccessToken }. */
+type Credentials = { token?: string; channelSecret?: string; channelAccessToken?: string };
+
+/**
+ * The bots added as records, running in this process: one channel adapter and one
+ * webhook handler per active bot, built from its row (credentials unsealed here
+ * only), rebuilt when the row changes, dropped when it is disabled or removed.
+ * Every instance syncs from the database on its own (on demand and every few
+ * seconds), so a bot added on one instance answers on all.
+ */
+export class BotRuntime {
+  private readonly entries = new Map<number, Entry>();
+  private readonly gates = new Map<string, { gate: ProviderGate; handle: ModelHandle }>();
+  private lastSync = 0;
+  private syncing: Promise<void> | null = null;
+
+  constructor(private readonly deps: BotRuntimeDeps) {}
+
+  /** Reads the bots and brings adapters and webhooks in line with them. */
+  sync(): Promise<void> {
+    this.syncing ??= this.load().finally(() => {
+      this.syncing = null;
+    });
+    return this.syncing;
+  }
+
+  /** A sync at most every `everyMs` (the worker's tick; a webhook for an unknown bot). */
+  async syncAtMost(everyMs: number) {
+    if (Date.now() - this.lastSync < everyMs) return;
+    await this.sync();
+  }
+
+  private async load() {
+    this.lastSync = Date.now();
+    const rows = (await listBots(this.deps.db)).filter((row) => row.source === "api");
+    const live = new Set<number>();
+    for (const row of rows) {
+      if (row.status !== "active" || !row.credentials) continue;
+      live.add(row.id);
+      const version = `${row.updatedAt.getTime()}`;
+      if (this.entries.get(row.id)?.version === version) continue;
+      try {
+        const entry = this.build(row, version);
+        this.entries.set(row.id, entry);
+        this.deps.channels[row.adapter] = entry.adapter;
+      } catch (error) {
+        // One bot's bad row (a key that changed) must not stop the others.
+        log.error("bots.start_failed", { botId: row.id, error: (error as Error).message });
+      }
+    }
+    for (const [id, entry] of this.entries) {
+      if (live.has(id)) continue;
+      this.entries.delete(id);
+      delete this.deps.channels[entry.adapter.name];
+    }
+  }
+
+  private build(row: BotRow, version: string): Entry {
+    if (!this.deps.box) throw new Error("no secret key: set SWITCHBOARD_SECRET_KEY");
+    const credentials = JSON.parse(this.deps.box.open(row.credentials!)) as Credentials;
+    // The parser names events after the platform; this bot's conversations carry its adapter's name.
+    const ingest: Ingest = (event) =>
+      this.deps.ingest(
+        event.type === "message" ? { ...event, message: { ...event.message, channel: row.adapter } } : { ...event, channel: row.adapter },
+      );
+    if (row.platform === "telegram") {
+      const adapter = this.deps.observe(
+        createTelegramChannel({
+          name: row.adapter,
+          token: credentials.token!,
+          apiRoot: this.deps.telegramApiRoot,
+          sandboxUsername: row.username ?? "bot",
+          botInfo: botInfoOf(row),
+        }),
+      );
+      const webhook = createTelegramWebhook({
+        secret: this.deps.box.open(row.webhookSecret!),
+        channel: adapter,
+        ingest,
+        ignored: (reason) => this.deps.ignored("telegram", reason),
+      });
+      return { version, adapter, webhook };
+    }
+    const adapter = this.deps.observe(
+      createLineChannel({ name: row.adapter, accessToken: credentials.channelAccessToken!, apiRoot: this.deps.lineApiRoot }),
+    );
+    const webhook = createLineWebhook({
+      channelSecret: credentials.channelSecret!,
+      ingest,
+      ignored: (reason) => this.deps.ignored("line", reason),
+    });
+    return { version, adapter, webhook };
+  }
+
+  /** The webhook of an active bot of this platform, or null (unknown, disabled, removed: 404). */
+  async webhookFor(platform: string, botId: number): Promise<((request: Request) => Promise<Response>) | null> {
+    if (!this.entries.has(botId)) await this.syncAtMost(1000);
+    const entry = this.entries.get(botId);
+    if (!entry?.adapter.name.startsWith(`${platform}-`)) return null;
+    return entry.webhook;
+  }
+
+  /**
+   * The model a bot's conversations are answered with: its own (through a gate
+   * per provider, model and endpoint, shared by every bot using the same), or
+   * undefined to use the deployment's.
+   */
+  async modelFor(adapter: string): Promise<ModelHandle | undefined> {
+    const row = await botOfAdapter(this.deps.db, adapter);
+    if (!row) return undefined;
+    const config = botAgentOf(row).model;
+    if (!config) return undefined;
+    const apiKey = row.modelApiKey && this.deps.box ? this.deps.box.open(row.modelApiKey) : undefined;
+    const key = [config.provider, config.model, config.baseUrl ?? "", apiKey ? createHash("sha256").update(apiKey).digest("hex") : ""].join(
+      "|",
+    );
+    let known = this.gates.get(key);
+    if (!known) {
+      const handle = modelFromEnv({
+        LLM_PROVIDER: config.provider,
+        LLM_MODEL: config.model,
+        LLM_BASE_URL: config.baseUrl,
+        LLM_API_KEY: apiKey,
+      });
+      if (!handle) return undefined;
+      const gate = new ProviderGate(handle.provider, this.deps.model.ceiling(), Date.now, handle.modelId, this.deps.model.timeoutMs);
+      known = { gate, handle: limitModel(this.deps.model.instrument(handle), gate) };
+      this.gates.set(key, known);
+    }
+    return known.handle;
+  }
+
+  /** The gates of bots' own models, to apply the operator's ceiling. */
+  setCeiling(ceiling: number) {
+    for (const { gate } of this.gates.values()) gate.setCeiling(ceiling);
+  }
+}
+
+/** getMe's answer rebuilt from the row, so a bot answers webhooks without asking Telegram again at start. */
+function botInfoOf(row: BotRow): UserFromGetMe | undefined {
+  if (!row.platformBotId || !row.username) return undefined;
+  return {
+    id: Number(row.platformBotId),
+    is_bot: true,
+    first_name: row.name,
+    username: row.username,
+    can_join_groups: true,
+    can_read_all_group_messages: false,
+    supports_inline_queries: false,
+    can_connect_to_business: false,
+    has_main_web_app: false,
+  } as UserFromGetMe;
+}

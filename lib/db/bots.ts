@@ -1,0 +1,112 @@
+import type { Database } from "./database";
+
+/**
+ * Bot rows (lib/bots decides; this module reads and writes). Credentials arrive
+ * and leave here sealed: nothing in this module sees a token in the clear.
+ */
+export type BotRow = NonNullable<Awaited<ReturnType<typeof findBot>>>;
+
+export function findBot(db: Database, id: number) {
+  return db.prisma.bot.findUnique({ where: { id } });
+}
+
+export function findBotByAdapter(db: Database, adapter: string) {
+  return db.prisma.bot.findUnique({ where: { adapter } });
+}
+
+/** Every bot but the removed ones (with them when asked), oldest first. */
+export function listBots(db: Database, options: { removed?: boolean } = {}) {
+  return db.prisma.bot.findMany({ where: options.removed ? {} : { status: { not: "removed" } }, orderBy: { id: "asc" } });
+}
+
+export type NewBot = {
+  platform: "telegram" | "line";
+  name: string;
+  username: string | null;
+  pictureUrl: string | null;
+  platformBotId: string | null;
+  credentials: string;
+  tokenHint: string;
+  webhookSecret: string;
+};
+
+/** Inserts a bot and names its adapter after its id ("telegram-7"), in one transaction. */
+export async function insertBot(db: Database, bot: NewBot) {
+  return db.prisma.$transaction(async (tx) => {
+    const row = await tx.bot.create({ data: { ...bot, source: "api", adapter: `pending-${crypto.randomUUID()}` } });
+    return tx.bot.update({ where: { id: row.id }, data: { adapter: `${bot.platform}-${row.id}` } });
+  });
+}
+
+export type BotChange = Partial<{
+  name: string;
+  status: string;
+  instructions: string | null;
+  model: string | null;
+  modelApiKey: string | null;
+  settings: string | null;
+  webhookUrl: string | null;
+  removedAt: Date | null;
+  credentials: string | null;
+}>;
+
+export function updateBot(db: Database, id: number, change: BotChange) {
+  return db.prisma.bot.update({ where: { id }, data: change });
+}
+
+/** Deletes a bot's row (erase); its conversations go with it, cascading to their messages. */
+export async function eraseBot(db: Database, id: number) {
+  await db.prisma.conversation.deleteMany({ where: { botId: id } });
+  await db.prisma.bot.delete({ where: { id } });
+}
+
+/**
+ * The row of a bot configured by the environment (adapter "telegram" or "line"),
+ * created on first start, its name kept current. Conversations stored before bots
+ * were records (no botId) are given to it.
+ */
+export async function ensureEnvBot(
+  db: Database,
+  bot: { platform: "telegram" | "line"; name: string; username: string | null; status: string },
+) {
+  const row = await db.prisma.bot.upsert({
+    where: { adapter: bot.platform },
+    create: { ...bot, source: "env", adapter: bot.platform },
+    update: { name: bot.name, username: bot.username, status: bot.status },
+  });
+  await db.prisma.conversation.updateMany({ where: { channel: bot.platform, botId: null }, data: { botId: row.id } });
+  return row;
+}
+
+/** Sets an identity learned later (the env Telegram bot's getMe answers after the start). */
+export function setBotIdentity(
+  db: Database,
+  id: number,
+  identity: { name?: string; username: string | null; platformBotId: string | null },
+) {
+  return db.prisma.bot.update({ where: { id }, data: identity });
+}
+
+/** A bot's conversation count and last activity, for the list. */
+export async function botActivity(db: Database) {
+  const rows = await db.prisma.conversation.groupBy({ by: ["botId"], _count: { _all: true }, _max: { lastMessageAt: true } });
+  return new Map(rows.map((r) => [r.botId, { conversations: r._count._all, lastMessageAt: r._max.lastMessageAt }]));
+}
+
+/** Every bot's name and status, removed ones too (labels and filters; no credential column is read). */
+export function listBotLabels(db: Database) {
+  return db.prisma.bot.findMany({ select: { id: true, platform: true, name: true, username: true, status: true }, orderBy: { id: "asc" } });
+}
+
+/** Every sealed column of every bot (key rotation reads and rewrites them). */
+export function listSealed(db: Database) {
+  return db.prisma.bot.findMany({ select: { id: true, credentials: true, webhookSecret: true, modelApiKey: true } });
+}
+
+export function writeSealed(
+  db: Database,
+  id: number,
+  sealed: { credentials: string | null; webhookSecret: string | null; modelApiKey: string | null },
+) {
+  return db.prisma.bot.update({ where: { id }, data: sealed });
+}
