@@ -296,7 +296,7 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: 
       needs: contextNeeds(settings),
     });
     // Pictures and voice notes: a short wait for the turn's own still being fetched, transcripts made once.
-    const modelSeesImages = settings.modelSeesImages ?? providerSeesImages(deps.model.provider);
+    const modelSeesImages = settings.modelSeesImages ?? providerSeesImages(model.provider);
     const facts = await prepareTurnMedia(db, loaded, {
       seesImages: modelSeesImages,
       transcriber: deps.transcriber ?? null,

@@ -28,6 +28,8 @@ export const SETTING_LABELS: Record<keyof Settings, string> = {
   handoffsPerUserPerHour: "Handoffs one user may start per hour",
   handoffTelegramChatId: "Operators' Telegram chat id",
   modelPrices: "Model prices",
+  modelSeesImages: "The model sees pictures",
+  maxImagesPerTurn: "Pictures per turn at most",
 };
 
 /** A changed value as people read it: on/off, "server default", a price table by its size. */
