@@ -1,3 +1,4 @@
+import { attachmentView } from "../media/attachment-views";
 import { z } from "zod";
 import { searchQuerySchema } from "../search/search";
 import { defineOperations, isoDate } from "./operation";
@@ -39,6 +40,8 @@ export const searchResponse = z.strictObject({
       conversationTitle: z.string().nullable(),
       /** The conversation's platform: telegram or line. */
       channel: z.string(),
+      /** The message's files, as on the timeline. */
+      attachments: z.array(attachmentView),
     }),
   ),
   /** The search stopped at its time limit (3 s): `results` are what it found by then; narrow it (conversation, sender, dates) to find more. */

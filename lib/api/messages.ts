@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { attachmentView } from "../media/attachment-views";
 import { replyBodySchema } from "../pipeline/operator-reply";
 import { defineOperations, isoDate } from "./operation";
 
@@ -61,6 +62,8 @@ export const timelineMessage = messageRow.extend({
     }),
   ),
   revisions: z.array(z.strictObject({ text: z.string(), replacedAt: isoDate })),
+  /** Its files (photo, voice note, document…), in order; empty for a text message. */
+  attachments: z.array(attachmentView),
 });
 
 /** A member of a reply tree. */
@@ -84,6 +87,7 @@ export const threadMember = z.strictObject({
       turn: z.strictObject({ id: z.number().int() }).nullable(),
     }),
   ),
+  attachments: z.array(attachmentView),
 });
 
 export const messageThreadResponse = z.strictObject({

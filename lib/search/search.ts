@@ -1,3 +1,5 @@
+import { attachmentViewsOf } from "../media/attachment-views";
+import type { AttachmentView } from "../media/types";
 import { z } from "zod";
 import type { Database } from "../db/database";
 import { searchMessages } from "../db/search";
@@ -50,6 +52,7 @@ export type SearchResult = {
   senderKind: string;
   conversationTitle: string | null;
   channel: string;
+  attachments: AttachmentView[];
 };
 
 /**
@@ -71,6 +74,10 @@ export async function searchMessageText(
     to: query.to,
   };
   const { rows, complete } = await searchMessages(db, searchTerms(query.q), filters, query.take, Date.now() + SEARCH_TIME_LIMIT_MS);
+  const attachments = await attachmentViewsOf(
+    db,
+    rows.map((r) => r.messageId),
+  );
   return {
     incomplete: !complete,
     results: rows.map((r) => ({
@@ -83,6 +90,7 @@ export async function searchMessageText(
       senderKind: r.senderKind,
       conversationTitle: r.conversationTitle,
       channel: r.channel,
+      attachments: attachments.get(r.messageId) ?? [],
     })),
   };
 }

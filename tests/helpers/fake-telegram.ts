@@ -2,15 +2,46 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BOT } from "../fixtures/telegram";
 
-export type BotApiCall = { method: string; body: Record<string, any> };
+export type BotApiCall = { method: string; body: Record<string, any>; files?: Record<string, UploadedPart> };
+/** A file a multipart call carried (sendPhoto, sendDocument…): its name, type and bytes. */
+export type UploadedPart = { name: string; type: string; bytes: Buffer };
+
+/** The methods that send a file, and the field that carries it. */
+const MEDIA_METHODS: Record<string, string> = {
+  sendPhoto: "photo",
+  sendDocument: "document",
+  sendVoice: "voice",
+  sendAudio: "audio",
+  sendVideo: "video",
+};
 /** A failure for the next call of `method` (default: the sends, sendMessage; chat actions and drafts are never its target by accident). */
 type Failure = { status: number; body: Record<string, unknown>; delayMs?: number; method?: string };
 
-async function readJson(req: IncomingMessage) {
+/**
+ * A call's parameters: JSON, or multipart/form-data when it uploads a file (the Bot
+ * API's own two encodings; in a form, object parameters such as reply_parameters are
+ * JSON text, as grammY sends them).
+ */
+async function readCall(req: IncomingMessage): Promise<{ body: Record<string, any>; files?: Record<string, UploadedPart> }> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString("utf8");
-  return text ? JSON.parse(text) : {};
+  const raw = Buffer.concat(chunks);
+  const type = req.headers["content-type"] ?? "";
+  if (!type.startsWith("multipart/form-data")) {
+    const text = raw.toString("utf8");
+    return { body: text ? JSON.parse(text) : {} };
+  }
+  const form = await new Response(raw, { headers: { "content-type": type } }).formData();
+  const body: Record<string, any> = {};
+  const files: Record<string, UploadedPart> = {};
+  for (const [name, value] of form.entries()) {
+    if (typeof value === "string") {
+      body[name] = /^[[{]/.test(value) ? JSON.parse(value) : value;
+    } else {
+      files[name] = { name: (value as File).name, type: value.type, bytes: Buffer.from(await value.arrayBuffer()) };
+    }
+  }
+  return { body, files };
 }
 
 /**
@@ -24,8 +55,8 @@ export async function startFakeTelegram() {
   let nextMessageId = 50_000;
   const server = createServer(async (req, res) => {
     const method = req.url!.split("/").pop()!;
-    const body = await readJson(req);
-    calls.push({ method, body });
+    const { body, files } = await readCall(req);
+    calls.push({ method, body, ...(files ? { files } : {}) });
     const send = (status: number, payload: unknown) => {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(payload));
@@ -63,6 +94,25 @@ export async function startFakeTelegram() {
         },
       });
     }
+    if (MEDIA_METHODS[method]) {
+      // A file field is attach://<name> (grammY) or the part itself: either way the bytes are in `files`.
+      const part = Object.values(files ?? {})[0];
+      if (!part) return send(400, { ok: false, error_code: 400, description: `Bad Request: there is no ${MEDIA_METHODS[method]} in the request` });
+      const media =
+        method === "sendPhoto"
+          ? { photo: [{ file_id: `photo-${nextMessageId}`, file_unique_id: `u${nextMessageId}`, width: 90, height: 90, file_size: part.bytes.length }] }
+          : { [MEDIA_METHODS[method]!]: { file_id: `${method}-${nextMessageId}`, file_unique_id: `u${nextMessageId}`, file_name: part.name, file_size: part.bytes.length } };
+      return send(200, {
+        ok: true,
+        result: {
+          message_id: nextMessageId++,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: Number(body.chat_id), type: "private" },
+          ...(body.caption ? { caption: body.caption } : {}),
+          ...media,
+        },
+      });
+    }
     // A WebhookInfo as the Bot API returns it (url and pending_update_count are always present).
     if (method === "getWebhookInfo")
       return send(200, { ok: true, result: { url: "", has_custom_certificate: false, pending_update_count: 0 } });
@@ -78,6 +128,8 @@ export async function startFakeTelegram() {
     url: `http://127.0.0.1:${port}`,
     calls,
     sends: () => calls.filter((c) => c.method === "sendMessage"),
+    /** The files sent (sendPhoto, sendDocument, sendVoice, sendAudio, sendVideo), in order. */
+    mediaSends: () => calls.filter((c) => MEDIA_METHODS[c.method]),
     /** Calls of one method, e.g. "sendChatAction" or "sendMessageDraft". */
     callsOf: (method: string) => calls.filter((c) => c.method === method),
     /** Records the next sendMessage at once but answers only after `ms` (a slow platform). */

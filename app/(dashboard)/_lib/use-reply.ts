@@ -54,6 +54,7 @@ export function useReply(conversationId: number, operator = "you") {
         createdAt: now,
         envelopes: [],
         revisions: [],
+        attachments: [],
         pending: true,
       };
       if (previous) client.setQueryData<ConversationDetail>(key, { ...previous, messages: [...previous.messages, optimistic] });

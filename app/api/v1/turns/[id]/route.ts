@@ -1,6 +1,7 @@
 import { turnResponse } from "@/lib/api/turns";
 import { findTurn, turnNeighbours } from "@/lib/db/turns";
 import { notFound } from "@/lib/errors";
+import { attachmentViewsOf } from "@/lib/media/attachment-views";
 import { withOperator } from "@/lib/http/api";
 import { idParam, jsonOf } from "@/lib/http/respond";
 
@@ -11,5 +12,7 @@ export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
   const id = idParam(params.id);
   const turn = await findTurn(ctx.db, id);
   if (!turn) throw notFound("turn");
-  return jsonOf(turnResponse, { ...turn, ...(await turnNeighbours(ctx.db, turn)) });
+  const messageId = turn.envelope.messageId;
+  const attachments = messageId ? ((await attachmentViewsOf(ctx.db, [messageId])).get(messageId) ?? []) : [];
+  return jsonOf(turnResponse, { ...turn, ...(await turnNeighbours(ctx.db, turn)), attachments });
 });
