@@ -31,17 +31,41 @@ async function readCall(req: IncomingMessage): Promise<{ body: Record<string, an
     const text = raw.toString("utf8");
     return { body: text ? JSON.parse(text) : {} };
   }
-  const form = await new Response(raw, { headers: { "content-type": type } }).formData();
+  const boundary = /boundary=("?)([^";]+)\1/.exec(type)?.[2];
+  if (!boundary) throw new Error("multipart without a boundary");
   const body: Record<string, any> = {};
   const files: Record<string, UploadedPart> = {};
-  for (const [name, value] of form.entries()) {
-    if (typeof value === "string") {
-      body[name] = /^[[{]/.test(value) ? JSON.parse(value) : value;
+  // Parsed by hand: grammY writes `filename=a.png` unquoted, which the Fetch API's strict parser refuses (Telegram takes it).
+  for (const part of splitParts(raw, boundary)) {
+    const end = part.indexOf("\r\n\r\n");
+    const head = part.subarray(0, end).toString("utf8");
+    const content = part.subarray(end + 4);
+    const name = /name="?([^";\r\n]+)"?/i.exec(head.replace(/filename=[^;\r\n]*/i, ""))?.[1] ?? "";
+    const fileName = /filename="?([^";\r\n]+)"?/i.exec(head)?.[1];
+    if (fileName !== undefined) {
+      files[name] = { name: fileName, type: /content-type:\s*([^\r\n]+)/i.exec(head)?.[1] ?? "", bytes: Buffer.from(content) };
     } else {
-      files[name] = { name: (value as File).name, type: value.type, bytes: Buffer.from(await value.arrayBuffer()) };
+      const value = content.toString("utf8");
+      body[name] = /^[[{]/.test(value) ? JSON.parse(value) : value;
     }
   }
   return { body, files };
+}
+
+/** The parts of a multipart body, each without its delimiter and final CRLF. */
+function splitParts(raw: Buffer, boundary: string): Buffer[] {
+  const delimiter = Buffer.from(`--${boundary}`);
+  const parts: Buffer[] = [];
+  let at = raw.indexOf(delimiter);
+  while (at >= 0) {
+    const start = at + delimiter.length;
+    if (raw.subarray(start, start + 2).toString() === "--") break;
+    const next = raw.indexOf(delimiter, start);
+    if (next < 0) break;
+    parts.push(raw.subarray(start + 2, next - 2));
+    at = next;
+  }
+  return parts;
 }
 
 /**
