@@ -29,7 +29,11 @@ export const envSchema = z.object({
   /** The key of signed media links; unset: random per process (links then work only on the instance that made them). */
   MEDIA_URL_SECRET: optional.pipe(z.string().min(32, "must be at least 32 characters").optional()),
   /** The largest file fetched or uploaded, in bytes (default 20 MB, Telegram's own download limit). */
-  MEDIA_MAX_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
+  MEDIA_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(20 * 1024 * 1024),
   TELEGRAM_BOT_TOKEN: optional,
   TELEGRAM_WEBHOOK_SECRET: optional,
   TELEGRAM_API_ROOT: optional.pipe(z.url().optional()),

@@ -28,7 +28,12 @@ export const operations = defineOperations([
     summary:
       "An attachment's bytes: the type sniffed from them, X-Content-Type-Options: nosniff, inline only for raster images, audio and video (everything else, SVG and HTML included, is a download: Content-Disposition: attachment, application/octet-stream); ?size=thumb for a small preview of an image",
     query: mediaQuery,
-    response: { status: 200, schema: z.string().meta({ format: "binary" }), contentType: "application/octet-stream", description: "The file" },
+    response: {
+      status: 200,
+      schema: z.string().meta({ format: "binary" }),
+      contentType: "application/octet-stream",
+      description: "The file",
+    },
     errors: { 304: "Not modified (If-None-Match matched the ETag)" },
   },
   {

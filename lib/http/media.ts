@@ -23,7 +23,13 @@ export function fileResponse(file: ServedFile, request: Request, cache: "private
     etag: file.etag,
     "cache-control": cache === "private" ? "private, max-age=31536000, immutable" : "no-store",
   };
-  if (cache === "private" && request.headers.get("if-none-match")?.split(/\s*,\s*/).includes(file.etag))
+  if (
+    cache === "private" &&
+    request.headers
+      .get("if-none-match")
+      ?.split(/\s*,\s*/)
+      .includes(file.etag)
+  )
     return new Response(null, { status: 304, headers });
   headers["content-length"] = String(file.bytes.byteLength);
   return new Response(request.method === "HEAD" ? null : new Uint8Array(file.bytes), { status: 200, headers });

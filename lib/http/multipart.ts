@@ -13,7 +13,10 @@ export type UploadedFile = { bytes: Uint8Array; name: string; declaredType: stri
  * 415 (a cross-site form could post one without a preflight only with the CSRF
  * header missing, which authentication already refused); a malformed form is 400.
  */
-export async function readUploadForm(request: Request, maxFileBytes: number): Promise<{ file: UploadedFile; fields: Record<string, string> }> {
+export async function readUploadForm(
+  request: Request,
+  maxFileBytes: number,
+): Promise<{ file: UploadedFile; fields: Record<string, string> }> {
   const type = request.headers.get("content-type") ?? "";
   if (!/^multipart\/form-data\s*;/i.test(type)) throw new AppError("unsupported_media_type", "send the file as multipart/form-data");
   let raw: Buffer;

@@ -68,7 +68,10 @@ export async function attachmentViewsOf(db: Database, messageIds: readonly numbe
 }
 
 /** Gives each message of a page its `attachments` (one query for the page). */
-export async function withAttachments<M extends { id: number }>(db: Database, messages: M[]): Promise<(M & { attachments: AttachmentView[] })[]> {
+export async function withAttachments<M extends { id: number }>(
+  db: Database,
+  messages: M[],
+): Promise<(M & { attachments: AttachmentView[] })[]> {
   const views = await attachmentViewsOf(
     db,
     messages.map((m) => m.id),

@@ -28,7 +28,9 @@ export type ServedFile = {
   etag: string;
 };
 
-export type MediaRead = { ok: true; file: ServedFile } | { ok: false; reason: "not_found" | "not_stored" | "no_thumbnail"; status?: string };
+export type MediaRead =
+  | { ok: true; file: ServedFile }
+  | { ok: false; reason: "not_found" | "not_stored" | "no_thumbnail"; status?: string };
 
 /** Thumbnails are re-encoded once per blob and kept in memory (a few hundred small JPEGs). */
 const THUMBS_MAX = 500;

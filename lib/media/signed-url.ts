@@ -47,7 +47,8 @@ export function checkSignedMedia(
 ): { ok: true; variant: SignedVariant } | { ok: false; reason: "forged" | "expired" } {
   const variant = input.variant === "preview" ? "preview" : input.variant === "original" ? "original" : null;
   const expires = Number(input.expires);
-  if (!variant || !/^[0-9a-f]{64}$/.test(input.sha256) || !Number.isSafeInteger(expires) || !input.sig) return { ok: false, reason: "forged" };
+  if (!variant || !/^[0-9a-f]{64}$/.test(input.sha256) || !Number.isSafeInteger(expires) || !input.sig)
+    return { ok: false, reason: "forged" };
   const expected = Buffer.from(signature(secret, input.sha256, variant, expires));
   const given = Buffer.from(input.sig);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { ok: false, reason: "forged" };

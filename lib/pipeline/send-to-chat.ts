@@ -199,7 +199,8 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
       platform: input.platform,
     };
     if (input.media) {
-      if (!channel.sendMedia) throw new DeliveryError(`not sent: ${channel.name} takes no files`, { outcome: "not_sent", retryable: false });
+      if (!channel.sendMedia)
+        throw new DeliveryError(`not sent: ${channel.name} takes no files`, { outcome: "not_sent", retryable: false });
       sent = await channel.sendMedia({ ...address, caption: input.text, media: input.media.send });
     } else sent = await channel.send({ ...address, text: input.text });
   } catch (error) {

@@ -121,11 +121,29 @@ export async function startFakeTelegram() {
     if (MEDIA_METHODS[method]) {
       // A file field is attach://<name> (grammY) or the part itself: either way the bytes are in `files`.
       const part = Object.values(files ?? {})[0];
-      if (!part) return send(400, { ok: false, error_code: 400, description: `Bad Request: there is no ${MEDIA_METHODS[method]} in the request` });
+      if (!part)
+        return send(400, { ok: false, error_code: 400, description: `Bad Request: there is no ${MEDIA_METHODS[method]} in the request` });
       const media =
         method === "sendPhoto"
-          ? { photo: [{ file_id: `photo-${nextMessageId}`, file_unique_id: `u${nextMessageId}`, width: 90, height: 90, file_size: part.bytes.length }] }
-          : { [MEDIA_METHODS[method]!]: { file_id: `${method}-${nextMessageId}`, file_unique_id: `u${nextMessageId}`, file_name: part.name, file_size: part.bytes.length } };
+          ? {
+              photo: [
+                {
+                  file_id: `photo-${nextMessageId}`,
+                  file_unique_id: `u${nextMessageId}`,
+                  width: 90,
+                  height: 90,
+                  file_size: part.bytes.length,
+                },
+              ],
+            }
+          : {
+              [MEDIA_METHODS[method]!]: {
+                file_id: `${method}-${nextMessageId}`,
+                file_unique_id: `u${nextMessageId}`,
+                file_name: part.name,
+                file_size: part.bytes.length,
+              },
+            };
       return send(200, {
         ok: true,
         result: {

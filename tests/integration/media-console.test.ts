@@ -115,7 +115,12 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
   }
 
   /** A multipart upload as a browser sends it (FormData: the file part with its name and type). */
-  function upload(conversationId: number, file: { bytes: Uint8Array; name: string; type?: string }, fields: Record<string, string> = {}, headers = bearer) {
+  function upload(
+    conversationId: number,
+    file: { bytes: Uint8Array; name: string; type?: string },
+    fields: Record<string, string> = {},
+    headers = bearer,
+  ) {
     const form = new FormData();
     form.set("file", new File([new Uint8Array(file.bytes)], file.name, { type: file.type ?? "" }));
     for (const [k, v] of Object.entries(fields)) form.set(k, v);
@@ -134,9 +139,21 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
   async function storedAttachment(bytes: Buffer, o: { kind: string; fileName?: string }) {
     const { message } = await telegramConversation();
     const mimeType = o.kind === "photo" ? "image/jpeg" : "application/octet-stream";
-    const { sha256 } = await blobStoreFor(t.db).put(bytes, o.fileName?.endsWith(".svg") ? "image/svg+xml" : o.fileName?.endsWith(".html") ? "text/html" : mimeType);
+    const { sha256 } = await blobStoreFor(t.db).put(
+      bytes,
+      o.fileName?.endsWith(".svg") ? "image/svg+xml" : o.fileName?.endsWith(".html") ? "text/html" : mimeType,
+    );
     return t.db.prisma.attachment.create({
-      data: { messageId: message.id, kind: o.kind, status: "stored", source: "telegram", sourceRef: "file-id", blobSha256: sha256, fileName: o.fileName ?? null, mimeType },
+      data: {
+        messageId: message.id,
+        kind: o.kind,
+        status: "stored",
+        source: "telegram",
+        sourceRef: "file-id",
+        blobSha256: sha256,
+        fileName: o.fileName ?? null,
+        mimeType,
+      },
     });
   }
 
@@ -157,7 +174,9 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
     const bytes = await jpeg();
     const attachment = await storedAttachment(bytes, { kind: "photo" });
     expect((await call("GET", `/media/${attachment.id}`, { headers: {} })).status).toBe(401);
-    expect((await call("GET", `/media/${attachment.id}`, { headers: { authorization: "Bearer wrong-token-0123456789" } })).status).toBe(401);
+    expect((await call("GET", `/media/${attachment.id}`, { headers: { authorization: "Bearer wrong-token-0123456789" } })).status).toBe(
+      401,
+    );
 
     const response = await call("GET", `/media/${attachment.id}`);
     expect(response.status).toBe(200);
@@ -198,7 +217,15 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
   it("a pending attachment has no bytes yet (404), and every message view lists attachments with their url only once stored", async () => {
     const stored = await storedAttachment(await jpeg(), { kind: "photo" });
     const pending = await t.db.prisma.attachment.create({
-      data: { messageId: stored.messageId, position: 1, kind: "voice", status: "pending", source: "telegram", sourceRef: "f2", durationSeconds: 7 },
+      data: {
+        messageId: stored.messageId,
+        position: 1,
+        kind: "voice",
+        status: "pending",
+        source: "telegram",
+        sourceRef: "f2",
+        durationSeconds: 7,
+      },
     });
     expect((await call("GET", `/media/${pending.id}`)).status).toBe(404);
     const timeline = await (await call("GET", `/conversations/${(await t.db.prisma.conversation.findFirstOrThrow()).id}/messages`)).json();
@@ -226,7 +253,15 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
     expect(telegram.sends()).toHaveLength(0);
 
     const [attachment] = await t.db.prisma.attachment.findMany({ where: { messageId: body.messageId } });
-    expect(attachment).toMatchObject({ kind: "photo", status: "stored", source: "upload", mimeType: "image/png", fileName: "chart.png", width: 64, height: 48 });
+    expect(attachment).toMatchObject({
+      kind: "photo",
+      status: "stored",
+      source: "upload",
+      mimeType: "image/png",
+      fileName: "chart.png",
+      width: 64,
+      height: 48,
+    });
     const served = await call("GET", `/media/${attachment!.id}`);
     expect(Buffer.from(await served.arrayBuffer()).equals(bytes)).toBe(true);
     const envelope = await t.db.prisma.envelope.findUniqueOrThrow({ where: { id: body.envelopeId } });
@@ -269,7 +304,11 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
     expect((await empty.json()).error.message).toMatch(/empty/);
     const big = await upload(conversationId, { bytes: new Uint8Array(2 * 1024 * 1024 + 1).fill(7), name: "big.bin" });
     expect(big.status).toBe(413);
-    const garbage = await upload(conversationId, { bytes: Buffer.concat([Buffer.from("%PDF-garbage"), Buffer.alloc(500, 3)]).subarray(1), name: "photo.jpg", type: "image/jpeg" });
+    const garbage = await upload(conversationId, {
+      bytes: Buffer.concat([Buffer.from("%PDF-garbage"), Buffer.alloc(500, 3)]).subarray(1),
+      name: "photo.jpg",
+      type: "image/jpeg",
+    });
     expect(garbage.status).toBe(400);
     expect((await garbage.json()).error.message).toMatch(/photo\.jpg.*not a photo/);
     const notForm = await call("POST", `/conversations/${conversationId}/media`, {
@@ -285,11 +324,18 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
   it("a session must send the CSRF token, like every mutation", async () => {
     const { conversationId } = await telegramConversation();
     const operator = await t.db.prisma.operator.create({ data: { name: "dana", passwordHash: "scrypt$x$y" } });
-    await createSession(t.db, { operatorId: operator.id, token: "dana-session", csrfToken: "dana-csrf", expiresAt: new Date(Date.now() + 60_000) });
+    await createSession(t.db, {
+      operatorId: operator.id,
+      token: "dana-session",
+      csrfToken: "dana-csrf",
+      expiresAt: new Date(Date.now() + 60_000),
+    });
     const before = await counts();
     const cookie = { cookie: `${SESSION_COOKIE}=dana-session` };
     expect((await upload(conversationId, { bytes: PDF, name: "a.pdf" }, {}, cookie as never)).status).toBe(403);
-    expect((await upload(conversationId, { bytes: PDF, name: "a.pdf" }, {}, { ...cookie, [CSRF_HEADER]: "wrong" } as never)).status).toBe(403);
+    expect((await upload(conversationId, { bytes: PDF, name: "a.pdf" }, {}, { ...cookie, [CSRF_HEADER]: "wrong" } as never)).status).toBe(
+      403,
+    );
     await nothingStored(before);
     const ok = await upload(conversationId, { bytes: PDF, name: "a.pdf" }, {}, { ...cookie, [CSRF_HEADER]: "dana-csrf" } as never);
     expect(ok.status).toBe(201);

@@ -267,7 +267,12 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
         return { platformMessageId: String(sent.message_id), sentAt: new Date(sent.date * 1000) };
       } catch (error) {
         const failure = toDeliveryError(error);
-        log.warn("telegram.send_media_failed", { chatId: request.chatId, kind: request.media.kind, error: failure.message, outcome: failure.outcome });
+        log.warn("telegram.send_media_failed", {
+          chatId: request.chatId,
+          kind: request.media.kind,
+          error: failure.message,
+          outcome: failure.outcome,
+        });
         throw failure;
       }
     },

@@ -11,6 +11,11 @@ export const POST = withOperator<{ id: string }>(async ({ request, params, ctx, 
   const conversationId = idParam(params.id);
   const maxBytes = ctx.env.MEDIA_MAX_BYTES;
   const { file, fields } = await readUploadForm(request, maxBytes);
-  const deps = { ...ctx, maxBytes, publicUrl: ctx.env.PUBLIC_URL ?? (ctx.env.APP_URL?.startsWith("https://") ? ctx.env.APP_URL : undefined), mediaUrlSecret: ctx.mediaUrlSecret };
+  const deps = {
+    ...ctx,
+    maxBytes,
+    publicUrl: ctx.env.PUBLIC_URL ?? (ctx.env.APP_URL?.startsWith("https://") ? ctx.env.APP_URL : undefined),
+    mediaUrlSecret: ctx.mediaUrlSecret,
+  };
   return jsonOf(replyResponse, await sendOperatorMedia(deps, { conversationId, operator: caller.operator.name, file, fields }), 201);
 });
