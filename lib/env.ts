@@ -25,7 +25,7 @@ export const envSchema = z.object({
    * The HTTPS address platforms reach this server at, for media they fetch themselves
    * (LINE image, video and audio messages get a signed link under it). Unset: APP_URL.
    */
-  PUBLIC_URL: optional.pipe(z.url().optional()),
+  PUBLIC_URL: optional.pipe(z.url().startsWith("https://", "must be an https:// address (LINE fetches media only over HTTPS)").optional()),
   /** The key of signed media links; unset: random per process (links then work only on the instance that made them). */
   MEDIA_URL_SECRET: optional.pipe(z.string().min(32, "must be at least 32 characters").optional()),
   /** The largest file fetched or uploaded, in bytes (default 20 MB, Telegram's own download limit). */

@@ -37,8 +37,21 @@ export async function readUploadForm(
   if (!(file instanceof Blob)) throw new AppError("bad_request", "add the file as the form field `file`");
   const fields: Record<string, string> = {};
   for (const [name, value] of form.entries()) if (typeof value === "string") fields[name] = value;
-  const name = "name" in file && typeof file.name === "string" && file.name ? file.name : "file";
-  return { file: { bytes: new Uint8Array(await file.arrayBuffer()), name, declaredType: file.type }, fields };
+  // As for JSON bodies (lib/http/input-checks.ts): PostgreSQL refuses NUL in text, and it means nothing here.
+  if (Object.values(fields).some((value) => value.includes("\u0000")))
+    throw new AppError("bad_request", "text may not contain the NUL character");
+  return { file: { bytes: new Uint8Array(await file.arrayBuffer()), name: fileNameOf(file), declaredType: file.type }, fields };
+}
+
+/** The file's own name (never a path), without control characters, at most 200 characters; "file" when none is left. */
+function fileNameOf(file: Blob): string {
+  const given = "name" in file && typeof file.name === "string" ? file.name : "";
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed.
+  const clean = (given.split(/[\\/]/).pop() ?? "")
+    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .trim()
+    .slice(0, 200);
+  return clean || "file";
 }
 
 export function megabytes(bytes: number): string {
