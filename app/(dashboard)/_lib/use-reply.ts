@@ -48,6 +48,8 @@ export function useReply(conversationId: number, operator = "you") {
         forkId: null,
         turnId: null,
         mentionsBot: false,
+        mediaGroupId: null,
+        shared: null,
         sentAt: now,
         editedAt: null,
         deletedAt: null,
