@@ -46,9 +46,10 @@ export async function readUploadForm(
 /** The file's own name (never a path), without control characters, at most 200 characters; "file" when none is left. */
 function fileNameOf(file: Blob): string {
   const given = "name" in file && typeof file.name === "string" ? file.name : "";
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed.
-  const clean = (given.split(/[\\/]/).pop() ?? "")
-    .replace(/[\u0000-\u001f\u007f]/g, "")
+  const base = given.split(/[\\/]/).pop() ?? "";
+  const clean = [...base]
+    .filter((c) => c.charCodeAt(0) >= 0x20 && c !== "\x7f")
+    .join("")
     .trim()
     .slice(0, 200);
   return clean || "file";

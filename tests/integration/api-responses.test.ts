@@ -93,12 +93,32 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
     const turn = await h.t.db.prisma.turn.findFirstOrThrow();
     const fork = await h.t.db.prisma.fork.findFirstOrThrow();
     // A stored file on the threaded message, as the fetch job leaves one (its bytes: a real PNG).
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#08f" } }).png().toBuffer();
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#08f" } })
+      .png()
+      .toBuffer();
     const { sha256 } = await blobStoreFor(h.t.db).put(png, "image/png");
     const attachment = await h.t.db.prisma.attachment.create({
-      data: { messageId: threaded.id, kind: "photo", status: "stored", source: "telegram", sourceRef: "f", blobSha256: sha256, mimeType: "image/png", width: 8, height: 8 },
+      data: {
+        messageId: threaded.id,
+        kind: "photo",
+        status: "stored",
+        source: "telegram",
+        sourceRef: "f",
+        blobSha256: sha256,
+        mimeType: "image/png",
+        width: 8,
+        height: 8,
+      },
     });
-    return { conversation: conversation.id, message: threaded.id, envelope: turn.envelopeId, turn: turn.id, fork: fork.id, media: attachment.id, png };
+    return {
+      conversation: conversation.id,
+      message: threaded.id,
+      envelope: turn.envelopeId,
+      turn: turn.id,
+      fork: fork.id,
+      media: attachment.id,
+      png,
+    };
   }
 
   it("every GET operation answers what its schema says, on real data", async () => {
