@@ -30,7 +30,7 @@ describe("serving a stored file", () => {
   it("a file name cannot add a parameter or a header to Content-Disposition", () => {
     const response = fileResponse(file('evil"; filename=x.html;\r\nSet-Cookie: a=b'), new Request("http://localhost/"));
     const disposition = response.headers.get("content-disposition")!;
-    expect(disposition.startsWith("attachment; filename=\"evil_ filename=x.html___Set-Cookie: a=b\"; filename*=UTF-8''")).toBe(true);
+    expect(disposition).toMatch(/^attachment; filename="evil__ filename=x\.html___Set-Cookie: a=b"; filename\*=UTF-8''evil%22%3B%20/);
     expect(disposition).not.toMatch(/[\r\n]/);
     expect(response.headers.get("set-cookie")).toBeNull();
     expect(fileResponse(file("отчёт.pdf"), new Request("http://localhost/")).headers.get("content-disposition")).toContain(
