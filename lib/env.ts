@@ -21,6 +21,13 @@ export const envSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   /** Public base URL, used for secure cookies and webhook registration. */
   APP_URL: optional,
+  /**
+   * The HTTPS address platforms reach this server at, for media they fetch themselves
+   * (LINE image, video and audio messages get a signed link under it). Unset: APP_URL.
+   */
+  PUBLIC_URL: optional.pipe(z.url().startsWith("https://", "must be an https:// address (LINE fetches media only over HTTPS)").optional()),
+  /** The key of signed media links; unset: random per process (links then work only on the instance that made them). */
+  MEDIA_URL_SECRET: optional.pipe(z.string().min(32, "must be at least 32 characters").optional()),
   TELEGRAM_BOT_TOKEN: optional,
   TELEGRAM_WEBHOOK_SECRET: optional,
   TELEGRAM_API_ROOT: optional.pipe(z.url().optional()),

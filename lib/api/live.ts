@@ -1,3 +1,4 @@
+import { attachmentView } from "../media/attachment-views";
 import { z } from "zod";
 import { searchQuerySchema } from "../search/search";
 import { defineOperations, isoDate } from "./operation";
@@ -39,6 +40,8 @@ export const searchResponse = z.strictObject({
       conversationTitle: z.string().nullable(),
       /** The conversation's platform: telegram or line. */
       channel: z.string(),
+      /** The message's files, as on the timeline. */
+      attachments: z.array(attachmentView),
     }),
   ),
   /** The operators' internal notes that match (every term in the note), newest first; never shown to the model. */

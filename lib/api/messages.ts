@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { attachmentView } from "../media/attachment-views";
 import { replyBodySchema } from "../pipeline/operator-reply";
-import { defineOperations, isoDate } from "./operation";
+import { defineOperations, isoDate, storedJson } from "./operation";
 
 export const messageDirection = z.enum(["inbound", "outbound"]);
 export const senderKind = z.enum(["user", "agent", "operator", "system"]);
@@ -38,6 +39,10 @@ export const messageRow = z.strictObject({
   threadId: z.number().int().nullable(),
   forkId: z.number().int().nullable(),
   mentionsBot: z.boolean(),
+  /** Telegram media_group_id: the parts of one album share it. */
+  mediaGroupId: z.string().nullable(),
+  /** What the message shares that is not a file: a location, contact, poll or dice (lib/media/types.ts SharedContent). */
+  shared: storedJson(z.looseObject({ type: z.string() }).nullable()),
   sentAt: isoDate,
   editedAt: isoDate.nullable(),
   deletedAt: isoDate.nullable(),
@@ -61,6 +66,8 @@ export const timelineMessage = messageRow.extend({
     }),
   ),
   revisions: z.array(z.strictObject({ text: z.string(), replacedAt: isoDate })),
+  /** Its files (photo, voice note, document…), in order; empty for a text message. */
+  attachments: z.array(attachmentView),
 });
 
 /** A member of a reply tree. */
@@ -84,6 +91,7 @@ export const threadMember = z.strictObject({
       turn: z.strictObject({ id: z.number().int() }).nullable(),
     }),
   ),
+  attachments: z.array(attachmentView),
 });
 
 export const messageThreadResponse = z.strictObject({

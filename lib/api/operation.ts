@@ -13,14 +13,16 @@ export type Operation = {
   summary: string;
   /** Query parameters: each key of the object is one parameter. */
   query?: z.ZodObject;
-  /** The JSON request body. */
+  /** The request body: JSON unless `bodyContentType` says otherwise. */
   body?: z.ZodType;
+  /** A body that is not JSON (an upload: multipart/form-data, its fields described by `body`). */
+  bodyContentType?: "multipart/form-data";
   /** The success response: its status and the schema of its JSON body (of each event's `data:` for a stream). */
   response: {
     status: 200 | 201;
     schema: z.ZodType;
     description?: string;
-    contentType?: "application/json" | "text/event-stream" | "text/csv";
+    contentType?: "application/json" | "text/event-stream" | "text/csv" | "application/octet-stream";
   };
   /** Errors beyond 400 (invalid input), 401 (no session or token) and, for paths with an id, 404: status → when. */
   errors?: Record<number, string>;

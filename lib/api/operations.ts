@@ -3,6 +3,7 @@ import { operations as conversations } from "./conversations";
 import { operations as envelopes } from "./envelopes";
 import { operations as forks } from "./forks";
 import { operations as live } from "./live";
+import { operations as media } from "./media";
 import { operations as messages } from "./messages";
 import type { Operation } from "./operation";
 import { operations as operators } from "./operators";
@@ -21,6 +22,7 @@ export const operations: readonly Operation[] = [
   ...conversations,
   ...savedReplies,
   ...messages,
+  ...media,
   ...envelopes,
   ...forks,
   ...turns,

@@ -1,3 +1,4 @@
+import { attachmentView } from "../media/attachment-views";
 import { z } from "zod";
 import { envelopeStatus } from "./envelopes";
 import { defineOperations, isoDate, storedJson } from "./operation";
@@ -37,6 +38,8 @@ export const turnResponse = z.strictObject({
   envelope: z.strictObject({ id: z.number().int(), messageId: z.number().int().nullable(), status: envelopeStatus }),
   /** The turns just before and after this one in the same conversation (the inspector's previous/next). */
   previousTurnId: z.number().int().nullable(),
+  /** The files of the message the turn answered (what the prompt's media lines describe). */
+  attachments: z.array(attachmentView),
   nextTurnId: z.number().int().nullable(),
   /** The bot whose conversation this is (it answered with `model`), or null for rows from before bots were records. */
   bot: z.strictObject({ id: z.number().int(), name: z.string(), platform: z.string(), username: z.string().nullable() }).nullable(),

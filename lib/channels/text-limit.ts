@@ -12,6 +12,9 @@
  */
 export const OUTBOUND_TEXT_LIMIT = 5_000;
 
+/** A file's caption: Telegram's limit (LINE sends it as a text message after the file). */
+export const MEDIA_CAPTION_LIMIT = 1_024;
+
 /** A message a Telegram user can send (the simulator plays one). */
 export const TELEGRAM_USER_TEXT_LIMIT = 4_096;
 

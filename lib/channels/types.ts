@@ -96,6 +96,31 @@ export type SendRequest = {
 
 export type SendResult = { platformMessageId: string; sentAt: Date };
 
+/** How a file goes out: the platform's message type for it, decided from its bytes. */
+export type OutboundMediaKind = "photo" | "voice" | "audio" | "video" | "document";
+
+/** A file to send, as far as a platform's rules go (checked before anything is stored or sent). */
+export type OutboundMediaFacts = {
+  kind: OutboundMediaKind;
+  /** Sniffed from the bytes. */
+  mimeType: string;
+  sizeBytes: number;
+  durationSeconds?: number;
+  /** Whether HTTPS links the platform can fetch exist (PUBLIC_URL is set). */
+  hasLinks: boolean;
+};
+
+/** An operator's file to a chat: the send's address and threading, the file, and its caption. */
+export type MediaSendRequest = Omit<SendRequest, "text" | "verbatim"> & {
+  caption: string;
+  media: OutboundMediaFacts & {
+    bytes: Uint8Array;
+    fileName: string;
+    /** Signed HTTPS links to the file and its preview, for a platform that fetches media itself (LINE). */
+    links?: { original: string; preview: string };
+  };
+};
+
 /** A chat to show "the bot is working" in, or an answer's draft: its address and platform details. */
 export type ActivityTarget = {
   chatId: string;
@@ -127,6 +152,14 @@ export interface ChannelAdapter {
   sendDraft?(target: ActivityTarget, draftId: number, text: string): Promise<void>;
   /** Whether `sendDraft` can be used for this chat (false after the platform refused the method). */
   draftsFor?(target: ActivityTarget): boolean;
+  /**
+   * Sends a file with its caption (Telegram sendPhoto / sendVoice / sendAudio / sendVideo /
+   * sendDocument; LINE image / video / audio messages by link). Absent: the platform takes
+   * no files from the console. Rejects with a DeliveryError like `send`.
+   */
+  sendMedia?(request: MediaSendRequest): Promise<SendResult>;
+  /** Why this platform cannot take this file (said before anything is stored or sent), or null. */
+  mediaRefusal?(media: OutboundMediaFacts): string | null;
 }
 
 /**

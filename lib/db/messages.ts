@@ -23,6 +23,20 @@ export type OutboundMessageInput = {
   platformTopicId?: string | null;
   /** An automatic notice (the handoff's "a person will reply"): not an answer, so the user's wait goes on. */
   keepsWaiting?: boolean;
+  /** An operator's file sent with it: recorded as its attachment (source "upload", stored) in the same transaction. */
+  attachment?: OutboundAttachment;
+};
+
+/** A file that went out with an outbound message, already in the blob store. */
+export type OutboundAttachment = {
+  kind: string;
+  mimeType: string;
+  fileName: string;
+  sizeBytes: number;
+  width: number | null;
+  height: number | null;
+  durationSeconds: number | null;
+  blobSha256: string;
 };
 
 /**
@@ -39,7 +53,7 @@ export function appendOutboundMessage(db: Database, input: OutboundMessageInput)
       input.conversationId,
     );
     const threadId = input.replyTo ? await joinThread(sql, input.conversationId, input.replyTo, input.sentAt) : null;
-    return (await sql.one<{ id: number }>(
+    const message = (await sql.one<{ id: number }>(
       `INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderName", "senderIsBot", "text", "platformMessageId",
          "platformTopicId", "replyToMessageId", "replyToPlatformId", "threadId", "forkId", "sentAt", "createdAt")
        VALUES (?, 'outbound', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
@@ -57,6 +71,27 @@ export function appendOutboundMessage(db: Database, input: OutboundMessageInput)
       input.sentAt,
       new Date(),
     ))!;
+    const file = input.attachment;
+    if (file) {
+      const now = new Date();
+      await sql.run(
+        `INSERT INTO "Attachment" ("messageId", "position", "kind", "mimeType", "fileName", "sizeBytes", "width", "height", "durationSeconds",
+           "status", "source", "blobSha256", "attempts", "createdAt", "updatedAt")
+         VALUES (?, 0, ?, ?, ?, ?, ?, ?, ?, 'stored', 'upload', ?, 0, ?, ?)`,
+        message.id,
+        file.kind,
+        file.mimeType,
+        file.fileName,
+        file.sizeBytes,
+        file.width,
+        file.height,
+        file.durationSeconds,
+        file.blobSha256,
+        now,
+        now,
+      );
+    }
+    return message;
   });
 }
 

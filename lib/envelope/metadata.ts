@@ -53,6 +53,8 @@ export const envelopeMetadataSchema = z.object({
   outcome: tolerant(z.enum(["not_sent", "unknown"])),
   /** Delivered, but the message could not be saved to the history. */
   saveError: tolerant(z.string()),
+  /** An operator's file (lib/pipeline/operator-media.ts): how it went out, and which stored bytes. Never resent by Retry. */
+  media: tolerant(z.object({ kind: z.string(), fileName: z.string(), sha256: z.string() })),
 
   // Human handoff (lib/pipeline/handoff.ts): a transition's record, the user's envelope
   // that started it (`via`), or an envelope left unanswered for a human (`state`).

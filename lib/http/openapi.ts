@@ -50,7 +50,16 @@ function operationObject(op: Operation) {
   return {
     summary: op.summary,
     ...(parameters.length ? { parameters } : {}),
-    ...(op.body ? { requestBody: { required: true, content: jsonContent(jsonSchema(op.body, "input")) } } : {}),
+    ...(op.body
+      ? {
+          requestBody: {
+            required: true,
+            content: op.bodyContentType
+              ? { [op.bodyContentType]: { schema: jsonSchema(op.body, "input") } }
+              : jsonContent(jsonSchema(op.body, "input")),
+          },
+        }
+      : {}),
     responses: {
       [op.response.status]: {
         description: op.response.description ?? "OK",

@@ -76,7 +76,7 @@ export async function sendOperatorMessage(deps: SendDeps, input: OperatorMessage
  * Answering a user who waits for a human is taking the conversation: otherwise the
  * inbox still says nobody came, and the wait timeout would tell the user everyone is busy.
  */
-async function takeIfWaiting(
+export async function takeIfWaiting(
   deps: SendDeps,
   conversation: { id: number; handoffState: string | null },
   operator: string,
@@ -93,7 +93,7 @@ async function takeIfWaiting(
 }
 
 /** What the operator's send means for the operator: 201 once delivered, 502 only when it did not (or may not have) go out. */
-function operatorResponse(result: SendResult, operator: string): OperatorReplyResponse {
+export function operatorResponse(result: SendResult, operator: string): OperatorReplyResponse {
   switch (result.kind) {
     case "sent":
       return { ok: true, recorded: true, envelopeId: result.envelopeId, messageId: result.messageId };

@@ -15,6 +15,12 @@ export async function retryEnvelope(db: Database, id: number) {
   if (!envelope) throw notFound(`envelope ${id}`);
   if (envelope.status !== "failed")
     throw new AppError("conflict", `envelope ${id} is ${envelope.status}; only a failed one can be retried`);
+  // A file's bytes are not part of the envelope: the worker would resend only its caption.
+  if (envelope.metadata.media)
+    throw new AppError(
+      "bad_request",
+      `envelope ${id} carried a file (${envelope.metadata.media.fileName}); send the file again from the composer`,
+    );
   const to = parseAddress(envelope.to);
   if (to.kind === "operator") throw new AppError("bad_request", "mail to an operator is not delivered by the server");
   if (to.kind === "agent") await releaseReplyKey(db, id);

@@ -1,11 +1,11 @@
-import type { ChannelAdapter, DeliveryOutcome } from "../channels/types";
+import type { ChannelAdapter, DeliveryOutcome, MediaSendRequest } from "../channels/types";
 import { DeliveryError } from "../channels/types";
 import type { Database } from "../db/database";
 import { markMembership, membershipError, readMembership } from "../db/conversations";
 import { findEnvelopeByDedupeKey, insertEnvelope, reclaimRefusedSend } from "../db/envelopes";
 import { forkSessionState } from "../db/forks";
 import { endEnvelope } from "./end-envelope";
-import { appendOutboundMessage, confirmKeptMessage, keptMessageOfEnvelope } from "../db/messages";
+import { appendOutboundMessage, confirmKeptMessage, keptMessageOfEnvelope, type OutboundAttachment } from "../db/messages";
 import { channelAddress } from "../envelope/address";
 import type { PlatformDetails } from "../envelope/metadata";
 import { publish } from "../events/bus";
@@ -37,6 +37,11 @@ export type SendInput = {
   platform?: PlatformDetails;
   /** An automatic notice (the handoff's waiting and timeout messages): not an answer, the user still waits for one. */
   automatic?: boolean;
+  /**
+   * An operator's file: sent with the adapter's `sendMedia` (`text` is its caption) and
+   * recorded as the message's attachment. Its bytes are already in the blob store.
+   */
+  media?: { send: MediaSendRequest["media"]; attachment: OutboundAttachment };
 };
 
 /** How a send ended; callers switch on `kind` (never on the error text). */
@@ -82,7 +87,7 @@ async function keptMessageOf(db: Database, envelopeId: number | null | undefined
 export async function keepPossiblyDelivered(
   db: Database,
   envelopeId: number,
-  input: Pick<SendInput, "senderKind" | "senderName" | "conversation" | "text" | "replyTo" | "forkId" | "automatic"> & { error: string },
+  input: Pick<SendInput, "senderKind" | "senderName" | "conversation" | "text" | "replyTo" | "forkId" | "automatic" | "media"> & { error: string },
 ) {
   const message =
     (await keptMessageOf(db, envelopeId)) ??
@@ -98,6 +103,7 @@ export async function keepPossiblyDelivered(
       forkId: await liveSessionOf(db, input.forkId),
       platformTopicId: input.replyTo?.platformTopicId ?? null,
       keepsWaiting: input.automatic,
+      attachment: input.media?.attachment,
     }).catch((error) => {
       log.error("deliver.keep_possibly_delivered_failed", { envelopeId, error });
       return null;
@@ -141,7 +147,12 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
     conversationId: input.conversation.id,
     replyToEnvelopeId: input.replyToEnvelopeId,
     forkId: await liveSessionOf(db, input.forkId),
-    metadata: { inReplyToMessageId: input.replyTo?.id ?? null },
+    metadata: {
+      inReplyToMessageId: input.replyTo?.id ?? null,
+      ...(input.media
+        ? { media: { kind: input.media.send.kind, fileName: input.media.send.fileName, sha256: input.media.attachment.blobSha256 } }
+        : {}),
+    },
   };
   let envelopeId = input.envelopeId ?? null;
   if (envelopeId === null) {
@@ -184,13 +195,17 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
 
   let sent: Awaited<ReturnType<typeof channel.send>>;
   try {
-    sent = await channel.send({
+    const address = {
       chatId: input.conversation.platformChatId,
-      text: input.text,
       replyToPlatformId: input.replyTo?.platformMessageId ?? undefined,
       topicId: input.replyTo?.platformTopicId ?? undefined,
       platform: input.platform,
-    });
+    };
+    if (input.media) {
+      if (!channel.sendMedia)
+        throw new DeliveryError(`not sent: ${channel.name} takes no files`, { outcome: "not_sent", retryable: false });
+      sent = await channel.sendMedia({ ...address, caption: input.text, media: input.media.send });
+    } else sent = await channel.send({ ...address, text: input.text });
   } catch (error) {
     const message = error instanceof DeliveryError ? error.message : `send failed: ${(error as Error).message}`;
     if (error instanceof DeliveryError && error.membership) await markMembership(db, input.conversation.id, error.membership, new Date());
@@ -225,6 +240,7 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
       forkId: await liveSessionOf(db, input.forkId),
       platformTopicId: input.replyTo?.platformTopicId ?? null,
       keepsWaiting: input.automatic,
+      attachment: input.media?.attachment,
     });
     await endEnvelope(db, envelopeId, {
       status: "done",

@@ -2,6 +2,7 @@ import type { Database } from "../db/database";
 import { findConversation, findConversationWithActiveFork, markConversationRead } from "../db/conversations";
 import { listConversationMessages } from "../db/messages";
 import { notFound } from "../errors";
+import { withAttachments } from "../media/attachment-views";
 
 /** A page of a conversation's timeline, oldest first. Reading changes nothing (marking read is POST …/read). */
 export async function getConversationTimeline(db: Database, id: number, options: { beforeId?: number; take: number }) {
@@ -9,7 +10,7 @@ export async function getConversationTimeline(db: Database, id: number, options:
   if (!conversation) throw notFound("conversation");
   const page = await listConversationMessages(db, id, { beforeId: options.beforeId, take: options.take + 1 });
   const hasMore = page.length > options.take;
-  const messages = page.slice(0, options.take).reverse();
+  const messages = await withAttachments(db, page.slice(0, options.take).reverse());
   return { conversation, messages, nextBefore: hasMore ? messages[0].id : null };
 }
 

@@ -1,3 +1,5 @@
+import { attachmentViewsOf } from "../media/attachment-views";
+import type { AttachmentView } from "../media/types";
 import { z } from "zod";
 import type { Database } from "../db/database";
 import { searchMessages, searchNotes } from "../db/search";
@@ -52,6 +54,7 @@ export type SearchResult = {
   senderKind: string;
   conversationTitle: string | null;
   channel: string;
+  attachments: AttachmentView[];
 };
 
 /** An operators' note that matches: shown apart from the messages, marked as a note. */
@@ -92,6 +95,10 @@ export async function searchMessageText(
     searchMessages(db, terms, filters, query.take, deadline),
     searchNotes(db, terms, filters, query.take, deadline),
   ]);
+  const attachments = await attachmentViewsOf(
+    db,
+    rows.map((r) => r.messageId),
+  );
   return {
     incomplete: !complete || !notes.complete,
     notes: notes.rows.map((n) => ({ ...n, snippet: snippetMarkup(n.snippet), createdAt: n.createdAt.toISOString() })),
@@ -105,6 +112,7 @@ export async function searchMessageText(
       senderKind: r.senderKind,
       conversationTitle: r.conversationTitle,
       channel: r.channel,
+      attachments: attachments.get(r.messageId) ?? [],
     })),
   };
 }

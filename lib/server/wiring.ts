@@ -83,6 +83,8 @@ export type App = {
   relay: Relay | null;
   /** The open GET /api/v1/events streams, capped per session and in all. */
   liveStreams: LiveStreams;
+  /** The key of signed media links (lib/media/signed-url.ts): MEDIA_URL_SECRET, else random per process. */
+  mediaUrlSecret: string;
 };
 
 /**
@@ -264,6 +266,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     events: eventBus(db),
     relay,
     liveStreams: new LiveStreams({ perHolder: e.LIVE_STREAMS_PER_SESSION, total: e.LIVE_STREAMS_TOTAL }),
+    mediaUrlSecret: e.MEDIA_URL_SECRET ?? randomBytes(32).toString("base64url"),
   };
 }
 

@@ -2,17 +2,72 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BOT } from "../fixtures/telegram";
 
-export type BotApiCall = { method: string; body: Record<string, any>; token: string };
+export type BotApiCall = { method: string; body: Record<string, any>; token: string; files?: Record<string, UploadedPart> };
 /** Another bot this server answers for (by its token): getMe returns this identity. */
 export type FakeBotIdentity = { id: number; username: string; first_name: string };
+/** A file a multipart call carried (sendPhoto, sendDocument…): its name, type and bytes. */
+export type UploadedPart = { name: string; type: string; bytes: Buffer };
+
+/** The methods that send a file, and the field that carries it. */
+const MEDIA_METHODS: Record<string, string> = {
+  sendPhoto: "photo",
+  sendDocument: "document",
+  sendVoice: "voice",
+  sendAudio: "audio",
+  sendVideo: "video",
+};
 /** A failure for the next call of `method` (default: the sends, sendMessage; chat actions and drafts are never its target by accident). */
 type Failure = { status: number; body: Record<string, unknown>; delayMs?: number; method?: string };
 
-async function readJson(req: IncomingMessage) {
+/**
+ * A call's parameters: JSON, or multipart/form-data when it uploads a file (the Bot
+ * API's own two encodings; in a form, object parameters such as reply_parameters are
+ * JSON text, as grammY sends them).
+ */
+async function readCall(req: IncomingMessage): Promise<{ body: Record<string, any>; files?: Record<string, UploadedPart> }> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString("utf8");
-  return text ? JSON.parse(text) : {};
+  const raw = Buffer.concat(chunks);
+  const type = req.headers["content-type"] ?? "";
+  if (!type.startsWith("multipart/form-data")) {
+    const text = raw.toString("utf8");
+    return { body: text ? JSON.parse(text) : {} };
+  }
+  const boundary = /boundary=("?)([^";]+)\1/.exec(type)?.[2];
+  if (!boundary) throw new Error("multipart without a boundary");
+  const body: Record<string, any> = {};
+  const files: Record<string, UploadedPart> = {};
+  // Parsed by hand: grammY writes `filename=a.png` unquoted, which the Fetch API's strict parser refuses (Telegram takes it).
+  for (const part of splitParts(raw, boundary)) {
+    const end = part.indexOf("\r\n\r\n");
+    const head = part.subarray(0, end).toString("utf8");
+    const content = part.subarray(end + 4);
+    const name = /name="?([^";\r\n]+)"?/i.exec(head.replace(/filename=[^;\r\n]*/i, ""))?.[1] ?? "";
+    const fileName = /filename="?([^";\r\n]+)"?/i.exec(head)?.[1];
+    if (fileName !== undefined) {
+      files[name] = { name: fileName, type: /content-type:\s*([^\r\n]+)/i.exec(head)?.[1] ?? "", bytes: Buffer.from(content) };
+    } else {
+      const value = content.toString("utf8");
+      body[name] = /^[[{]/.test(value) ? JSON.parse(value) : value;
+    }
+  }
+  return { body, files };
+}
+
+/** The parts of a multipart body, each without its delimiter and final CRLF. */
+function splitParts(raw: Buffer, boundary: string): Buffer[] {
+  const delimiter = Buffer.from(`--${boundary}`);
+  const parts: Buffer[] = [];
+  let at = raw.indexOf(delimiter);
+  while (at >= 0) {
+    const start = at + delimiter.length;
+    if (raw.subarray(start, start + 2).toString() === "--") break;
+    const next = raw.indexOf(delimiter, start);
+    if (next < 0) break;
+    parts.push(raw.subarray(start + 2, next - 2));
+    at = next;
+  }
+  return parts;
 }
 
 /**
@@ -30,8 +85,8 @@ export async function startFakeTelegram() {
     const parts = req.url!.split("/");
     const method = parts.pop()!;
     const token = (parts.pop() ?? "").replace(/^bot/, "");
-    const body = await readJson(req);
-    calls.push({ method, body, token });
+    const { body, files } = await readCall(req);
+    calls.push({ method, body, token, ...(files ? { files } : {}) });
     const send = (status: number, payload: unknown) => {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(payload));
@@ -78,6 +133,43 @@ export async function startFakeTelegram() {
         },
       });
     }
+    if (MEDIA_METHODS[method]) {
+      // A file field is attach://<name> (grammY) or the part itself: either way the bytes are in `files`.
+      const part = Object.values(files ?? {})[0];
+      if (!part)
+        return send(400, { ok: false, error_code: 400, description: `Bad Request: there is no ${MEDIA_METHODS[method]} in the request` });
+      const media =
+        method === "sendPhoto"
+          ? {
+              photo: [
+                {
+                  file_id: `photo-${nextMessageId}`,
+                  file_unique_id: `u${nextMessageId}`,
+                  width: 90,
+                  height: 90,
+                  file_size: part.bytes.length,
+                },
+              ],
+            }
+          : {
+              [MEDIA_METHODS[method]!]: {
+                file_id: `${method}-${nextMessageId}`,
+                file_unique_id: `u${nextMessageId}`,
+                file_name: part.name,
+                file_size: part.bytes.length,
+              },
+            };
+      return send(200, {
+        ok: true,
+        result: {
+          message_id: nextMessageId++,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: Number(body.chat_id), type: "private" },
+          ...(body.caption ? { caption: body.caption } : {}),
+          ...media,
+        },
+      });
+    }
     // A WebhookInfo as the Bot API returns it (url and pending_update_count are always present).
     if (method === "getWebhookInfo")
       return send(200, { ok: true, result: { url: "", has_custom_certificate: false, pending_update_count: 0 } });
@@ -101,6 +193,8 @@ export async function startFakeTelegram() {
     revoke: (token: string) => {
       revoked.add(token);
     },
+    /** The files sent (sendPhoto, sendDocument, sendVoice, sendAudio, sendVideo), in order. */
+    mediaSends: () => calls.filter((c) => MEDIA_METHODS[c.method]),
     /** Calls of one method, e.g. "sendChatAction" or "sendMessageDraft". */
     callsOf: (method: string) => calls.filter((c) => c.method === method),
     /** Records the next sendMessage at once but answers only after `ms` (a slow platform). */

@@ -1,8 +1,10 @@
 import { resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import sharp from "sharp";
 import type { z } from "zod";
 import type { Operation } from "@/lib/api/operation";
 import { operations } from "@/lib/api/operations";
+import { blobStoreFor } from "@/lib/media/blob-store";
 import { alice, update } from "../fixtures/telegram";
 import { databases, hasPostgres, POSTGRES_SKIP_REASON } from "../helpers/db";
 import { useHarness } from "../helpers/harness";
@@ -46,7 +48,7 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
   }
 
   /** Calls the route file of `op` as Next does, with the API token; `ids` fills the path's {id}. */
-  async function call(op: Operation, options: { id?: number; runId?: number; query?: string; body?: unknown } = {}) {
+  async function call(op: Operation, options: { id?: number; runId?: number; query?: string; body?: unknown; form?: FormData } = {}) {
     called.add(`${op.method} ${op.path}`);
     const folder = op.path.replace(/\{(\w+)\}/g, "[$1]");
     const route = (await import(resolve("app/api/v1", `.${folder}`, "route.ts"))) as Record<
@@ -57,7 +59,7 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
     const request = new Request(url, {
       method: op.method.toUpperCase(),
       headers: { authorization: `Bearer ${TOKEN}`, ...(options.body !== undefined ? { "content-type": "application/json" } : {}) },
-      body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
+      body: options.form ?? (options.body !== undefined ? JSON.stringify(options.body) : undefined),
     });
     const response = await route[op.method.toUpperCase()](request, {
       params: Promise.resolve({
@@ -66,7 +68,8 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
       }),
     });
     const text = await response.text();
-    return { status: response.status, body: (op.response.contentType === "text/csv" ? text : JSON.parse(text)) as unknown };
+    const raw = op.response.contentType === "text/csv" || op.response.contentType === "application/octet-stream";
+    return { status: response.status, body: (raw && response.ok ? text : JSON.parse(text)) as unknown };
   }
 
   /** The response has the documented status and validates against the documented schema (issues listed when not). */
@@ -115,6 +118,24 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
     };
     for (let i = 0; i < 200 && (await h.t.db.prisma.datasetRun.findUniqueOrThrow({ where: { id: run.run.id } })).status === "running"; i++)
       await new Promise((ok) => setTimeout(ok, 25));
+    // A stored file on the threaded message, as the fetch job leaves one (its bytes: a real PNG).
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#08f" } })
+      .png()
+      .toBuffer();
+    const { sha256 } = await blobStoreFor(h.t.db).put(png, "image/png");
+    const attachment = await h.t.db.prisma.attachment.create({
+      data: {
+        messageId: threaded.id,
+        kind: "photo",
+        status: "stored",
+        source: "telegram",
+        sourceRef: "f",
+        blobSha256: sha256,
+        mimeType: "image/png",
+        width: 8,
+        height: 8,
+      },
+    });
     return {
       conversation: conversation.id,
       message: threaded.id,
@@ -124,6 +145,8 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
       replay: replayed.replay.id,
       dataset: dataset.dataset.id,
       run: run.run.id,
+      media: attachment.id,
+      png,
     };
   }
 
@@ -139,6 +162,7 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
       datasets: ids.dataset,
       // The environment's bot: a row like the others.
       bots: (await h.t.db.prisma.bot.findFirstOrThrow({ where: { adapter: "telegram" } })).id,
+      media: ids.media,
     };
     const gets = operations.filter((op) => op.method === "get" && op.response.contentType !== "text/event-stream");
     expect(gets.length).toBeGreaterThan(10);
@@ -157,6 +181,7 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
     };
     expect(timeline.messages.length).toBeGreaterThanOrEqual(4);
     expect(timeline.messages.some((m) => m.envelopes.length > 0)).toBe(true);
+    expect(timeline.messages.some((m) => (m as { attachments?: unknown[] }).attachments?.length)).toBe(true);
     const thread = expectDocumented(
       operation("get", "/messages/{id}/thread"),
       await call(operation("get", "/messages/{id}/thread"), { id: ids.message }),
@@ -173,6 +198,11 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
     const ids = await populate();
     const reply = operation("post", "/messages/{id}/reply");
     expectDocumented(reply, await call(reply, { id: ids.message, body: { text: "an operator's answer" } }));
+    const form = new FormData();
+    form.set("file", new File([new Uint8Array(ids.png)], "dot.png", { type: "image/png" }));
+    form.set("caption", "a file");
+    const media = operation("post", "/conversations/{id}/media");
+    expect(expectDocumented(media, await call(media, { id: ids.conversation, form }))).toMatchObject({ recorded: true });
     const patch = operation("patch", "/conversations/{id}");
     expect(expectDocumented(patch, await call(patch, { id: ids.conversation, body: { agentEnabled: false } }))).toMatchObject({
       conversation: { agentEnabled: false },

@@ -23,6 +23,7 @@ const member = (id: number, replyTo: number | null): ThreadMember => ({
   forkId: null,
   threadId: 1,
   envelopes: [],
+  attachments: [],
 });
 
 //      1

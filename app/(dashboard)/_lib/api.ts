@@ -18,13 +18,15 @@ function csrfToken(): string {
 
 export async function api<T>(path: string, init?: { method?: string; body?: unknown }): Promise<T> {
   const method = init?.method ?? "GET";
+  // A form (a file upload) goes as multipart/form-data: the browser writes its type and boundary.
+  const form = init?.body instanceof FormData ? init.body : null;
   const response = await fetch(`/api/v1${path}`, {
     method,
     headers: {
-      ...(init?.body !== undefined ? { "content-type": "application/json" } : {}),
+      ...(init?.body !== undefined && !form ? { "content-type": "application/json" } : {}),
       ...(method !== "GET" ? { "x-csrf-token": csrfToken() } : {}),
     },
-    body: init?.body !== undefined ? JSON.stringify(init.body) : undefined,
+    body: form ?? (init?.body !== undefined ? JSON.stringify(init.body) : undefined),
   });
   if (response.status === 401) {
     // Back to this page after signing in again (the login page accepts only this site's paths).

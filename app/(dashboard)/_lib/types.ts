@@ -15,6 +15,7 @@ import type { searchResponse } from "@/lib/api/live";
 import type { messageThreadResponse, replyResponse, timelineMessage } from "@/lib/api/messages";
 import type { queueResponse } from "@/lib/api/queue";
 import type { applyResponse, datasetListResponse, replayView, runReportResponse } from "@/lib/api/replays";
+import type { attachmentView } from "@/lib/media/attachment-views";
 import type { settingsResponse, settingsValues } from "@/lib/api/settings";
 import type { simulatedUpdateResponse } from "@/lib/api/simulator";
 import type { statusResponse } from "@/lib/api/status";
@@ -34,6 +35,9 @@ export type Note = z.output<typeof noteView>;
 export type StateChange = z.output<typeof stateChangeView>;
 export type ContactInfo = z.output<typeof contactResponse>;
 export type SavedReply = z.output<typeof savedReplyView>;
+
+/** One file of a message (photo, voice note, document…), as every message view carries it. */
+export type AttachmentView = z.output<typeof attachmentView>;
 
 export type TimelineMessage = z.output<typeof timelineMessage> & {
   /** Client-side only: an optimistic reply not yet confirmed. */

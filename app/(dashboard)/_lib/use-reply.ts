@@ -48,12 +48,15 @@ export function useReply(conversationId: number, operator = "you") {
         forkId: null,
         turnId: null,
         mentionsBot: false,
+        mediaGroupId: null,
+        shared: null,
         sentAt: now,
         editedAt: null,
         deletedAt: null,
         createdAt: now,
         envelopes: [],
         revisions: [],
+        attachments: [],
         pending: true,
       };
       if (previous) client.setQueryData<ConversationDetail>(key, { ...previous, messages: [...previous.messages, optimistic] });

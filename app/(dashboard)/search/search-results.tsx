@@ -203,6 +203,12 @@ export function SearchResults({ initial }: { initial: SearchParams }) {
                 <span className="snippet" dir="auto">
                   <Snippet markup={r.snippet} />
                 </span>
+                {r.attachments.length > 0 && (
+                  <span className="muted" data-testid="search-result-files">
+                    {" "}
+                    📎 {r.attachments.map((a) => a.fileName ?? a.kind.replace("_", " ")).join(", ")}
+                  </span>
+                )}
               </Link>
             </li>
           ))}

@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
+import { Attachments } from "../_lib/attachments";
 import { useRef, useState } from "react";
 import { TELEGRAM_USER_TEXT_LIMIT, tooLongSentence } from "@/lib/channels/text-limit";
 import { api } from "../_lib/api";
@@ -216,6 +217,7 @@ export function Simulator() {
                   <div className="text" dir="auto">
                     {m.text}
                   </div>
+                  <Attachments items={m.attachments ?? []} />
                 </div>
               ))}
           </div>

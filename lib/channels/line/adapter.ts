@@ -1,11 +1,43 @@
 import { HTTPFetchError, messagingApi } from "@line/bot-sdk";
 import { log } from "../../log";
 import { OUTBOUND_TEXT_LIMIT, tooLongSentence } from "../text-limit";
-import { DeliveryError, type ActivityTarget, type ChannelAdapter, type SendRequest, type SendResult } from "../types";
+import {
+  DeliveryError,
+  type ActivityTarget,
+  type ChannelAdapter,
+  type MediaSendRequest,
+  type OutboundMediaFacts,
+  type SendRequest,
+  type SendResult,
+} from "../types";
 
 /** LINE reply tokens expire about a minute after the event; leave a margin. */
 const REPLY_TOKEN_TTL_MS = 50_000;
 const LINE_TEXT_LIMIT = OUTBOUND_TEXT_LIMIT;
+/** LINE's own limits for what it fetches (Messaging API reference: image, video and audio messages). */
+const LINE_IMAGE_MAX_BYTES = 10 * 1024 * 1024;
+const LINE_VIDEO_AUDIO_MAX_BYTES = 200 * 1024 * 1024;
+
+/**
+ * Why LINE cannot take a file, or null: it has no file message at all, fetches
+ * images (JPEG, PNG), video (MP4) and audio (M4A, with its duration) from an HTTPS link.
+ */
+export function lineMediaRefusal(media: OutboundMediaFacts): string | null {
+  if (media.kind === "document")
+    return "LINE has no message type for files: only images, MP4 video and M4A audio can be sent there (share a link in a text message instead)";
+  if (!media.hasLinks)
+    return "LINE fetches images, video and audio from an HTTPS link to this server: set PUBLIC_URL to its public HTTPS address to send files to LINE";
+  if (media.kind === "photo" && !/^image\/(jpeg|png)$/.test(media.mimeType)) return "LINE takes JPEG or PNG images only";
+  if (media.kind === "photo" && media.sizeBytes > LINE_IMAGE_MAX_BYTES) return "LINE takes images of at most 10 MB";
+  if (media.kind === "video" && media.mimeType !== "video/mp4") return "LINE takes MP4 video only";
+  if ((media.kind === "audio" || media.kind === "voice") && !/^audio\/(mp4|x-m4a|m4a)$/.test(media.mimeType))
+    return "LINE takes M4A audio only";
+  if ((media.kind === "audio" || media.kind === "voice") && !media.durationSeconds)
+    return "LINE needs the audio's duration, and it could not be read from this file";
+  if (media.sizeBytes > LINE_VIDEO_AUDIO_MAX_BYTES) return "LINE takes files of at most 200 MB";
+  return null;
+}
+
 /** The loading animation's length (LINE takes 5–60 s in steps of 5); renewed before it ends. */
 const LOADING_SECONDS = 20;
 
@@ -77,6 +109,27 @@ export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
       }
       try {
         const response = await client.pushMessage({ to: request.chatId, messages: [{ type: "text", text }] });
+        return { platformMessageId: response.sentMessages[0]?.id ?? `push-${Date.now()}`, sentAt: new Date() };
+      } catch (error) {
+        throw failure(error);
+      }
+    },
+    mediaRefusal: lineMediaRefusal,
+    /** The file by its signed link (LINE fetches it when the user opens it), the caption as a text message after it, in one push. */
+    async sendMedia(request: MediaSendRequest): Promise<SendResult> {
+      const refusal = lineMediaRefusal({ ...request.media, hasLinks: Boolean(request.media.links) });
+      if (refusal) throw new DeliveryError(`not sent: ${refusal}`, { outcome: "not_sent", retryable: false });
+      const { original, preview } = request.media.links!;
+      const file: messagingApi.Message =
+        request.media.kind === "photo"
+          ? { type: "image", originalContentUrl: original, previewImageUrl: preview }
+          : request.media.kind === "video"
+            ? { type: "video", originalContentUrl: original, previewImageUrl: preview }
+            : { type: "audio", originalContentUrl: original, duration: Math.round(request.media.durationSeconds! * 1000) };
+      const messages: messagingApi.Message[] = request.caption ? [file, { type: "text", text: request.caption }] : [file];
+      // A push, never the reply token: an operator's file comes later than the token's minute.
+      try {
+        const response = await client.pushMessage({ to: request.chatId, messages });
         return { platformMessageId: response.sentMessages[0]?.id ?? `push-${Date.now()}`, sentAt: new Date() };
       } catch (error) {
         throw failure(error);

@@ -2,7 +2,8 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState } from "react";
-import { OUTBOUND_TEXT_LIMIT, tooLongSentence } from "@/lib/channels/text-limit";
+import { MEDIA_CAPTION_LIMIT, OUTBOUND_TEXT_LIMIT, tooLongSentence } from "@/lib/channels/text-limit";
+import { fileSize } from "../../_lib/attachments";
 import { api, ApiError } from "../../_lib/api";
 import { useSenderLabel } from "../../_lib/sender";
 import type { ReplyResponse, TimelineMessage } from "../../_lib/types";
@@ -14,6 +15,7 @@ const MAX_TEXT = OUTBOUND_TEXT_LIMIT;
 /** A send that did not go out; `outcome: "unknown"` = it may have (check the chat before sending again). */
 type Failed = {
   text: string;
+  file?: File | null;
   replyTo: TimelineMessage | null;
   error: string;
   envelopeId: number | null;
@@ -44,6 +46,11 @@ export function Composer({
   const [text, setText] = useState("");
   const [failed, setFailed] = useState<Failed | null>(null);
   const [mode, setMode] = useState<"message" | "note">("message");
+  /** A file to send (button, drag and drop, paste); the text is then its caption. */
+  const [file, setFile] = useState<File | null>(null);
+  const [dragging, setDragging] = useState(false);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const limit = file ? MEDIA_CAPTION_LIMIT : MAX_TEXT;
   const term = savedReplyTerm(text);
   const matches = useSavedReplyMatches(conversationId, term);
   const menu = term !== null ? (matches.data?.savedReplies ?? []) : [];
@@ -66,12 +73,21 @@ export function Composer({
   const refresh = () => client.invalidateQueries({ queryKey: ["conversation", conversationId] });
 
   const send = useMutation({
-    mutationFn: (input: { text: string; replyTo: TimelineMessage | null }) =>
-      input.replyTo
+    mutationFn: (input: { text: string; replyTo: TimelineMessage | null; file?: File | null }) => {
+      if (input.file) {
+        const form = new FormData();
+        form.set("file", input.file, input.file.name);
+        if (input.text) form.set("caption", input.text);
+        if (input.replyTo) form.set("replyToMessageId", String(input.replyTo.id));
+        return api<ReplyResponse>(`/conversations/${conversationId}/media`, { method: "POST", body: form });
+      }
+      return input.replyTo
         ? api<ReplyResponse>(`/messages/${input.replyTo.id}/reply`, { method: "POST", body: { text: input.text } })
-        : api<ReplyResponse>(`/conversations/${conversationId}/messages`, { method: "POST", body: { text: input.text } }),
+        : api<ReplyResponse>(`/conversations/${conversationId}/messages`, { method: "POST", body: { text: input.text } });
+    },
     onMutate: (input) => {
       setText("");
+      setFile(null);
       setFailed(null);
       onCancelReply();
       return input;
@@ -88,6 +104,7 @@ export function Composer({
       // back in the box to be fixed, unless the operator has started another one.
       if (error instanceof ApiError && error.status >= 400 && error.status < 500 && !details?.envelopeId) {
         setText((current) => (current === "" ? input.text : current));
+        if (input.file) setFile((current) => current ?? input.file ?? null);
         if (input.replyTo) onReplyAgain?.(input.replyTo);
       }
     },
@@ -97,7 +114,7 @@ export function Composer({
     },
   });
 
-  function sendOnce(input: { text: string; replyTo: TimelineMessage | null }) {
+  function sendOnce(input: { text: string; replyTo: TimelineMessage | null; file?: File | null }) {
     if (inFlight.current) return;
     inFlight.current = true;
     send.mutate(input);
@@ -118,17 +135,43 @@ export function Composer({
       return;
     }
     // Not send.isPending: that lasts until the timeline has refetched, and a refused text back in the box must send at once.
+    if (file) {
+      if (value.length <= MEDIA_CAPTION_LIMIT) sendOnce({ text: value, replyTo, file });
+      return;
+    }
     if (!value || value.length > MAX_TEXT) return;
     sendOnce({ text: value, replyTo });
   }
 
+  /** The first file of a drop or a paste (one file per message, as on the platforms). */
+  function takeFile(files: FileList | null | undefined) {
+    const first = files?.[0];
+    if (!first) return false;
+    setMode("message");
+    setFile(first);
+    return true;
+  }
+
   return (
     <form
-      className="panel composer"
+      className={`panel composer ${dragging ? "dragging" : ""}`}
       style={{ marginTop: 12, maxWidth: 820 }}
+      data-testid="composer"
       onSubmit={(e) => {
         e.preventDefault();
         submit();
+      }}
+      onDragOver={(e) => {
+        if (!e.dataTransfer.types.includes("Files")) return;
+        e.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={(e) => {
+        setDragging(false);
+        if (e.dataTransfer.files.length === 0) return;
+        e.preventDefault();
+        takeFile(e.dataTransfer.files);
       }}
     >
       <div className="row" role="radiogroup" aria-label="Write">
@@ -147,7 +190,15 @@ export function Composer({
           </button>
         </div>
       )}
-      <label htmlFor="reply-text">{mode === "note" ? "Internal note" : "Message"}</label>
+      {file && mode === "message" && (
+        <div className="row attachment-chip" data-testid="composer-file">
+          📎 {file.name} <span className="muted">{fileSize(file.size)}</span>
+          <button type="button" onClick={() => setFile(null)} aria-label={`Remove ${file.name}`}>
+            Remove
+          </button>
+        </div>
+      )}
+      <label htmlFor="reply-text">{mode === "note" ? "Internal note" : file ? "Caption (optional)" : "Message"}</label>
       <textarea
         id="reply-text"
         rows={2}
@@ -163,6 +214,10 @@ export function Composer({
         onChange={(e) => {
           setText(e.target.value);
           setSelected(0);
+        }}
+        onPaste={(e) => {
+          // A pasted screenshot or copied file becomes the file to send; pasted text stays text.
+          if (mode === "message" && e.clipboardData.files.length > 0 && takeFile(e.clipboardData.files)) e.preventDefault();
         }}
         onKeyDown={(e) => {
           if (menu.length > 0) {
@@ -196,14 +251,14 @@ export function Composer({
           Note not saved: {note.error.message}
         </p>
       )}
-      {text.length > MAX_TEXT - 200 && (
+      {text.length > limit - 200 && (
         <p className="muted" data-testid="composer-count">
-          {text.length.toLocaleString("en")} / {MAX_TEXT.toLocaleString("en")} characters
+          {text.length.toLocaleString("en")} / {limit.toLocaleString("en")} characters{file ? " (a caption)" : ""}
         </p>
       )}
-      {text.trim().length > MAX_TEXT && (
+      {text.trim().length > limit && (
         <p className="error" role="alert" data-testid="composer-too-long">
-          {tooLongSentence(text.trim().length, MAX_TEXT)}
+          {tooLongSentence(text.trim().length, limit)}
         </p>
       )}
       {send.isPending && (
@@ -233,7 +288,11 @@ export function Composer({
               Retry
             </button>
           ) : (
-            <button type="button" onClick={() => sendOnce({ text: failed.text, replyTo: failed.replyTo })} disabled={send.isPending}>
+            <button
+              type="button"
+              onClick={() => sendOnce({ text: failed.text, replyTo: failed.replyTo, file: failed.file ?? null })}
+              disabled={send.isPending}
+            >
               Send again
             </button>
           )}{" "}
@@ -243,14 +302,37 @@ export function Composer({
           {retry.isError && <span className="error"> {retry.error.message}</span>}
         </div>
       )}
-      <p>
+      <p className="row">
         <button
           className="primary"
           type="submit"
-          disabled={!text.trim() || (mode !== "note" && text.trim().length > MAX_TEXT) || send.isPending || note.isPending}
+          disabled={
+            (!text.trim() && !(file && mode === "message")) ||
+            (mode !== "note" && text.trim().length > limit) ||
+            send.isPending ||
+            note.isPending
+          }
         >
-          {mode === "note" ? "Add note" : replyTo ? "Send reply" : "Send"}
+          {mode === "note" ? "Add note" : file ? "Send file" : replyTo ? "Send reply" : "Send"}
         </button>
+        {mode === "message" && (
+          <>
+            <button type="button" onClick={() => fileInput.current?.click()} data-testid="attach-file">
+              Attach file
+            </button>
+            <input
+              ref={fileInput}
+              type="file"
+              hidden
+              data-testid="file-input"
+              onChange={(e) => {
+                takeFile(e.target.files);
+                e.target.value = "";
+              }}
+            />
+            <span className="muted">or drop or paste a file here</span>
+          </>
+        )}
       </p>
     </form>
   );

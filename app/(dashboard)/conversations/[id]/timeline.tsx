@@ -3,6 +3,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { Attachments } from "../../_lib/attachments";
 import { DeliveryFailure } from "../../_lib/delivery-failure";
 import { InspectLink } from "../../_lib/inspect-link";
 import { useSenderLabel } from "../../_lib/sender";
@@ -117,9 +118,12 @@ function MessageItem({ m, previous, target, selected, highlighted, onReply, onJu
             </div>
           ))}
         {m.forwardedFrom && <div className="muted">forwarded from {m.forwardedFrom}</div>}
-        <div className="text" dir="auto">
-          {m.text}
-        </div>
+        {m.text && (
+          <div className="text" dir="auto">
+            {m.text}
+          </div>
+        )}
+        <Attachments items={m.attachments ?? []} />
         {(m.revisions ?? []).map((r) => (
           <div key={String(r.replacedAt)} className="muted" data-testid="earlier-text">
             earlier: “<bdi>{r.text}</bdi>” (replaced {clock(r.replacedAt)})

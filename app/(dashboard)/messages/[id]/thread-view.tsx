@@ -16,6 +16,7 @@ import {
 import Link from "next/link";
 import { createContext, memo, useCallback, useContext, useMemo, useRef, useState } from "react";
 import { api } from "../../_lib/api";
+import { Attachments } from "../../_lib/attachments";
 import { DeliveryFailure } from "../../_lib/delivery-failure";
 import { senderDisplayName, useSenderLabel } from "../../_lib/sender";
 import { InspectLink } from "../../_lib/inspect-link";
@@ -281,6 +282,8 @@ const MessageNodeView = memo(function MessageNodeView({ data }: NodeProps<Messag
       </div>
       <div className="tree-node-text" dir="auto">
         {m.text.length > NODE_TEXT_MAX ? `${m.text.slice(0, NODE_TEXT_MAX)}…` : m.text}
+        {/* A node's size is laid out from its text: its files are one short line, shown whole in the details. */}
+        {m.attachments.length > 0 && <span className="muted"> 📎 {m.attachments.map((a) => a.kind.replace("_", " ")).join(", ")}</span>}
       </div>
       {data.childCount > 0 && (
         <button
@@ -417,6 +420,7 @@ function MessageDetails({ member, onShowInTree }: { member: ThreadMember | null;
       <p style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }} data-testid="message-full-text" dir="auto">
         {member.text}
       </p>
+      <Attachments items={member.attachments} />
       <p className="muted">Envelopes: {member.envelopes.map((e) => `#${e.id} ${e.status}`).join(", ") || "none"}</p>
       {failed && <DeliveryFailure envelope={failed} />}
       <p className="row">

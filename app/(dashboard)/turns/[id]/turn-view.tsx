@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { api } from "../../_lib/api";
+import { Attachments } from "../../_lib/attachments";
 import { clock } from "../../_lib/time";
 import type { Turn } from "../../_lib/types";
 import { usd } from "../../_lib/money";
@@ -114,6 +115,12 @@ export function TurnView({ id }: { id: number }) {
       <pre className="panel" data-testid="system-prompt" style={{ whiteSpace: "pre-wrap" }}>
         {turn.system}
       </pre>
+      {turn.attachments.length > 0 && (
+        <>
+          <h2>Files of the message answered</h2>
+          <Attachments items={turn.attachments} />
+        </>
+      )}
       <h2>Messages</h2>
       {turn.prompt.map((m, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: a stored prompt never changes; position is identity.

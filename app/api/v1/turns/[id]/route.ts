@@ -1,6 +1,7 @@
 import { turnResponse } from "@/lib/api/turns";
 import { findTurn, turnBot, turnNeighbours } from "@/lib/db/turns";
 import { notFound } from "@/lib/errors";
+import { attachmentViewsOf } from "@/lib/media/attachment-views";
 import { withOperator } from "@/lib/http/api";
 import { idParam, jsonOf } from "@/lib/http/respond";
 
@@ -11,6 +12,11 @@ export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
   const id = idParam(params.id);
   const turn = await findTurn(ctx.db, id);
   if (!turn) throw notFound("turn");
-  const [neighbours, bot] = await Promise.all([turnNeighbours(ctx.db, turn), turnBot(ctx.db, turn.conversationId)]);
-  return jsonOf(turnResponse, { ...turn, ...neighbours, bot });
+  const messageId = turn.envelope.messageId;
+  const [neighbours, bot, attachments] = await Promise.all([
+    turnNeighbours(ctx.db, turn),
+    turnBot(ctx.db, turn.conversationId),
+    messageId ? attachmentViewsOf(ctx.db, [messageId]).then((views) => views.get(messageId) ?? []) : [],
+  ]);
+  return jsonOf(turnResponse, { ...turn, ...neighbours, bot, attachments });
 });

@@ -1,5 +1,6 @@
 import { messageThread } from "@/lib/db/messages";
 import { notFound } from "@/lib/errors";
+import { withAttachments } from "@/lib/media/attachment-views";
 import { withOperator } from "@/lib/http/api";
 import { idParam, jsonOf } from "@/lib/http/respond";
 import { messageThreadResponse } from "@/lib/api/messages";
@@ -11,5 +12,5 @@ export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
   const id = idParam(params.id);
   const thread = await messageThread(ctx.db, id);
   if (!thread) throw notFound("message");
-  return jsonOf(messageThreadResponse, thread);
+  return jsonOf(messageThreadResponse, { ...thread, members: await withAttachments(ctx.db, thread.members) });
 });

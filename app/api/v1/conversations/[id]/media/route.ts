@@ -1,0 +1,21 @@
+import { replyResponse } from "@/lib/api/messages";
+import { withOperator } from "@/lib/http/api";
+import { readUploadForm } from "@/lib/http/multipart";
+import { idParam, jsonOf } from "@/lib/http/respond";
+import { sendOperatorMedia } from "@/lib/pipeline/operator-media";
+
+export const dynamic = "force-dynamic";
+
+/** An operator's file to the chat (multipart: file, caption?, replyToMessageId?): 201 once delivered, 4xx when refused (nothing stored), 502 when not delivered. */
+export const POST = withOperator<{ id: string }>(async ({ request, params, ctx, caller }) => {
+  const conversationId = idParam(params.id);
+  const maxBytes = ctx.env.MEDIA_MAX_BYTES;
+  const { file, fields } = await readUploadForm(request, maxBytes);
+  const deps = {
+    ...ctx,
+    maxBytes,
+    publicUrl: ctx.env.PUBLIC_URL ?? (ctx.env.APP_URL?.startsWith("https://") ? ctx.env.APP_URL : undefined),
+    mediaUrlSecret: ctx.mediaUrlSecret,
+  };
+  return jsonOf(replyResponse, await sendOperatorMedia(deps, { conversationId, operator: caller.operator.name, file, fields }), 201);
+});

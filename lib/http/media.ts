@@ -1,0 +1,36 @@
+import type { ServedFile } from "../media/serve";
+
+/** `filename*` (RFC 6266 / 5987) with an ASCII fallback: a name can never break the header. */
+function dispositionName(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\;]/g, "_").slice(0, 150);
+  return `filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name.slice(0, 150))}`;
+}
+
+/**
+ * A stored file as an HTTP response: the sniffed type (a neutral one for what is
+ * not shown inline), `nosniff` so the browser never guesses another, `attachment`
+ * for anything that is not a raster image, audio or video, and a sandboxing
+ * policy in case a browser renders it anyway. Content-addressed, so it never
+ * changes: cached privately and answered 304 on a matching If-None-Match.
+ */
+export function fileResponse(file: ServedFile, request: Request, cache: "private" | "none" = "private"): Response {
+  const headers: Record<string, string> = {
+    "content-type": file.contentType,
+    "x-content-type-options": "nosniff",
+    "content-security-policy": "default-src 'none'; sandbox",
+    "cross-origin-resource-policy": "same-origin",
+    "content-disposition": `${file.inline ? "inline" : "attachment"}${file.fileName ? `; ${dispositionName(file.fileName)}` : ""}`,
+    etag: file.etag,
+    "cache-control": cache === "private" ? "private, max-age=31536000, immutable" : "no-store",
+  };
+  if (
+    cache === "private" &&
+    request.headers
+      .get("if-none-match")
+      ?.split(/\s*,\s*/)
+      .includes(file.etag)
+  )
+    return new Response(null, { status: 304, headers });
+  headers["content-length"] = String(file.bytes.byteLength);
+  return new Response(request.method === "HEAD" ? null : new Uint8Array(file.bytes), { status: 200, headers });
+}

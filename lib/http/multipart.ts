@@ -1,0 +1,60 @@
+import { AppError } from "../errors";
+import { readRawBody } from "./respond";
+
+/** Room for the form's boundaries, headers and small fields around the file. */
+const FORM_OVERHEAD_BYTES = 64 * 1024;
+
+/** An uploaded file: its bytes and what the client called it (a claim only: the bytes decide). */
+export type UploadedFile = { bytes: Uint8Array; name: string; declaredType: string };
+
+/**
+ * Reads a multipart/form-data body of at most `maxFileBytes` plus the form's own
+ * overhead (413 beyond, without reading the rest), then parses it. Another type is
+ * 415 (a cross-site form could post one without a preflight only with the CSRF
+ * header missing, which authentication already refused); a malformed form is 400.
+ */
+export async function readUploadForm(
+  request: Request,
+  maxFileBytes: number,
+): Promise<{ file: UploadedFile; fields: Record<string, string> }> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!/^multipart\/form-data\s*;/i.test(type)) throw new AppError("unsupported_media_type", "send the file as multipart/form-data");
+  let raw: Buffer;
+  try {
+    raw = await readRawBody(request, maxFileBytes + FORM_OVERHEAD_BYTES);
+  } catch (error) {
+    if (error instanceof AppError && error.code === "payload_too_large")
+      throw new AppError("payload_too_large", `the file is larger than the limit of ${megabytes(maxFileBytes)}`);
+    throw error;
+  }
+  let form: FormData;
+  try {
+    form = await new Response(new Uint8Array(raw), { headers: { "content-type": type } }).formData();
+  } catch {
+    throw new AppError("bad_request", "the form could not be read (malformed multipart/form-data)");
+  }
+  const file = form.get("file");
+  if (!(file instanceof Blob)) throw new AppError("bad_request", "add the file as the form field `file`");
+  const fields: Record<string, string> = {};
+  for (const [name, value] of form.entries()) if (typeof value === "string") fields[name] = value;
+  // As for JSON bodies (lib/http/input-checks.ts): PostgreSQL refuses NUL in text, and it means nothing here.
+  if (Object.values(fields).some((value) => value.includes("\u0000")))
+    throw new AppError("bad_request", "text may not contain the NUL character");
+  return { file: { bytes: new Uint8Array(await file.arrayBuffer()), name: fileNameOf(file), declaredType: file.type }, fields };
+}
+
+/** The file's own name (never a path), without control characters, at most 200 characters; "file" when none is left. */
+function fileNameOf(file: Blob): string {
+  const given = "name" in file && typeof file.name === "string" ? file.name : "";
+  const base = given.split(/[\\/]/).pop() ?? "";
+  const clean = [...base]
+    .filter((c) => c.charCodeAt(0) >= 0x20 && c !== "\x7f")
+    .join("")
+    .trim()
+    .slice(0, 200);
+  return clean || "file";
+}
+
+export function megabytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toLocaleString("en", { maximumFractionDigits: 1 })} MB`;
+}

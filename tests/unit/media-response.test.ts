@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { fileResponse } from "@/lib/http/media";
+import { servedInline } from "@/lib/media/serve";
+import { checkSignedMedia, signedMediaUrl } from "@/lib/media/signed-url";
+
+const file = (fileName: string | null, inline = false) => ({
+  bytes: Buffer.from("x"),
+  contentType: inline ? "image/png" : "application/octet-stream",
+  inline,
+  fileName,
+  etag: '"abc"',
+});
+
+describe("serving a stored file", () => {
+  it("shows inline only raster images, audio and video (with codec parameters), never SVG, HTML, PDF or text", () => {
+    for (const type of ["image/jpeg", "image/png", "image/webp", "image/gif", "audio/ogg; codecs=opus", "audio/x-m4a", "video/mp4"])
+      expect(servedInline(type), type).toBe(true);
+    for (const type of [
+      "image/svg+xml",
+      "text/html",
+      "application/pdf",
+      "text/plain",
+      "application/octet-stream",
+      "application/xml",
+      "video/mp4; x=<script>",
+    ])
+      expect(servedInline(type), type).toBe(false);
+  });
+
+  it("a file name cannot add a parameter or a header to Content-Disposition", () => {
+    const response = fileResponse(file('evil"; filename=x.html;\r\nSet-Cookie: a=b'), new Request("http://localhost/"));
+    const disposition = response.headers.get("content-disposition")!;
+    expect(disposition).toMatch(/^attachment; filename="evil__ filename=x\.html___Set-Cookie: a=b"; filename\*=UTF-8''evil%22%3B%20/);
+    expect(disposition).not.toMatch(/[\r\n]/);
+    expect(response.headers.get("set-cookie")).toBeNull();
+    expect(fileResponse(file("отчёт.pdf"), new Request("http://localhost/")).headers.get("content-disposition")).toContain(
+      "filename*=UTF-8''%D0%BE%D1%82%D1%87%D1%91%D1%82.pdf",
+    );
+  });
+
+  it("a signed link is good for its own file, variant and expiry only", () => {
+    const sha = "a".repeat(64);
+    const url = new URL(signedMediaUrl("https://example.org/base/", "k".repeat(32), sha, "original", 1_000_000));
+    expect(url.pathname).toBe(`/base/api/media/${sha}`);
+    const input = {
+      sha256: sha,
+      variant: url.searchParams.get("v"),
+      expires: url.searchParams.get("exp"),
+      sig: url.searchParams.get("sig"),
+    };
+    expect(checkSignedMedia("k".repeat(32), input, 1_000_000)).toEqual({ ok: true, variant: "original" });
+    expect(checkSignedMedia("k".repeat(32), { ...input, variant: "preview" }, 1_000_000)).toEqual({ ok: false, reason: "forged" });
+    expect(checkSignedMedia("k".repeat(32), { ...input, sha256: "b".repeat(64) }, 1_000_000)).toEqual({ ok: false, reason: "forged" });
+    expect(checkSignedMedia("other-key".repeat(4), input, 1_000_000)).toEqual({ ok: false, reason: "forged" });
+    expect(checkSignedMedia("k".repeat(32), input, 1_000_000 + 25 * 3600 * 1000)).toEqual({ ok: false, reason: "expired" });
+  });
+});
