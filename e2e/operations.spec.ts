@@ -128,3 +128,25 @@ test("pause the agent in one conversation, see the charts, and use the console a
   await expect(page.getByTestId("conversation-row").filter({ hasText: "Pia" })).toContainText("paused");
   await dashboard.screenshot("phone-conversations");
 });
+
+test("an operator turns the model's pictures on and caps them per turn", async ({ page, dashboard }) => {
+  await dashboard.signIn();
+  await page.goto("/settings");
+  await page.getByLabel("The model sees pictures").selectOption("on");
+  await page.getByLabel("Images per turn").fill("2");
+  await page.getByRole("button", { name: "Save settings" }).click();
+  await expect(page.getByRole("status")).toContainText("Saved");
+  await expect(page.getByTestId("settings-changes")).toContainText("maxImagesPerTurn: 4 → 2");
+  const saved = await (await page.request.get("/api/v1/settings")).json();
+  expect(saved.settings).toMatchObject({ modelSeesImages: true, maxImagesPerTurn: 2 });
+  // Back to the provider's default, for the other tests of this run.
+  await page.goto("/settings");
+  await page.getByLabel("The model sees pictures").selectOption("provider");
+  await page.getByLabel("Images per turn").fill("4");
+  await page.getByRole("button", { name: "Save settings" }).click();
+  await expect(page.getByRole("status")).toContainText("Saved");
+  expect((await (await page.request.get("/api/v1/settings")).json()).settings).toMatchObject({
+    modelSeesImages: null,
+    maxImagesPerTurn: 4,
+  });
+});

@@ -9,6 +9,23 @@ export const senderKind = z.enum(["user", "agent", "operator", "system"]);
 /** How a failed send ended, when it did: "unknown" = possibly delivered, "not_sent" = refused. */
 const deliveryOutcome = z.enum(["not_sent", "unknown"]).nullable();
 
+/** What a message shares that is not a file (lib/media/types.ts SharedContent). */
+export const sharedContent = z.discriminatedUnion("type", [
+  /** A venue has a title and address. */
+  z.strictObject({
+    type: z.literal("location"),
+    latitude: z.number(),
+    longitude: z.number(),
+    title: z.string().optional(),
+    address: z.string().optional(),
+  }),
+  z.strictObject({ type: z.literal("contact"), name: z.string(), phoneNumber: z.string().optional(), userId: z.string().optional() }),
+  z.strictObject({ type: z.literal("poll"), question: z.string(), options: z.array(z.string()) }),
+  z.strictObject({ type: z.literal("dice"), emoji: z.string(), value: z.number() }),
+  /** Something the product names but does not show (a story, a game, an invoice…). */
+  z.strictObject({ type: z.literal("other"), kind: z.string(), title: z.string().optional() }),
+]);
+
 /** A stored message, every column (the Message table). */
 export const messageRow = z.strictObject({
   id: z.number().int(),
@@ -46,6 +63,10 @@ export const messageRow = z.strictObject({
   sentAt: isoDate,
   editedAt: isoDate.nullable(),
   deletedAt: isoDate.nullable(),
+  /** The album it is part of (Telegram media_group_id, LINE image set); null for most messages. */
+  mediaGroupId: z.string().nullable(),
+  /** A location, venue, contact, poll or dice the message shares; null for most messages. */
+  shared: storedJson(sharedContent.nullable()),
   createdAt: isoDate,
 });
 

@@ -108,7 +108,11 @@ export function assembleContext(facts: ContextFacts, settings: ContextSettings):
     const attachments = facts.attachments?.get(m.id);
     return attachments?.length ? { ...m, attachments } : m;
   });
-  return { ...assembled, messages, images: imagesForModel(messages, settings) };
+  const pendingUpdates = assembled.pendingUpdates.map((u) => {
+    const attachments = u.id === undefined ? undefined : facts.attachments?.get(u.id);
+    return attachments?.length ? { ...u, attachments } : u;
+  });
+  return { ...assembled, messages, pendingUpdates, images: imagesForModel(messages, settings) };
 }
 
 function assembleMessages(facts: ContextFacts, settings: ContextSettings): Omit<AssembledContext, "images"> {

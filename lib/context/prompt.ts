@@ -156,9 +156,14 @@ export function chatDetailsTurn(conversation: PromptInput["conversation"]): stri
  * (from our records only), `note: "…"` for a record note. One line whatever the
  * text holds, its quotes and brackets neutralized.
  */
-export function quotedMessage(m: Pick<StoredMessage, "senderKind" | "senderName" | "text">, maxChars: number): string {
+export function quotedMessage(
+  m: Pick<StoredMessage, "senderKind" | "senderName" | "text"> & Partial<Pick<StoredMessage, "attachments" | "shared">>,
+  maxChars: number,
+): string {
   const label = m.senderKind === "user" ? userLabel(m.senderName) : m.senderKind === "system" ? "note" : "agent";
-  return `${label}: "${sanitizeInline(m.text, maxChars)}"`;
+  // What it carries comes first, inside the quote like the text (its brackets become parentheses there).
+  const text = [...mediaLines(m), m.text].filter(Boolean).join(" ");
+  return `${label}: "${sanitizeInline(text, maxChars)}"`;
 }
 
 /** An interactive fork's pending main-session updates as one data turn: one quoted line each, cut like a reply's quote. */

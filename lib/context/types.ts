@@ -65,4 +65,5 @@ export type ContextMessage = StoredMessage & {
 };
 
 /** A main-session message an interactive fork's prompt shows as context (a pending update). */
-export type PendingUpdate = Pick<StoredMessage, "senderKind" | "senderName" | "text" | "sentAt">;
+export type PendingUpdate = Pick<StoredMessage, "senderKind" | "senderName" | "text" | "sentAt"> &
+  Partial<Pick<StoredMessage, "id" | "attachments" | "shared">>;

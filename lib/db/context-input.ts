@@ -113,7 +113,10 @@ export async function loadContextFacts(db: Database, request: ContextRequest): P
     ...chain,
     ...burst,
   ];
-  const [previousSentAt, attachments] = await Promise.all([previousSentAtOf(db, loaded), attachmentsOf(db, loaded)]);
+  const [previousSentAt, attachments] = await Promise.all([
+    previousSentAtOf(db, loaded),
+    attachmentsOf(db, [...loaded, ...session.pendingUpdates.flatMap((u) => (u.id === undefined ? [] : [{ id: u.id }]))]),
+  ]);
   return { conversation: request.conversation, current, ...session, target, targetNeighbours, chain, burst, previousSentAt, attachments };
 }
 

@@ -203,7 +203,7 @@ export async function mainSessionSince(db: Database, conversationId: number, aft
     where: { conversationId, forkId: null, id: { gt: afterId, lte: untilId } },
     orderBy: [{ id: "desc" }],
     take,
-    select: { id: true, senderKind: true, senderName: true, text: true, sentAt: true },
+    select: { id: true, senderKind: true, senderName: true, text: true, sentAt: true, shared: true },
   });
   return rows.reverse();
 }

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { imagesForModel } from "@/lib/context/media";
-import { buildPrompt } from "@/lib/context/prompt";
+import { buildPrompt, quotedMessage } from "@/lib/context/prompt";
 import type { AttachmentFact } from "@/lib/context/types";
 import { cases } from "../helpers/adversarial-corpus";
 import { cmsg } from "../helpers/messages";
@@ -112,5 +112,16 @@ describe("a reply to a picture without caption", () => {
     const parsed = assertPromptIntegrity(prompt, { userMessages: [{ isReply: false }, { isReply: true }] });
     expect(parsed.messages[0]).toMatchObject({ media: ["[photo 1280×960]"], body: [] });
     expect(parsed.messages[1].annotation).toEqual({ sender: "Dana", text: "(photo 1280×960)" });
+  });
+});
+
+describe("a fork's pending updates", () => {
+  it("name what a message carried, inside its quote", () => {
+    expect(quotedMessage({ senderKind: "user", senderName: "Dana", text: "our trip", attachments: [attachment({})] }, 200)).toBe(
+      'Dana: "(photo 1280×960) our trip"',
+    );
+    expect(quotedMessage({ senderKind: "user", senderName: "Dana", text: "", shared: { type: "dice", emoji: "🎲", value: 4 } }, 200)).toBe(
+      'Dana: "(dice 🎲 rolled 4)"',
+    );
   });
 });

@@ -53,6 +53,8 @@ export function useReply(conversationId: number, operator = "you") {
         sentAt: now,
         editedAt: null,
         deletedAt: null,
+        mediaGroupId: null,
+        shared: null,
         createdAt: now,
         envelopes: [],
         revisions: [],
