@@ -56,10 +56,6 @@ export const messageRow = z.strictObject({
   threadId: z.number().int().nullable(),
   forkId: z.number().int().nullable(),
   mentionsBot: z.boolean(),
-  /** Telegram media_group_id: the parts of one album share it. */
-  mediaGroupId: z.string().nullable(),
-  /** What the message shares that is not a file: a location, contact, poll or dice (lib/media/types.ts SharedContent). */
-  shared: storedJson(z.looseObject({ type: z.string() }).nullable()),
   sentAt: isoDate,
   editedAt: isoDate.nullable(),
   deletedAt: isoDate.nullable(),

@@ -48,8 +48,6 @@ export function useReply(conversationId: number, operator = "you") {
         forkId: null,
         turnId: null,
         mentionsBot: false,
-        mediaGroupId: null,
-        shared: null,
         sentAt: now,
         editedAt: null,
         deletedAt: null,
