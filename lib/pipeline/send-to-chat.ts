@@ -87,7 +87,9 @@ async function keptMessageOf(db: Database, envelopeId: number | null | undefined
 export async function keepPossiblyDelivered(
   db: Database,
   envelopeId: number,
-  input: Pick<SendInput, "senderKind" | "senderName" | "conversation" | "text" | "replyTo" | "forkId" | "automatic" | "media"> & { error: string },
+  input: Pick<SendInput, "senderKind" | "senderName" | "conversation" | "text" | "replyTo" | "forkId" | "automatic" | "media"> & {
+    error: string;
+  },
 ) {
   const message =
     (await keptMessageOf(db, envelopeId)) ??
