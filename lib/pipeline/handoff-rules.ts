@@ -65,16 +65,23 @@ export const MAX_REASON = 500;
 /**
  * The handoff command in an inbound message, as the recorded reason, or null when
  * the message is not a person asking this bot for a human: an edit (of an old
- * message) is not a new request; a bot, a channel's post or its automatic forward
+ * message) is not a new request, nor a file's caption; a bot, a channel's post or its automatic forward
  * into the discussion group, and a forwarded text are nobody waiting here; and
  * `/human@OtherBot` in a group is for the other bot (the platform's addressesBot
  * says whether an addressed command is ours). An anonymous admin is a person.
  */
 export function handoffCommandIn(
-  message: { kind: "new" | "edit"; text: string; forwarded: boolean; sender: { isBot: boolean; role?: string }; addressesBot: boolean },
+  message: {
+    kind: "new" | "edit";
+    text: string;
+    forwarded: boolean;
+    caption?: boolean;
+    sender: { isBot: boolean; role?: string };
+    addressesBot: boolean;
+  },
   command: string,
 ): string | null {
-  if (message.kind !== "new" || message.forwarded || message.sender.isBot) return null;
+  if (message.kind !== "new" || message.forwarded || message.caption || message.sender.isBot) return null;
   if (message.sender.role === "channel" || message.sender.role === "automatic_forward") return null;
   const parsed = parseHandoffCommand(message.text, command);
   if (!parsed || (parsed.addressee !== null && !message.addressesBot)) return null;

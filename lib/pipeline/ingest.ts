@@ -80,6 +80,8 @@ export async function ingestInbound(
           kind: message.kind,
           text: message.message.text,
           forwarded: Boolean(message.message.forwardedFrom),
+          // A command is a text message: "/human" as a photo's caption is the photo's caption.
+          caption: Boolean(message.message.attachments?.length),
           sender: message.sender,
           addressesBot: message.addressesBot,
         },

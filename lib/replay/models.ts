@@ -13,6 +13,8 @@ export type ReplayModels = {
   configured: ModelHandle | null;
   /** Builds (or reuses) a gated handle for another model. */
   other: (model: VariantModel) => ModelHandle;
+  /** The own model of the bot behind a conversation's channel adapter, if it has one (lib/bots). */
+  ofChannel?: (adapter: string) => Promise<ModelHandle | undefined>;
 };
 
 /**
@@ -58,11 +60,16 @@ export const modelName = (m: { provider: string; modelId: string }) => `${m.prov
 
 /**
  * The one place a replay's model is chosen: the variant's, else the model the turn
- * ran with — `recorded` ("provider:model"; later this may be the turn's bot's model)
- * — which must still be the configured one. A model that is gone is a 409 saying
+ * ran with — `recorded` ("provider:model") — which must still be its bot's own model
+ * or the configured one. A model that is gone is a 409 saying
  * to pick one, never a 500.
  */
-export function resolveReplayModel(models: ReplayModels, variantModel: VariantModel | undefined, recorded: string): ModelHandle {
+export function resolveReplayModel(
+  models: ReplayModels,
+  variantModel: VariantModel | undefined,
+  recorded: string,
+  botModel?: ModelHandle,
+): ModelHandle {
   const configured = models.configured;
   if (variantModel) {
     const same =
@@ -73,6 +80,7 @@ export function resolveReplayModel(models: ReplayModels, variantModel: VariantMo
       !variantModel.apiKey;
     return same ? configured : models.other(variantModel);
   }
+  if (botModel && modelName(botModel) === recorded) return botModel;
   if (configured && modelName(configured) === recorded) return configured;
   throw new AppError(
     "conflict",

@@ -9,7 +9,9 @@ import { findMessage } from "../db/messages";
 import { createReplay, finishReplay, type ReplayOutput } from "../db/replays";
 import { AppError, notFound } from "../errors";
 import { log } from "../log";
-import { getSettings } from "../settings/store";
+import { settingsForChannel } from "../bots/bot-config";
+import { providerSeesImages } from "../context/media";
+import { withImageBytes } from "../media/model-images";
 import { modelTelemetry } from "../tracing/hooks";
 import { turnUsageColumns } from "../usage/turn-usage";
 import { captureTools } from "./capture-tools";
@@ -27,7 +29,10 @@ type StoredTurn = NonNullable<Awaited<ReturnType<typeof findTurnForReplay>>>;
 function findTurnForReplay(db: Database, id: number) {
   return db.prisma.turn.findUnique({
     where: { id },
-    include: { envelope: { select: { id: true, messageId: true, metadata: true } } },
+    include: {
+      envelope: { select: { id: true, messageId: true, metadata: true } },
+      conversation: { select: { channel: true } },
+    },
   });
 }
 
@@ -43,8 +48,11 @@ export async function prepareReplay(
 ): Promise<PreparedReplay> {
   const turn = await findTurnForReplay(deps.db, turnId);
   if (!turn) throw notFound("turn");
-  const model = resolveReplayModel(deps.models, request.variant.model, turn.model);
-  const prompt = request.mode === "frozen" ? frozenPrompt(turn, request) : await rebuiltPrompt(deps.db, turn, request);
+  // A bot with its own model ran its turns with it: that is the turn's model to replay with.
+  const botModel = await deps.models.ofChannel?.(turn.conversation.channel);
+  const model = resolveReplayModel(deps.models, request.variant.model, turn.model, botModel);
+  const prompt =
+    request.mode === "frozen" ? frozenPrompt(turn, request) : await rebuiltPrompt(deps.db, turn, request, model.provider);
   const { id } = await createReplay(deps.db, {
     turnId: turn.id,
     conversationId: turn.conversationId,
@@ -76,7 +84,7 @@ function frozenPrompt(turn: StoredTurn, request: ReplayRequest): Prompt {
  * takes part: the loader reads up to it, and what it reads around a reply target
  * is cut there too.
  */
-async function rebuiltPrompt(db: Database, turn: StoredTurn, request: ReplayRequest): Promise<Prompt> {
+async function rebuiltPrompt(db: Database, turn: StoredTurn, request: ReplayRequest, provider: string): Promise<Prompt> {
   const messageId = turn.envelope.messageId;
   const message = messageId ? await findMessage(db, messageId) : null;
   if (!message)
@@ -84,12 +92,14 @@ async function rebuiltPrompt(db: Database, turn: StoredTurn, request: ReplayRequ
       "conflict",
       "this turn answered no stored message (a background task, or its message is gone): only a frozen replay is possible",
     );
-  const current = await getSettings(db);
-  const settings = {
+  // The settings the turn's bot runs with (its overrides and instructions), the variant's over them.
+  const current = await settingsForChannel(db, turn.conversation.channel);
+  const merged = {
     ...current,
     ...request.variant.settings,
     ...(request.variant.instructions !== undefined ? { agentInstructions: request.variant.instructions } : {}),
   };
+  const settings = { ...merged, modelSeesImages: merged.modelSeesImages ?? providerSeesImages(provider) };
   const burstMessageIds = await burstMessages(db, turn.envelope.metadata, turn.envelope.id);
   const facts = await loadContextFacts(db, {
     conversation: message.conversation,
@@ -138,7 +148,8 @@ export async function runReplay(deps: ReplayDeps, prepared: PreparedReplay): Pro
     const result = await generateText({
       model: prepared.model.model,
       system: prepared.prompt.system,
-      messages: prepared.prompt.messages,
+      // Pictures as the live turn sends them: the recorded references replaced by the re-encoded bytes.
+      messages: (await withImageBytes(deps.db, prepared.prompt)).messages,
       tools,
       stopWhen: [() => captured.reply !== null || captured.handoff !== null, stepCountIs(3)],
       maxRetries: 0,

@@ -171,6 +171,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     },
   });
   turnDeps.modelFor = (adapter) => runtime.modelFor(adapter);
+  replay.models.ofChannel = (adapter) => runtime.modelFor(adapter);
   await runtime.sync();
   // Longer than a whole turn (three model steps), so a live turn is never taken over.
   const leaseMs = overrides.leaseMs ?? timeoutMs * 4;
