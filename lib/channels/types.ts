@@ -1,3 +1,5 @@
+import type { InboundAttachment } from "../media/types";
+
 /**
  * The platform-free shapes the pipeline works with. Each adapter under
  * lib/channels/<platform> turns its platform's payloads into these and sends
@@ -53,6 +55,8 @@ export type InboundMessage = {
   addressesBot: boolean;
   /** Platform details the adapter needs later (e.g. a LINE reply token). Never shown to the model. */
   platform?: Record<string, string | number | boolean>;
+  /** The files the message carries, stored as pending Attachment rows and fetched after the acknowledgement. */
+  attachments?: InboundAttachment[];
 };
 
 /** The bot's standing in a chat; null = member (it may send). */
@@ -119,7 +123,34 @@ export interface ChannelAdapter {
   sendDraft?(target: ActivityTarget, draftId: number, text: string): Promise<void>;
   /** Whether `sendDraft` can be used for this chat (false after the platform refused the method). */
   draftsFor?(target: ActivityTarget): boolean;
+  /**
+   * Downloads a file a user sent (Attachment.sourceRef: a Telegram file_id, a LINE
+   * message id), never more than `maxBytes`; absent where the adapter cannot fetch
+   * files (the Telegram sandbox without an API root). Never throws: every outcome is a value.
+   */
+  downloadMedia?(request: MediaDownloadRequest): Promise<MediaDownload>;
 }
+
+/** One file to download (lib/media/fetch-job.ts asks; the adapter knows the platform). */
+export type MediaDownloadRequest = {
+  sourceRef: string;
+  /** The platform's declared size, when it said one: over `maxBytes` is too large without a request. */
+  declaredSize?: number | null;
+  maxBytes: number;
+  /** Aborted when the download's time is up. */
+  signal: AbortSignal;
+};
+
+/**
+ * What a download gave: the bytes; `too_large` (declared, announced or read past the
+ * limit, with the size known so far); `retry` (a 5xx, the network, a timeout, LINE still
+ * preparing a video): a later attempt may work; `failed`: it never will (a 4xx, the
+ * file is gone).
+ */
+export type MediaDownload =
+  | { ok: true; bytes: Buffer }
+  | { ok: false; outcome: "too_large"; sizeBytes: number | null }
+  | { ok: false; outcome: "retry" | "failed"; reason: string };
 
 /**
  * What a failed send means for the message: "not_sent" — the platform refused it or

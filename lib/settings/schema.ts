@@ -104,6 +104,12 @@ export const settingsSchema = z.object({
     .regex(/^-?\d{1,20}$/, "a Telegram chat id (digits, optionally -)")
     .nullable()
     .default(null),
+  /**
+   * Files of messages older than this many days lose their bytes (the attachment stays,
+   * "failed" with the reason, so the timeline and the prompt still say what was there);
+   * null = keep them as long as the messages.
+   */
+  mediaRetentionDays: z.number().int().min(1).max(3650).nullable().default(null),
   /** US dollars per million tokens, per provider and model: each turn's cost (lib/usage/prices.ts). */
   modelPrices: modelPricesSchema.default(defaultModelPrices),
 });

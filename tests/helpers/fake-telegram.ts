@@ -1,6 +1,15 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BOT } from "../fixtures/telegram";
+import { serveFile, type FileSpec, type FileStats } from "./fake-files";
+
+/** A file the fake Bot API holds: getFile answers its File object, the file route serves it. */
+export type FakeTelegramFile = FileSpec & {
+  /** file_size in getFile's answer; default the bytes' length, null to leave it out (as the Bot API may). */
+  fileSize?: number | null;
+  /** getFile answers 400 "Bad Request: file is too big" (the Bot API's 20 MB download limit). */
+  tooBig?: boolean;
+};
 
 export type BotApiCall = { method: string; body: Record<string, any> };
 /** A failure for the next call of `method` (default: the sends, sendMessage; chat actions and drafts are never its target by accident). */
@@ -22,7 +31,29 @@ export async function startFakeTelegram() {
   const failures: Failure[] = [];
   const holds: number[] = [];
   let nextMessageId = 50_000;
+  const files = new Map<string, FakeTelegramFile & { path: string; unique: string }>();
+  const fileStats = new Map<string, FileStats>();
+  const statsOf = (fileId: string) => {
+    let stats = fileStats.get(fileId);
+    if (!stats) {
+      stats = { requests: 0, bytesSent: 0, headers: [] };
+      fileStats.set(fileId, stats);
+    }
+    return stats;
+  };
   const server = createServer(async (req, res) => {
+    // GET /file/bot<token>/<file_path>: the bytes, like api.telegram.org serves them.
+    const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(req.url ?? "");
+    if (download) {
+      const [, token, path] = download;
+      const entry = [...files.entries()].find(([, f]) => f.path === decodeURIComponent(path));
+      fileRequests.push({ token, path: decodeURIComponent(path) });
+      if (!entry) {
+        res.writeHead(404, { "content-type": "application/json" });
+        return res.end(JSON.stringify({ ok: false, error_code: 404, description: "Not Found" }));
+      }
+      return serveFile(req, res, entry[1], statsOf(entry[0]));
+    }
     const method = req.url!.split("/").pop()!;
     const body = await readJson(req);
     calls.push({ method, body });
@@ -42,6 +73,16 @@ export async function startFakeTelegram() {
           can_read_all_group_messages: false,
           supports_inline_queries: false,
         },
+      });
+    }
+    if (method === "getFile") {
+      const file = files.get(String(body.file_id));
+      if (!file) return send(400, { ok: false, error_code: 400, description: "Bad Request: invalid file_id" });
+      if (file.tooBig) return send(400, { ok: false, error_code: 400, description: "Bad Request: file is too big" });
+      const size = file.fileSize === undefined ? file.bytes?.byteLength : file.fileSize;
+      return send(200, {
+        ok: true,
+        result: { file_id: body.file_id, file_unique_id: file.unique, ...(size != null ? { file_size: size } : {}), file_path: file.path },
       });
     }
     const at = failures.findIndex((f) => (f.method ?? "sendMessage") === method);
@@ -74,6 +115,8 @@ export async function startFakeTelegram() {
   server.headersTimeout = 125_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
+  const fileRequests: { token: string; path: string }[] = [];
+  let fileSeq = 0;
   return {
     url: `http://127.0.0.1:${port}`,
     calls,
@@ -84,6 +127,15 @@ export async function startFakeTelegram() {
     holdNext: (ms: number) => {
       holds.push(ms);
     },
+    /** Holds a file under `fileId` (served at `photos/file_<n>.<ext>`); getFile and the download route answer for it. */
+    addFile: (fileId: string, file: FakeTelegramFile, extension = "jpg") => {
+      fileSeq += 1;
+      files.set(fileId, { ...file, path: `photos/file_${fileSeq}.${extension}`, unique: `AQAD${fileSeq}` });
+    },
+    /** How often a file's bytes were asked for, and how many went out. */
+    fileStats: (fileId: string) => statsOf(fileId),
+    /** Every request of the download route (the token in the URL, the path). */
+    fileRequests,
     failNext: (failure: Failure, times = 1) => {
       for (let i = 0; i < times; i++) failures.push(failure);
     },
