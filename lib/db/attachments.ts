@@ -46,9 +46,7 @@ export async function claimAttachments(db: Database, options: { now: Date; lease
     options.take,
     options.now,
   );
-  return rows
-    .map((row) => ({ ...row, sizeBytes: row.sizeBytes === null ? null : Number(row.sizeBytes) }))
-    .sort((a, b) => a.id - b.id);
+  return rows.map((row) => ({ ...row, sizeBytes: row.sizeBytes === null ? null : Number(row.sizeBytes) })).sort((a, b) => a.id - b.id);
 }
 
 /** When the next pending download falls due (a retry's backoff, a lease), or null when none waits. */

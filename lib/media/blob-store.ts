@@ -129,15 +129,16 @@ function postgresBlobs(db: Database): BlobStore {
 }
 
 /**
- * Prisma's upsert is a read then an insert: two writers of the same bytes at once (the
- * same sticker from two chats, two instances) both insert, and the second fails on the
- * key. The row it wanted is there: that is success.
+ * Prisma's upsert is a read then a write: two writers of the same bytes at once (the
+ * same sticker from two chats, two instances) race, and the loser fails on the key
+ * (P2002) or finds the row changed under it (P2025, "no record was found for an
+ * upsert"). The row it wanted is there: that is success.
  */
 async function ignoringRace(write: () => Promise<unknown>) {
   try {
     await write();
   } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
+    if (!isUniqueViolation(error) && (error as { code?: string }).code !== "P2025") throw error;
   }
 }
 

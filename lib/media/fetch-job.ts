@@ -180,7 +180,8 @@ export class MediaFetcher {
   private async attempt(attachment: ClaimedAttachment): Promise<AttachmentOutcome> {
     const { maxBytes } = this.deps;
     if (attachment.sizeBytes !== null && attachment.sizeBytes > maxBytes) return { status: "too_large", sizeBytes: attachment.sizeBytes };
-    if (!ATTACHMENT_KINDS.includes(attachment.kind as AttachmentKind)) return { status: "failed", error: `unknown kind ${attachment.kind}` };
+    if (!ATTACHMENT_KINDS.includes(attachment.kind as AttachmentKind))
+      return { status: "failed", error: `unknown kind ${attachment.kind}` };
     if (!attachment.sourceRef) return { status: "failed", error: "nothing to download: the platform gave no file reference" };
     const signal = AbortSignal.timeout(this.deps.timeoutMs);
     let download: MediaDownload;
@@ -219,13 +220,18 @@ export class MediaFetcher {
     const limit = this.deps.maxAttempts ?? DEFAULT_ATTEMPTS;
     if (attachment.attempts >= limit) return { status: "failed", error: `${reason} (gave up after ${attachment.attempts} attempts)` };
     const wait = (this.deps.backoffMs ?? defaultBackoff)(attachment.attempts);
-    return { status: "pending", error: `attempt ${attachment.attempts} failed: ${reason}`, nextAttemptAt: new Date(this.now().getTime() + wait) };
+    return {
+      status: "pending",
+      error: `attempt ${attachment.attempts} failed: ${reason}`,
+      nextAttemptAt: new Date(this.now().getTime() + wait),
+    };
   }
 }
 
 function unsupportedReason(source: string, adapter: ChannelAdapter | undefined): string {
   if (source === "telegram" && adapter?.mode === "sandbox")
     return "the Telegram sandbox has no bot token to download files with (set TELEGRAM_BOT_TOKEN, or TELEGRAM_API_ROOT to a Bot API that serves them)";
-  if (source === "telegram" || source === "line") return `the ${source === "line" ? "LINE" : "Telegram"} adapter is off: the file cannot be fetched`;
+  if (source === "telegram" || source === "line")
+    return `the ${source === "line" ? "LINE" : "Telegram"} adapter is off: the file cannot be fetched`;
   return `nothing downloads files of source "${source}"`;
 }

@@ -12,9 +12,11 @@ import { startTestApp, type TestApp } from "../helpers/app";
 import { databases, hasPostgres, postgresTestDb, sqliteTestDb, type TestDb } from "../helpers/db";
 import { startFakeFiles, type FakeFiles } from "../helpers/fake-files";
 import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
+import { installRouteApp, uninstallRouteApp } from "../helpers/route-app";
 
 const MB = 1024 * 1024;
 const LINE_TOKEN = "line-channel-token";
+const API_TOKEN = "media-test-api-token-0123456789";
 const ADMIN = { operator: { id: 1, name: "admin" }, role: "admin", via: "token" } as unknown as Caller;
 
 /** Real images, made here: a 640×480 JPEG photo, a 320×200 PNG with transparency. */
@@ -22,7 +24,10 @@ const jpeg = (width = 640, height = 480, red = 200) =>
   sharp({ create: { width, height, channels: 3, background: { r: red, g: 80, b: 40 } } })
     .jpeg({ quality: 80 })
     .toBuffer();
-const png = () => sharp({ create: { width: 320, height: 200, channels: 4, background: { r: 0, g: 90, b: 200, alpha: 0.5 } } }).png().toBuffer();
+const png = () =>
+  sharp({ create: { width: 320, height: 200, channels: 4, background: { r: 0, g: 90, b: 200, alpha: 0.5 } } })
+    .png()
+    .toBuffer();
 /** A real (minimal, valid) PDF: what a "photo" whose bytes are a document looks like. */
 const PDF = Buffer.from(
   "%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n",
@@ -33,7 +38,16 @@ let seq = 0;
 /** A message with one pending attachment, as the parser's ingest writes it. */
 async function pendingAttachment(
   db: Database,
-  o: { channel?: string; chatId?: string; source: string; sourceRef: string; kind?: string; sizeBytes?: number; mimeType?: string; sentAt?: Date },
+  o: {
+    channel?: string;
+    chatId?: string;
+    source: string;
+    sourceRef: string;
+    kind?: string;
+    sizeBytes?: number;
+    mimeType?: string;
+    sentAt?: Date;
+  },
 ) {
   const channel = o.channel ?? (o.source === "line" ? "line" : "telegram");
   const chatId = o.chatId ?? "4242";
@@ -111,7 +125,14 @@ describe.each(databases)("media fetch on $name", ({ name, open }) => {
     const { id } = await pendingAttachment(t.db, { source: "telegram", sourceRef: "AgACAgIAAxkBAAIBphoto", mimeType: "image/png" });
     await fetchAll();
     const stored = await row(id);
-    expect(stored).toMatchObject({ status: "stored", mimeType: "image/jpeg", width: 640, height: 480, sizeBytes: bytes.byteLength, error: null });
+    expect(stored).toMatchObject({
+      status: "stored",
+      mimeType: "image/jpeg",
+      width: 640,
+      height: 480,
+      sizeBytes: bytes.byteLength,
+      error: null,
+    });
     expect(stored.blobSha256).toBe(sha256Of(bytes));
     const blob = await blobStoreFor(t.db).get(stored.blobSha256!);
     expect(blob && Buffer.compare(blob.bytes, bytes)).toBe(0);
@@ -124,7 +145,14 @@ describe.each(databases)("media fetch on $name", ({ name, open }) => {
     files.lineContent("586012345678901234", { bytes, contentType: "image/png", firstStatuses: [202] });
     const { id } = await pendingAttachment(t.db, { source: "line", sourceRef: "586012345678901234" });
     await fetchAll();
-    expect(await row(id)).toMatchObject({ status: "stored", mimeType: "image/png", width: 320, height: 200, sizeBytes: bytes.byteLength, attempts: 2 });
+    expect(await row(id)).toMatchObject({
+      status: "stored",
+      mimeType: "image/png",
+      width: 320,
+      height: 200,
+      sizeBytes: bytes.byteLength,
+      attempts: 2,
+    });
     const stats = files.lineStats("586012345678901234");
     expect(stats.requests).toBe(2);
     expect(stats.headers.every((h) => h.authorization === `Bearer ${LINE_TOKEN}`)).toBe(true);
@@ -140,7 +168,12 @@ describe.each(databases)("media fetch on $name", ({ name, open }) => {
 
   it("records a 30 MB file as too_large without downloading it when its size is declared", async () => {
     tg.addFile("BQACAgIAAxkBAAIBvideo", { bytes: Buffer.alloc(16) });
-    const declared = await pendingAttachment(t.db, { source: "telegram", kind: "video", sourceRef: "BQACAgIAAxkBAAIBvideo", sizeBytes: 30 * MB });
+    const declared = await pendingAttachment(t.db, {
+      source: "telegram",
+      kind: "video",
+      sourceRef: "BQACAgIAAxkBAAIBvideo",
+      sizeBytes: 30 * MB,
+    });
     // No size on the message, but getFile says 30 MB: still never downloaded.
     tg.addFile("BQACAgIAAxkBAAIBbig", { fileSize: 30 * MB, bytes: Buffer.alloc(16) });
     const byGetFile = await pendingAttachment(t.db, { source: "telegram", kind: "document", sourceRef: "BQACAgIAAxkBAAIBbig" });
@@ -248,6 +281,30 @@ describe.each(databases)("media fetch on $name", ({ name, open }) => {
       expect(existsSync(file(sha256Of(shared)))).toBe(true);
     }
     await expect(deleteConversationData(t.db, ADMIN, a.conversationId)).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("DELETE /api/v1/conversations/{id}: 401 without credentials (nothing deleted), then the data and its files go", async () => {
+    const bytes = await jpeg(90, 90, 120);
+    tg.addFile("route-photo", { bytes });
+    const { conversationId } = await pendingAttachment(t.db, { source: "telegram", chatId: "3003", sourceRef: "route-photo" });
+    await fetchAll();
+    installRouteApp(app.app, API_TOKEN);
+    try {
+      const { DELETE } = await import("@/app/api/v1/conversations/[id]/route");
+      const call = (headers: Record<string, string>) =>
+        DELETE(new Request(`http://localhost/api/v1/conversations/${conversationId}`, { method: "DELETE", headers }), {
+          params: Promise.resolve({ id: String(conversationId) }),
+        });
+      expect((await call({})).status).toBe(401);
+      expect(await t.db.prisma.conversation.count({ where: { id: conversationId } })).toBe(1);
+      const done = await call({ authorization: `Bearer ${API_TOKEN}` });
+      expect(done.status).toBe(200);
+      expect(await done.json()).toEqual({ removedFiles: 1 });
+      expect(await blobStoreFor(t.db).get(sha256Of(bytes))).toBeNull();
+      expect((await call({ authorization: `Bearer ${API_TOKEN}` })).status).toBe(404);
+    } finally {
+      uninstallRouteApp();
+    }
   });
 
   it("retention: files of messages older than mediaRetentionDays lose their bytes on the housekeeping tick", async () => {
