@@ -32,16 +32,6 @@ export const envSchema = z.object({
   LINE_API_ROOT: optional.pipe(z.url().optional()),
   /** LINE's content host (GET /v2/bot/message/{id}/content): another one for tests and proxies, like LINE_API_ROOT. */
   LINE_DATA_API_ROOT: optional.pipe(z.url().optional()).transform((v) => v ?? "https://api-data.line.me"),
-  /**
-   * The largest file the server downloads (Telegram's own Bot API download limit by default):
-   * a larger one is recorded as too_large with its size, never fetched.
-   */
-  MEDIA_MAX_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .max(2 * 1024 * 1024 * 1024)
-    .default(20 * 1024 * 1024),
   /** Seconds one media download may take before it is retried (then failed). */
   MEDIA_FETCH_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(60),
   /** "true" lets media be fetched from plain-http and private addresses (tests with servers on loopback only). */
@@ -74,6 +64,13 @@ export const envSchema = z.object({
   LLM_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(1_000),
   /** Quiet time after a user's last message before the turn starts (a burst becomes one turn); 0 = none. */
   BURST_DEBOUNCE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  /** The largest attachment fetched (bytes); a larger one is recorded too_large with its size. Default 20 MB, Telegram's download limit. */
+  MEDIA_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(2_147_483_647)
+    .default(20 * 1024 * 1024),
   SWITCHBOARD_API_TOKEN: optional.pipe(z.string().min(16, "must be at least 16 characters").optional()),
   ADMIN_USERNAME: z.string().default("admin"),
   ADMIN_PASSWORD: optional,

