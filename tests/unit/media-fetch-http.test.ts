@@ -42,4 +42,14 @@ describe("external media URLs", () => {
     });
     expect(await downloadBytes("not a url", options)).toEqual({ ok: false, outcome: "failed", reason: "the host: not a valid URL" });
   });
+
+  it("refuses a name that resolves to a private address, at connect time (no request is made)", async () => {
+    const result = await downloadBytes("https://localhost:9/a.jpg", {
+      maxBytes: 1024,
+      signal: AbortSignal.timeout(2_000),
+      untrusted: true,
+      label: "the host",
+    });
+    expect(result).toEqual({ ok: false, outcome: "failed", reason: "the host: localhost resolves to a private address" });
+  });
 });
