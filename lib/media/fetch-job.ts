@@ -36,6 +36,8 @@ const DEFAULT_ATTEMPTS = 5;
 const defaultBackoff = (attempts: number) => Math.min(5_000 * 4 ** (attempts - 1), 10 * 60_000);
 /** Beyond the download's own timeout, before a claim may be taken over (inspecting and storing take time too). */
 const LEASE_MARGIN_MS = 30_000;
+/** How long wakes gather before a claim. */
+const WAKE_COALESCE_MS = 20;
 /** The longest sleep when nothing is due: the worker's housekeeping tick also wakes the job. */
 const MAX_SLEEP_MS = 60_000;
 
@@ -57,6 +59,7 @@ export class MediaFetcher {
   private again = false;
   private stopped = true;
   private timer: NodeJS.Timeout | undefined;
+  private timerAt = Number.POSITIVE_INFINITY;
   /** Drains run in the context the job was made in, not in the webhook request's that woke it. */
   private readonly scope = new AsyncResource("MediaFetcher");
 
@@ -68,18 +71,29 @@ export class MediaFetcher {
 
   start() {
     this.stopped = false;
-    this.wake();
+    this.kick();
   }
 
   /** Stops claiming and waits for the downloads under way (each bounded by its timeout). */
   async stop() {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Number.POSITIVE_INFINITY;
     await Promise.allSettled([this.draining, ...this.running]);
   }
 
-  /** Something may be due now (an ingest stored attachments, the worker's tick): drain soon, coalesced. */
+  /**
+   * Something may be due now (an ingest stored attachments, the worker's tick, a
+   * download ended): drain in a moment. Wakes that come together (a burst of photos,
+   * an album) share one claim, so the job's queries do not crowd the webhooks' on
+   * the database.
+   */
   wake() {
+    this.wakeAt(this.now().getTime() + WAKE_COALESCE_MS);
+  }
+
+  private kick() {
     if (this.stopped) return;
     if (this.draining) {
       this.again = true;
@@ -89,13 +103,13 @@ export class MediaFetcher {
       .runInAsyncScope(() => this.drain())
       .catch((error) => {
         log.error("media.drain_failed", { error });
-        this.sleepUntil(this.now().getTime() + 5_000);
+        this.wakeAt(this.now().getTime() + 5_000);
       })
       .finally(() => {
         this.draining = undefined;
         if (this.again) {
           this.again = false;
-          this.wake();
+          this.kick();
         }
       });
   }
@@ -135,14 +149,24 @@ export class MediaFetcher {
       if (claimed.length === free) return;
     }
     const due = await nextAttemptDue(this.deps.db);
-    this.sleepUntil(due ? due.getTime() : Number.POSITIVE_INFINITY);
+    this.wakeAt(due ? due.getTime() : Number.POSITIVE_INFINITY);
   }
 
-  private sleepUntil(at: number) {
+  /** Drains at `at` (at most a minute ahead), unless a drain is already set for sooner. */
+  private wakeAt(at: number) {
     if (this.stopped) return;
+    const when = Math.min(at, this.now().getTime() + MAX_SLEEP_MS);
+    if (this.timer && this.timerAt <= when) return;
     clearTimeout(this.timer);
-    const ms = Math.min(Math.max(at - this.now().getTime(), 0), MAX_SLEEP_MS);
-    this.timer = setTimeout(() => this.wake(), ms);
+    this.timerAt = when;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = Number.POSITIVE_INFINITY;
+        this.kick();
+      },
+      Math.max(when - this.now().getTime(), 0),
+    );
     this.timer.unref?.();
   }
 
