@@ -1,4 +1,5 @@
 import type { Database } from "./database";
+import { type SqlValue, sqlDate } from "./sql";
 
 /**
  * The media fetch job's queue queries (lib/media/fetch-job.ts decides what to do):
@@ -51,13 +52,13 @@ export async function claimAttachments(db: Database, options: { now: Date; lease
 
 /** When the next pending download falls due (a retry's backoff, a lease), or null when none waits. */
 export async function nextAttemptDue(db: Database): Promise<Date | null> {
-  const row = await db.prisma.attachment.findFirst({
-    where: { status: "pending" },
-    orderBy: [{ nextAttemptAt: { sort: "asc", nulls: "first" } }],
-    select: { nextAttemptAt: true },
-  });
+  // Hand-written like the claim: the job runs these beside the webhooks, on the same connection.
+  const [row] = await db.read<{ nextAttemptAt: Date | string | null }>(
+    `SELECT "nextAttemptAt" FROM "Attachment" WHERE "status" = 'pending'
+     ORDER BY CASE WHEN "nextAttemptAt" IS NULL THEN 0 ELSE 1 END, "nextAttemptAt" LIMIT 1`,
+  );
   if (!row) return null;
-  return row.nextAttemptAt ?? new Date(0);
+  return sqlDate(row.nextAttemptAt) ?? new Date(0);
 }
 
 /** How a download ended: the bytes stored, too large, failed for good, unsupported, or another attempt later. */
@@ -68,8 +69,13 @@ export type AttachmentOutcome =
   | { status: "pending"; error: string; nextAttemptAt: Date };
 
 /** Records a claimed download's end; false when the claim was taken over meanwhile (nothing changed). */
-export async function finishAttachment(db: Database, claim: Pick<ClaimedAttachment, "id" | "attempts">, outcome: AttachmentOutcome) {
-  const data =
+export async function finishAttachment(
+  db: Database,
+  claim: Pick<ClaimedAttachment, "id" | "attempts">,
+  outcome: AttachmentOutcome,
+  now = new Date(),
+) {
+  const columns: Record<string, SqlValue> =
     outcome.status === "stored"
       ? {
           status: "stored",
@@ -86,11 +92,16 @@ export async function finishAttachment(db: Database, claim: Pick<ClaimedAttachme
         : outcome.status === "pending"
           ? { error: outcome.error, nextAttemptAt: outcome.nextAttemptAt }
           : { status: outcome.status, error: outcome.error, nextAttemptAt: null };
-  const { count } = await db.prisma.attachment.updateMany({
-    where: { id: claim.id, status: "pending", attempts: claim.attempts },
-    data,
-  });
-  return count === 1;
+  const names = Object.keys(columns);
+  const rows = await db.write<{ id: number }>(
+    `UPDATE "Attachment" SET ${names.map((name) => `"${name}" = ?`).join(", ")}, "updatedAt" = ?
+     WHERE "id" = ? AND "status" = 'pending' AND "attempts" = ? RETURNING "id"`,
+    ...names.map((name) => columns[name]),
+    now,
+    claim.id,
+    claim.attempts,
+  );
+  return rows.length === 1;
 }
 
 const RETENTION_BATCH = 500;
