@@ -37,6 +37,15 @@ export const envSchema = z.object({
   LINE_CHANNEL_SECRET: optional,
   LINE_CHANNEL_ACCESS_TOKEN: optional,
   LINE_API_ROOT: optional.pipe(z.url().optional()),
+  /** LINE's content host (GET /v2/bot/message/{id}/content): another one for tests and proxies, like LINE_API_ROOT. */
+  LINE_DATA_API_ROOT: optional.pipe(z.url().optional()).transform((v) => v ?? "https://api-data.line.me"),
+  /** Seconds one media download may take before it is retried (then failed). */
+  MEDIA_FETCH_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(60),
+  /** "true" lets media be fetched from plain-http and private addresses (tests with servers on loopback only). */
+  MEDIA_ALLOW_INSECURE_URLS: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((v) => v === "true"),
   LLM_PROVIDER: z
     .enum(["openai", "anthropic", "openai-compatible"])
     .optional()

@@ -208,6 +208,8 @@ export const conversationStatsResponse = z.strictObject({
 });
 
 export const okResponse = z.strictObject({ ok: z.literal(true) });
+/** What deleting a conversation's data removed besides its rows: stored files no other conversation uses. */
+export const conversationDeleteResponse = z.strictObject({ removedFiles: z.number().int().min(0) });
 
 export const operations = defineOperations([
   {
@@ -246,6 +248,13 @@ export const operations = defineOperations([
     body: conversationPatchBody,
     response: { status: 200, schema: conversationResponse },
     errors: { 409: "Another operator changed the status or assignee meanwhile (nothing written)" },
+  },
+  {
+    method: "delete",
+    path: "/conversations/{id}",
+    summary:
+      "Admins: delete a conversation's data for good (messages, attachments, envelopes, turns, forks, notes) and the stored files no other conversation uses",
+    response: { status: 200, schema: conversationDeleteResponse },
   },
   {
     method: "get",

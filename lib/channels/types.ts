@@ -160,7 +160,34 @@ export interface ChannelAdapter {
   sendMedia?(request: MediaSendRequest): Promise<SendResult>;
   /** Why this platform cannot take this file (said before anything is stored or sent), or null. */
   mediaRefusal?(media: OutboundMediaFacts): string | null;
+  /**
+   * Downloads a file a user sent (Attachment.sourceRef: a Telegram file_id, a LINE
+   * message id), never more than `maxBytes`; absent where the adapter cannot fetch
+   * files (the Telegram sandbox without an API root). Never throws: every outcome is a value.
+   */
+  downloadMedia?(request: MediaDownloadRequest): Promise<MediaDownload>;
 }
+
+/** One file to download (lib/media/fetch-job.ts asks; the adapter knows the platform). */
+export type MediaDownloadRequest = {
+  sourceRef: string;
+  /** The platform's declared size, when it said one: over `maxBytes` is too large without a request. */
+  declaredSize?: number | null;
+  maxBytes: number;
+  /** Aborted when the download's time is up. */
+  signal: AbortSignal;
+};
+
+/**
+ * What a download gave: the bytes; `too_large` (declared, announced or read past the
+ * limit, with the size known so far); `retry` (a 5xx, the network, a timeout, LINE still
+ * preparing a video): a later attempt may work; `failed`: it never will (a 4xx, the
+ * file is gone).
+ */
+export type MediaDownload =
+  | { ok: true; bytes: Buffer }
+  | { ok: false; outcome: "too_large"; sizeBytes: number | null }
+  | { ok: false; outcome: "retry" | "failed"; reason: string };
 
 /**
  * What a failed send means for the message: "not_sent" — the platform refused it or

@@ -3,6 +3,7 @@ import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Database } from "../db/database";
+import { isUniqueViolation } from "../db/errors";
 
 /**
  * Where media bytes live: content-addressed by sha256, one copy per distinct file
@@ -34,9 +35,20 @@ export function sha256Of(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-/** The store for this database: files beside a SQLite file, rows on PostgreSQL. */
+const stores = new WeakMap<Database, BlobStore>();
+
+/**
+ * The store for this database: files beside a SQLite file, rows on PostgreSQL. One per
+ * handle, so the fetch job, the media route and retention see the same files (a
+ * database in memory has its directory chosen once).
+ */
 export function blobStoreFor(db: Database): BlobStore {
-  return db.dialect === "postgresql" ? postgresBlobs(db) : sqliteBlobs(db, mediaDirOf(db));
+  let store = stores.get(db);
+  if (!store) {
+    store = db.dialect === "postgresql" ? postgresBlobs(db) : sqliteBlobs(db, mediaDirOf(db));
+    stores.set(db, store);
+  }
+  return store;
 }
 
 /** `<db dir>/media`; a database in memory (tests) gets a directory of its own under the OS temp dir. */
@@ -58,11 +70,13 @@ function sqliteBlobs(db: Database, root: string): BlobStore {
       const temporary = `${path}.${randomBytes(6).toString("hex")}.part`;
       await writeFile(temporary, bytes, { mode: 0o600 });
       await rename(temporary, path);
-      await db.prisma.mediaBlob.upsert({
-        where: { sha256 },
-        create: { sha256, mimeType, sizeBytes: bytes.byteLength },
-        update: {},
-      });
+      await ignoringRace(() =>
+        db.prisma.mediaBlob.upsert({
+          where: { sha256 },
+          create: { sha256, mimeType, sizeBytes: bytes.byteLength },
+          update: {},
+        }),
+      );
       return { sha256, sizeBytes: bytes.byteLength };
     },
     async get(sha256) {
@@ -90,11 +104,13 @@ function postgresBlobs(db: Database): BlobStore {
   return {
     async put(bytes, mimeType) {
       const sha256 = sha256Of(bytes);
-      await db.prisma.mediaBlob.upsert({
-        where: { sha256 },
-        create: { sha256, mimeType, sizeBytes: bytes.byteLength, data: Buffer.from(bytes) },
-        update: {},
-      });
+      await ignoringRace(() =>
+        db.prisma.mediaBlob.upsert({
+          where: { sha256 },
+          create: { sha256, mimeType, sizeBytes: bytes.byteLength, data: Buffer.from(bytes) },
+          update: {},
+        }),
+      );
       return { sha256, sizeBytes: bytes.byteLength };
     },
     async get(sha256) {
@@ -110,6 +126,20 @@ function postgresBlobs(db: Database): BlobStore {
       return gone.length;
     },
   };
+}
+
+/**
+ * Prisma's upsert is a read then a write: two writers of the same bytes at once (the
+ * same sticker from two chats, two instances) race, and the loser fails on the key
+ * (P2002) or finds the row changed under it (P2025, "no record was found for an
+ * upsert"). The row it wanted is there: that is success.
+ */
+async function ignoringRace(write: () => Promise<unknown>) {
+  try {
+    await write();
+  } catch (error) {
+    if (!isUniqueViolation(error) && (error as { code?: string }).code !== "P2025") throw error;
+  }
 }
 
 /** Which of `sha256s` no attachment points at. */

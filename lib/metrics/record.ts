@@ -173,3 +173,13 @@ export function instrumentChannel<C extends ChannelAdapter>(adapter: C): C {
   };
   return adapter;
 }
+
+/** One media download attempt (lib/media/fetch-job.ts): counted by source and outcome, and timed. */
+export function observeMediaFetch(source: string, outcome: string, seconds: number) {
+  const m = metrics();
+  if (!m) return;
+  // Sources are a fixed list in the schema; anything else counts as "other" so the label stays bounded.
+  const label = ["telegram", "line", "url", "upload"].includes(source) ? source : "other";
+  m.mediaDownloads.inc({ source: label, outcome });
+  m.mediaDownloadDuration.observe({ source: label }, seconds);
+}

@@ -74,6 +74,19 @@ function createMetrics() {
       labelNames: ["channel", "outcome"] as const,
       registers,
     }),
+    mediaDownloads: new Counter({
+      name: "switchboard_media_downloads_total",
+      help: "Media download attempts by source (telegram, line, url) and outcome (stored, too_large, failed, unsupported, retry)",
+      labelNames: ["source", "outcome"] as const,
+      registers,
+    }),
+    mediaDownloadDuration: new Histogram({
+      name: "switchboard_media_download_duration_seconds",
+      help: "One media download attempt, claim to recorded outcome (download, inspection, storage), by source",
+      labelNames: ["source"] as const,
+      buckets: seconds,
+      registers,
+    }),
     queueTurns: new Gauge({
       name: "switchboard_queue_turns",
       help: "Turns due and waiting (all instances: read from the database)",

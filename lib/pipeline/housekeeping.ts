@@ -5,6 +5,8 @@ import { keepPossiblyDelivered } from "./send-to-chat";
 import { failForksOfFailedTasks } from "../db/forks";
 import { findReplyTarget } from "../db/messages";
 import { deleteExpiredSessions } from "../db/operators";
+import { applyMediaRetention } from "../media/retention";
+import { getSettings } from "../settings/store";
 import { sweepForks } from "./forks";
 import { wakeSnoozed } from "./conversation-status";
 import { handoffTimeouts } from "./handoff";
@@ -14,8 +16,9 @@ import type { TurnDeps } from "./agent-turn";
  * What the scheduler does on each timer tick besides delivering due envelopes:
  * fork idle timeouts and expiry, snoozed conversations whose time came, and failing sends a crashed process left
  * half-done (older than one lease), so nothing stays "processing" forever, and
- * at most once a minute: purging expired operator sessions and ending the forks
- * of background tasks the worker gave up on ("failed", with the reason).
+ * at most once a minute: purging expired operator sessions, ending the forks
+ * of background tasks the worker gave up on ("failed", with the reason), and the
+ * media retention (`mediaRetentionDays`) with its sweep of unreferenced files.
  */
 export async function housekeeping(deps: TurnDeps, leaseMs: number, now = new Date()) {
   await sweepForks(deps, now);
@@ -27,6 +30,7 @@ export async function housekeeping(deps: TurnDeps, leaseMs: number, now = new Da
     lastPurge.set(deps.db, now.getTime());
     await deleteExpiredSessions(deps.db, now);
     await failForksOfFailedTasks(deps.db, now);
+    await applyMediaRetention(deps.db, (await getSettings(deps.db)).mediaRetentionDays, now);
   }
 }
 

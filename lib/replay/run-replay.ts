@@ -51,8 +51,7 @@ export async function prepareReplay(
   // A bot with its own model ran its turns with it: that is the turn's model to replay with.
   const botModel = await deps.models.ofChannel?.(turn.conversation.channel);
   const model = resolveReplayModel(deps.models, request.variant.model, turn.model, botModel);
-  const prompt =
-    request.mode === "frozen" ? frozenPrompt(turn, request) : await rebuiltPrompt(deps.db, turn, request, model.provider);
+  const prompt = request.mode === "frozen" ? frozenPrompt(turn, request) : await rebuiltPrompt(deps.db, turn, request, model.provider);
   const { id } = await createReplay(deps.db, {
     turnId: turn.id,
     conversationId: turn.conversationId,

@@ -8,10 +8,11 @@ import { processHolder, type App } from "./wiring";
  * database. Registered on the process holder (lib/server/wiring.ts) so
  * scripts/start.mjs, outside Next's bundles, can call it on SIGTERM.
  */
-export async function shutdownApp(ctx: Pick<App, "worker" | "db">, deadlineMs: number) {
+export async function shutdownApp(ctx: Pick<App, "worker" | "db"> & Partial<Pick<App, "media">>, deadlineMs: number) {
   const started = Date.now();
+  // Media downloads stop with the turns; one cut short is claimed again after its lease.
   const stopped = await Promise.race([
-    ctx.worker.stop().then(() => true),
+    Promise.all([ctx.worker.stop(), ctx.media?.stop()]).then(() => true),
     new Promise<false>((resolve) => setTimeout(() => resolve(false), deadlineMs).unref()),
   ]);
   if (!stopped) log.warn("server.shutdown_turns_cut", { afterMs: deadlineMs });
@@ -22,6 +23,6 @@ export async function shutdownApp(ctx: Pick<App, "worker" | "db">, deadlineMs: n
   log.info("server.stopped", { ms: Date.now() - started, turnsFinished: stopped });
 }
 
-export function registerShutdown(ctx: Pick<App, "worker" | "db">) {
+export function registerShutdown(ctx: Pick<App, "worker" | "db"> & Partial<Pick<App, "media">>) {
   processHolder.shutdown = (deadlineMs) => shutdownApp(ctx, deadlineMs);
 }

@@ -19,6 +19,7 @@ import { env, type Env } from "../env";
 import { eventBus, type EventBus } from "../events/bus";
 import { startPostgresRelay, type Relay } from "../events/postgres-relay";
 import { LiveStreams } from "../events/live-streams";
+import { MediaFetcher } from "../media/fetch-job";
 import { dispatchEnvelope } from "../pipeline/dispatch";
 import { housekeeping } from "../pipeline/housekeeping";
 import { ingestEvent } from "../pipeline/ingest";
@@ -34,6 +35,7 @@ import {
   countIgnored,
   countIngested,
   instrumentChannel,
+  observeMediaFetch,
   instrumentModel,
   observeTurns,
   observeWebhook,
@@ -62,6 +64,8 @@ export type App = {
   /** The model's call limits (adaptive concurrency under a ceiling, rate-limit pause); null without a model. */
   gate: ProviderGate | null;
   worker: EnvelopeWorker;
+  /** The media fetch job: downloads attachments after the acknowledgement (lib/media/fetch-job.ts). */
+  media: MediaFetcher;
   /** What pipeline steps need: database, channels, model, model timeout. */
   turnDeps: TurnDeps;
   /** What replays need (lib/replay): the database, the configured model and a gate per other model. */
@@ -104,6 +108,8 @@ export type AppOverrides = {
   leaseMs?: number;
   backoffMs?: (attempts: number) => number;
   pollMs?: number;
+  /** Media downloads: attempts, backoff and timeout, shortened in tests. */
+  media?: { maxAttempts?: number; backoffMs?: (attempts: number) => number; timeoutMs?: number };
 };
 
 /**
@@ -126,7 +132,9 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   const channels: Record<string, ChannelAdapter> = { telegram };
   // LINE is on only with its access token (and secret); else its webhook answers 503.
   if (e.LINE_CHANNEL_ACCESS_TOKEN)
-    channels.line = observed(createLineChannel({ accessToken: e.LINE_CHANNEL_ACCESS_TOKEN, apiRoot: e.LINE_API_ROOT }));
+    channels.line = observed(
+      createLineChannel({ accessToken: e.LINE_CHANNEL_ACCESS_TOKEN, apiRoot: e.LINE_API_ROOT, dataApiRoot: e.LINE_DATA_API_ROOT }),
+    );
   // In the sandbox (no platform token) with no model configured, the labelled demo model answers;
   // with a real Telegram or LINE token it never does.
   const sandbox = telegram.mode === "sandbox" && !e.LINE_CHANNEL_ACCESS_TOKEN;
@@ -175,12 +183,25 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   await runtime.sync();
   // Longer than a whole turn (three model steps), so a live turn is never taken over.
   const leaseMs = overrides.leaseMs ?? timeoutMs * 4;
+  const media = new MediaFetcher({
+    db,
+    // The bot that received the file fetches it (a Telegram file id is valid for that bot only).
+    adapterFor: (attachment) => channels[attachment.channel],
+    maxBytes: e.MEDIA_MAX_BYTES,
+    timeoutMs: overrides.media?.timeoutMs ?? e.MEDIA_FETCH_TIMEOUT_SECONDS * 1000,
+    allowInsecureUrls: e.MEDIA_ALLOW_INSECURE_URLS,
+    maxAttempts: overrides.media?.maxAttempts,
+    backoffMs: overrides.media?.backoffMs,
+    observe: observeMediaFetch,
+  });
   const worker = new EnvelopeWorker({
     db,
     run: traceTurns(observeTurns((turn: ClaimedTurn) => dispatchEnvelope(turnDeps, turn))),
     onTick: async () => {
       // Bots added or changed on another instance start here within seconds.
       await runtime.syncAtMost(5_000).catch((error) => log.error("bots.sync_failed", { error: (error as Error).message }));
+      // Downloads a crashed instance left, and retries now due, are picked up on the tick too.
+      media.wake();
       return housekeeping(turnDeps, leaseMs);
     },
     // Read before every drain (settings are cached for a second): a change applies without a restart.
@@ -209,6 +230,8 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
       ingestEvent(db, event, { modelConfigured: model !== null, deps: turnDeps, mediaMaxBytes: e.MEDIA_MAX_BYTES }),
     );
     countIngested(channel, result.status);
+    // Stored attachments are fetched in the background, never on the acknowledgement path.
+    if (result.status === "stored" && event.type === "message" && event.message.message.attachments?.length) media.wake();
     // Only a pending envelope gives the worker work; its turn is due after the burst debounce.
     if (result.status === "stored" && result.answer) worker.messageArrived();
     return result;
@@ -228,6 +251,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     traceWebhook("line", (request: Request) => withArrival(Date.now(), () => lineEvents(request))),
   );
   worker.start();
+  media.start();
   // In the background, bounded: the webhook answers 503 until the bot's identity is known.
   telegram
     .identity()
@@ -252,6 +276,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     model,
     gate,
     worker,
+    media,
     turnDeps,
     replay,
     telegramSecret,

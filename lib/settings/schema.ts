@@ -109,6 +109,12 @@ export const settingsSchema = z.object({
   modelSeesImages: z.boolean().nullable().default(null),
   /** The most images one turn sends the model, newest first; older pictures keep their text line. */
   maxImagesPerTurn: z.number().int().min(0).max(20).default(4),
+  /**
+   * Files of messages older than this many days lose their bytes (the attachment stays,
+   * "failed" with the reason, so the timeline and the prompt still say what was there);
+   * null = keep them as long as the messages.
+   */
+  mediaRetentionDays: z.number().int().min(1).max(3650).nullable().default(null),
   /** US dollars per million tokens, per provider and model: each turn's cost (lib/usage/prices.ts). */
   modelPrices: modelPricesSchema.default(defaultModelPrices),
 });

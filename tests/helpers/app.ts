@@ -19,6 +19,8 @@ export type TestAppOptions = {
   leaseMs?: number;
   /** Extra environment (e.g. the LINE adapter's). */
   env?: Record<string, string>;
+  /** Media downloads: attempts, backoff, timeout (short in tests). */
+  media?: { maxAttempts?: number; backoffMs?: (attempts: number) => number; timeoutMs?: number };
   /** Leave the model to the wiring (the sandbox demo model when nothing else is set); by default tests without one have none. */
   wiringChoosesModel?: boolean;
 };
@@ -44,6 +46,7 @@ export async function startTestApp(options: TestAppOptions) {
     ...(options.model !== undefined ? { model: options.model } : options.llm || options.wiringChoosesModel ? {} : { model: null }),
     leaseMs: options.leaseMs ?? 10_000,
     backoffMs: () => 20,
+    media: options.media,
   });
   // The server fetches the bot's identity in the background; tests start once it is known.
   if (options.telegram) await app.telegram.identity();
@@ -65,6 +68,7 @@ export async function startTestApp(options: TestAppOptions) {
     settle: () => app.worker.idle(),
     stop: async () => {
       await app.worker.stop();
+      await app.media.stop();
       await app.relay?.close();
     },
   };

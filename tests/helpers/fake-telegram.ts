@@ -1,6 +1,15 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BOT } from "../fixtures/telegram";
+import { serveFile, type FileSpec, type FileStats } from "./fake-files";
+
+/** A file the fake Bot API holds: getFile answers its File object, the file route serves it. */
+export type FakeTelegramFile = FileSpec & {
+  /** file_size in getFile's answer; default the bytes' length, null to leave it out (as the Bot API may). */
+  fileSize?: number | null;
+  /** getFile answers 400 "Bad Request: file is too big" (the Bot API's 20 MB download limit). */
+  tooBig?: boolean;
+};
 
 export type BotApiCall = { method: string; body: Record<string, any>; token: string; files?: Record<string, UploadedPart> };
 /** Another bot this server answers for (by its token): getMe returns this identity. */
@@ -81,12 +90,34 @@ export async function startFakeTelegram() {
   let nextMessageId = 50_000;
   const identities = new Map<string, FakeBotIdentity>();
   const revoked = new Set<string>();
+  const files = new Map<string, FakeTelegramFile & { path: string; unique: string }>();
+  const fileStats = new Map<string, FileStats>();
+  const statsOf = (fileId: string) => {
+    let stats = fileStats.get(fileId);
+    if (!stats) {
+      stats = { requests: 0, bytesSent: 0, headers: [] };
+      fileStats.set(fileId, stats);
+    }
+    return stats;
+  };
   const server = createServer(async (req, res) => {
+    // GET /file/bot<token>/<file_path>: the bytes, like api.telegram.org serves them.
+    const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(req.url ?? "");
+    if (download) {
+      const [, token, path] = download;
+      const entry = [...files.entries()].find(([, f]) => f.path === decodeURIComponent(path));
+      fileRequests.push({ token, path: decodeURIComponent(path) });
+      if (!entry) {
+        res.writeHead(404, { "content-type": "application/json" });
+        return res.end(JSON.stringify({ ok: false, error_code: 404, description: "Not Found" }));
+      }
+      return serveFile(req, res, entry[1], statsOf(entry[0]));
+    }
     const parts = req.url!.split("/");
     const method = parts.pop()!;
     const token = (parts.pop() ?? "").replace(/^bot/, "");
-    const { body, files } = await readCall(req);
-    calls.push({ method, body, token, ...(files ? { files } : {}) });
+    const { body, files: uploaded } = await readCall(req);
+    calls.push({ method, body, token, ...(uploaded ? { files: uploaded } : {}) });
     const send = (status: number, payload: unknown) => {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(payload));
@@ -112,6 +143,16 @@ export async function startFakeTelegram() {
           can_read_all_group_messages: false,
           supports_inline_queries: false,
         },
+      });
+    }
+    if (method === "getFile") {
+      const file = files.get(String(body.file_id));
+      if (!file) return send(400, { ok: false, error_code: 400, description: "Bad Request: invalid file_id" });
+      if (file.tooBig) return send(400, { ok: false, error_code: 400, description: "Bad Request: file is too big" });
+      const size = file.fileSize === undefined ? file.bytes?.byteLength : file.fileSize;
+      return send(200, {
+        ok: true,
+        result: { file_id: body.file_id, file_unique_id: file.unique, ...(size != null ? { file_size: size } : {}), file_path: file.path },
       });
     }
     const at = failures.findIndex((f) => (f.method ?? "sendMessage") === method);
@@ -181,6 +222,8 @@ export async function startFakeTelegram() {
   server.headersTimeout = 125_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
+  const fileRequests: { token: string; path: string }[] = [];
+  let fileSeq = 0;
   return {
     url: `http://127.0.0.1:${port}`,
     calls,
@@ -201,6 +244,15 @@ export async function startFakeTelegram() {
     holdNext: (ms: number) => {
       holds.push(ms);
     },
+    /** Holds a file under `fileId` (served at `photos/file_<n>.<ext>`); getFile and the download route answer for it. */
+    addFile: (fileId: string, file: FakeTelegramFile, extension = "jpg") => {
+      fileSeq += 1;
+      files.set(fileId, { ...file, path: `photos/file_${fileSeq}.${extension}`, unique: `AQAD${fileSeq}` });
+    },
+    /** How often a file's bytes were asked for, and how many went out. */
+    fileStats: (fileId: string) => statsOf(fileId),
+    /** Every request of the download route (the token in the URL, the path). */
+    fileRequests,
     failNext: (failure: Failure, times = 1) => {
       for (let i = 0; i < times; i++) failures.push(failure);
     },

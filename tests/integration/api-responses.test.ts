@@ -328,6 +328,13 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
     const retry = operation("post", "/envelopes/{id}/retry");
     expect(expectDocumented(retry, await call(retry, { id: outbound.id }))).toMatchObject({ retried: "send" });
     await h.t.settle();
+
+    // Last: deleting a conversation's data (another chat's, made for it).
+    await h.t.post(update({ chat: { id: 9191, type: "private" }, from: { id: 9191, first_name: "Zed" }, text: "delete me" }));
+    await h.t.settle();
+    const doomed = await h.t.db.prisma.conversation.findFirstOrThrow({ where: { platformChatId: "9191" } });
+    const erase = operation("delete", "/conversations/{id}");
+    expect(expectDocumented(erase, await call(erase, { id: doomed.id }))).toEqual({ removedFiles: 0 });
   });
 
   it("the event stream's events are what its schema says", async () => {

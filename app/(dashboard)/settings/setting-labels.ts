@@ -30,6 +30,7 @@ export const SETTING_LABELS: Record<keyof Settings, string> = {
   modelPrices: "Model prices",
   modelSeesImages: "The model sees pictures",
   maxImagesPerTurn: "Pictures per turn at most",
+  mediaRetentionDays: "Keep media files (days)",
 };
 
 /** A changed value as people read it: on/off, "server default", a price table by its size. */

@@ -138,6 +138,28 @@ export function SettingsForm() {
               )}
             </div>
           ))}
+          <h2>Media</h2>
+          <div>
+            <label htmlFor="mediaRetentionDays">Keep files (days)</label>
+            <input
+              id="mediaRetentionDays"
+              type="number"
+              min={1}
+              placeholder="keep as long as the messages"
+              value={draft.mediaRetentionDays === null ? "" : String(draft.mediaRetentionDays)}
+              onChange={(e) => setDraft({ ...draft, mediaRetentionDays: e.target.value === "" ? null : Number(e.target.value) })}
+              aria-describedby="mediaRetentionDays-help"
+            />
+            <div id="mediaRetentionDays-help" className="muted">
+              Photos, voice notes and documents of older messages are deleted from the server; the messages stay and say what was there.
+              Empty: files are kept as long as their messages.
+            </div>
+            {fieldError("mediaRetentionDays") && (
+              <div className="error" role="alert">
+                {fieldError("mediaRetentionDays")}
+              </div>
+            )}
+          </div>
           <h2>Answering</h2>
           <label htmlFor="groupAnswerMode">In groups, the agent answers</label>
           <select

@@ -1,12 +1,15 @@
 import { HTTPFetchError, messagingApi } from "@line/bot-sdk";
 import { log } from "../../log";
 import { OUTBOUND_TEXT_LIMIT, tooLongSentence } from "../text-limit";
+import { downloadBytes } from "../../media/fetch-http";
 import {
   DeliveryError,
   type ActivityTarget,
   type ChannelAdapter,
   type MediaSendRequest,
   type OutboundMediaFacts,
+  type MediaDownload,
+  type MediaDownloadRequest,
   type SendRequest,
   type SendResult,
 } from "../types";
@@ -46,7 +49,11 @@ export type LineChannelOptions = {
   apiRoot?: string;
   /** The adapter's name in addresses (default "line"; a channel added as a record: "line-<id>"). */
   name?: string;
+  /** The content host (LINE_DATA_API_ROOT); default LINE's api-data.line.me. */
+  dataApiRoot?: string;
 };
+
+const DATA_API_ROOT = "https://api-data.line.me";
 
 /**
  * Sends with the event's single-use reply token while it is fresh (free, and it
@@ -82,6 +89,23 @@ export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
       } catch (error) {
         throw failure(error);
       }
+    },
+    /**
+     * GET <data api root>/v2/bot/message/{id}/content with the channel access token. LINE
+     * answers 202 while it still prepares a video or audio: not yet, try again later.
+     * A 404 or 410 (expired, or the user unsent it) is final.
+     */
+    async downloadMedia(request: MediaDownloadRequest): Promise<MediaDownload> {
+      if (request.declaredSize && request.declaredSize > request.maxBytes)
+        return { ok: false, outcome: "too_large", sizeBytes: request.declaredSize };
+      const root = (options.dataApiRoot ?? DATA_API_ROOT).replace(/\/+$/, "");
+      return downloadBytes(`${root}/v2/bot/message/${encodeURIComponent(request.sourceRef)}/content`, {
+        headers: { authorization: `Bearer ${options.accessToken}` },
+        maxBytes: request.maxBytes,
+        signal: request.signal,
+        label: "LINE",
+        notReady: (response) => (response.statusCode === 202 ? "LINE is still preparing the content" : null),
+      });
     },
     async send(request: SendRequest): Promise<SendResult> {
       // Never cut: refused whole (the API refuses longer operator texts before this).

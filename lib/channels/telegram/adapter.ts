@@ -1,12 +1,15 @@
 import { autoRetry } from "@grammyjs/auto-retry";
 import { Api, Bot, GrammyError, HttpError, InputFile } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
-import { log } from "../../log";
+import { log, scrub } from "../../log";
+import { downloadBytes } from "../../media/fetch-http";
 import {
   DeliveryError,
   type ActivityTarget,
   type ChannelAdapter,
   type MediaSendRequest,
+  type MediaDownload,
+  type MediaDownloadRequest,
   type SendRequest,
   type SendResult,
 } from "../types";
@@ -123,6 +126,8 @@ export function toDeliveryError(error: unknown): DeliveryError {
   return new DeliveryError(`Telegram send failed: ${(error as Error).message}`, { outcome: "unknown", retryable: false });
 }
 
+const SANDBOX_TOKEN = "0:sandbox";
+
 let sandboxCounter = 0;
 /** Sandbox message ids: unique, increasing, and far from the simulator's user ids. */
 function sandboxMessageId(): string {
@@ -131,7 +136,7 @@ function sandboxMessageId(): string {
 }
 
 export function createTelegramChannel(options: TelegramChannelOptions): TelegramChannel {
-  if (!options.token) return sandboxChannel(options.sandboxUsername);
+  if (!options.token) return sandboxChannel(options.sandboxUsername, options.apiRoot);
   // A hung Bot API must not hold a turn for grammY's default 500 s.
   const bot = new Bot(options.token, {
     client: { ...(options.apiRoot ? { apiRoot: options.apiRoot } : {}), timeoutSeconds: options.timeoutSeconds ?? 30 },
@@ -196,6 +201,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
         throw toDeliveryError(error);
       }
     },
+    downloadMedia: fileDownloader(bestEffort, options.token, options.apiRoot),
     draftsFor: (target) => target.chatType === "private" && draftsRefused === null,
     draftsState: () => (draftsRefused === null ? { state: "on" } : { state: "unsupported", error: draftsRefused }),
     async sendDraft(target: ActivityTarget, draftId: number, text: string) {
@@ -286,6 +292,37 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
   };
 }
 
+const DEFAULT_API_ROOT = "https://api.telegram.org";
+
+/**
+ * Telegram's two steps: getFile (the file_id stays valid; the path it gives lasts
+ * about an hour, so it is asked for at each attempt), then
+ * `<api root>/file/bot<token>/<file_path>`. The Bot API refuses files over 20 MB
+ * ("file is too big"): that is too_large, as a declared size over the limit is
+ * before any request. The token is in the URL only, never in a reason.
+ */
+function fileDownloader(api: Api, token: string, apiRoot: string | undefined) {
+  return async (request: MediaDownloadRequest): Promise<MediaDownload> => {
+    if (request.declaredSize && request.declaredSize > request.maxBytes)
+      return { ok: false, outcome: "too_large", sizeBytes: request.declaredSize };
+    let file: Awaited<ReturnType<Api["getFile"]>>;
+    try {
+      file = await api.getFile(request.sourceRef, request.signal as Parameters<Api["getFile"]>[1]);
+    } catch (error) {
+      if (error instanceof GrammyError && /file is too big/i.test(error.description))
+        return { ok: false, outcome: "too_large", sizeBytes: request.declaredSize ?? null };
+      const failure = toDeliveryError(error);
+      const reason = scrub(`getFile: ${failure.message}`);
+      return { ok: false, outcome: failure.retryable || request.signal.aborted ? "retry" : "failed", reason };
+    }
+    if (file.file_size && file.file_size > request.maxBytes) return { ok: false, outcome: "too_large", sizeBytes: file.file_size };
+    if (!file.file_path) return { ok: false, outcome: "failed", reason: "Telegram gave no file_path for the file" };
+    const root = (apiRoot ?? DEFAULT_API_ROOT).replace(/\/+$/, "");
+    const path = file.file_path.split("/").map(encodeURIComponent).join("/");
+    return downloadBytes(`${root}/file/bot${token}/${path}`, { maxBytes: request.maxBytes, signal: request.signal, label: "Telegram" });
+  };
+}
+
 /** Telegram shows a chat action for 5 s: renewed a little before it fades. */
 const TYPING_RENEW_MS = 4_500;
 
@@ -296,7 +333,13 @@ function address(target: ActivityTarget): { chatId: string; threadId?: number } 
   return { chatId, ...(thread ? { threadId: Number(thread) } : {}) };
 }
 
-function sandboxChannel(username: string): TelegramChannel {
+/**
+ * The sandbox has no bot token: Telegram files cannot be downloaded, and the fetch
+ * job records them as unsupported, saying why. With TELEGRAM_API_ROOT set (a fake or
+ * self-hosted Bot API for demos and end-to-end tests) files are fetched from it with
+ * the sandbox's placeholder token.
+ */
+function sandboxChannel(username: string, apiRoot?: string): TelegramChannel {
   const botInfo = {
     id: 1,
     is_bot: true,
@@ -312,7 +355,7 @@ function sandboxChannel(username: string): TelegramChannel {
     can_manage_bots: false,
     supports_join_request_queries: false,
   } as UserFromGetMe;
-  const bot = new Bot("0:sandbox", { botInfo });
+  const bot = new Bot(SANDBOX_TOKEN, { botInfo });
   let nextFailure: SimulatedSendFailure | null = null;
   return {
     name: "telegram",
@@ -321,6 +364,7 @@ function sandboxChannel(username: string): TelegramChannel {
     identity: async () => ({ id: botInfo.id, username }),
     identityState: () => ({ state: "ready", identity: { id: botInfo.id, username } }),
     draftsState: () => ({ state: "on" }),
+    ...(apiRoot ? { downloadMedia: fileDownloader(new Api(SANDBOX_TOKEN, { apiRoot, timeoutSeconds: 10 }), SANDBOX_TOKEN, apiRoot) } : {}),
     failNextSend: (kind) => {
       nextFailure = kind;
     },

@@ -1,8 +1,9 @@
-import { conversationPatchBody, conversationResponse } from "@/lib/api/conversations";
+import { conversationDeleteResponse, conversationPatchBody, conversationResponse } from "@/lib/api/conversations";
 import { findConversation } from "@/lib/db/conversations";
 import { notFound } from "@/lib/errors";
 import { withOperator } from "@/lib/http/api";
 import { changeConversation } from "@/lib/pipeline/conversation-status";
+import { deleteConversationData } from "@/lib/pipeline/delete-conversation";
 import { handoffView } from "@/lib/pipeline/handoff";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 
@@ -23,3 +24,8 @@ export const PATCH = withOperator<{ id: string }>(async ({ request, params, ctx,
   if (!conversation) throw notFound("conversation");
   return jsonOf(conversationResponse, { conversation: { ...conversation, handoff: handoffView(conversation) } });
 });
+
+/** Admins: deletes the conversation's data for good (messages, envelopes, turns, forks) and the files nothing else uses. */
+export const DELETE = withOperator<{ id: string }>(async ({ params, ctx, caller }) =>
+  jsonOf(conversationDeleteResponse, await deleteConversationData(ctx.db, caller, idParam(params.id))),
+);
