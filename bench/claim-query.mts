@@ -92,7 +92,7 @@ function timedReads(db: Database): Database {
     };
   return {
     ...db,
-    transaction: <T>(fn: (sql: SqlRunner) => Promise<T>) =>
+    transaction: <T,>(fn: (sql: SqlRunner) => Promise<T>) =>
       db.transaction((sql) => fn({ dialect: sql.dialect, all: timed(sql, "all"), one: timed(sql, "one"), run: timed(sql, "run") })),
   } as Database;
 }
@@ -148,7 +148,9 @@ async function measure(db: Database, query?: (sql: string) => Promise<unknown[]>
   let backends: number[] = [];
   for (let i = 0; i < 35; i++) {
     if (i === 5 && query)
-      backends = ((await query(`SELECT pid FROM pg_stat_activity WHERE application_name = '${APP}' AND pid <> pg_backend_pid()`)) as { pid: number }[]).map((r) => r.pid);
+      backends = (
+        (await query(`SELECT pid FROM pg_stat_activity WHERE application_name = '${APP}' AND pid <> pg_backend_pid()`)) as { pid: number }[]
+      ).map((r) => r.pid);
     readMs = 0;
     const backendsBefore = backends.reduce((a, p) => a + schedMs(p), 0);
     const cpuBefore = process.cpuUsage();

@@ -93,7 +93,10 @@ describe.each(databases)("the claim's query plans on $name", ({ name, open }) =>
       (await t.db.transaction((sql) => sql.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${s.text}`, ...s.params))).map((r) => r.detail);
     for (const s of statements) {
       const details = await plan(s);
-      expect(details.filter((d) => /^SCAN (Envelope|Conversation|c)\b/.test(d)), s.text).toEqual([]);
+      expect(
+        details.filter((d) => /^SCAN (Envelope|Conversation|c)\b/.test(d)),
+        s.text,
+      ).toEqual([]);
     }
     for (const queueRead of find(statements, "ROW_NUMBER()")) {
       const details = await plan(queueRead);
