@@ -152,16 +152,13 @@ function cpuMs(pid: number): number {
   return ticks * 10; // USER_HZ is 100 on Linux
 }
 
-/** The database statements the servers sent so far, by path (sql: hand-written; prisma), and their summed time in ms (switchboard_db_statement_* on /metrics). */
+/** The database statements the servers sent so far, by path (sql: hand-written; prisma): switchboard_db_statements_total on /metrics. */
 async function statementCounts(bases: string[]) {
-  const total = { sql: 0, prisma: 0, sqlMs: 0, prismaMs: 0 };
+  const total = { sql: 0, prisma: 0 };
   for (const base of bases) {
     const text = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${API_TOKEN}` } }).then((r) => r.text());
-    for (const m of text.matchAll(/^switchboard_db_statement(s_total|_seconds_total)\{[^}]*path="(sql|prisma)"[^}]*\} ([0-9.e+-]+)$/gm)) {
-      const path = m[2] as "sql" | "prisma";
-      if (m[1] === "s_total") total[path] += Number(m[3]);
-      else total[`${path}Ms`] += Number(m[3]) * 1000;
-    }
+    for (const m of text.matchAll(/^switchboard_db_statements_total\{[^}]*path="(sql|prisma)"[^}]*\} ([0-9.e+-]+)$/gm))
+      total[m[1] as "sql" | "prisma"] += Number(m[2]);
   }
   return total;
 }
@@ -409,7 +406,7 @@ async function manyChats(
     metric: "database statements per answered chat",
     value: per(sql + prisma),
     unit: "statements",
-    note: `${sql} hand-written + ${prisma} Prisma statements for ${answered} answered chats (BEGIN/COMMIT not counted; ingest, claims, turns, sends and the two /metrics scrapes); time from sending to result, summed: ${per(statementsAfter.sqlMs - statementsBefore.sqlMs)} ms + ${per(statementsAfter.prismaMs - statementsBefore.prismaMs)} ms per chat${bases.length > 1 ? "" : ` (SQLite: the statements' work on the server's thread, part of its CPU)`}`,
+    note: `${sql} hand-written + ${prisma} Prisma statements for ${answered} answered chats (BEGIN/COMMIT not counted; ingest, claims, turns, sends and the two /metrics scrapes)`,
   });
   if (database)
     report({

@@ -105,12 +105,6 @@ function createMetrics() {
       labelNames: ["dialect", "path"] as const,
       registers,
     }),
-    dbStatementSeconds: new Counter({
-      name: "switchboard_db_statement_seconds_total",
-      help: "Time from sending each statement to its result, summed (SQLite: the statement's work on this process's thread)",
-      labelNames: ["dialect", "path"] as const,
-      registers,
-    }),
     dbPoolWait: new Histogram({
       name: "switchboard_db_pool_wait_seconds",
       help: "Time a transaction waited for its connection (PostgreSQL pool, SQLite group commit and lock)",
