@@ -241,7 +241,7 @@ function workerKindOf(e: Parameters<typeof workKindOf>[0]): WorkerKind {
   return kind;
 }
 
-type WaitingRow = CandidateRow & { waitKey: string | Date };
+type WaitingRow = CandidateRow & { waitKey: string | Date; horizon?: string | Date | null };
 
 /** How many waiting envelopes, per candidate wanted, the bounded read looks at before it gives up for the full one. */
 const HORIZON_ROWS_PER_CANDIDATE = 4;
@@ -258,16 +258,11 @@ const HORIZON_ROWS_PER_CANDIDATE = 4;
  * queue) or too few waits fit under it, the whole queue is read, as before.
  */
 async function readCandidates(sql: SqlRunner, o: ClaimOptions, limit: number, quietSince: Date): Promise<CandidateRow[]> {
-  const horizonRow = await sql.one<{ createdAt: string | Date }>(
-    `SELECT "createdAt" FROM "Envelope" WHERE "status" = 'pending' ORDER BY "createdAt" LIMIT 1 OFFSET ?`,
-    limit * HORIZON_ROWS_PER_CANDIDATE,
-  );
-  const horizon = toDate(horizonRow?.createdAt ?? null);
-  if (horizon && horizon <= quietSince) {
-    const rows = await waitingConversations(sql, o, limit, quietSince, horizon);
-    const last = rows.at(-1);
-    if (rows.length === limit && last && toDate(last.waitKey)! <= horizon) return rows;
-  }
+  // The horizon is read in the same statement (one round trip fewer); it is null when fewer waiting envelopes are queued.
+  const rows = await waitingConversations(sql, o, limit, quietSince, limit * HORIZON_ROWS_PER_CANDIDATE);
+  const horizon = toDate(rows[0]?.horizon ?? null);
+  const last = rows.at(-1);
+  if (horizon && horizon <= quietSince && rows.length === limit && last && toDate(last.waitKey)! <= horizon) return rows;
   return waitingConversations(sql, o, limit, quietSince, null);
 }
 
@@ -278,15 +273,16 @@ async function readCandidates(sql: SqlRunner, o: ClaimOptions, limit: number, qu
 const SERVED_AT = `(SELECT c."servedAt" FROM "Conversation" c WHERE c."id" = q."conversationId")`;
 
 /** Conversations with something due, oldest wait first; with a horizon, only waiting envelopes that arrived by then are read. */
-function waitingConversations(sql: SqlRunner, o: ClaimOptions, limit: number, quietSince: Date, horizon: Date | null) {
+function waitingConversations(sql: SqlRunner, o: ClaimOptions, limit: number, quietSince: Date, horizonOffset: number | null) {
   const { now } = o;
-  const due = horizon
-    ? `(("status" = 'pending' AND "createdAt" <= ? AND ("deliverAt" IS NULL OR "deliverAt" <= ?)) OR ("status" = 'processing' AND "leaseUntil" < ?))`
-    : DUE_SQL;
+  const due =
+    horizonOffset !== null
+      ? `(("status" = 'pending' AND "createdAt" <= (SELECT "at" FROM "h") AND ("deliverAt" IS NULL OR "deliverAt" <= ?)) OR ("status" = 'processing' AND "leaseUntil" < ?))`
+      : DUE_SQL;
   return sql.all<WaitingRow>(
-    `SELECT q."key", q."conversationId", ${
+    `${horizonOffset !== null ? `WITH "h" AS (SELECT "createdAt" AS "at" FROM "Envelope" WHERE "status" = 'pending' ORDER BY "createdAt" LIMIT 1 OFFSET ?) ` : ""}SELECT q."key", q."conversationId", ${
       sql.dialect === "sqlite" ? `MAX(q."arrived", COALESCE(${SERVED_AT}, q."arrived"))` : `GREATEST(q."arrived", ${SERVED_AT})`
-    } AS "waitKey" FROM (
+    } AS "waitKey"${horizonOffset !== null ? `, (SELECT "at" FROM "h") AS "horizon"` : ""} FROM (
        SELECT COALESCE("conversationId", -"id") AS "key", MAX("conversationId") AS "conversationId", MIN("id") AS "head", MIN("createdAt") AS "arrived"
        FROM "Envelope"
        WHERE ${due} AND ${o.channelMailOnly ? DURING_MODEL_PAUSE_SQL : WORKER_MAIL_SQL}
@@ -296,7 +292,7 @@ function waitingConversations(sql: SqlRunner, o: ClaimOptions, limit: number, qu
      ) q
      ORDER BY "waitKey", q."head"
      LIMIT ?`,
-    ...(horizon ? [horizon, now, now] : [now, now]),
+    ...(horizonOffset !== null ? [horizonOffset, now, now] : [now, now]),
     now,
     quietSince,
     limit,
