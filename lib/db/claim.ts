@@ -258,9 +258,11 @@ const HORIZON_ROWS_PER_CANDIDATE = 4;
  * queue) or too few waits fit under it, the whole queue is read, as before.
  */
 async function readCandidates(sql: SqlRunner, o: ClaimOptions, limit: number, quietSince: Date): Promise<CandidateRow[]> {
-  // The horizon is read in the same statement (one round trip fewer); it is null when fewer waiting envelopes are queued.
+  // The horizon is read in the same statement (one round trip fewer). It is null when fewer
+  // envelopes wait than it counts: then that statement read them all, and its answer is the whole one.
   const rows = await waitingConversations(sql, o, limit, quietSince, limit * HORIZON_ROWS_PER_CANDIDATE);
-  const horizon = toDate(rows[0]?.horizon ?? null);
+  if (rows.length === 0 || rows[0].horizon === null) return rows;
+  const horizon = toDate(rows[0].horizon ?? null);
   const last = rows.at(-1);
   if (horizon && horizon <= quietSince && rows.length === limit && last && toDate(last.waitKey)! <= horizon) return rows;
   return waitingConversations(sql, o, limit, quietSince, null);
@@ -272,12 +274,15 @@ async function readCandidates(sql: SqlRunner, o: ClaimOptions, limit: number, qu
  */
 const SERVED_AT = `(SELECT c."servedAt" FROM "Conversation" c WHERE c."id" = q."conversationId")`;
 
+/** Later than any envelope: the horizon of a queue shorter than the horizon's count. */
+const END_OF_TIME = new Date("9999-12-31T00:00:00Z");
+
 /** Conversations with something due, oldest wait first; with a horizon, only waiting envelopes that arrived by then are read. */
 function waitingConversations(sql: SqlRunner, o: ClaimOptions, limit: number, quietSince: Date, horizonOffset: number | null) {
   const { now } = o;
   const due =
     horizonOffset !== null
-      ? `(("status" = 'pending' AND "createdAt" <= (SELECT "at" FROM "h") AND ("deliverAt" IS NULL OR "deliverAt" <= ?)) OR ("status" = 'processing' AND "leaseUntil" < ?))`
+      ? `(("status" = 'pending' AND "createdAt" <= COALESCE((SELECT "at" FROM "h"), ?) AND ("deliverAt" IS NULL OR "deliverAt" <= ?)) OR ("status" = 'processing' AND "leaseUntil" < ?))`
       : DUE_SQL;
   return sql.all<WaitingRow>(
     `${horizonOffset !== null ? `WITH "h" AS (SELECT "createdAt" AS "at" FROM "Envelope" WHERE "status" = 'pending' ORDER BY "createdAt" LIMIT 1 OFFSET ?) ` : ""}SELECT q."key", q."conversationId", ${
@@ -292,7 +297,7 @@ function waitingConversations(sql: SqlRunner, o: ClaimOptions, limit: number, qu
      ) q
      ORDER BY "waitKey", q."head"
      LIMIT ?`,
-    ...(horizonOffset !== null ? [horizonOffset, now, now] : [now, now]),
+    ...(horizonOffset !== null ? [horizonOffset, END_OF_TIME, now, now] : [now, now]),
     now,
     quietSince,
     limit,
