@@ -152,6 +152,63 @@ function cpuMs(pid: number): number {
   return ticks * 10; // USER_HZ is 100 on Linux
 }
 
+/** The database statements the servers sent so far, by path (sql: hand-written; prisma): switchboard_db_statements_total on /metrics. */
+async function statementCounts(bases: string[]) {
+  const total = { sql: 0, prisma: 0 };
+  for (const base of bases) {
+    const text = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${API_TOKEN}` } }).then((r) => r.text());
+    for (const m of text.matchAll(/^switchboard_db_statements_total\{[^}]*path="(sql|prisma)"[^}]*\} ([0-9.e+-]+)$/gm))
+      total[m[1] as "sql" | "prisma"] += Number(m[2]);
+  }
+  return total;
+}
+
+/** The application name the PostgreSQL cases' servers connect with (PGAPPNAME), to find their backends. */
+const PG_APP = `sb-bench-${process.pid}`;
+
+/**
+ * CPU time (ms) of the PostgreSQL backends serving the bench's servers (found by their
+ * application name; PostgreSQL runs on this machine), sampled until `stop`: each
+ * backend's CPU grows only, so its last sample minus its first (or 0, for one that
+ * connected during the case) is its share, also when it disconnects before the end.
+ */
+function databaseCpu(query: (sql: string) => Promise<unknown[]>) {
+  const first = new Map<number, number>();
+  const last = new Map<number, number>();
+  const ticks = (pid: number) => {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(")").at(-1)!.trim().split(" ");
+      return (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      return undefined;
+    }
+  };
+  const sample = async (initial: boolean) => {
+    const rows = (await query(`SELECT pid FROM pg_stat_activity WHERE application_name = '${PG_APP}'`)) as { pid: number }[];
+    for (const { pid } of rows) {
+      const cpu = ticks(pid);
+      if (cpu === undefined) continue;
+      if (!first.has(pid)) first.set(pid, initial ? cpu : 0);
+      last.set(pid, cpu);
+    }
+  };
+  let running = true;
+  const loop = (async () => {
+    await sample(true);
+    while (running) {
+      await new Promise((r) => setTimeout(r, 250));
+      await sample(false);
+    }
+  })();
+  return async () => {
+    running = false;
+    await loop;
+    let ms = 0;
+    for (const [pid, cpu] of last) ms += cpu - (first.get(pid) ?? 0);
+    return { ms, backends: last.size };
+  };
+}
+
 /** The worker's limits: the defaults, the old fixed defaults, or set by hand to the load (BENCH_LIMITS=hand). */
 function limitsEnv(limits: "default" | "old"): Record<string, string> {
   if (limits === "old") return { WORKER_CONCURRENCY: "50", LLM_CONCURRENCY: "50" };
@@ -170,7 +227,7 @@ function env(databaseUrl?: string, limits: "default" | "old" = "default") {
     SWITCHBOARD_API_TOKEN: API_TOKEN,
     ...limitsEnv(limits),
     BURST_DEBOUNCE_MS: String(D),
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl, PGAPPNAME: PG_APP } : {}),
   };
 }
 
@@ -285,9 +342,18 @@ function reportLatency(
 
 const chatsFrom = (first: number, n: number) => Array.from({ length: n }, (_, i) => first + i);
 
-async function manyChats(label: string, bases: string[], pids: number[], first: number, goal?: { ms: number; text: string }) {
+async function manyChats(
+  label: string,
+  bases: string[],
+  pids: number[],
+  first: number,
+  goal?: { ms: number; text: string },
+  pgQuery?: (sql: string) => Promise<unknown[]>,
+) {
   reset();
   const chats = chatsFrom(first, CHATS);
+  const statementsBefore = await statementCounts(bases);
+  const dbCpu = pgQuery ? databaseCpu(pgQuery) : undefined;
   const cpuBefore = pids.map(cpuMs);
   const rssBefore = pids.map(rssMiB);
   const start = performance.now();
@@ -309,6 +375,8 @@ async function manyChats(label: string, bases: string[], pids: number[], first: 
   // Everything the servers did for these chats (ingest, claims, turns, sends), per chat; the wait after the last answer is idle.
   const cpu = pids.map((p, i) => cpuMs(p) - cpuBefore[i]);
   const cpuPerChat = round(cpu.reduce((a, b) => a + b, 0) / CHATS, 2);
+  const database = await dbCpu?.();
+  const statementsAfter = await statementCounts(bases);
   // Memory per waiting turn: the peak's growth over the idle server, per model call that was waiting at once.
   const perTurnKiB = Math.round(
     ((rss.reduce((a, b) => a + b, 0) - rssBefore.reduce((a, b) => a + b, 0)) * 1024) / Math.max(1, maxInFlight),
@@ -328,6 +396,27 @@ async function manyChats(label: string, bases: string[], pids: number[], first: 
     unit: "ms",
     note: `user + system time of the server process tree(s) over the case, divided by ${CHATS} chats: ${cpu.join(", ")} ms`,
   });
+  const answered = chats.filter((c) => sends.has(c)).length || 1;
+  const per = (v: number) => round(v / answered, 2);
+  const sql = statementsAfter.sql - statementsBefore.sql;
+  const prisma = statementsAfter.prisma - statementsBefore.prisma;
+  report({
+    bench: "answer latency",
+    case: label,
+    metric: "database statements per answered chat",
+    value: per(sql + prisma),
+    unit: "statements",
+    note: `${sql} hand-written + ${prisma} Prisma statements for ${answered} answered chats (BEGIN/COMMIT not counted; ingest, claims, turns, sends and the two /metrics scrapes)`,
+  });
+  if (database)
+    report({
+      bench: "answer latency",
+      case: label,
+      metric: "database CPU per answered chat",
+      value: per(database.ms),
+      unit: "ms",
+      note: `user + system time of the ${database.backends} PostgreSQL backends serving the servers (application_name ${PG_APP}), over the case: ${database.ms} ms; the servers' own: ${cpu.reduce((a, b) => a + b, 0)} ms (${per(cpu.reduce((a, b) => a + b, 0))} ms per answered chat)`,
+    });
   report({
     bench: "answer latency",
     case: label,
@@ -482,6 +571,8 @@ try {
           servers.map((s) => s.base),
           servers.map((s) => s.pid),
           30_000,
+          undefined,
+          postgres.query,
         );
       } finally {
         await Promise.all(servers.map((s) => s.stop()));

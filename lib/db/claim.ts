@@ -125,17 +125,8 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
     // Those where any worker holds a live lease are left out: each runs one turn at a time.
     const limit = o.take + o.busy.size + 32;
     const candidates = await readCandidates(sql, o, limit, quietSince);
-    let conversations = candidates.flatMap((c) => (c.conversationId !== null && !o.busy.has(c.conversationId) ? [c.conversationId] : []));
-    if (sql.dialect === "postgresql" && conversations.length > 0) {
-      // Skip conversations another instance is claiming right now; the lock ends with this transaction.
-      const locked = await sql.all<{ id: number }>(
-        `SELECT t."id" FROM (SELECT CAST(jsonb_array_elements_text(CAST(? AS jsonb)) AS int) AS "id") t WHERE pg_try_advisory_xact_lock(7301, t."id")`,
-        list(conversations),
-      );
-      const got = new Set(locked.map((r) => r.id));
-      conversations = conversations.filter((id) => got.has(id));
-    }
-
+    const conversations = candidates.flatMap((c) => (c.conversationId !== null && !o.busy.has(c.conversationId) ? [c.conversationId] : []));
+    // On PostgreSQL only the conversations this transaction could lock have a queue here.
     const queues = await readQueues(sql, conversations, now);
 
     const claim: { conversationId: number | null; ids: number[]; kind: WorkerKind | null }[] = [];
@@ -175,7 +166,7 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
       attempts: number;
       createdAt: string | Date;
     }>(
-      `UPDATE "Envelope" SET "status" = 'processing', "claimedBy" = ?, "leaseUntil" = ?, "attempts" = "attempts" + 1, "updatedAt" = ?
+      `UPDATE "Envelope"${sql.dialect === "sqlite" ? " NOT INDEXED" : ""} SET "status" = 'processing', "claimedBy" = ?, "leaseUntil" = ?, "attempts" = "attempts" + 1, "updatedAt" = ?
        WHERE ${
          sql.dialect === "postgresql"
            ? `"id" IN (SELECT "id" FROM "Envelope" WHERE ${inJsonList(sql, `"id"`)} AND ${DUE_SQL} ORDER BY "id" FOR NO KEY UPDATE)`
@@ -201,26 +192,52 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
 /** Each candidate conversation's queue, oldest first (live leases included, to re-check under the lock). */
 async function readQueues(sql: SqlRunner, conversations: number[], now: Date): Promise<Map<number, QueueRow[]>> {
   // forkConflict and mediaGroup as lib/envelope/metadata.ts reads them: only a JSON true is the flag.
-  const rows = conversations.length
-    ? await sql.all<QueueRow>(
-        `SELECT "id", "conversationId", "to", "status", "messageId", "forkId", "createdAt", "deliverAt", "leaseUntil", "forkConflict", "mediaGroup" FROM (
-           SELECT "id", "conversationId", "to", "status", "messageId", "forkId", "createdAt", "deliverAt", "leaseUntil",
-             ${sql.dialect === "sqlite" ? `json_type("metadata", '$.forkConflict') = 'true'` : `CAST("metadata"->'forkConflict' = 'true'::jsonb AS int)`} AS "forkConflict",
-             ${sql.dialect === "sqlite" ? `json_type("metadata", '$.mediaGroup') = 'true'` : `CAST("metadata"->'mediaGroup' = 'true'::jsonb AS int)`} AS "mediaGroup",
-             ROW_NUMBER() OVER (PARTITION BY "conversationId" ORDER BY "id") AS "n"
-           FROM "Envelope"
-           WHERE ${inJsonList(sql, `"conversationId"`)} AND ${WORKER_MAIL_SQL}
-             AND (("status" = 'pending' AND ("deliverAt" IS NULL OR "deliverAt" <= ? OR ${CHAT_TURN_SQL})) OR ("status" = 'processing' AND "leaseUntil" IS NOT NULL))
-         ) q WHERE "n" <= ? ORDER BY "conversationId", "id"`,
-        list(conversations),
-        now,
-        64,
-      )
-    : [];
+  const columns = `"id", "conversationId", "to", "status", "messageId", "forkId", "createdAt", "deliverAt", "leaseUntil",
+    ${sql.dialect === "sqlite" ? `json_type("metadata", '$.forkConflict') = 'true'` : `CAST("metadata"->'forkConflict' = 'true'::jsonb AS int)`} AS "forkConflict",
+    ${sql.dialect === "sqlite" ? `json_type("metadata", '$.mediaGroup') = 'true'` : `CAST("metadata"->'mediaGroup' = 'true'::jsonb AS int)`} AS "mediaGroup"`;
+  // A conversation's waiting envelopes only, sought by (conversationId, status): never every
+  // waiting envelope, nor the conversation's answered history.
+  const waiting = `"status" IN ('pending', 'processing') AND ${WORKER_MAIL_SQL}
+    AND (("status" = 'pending' AND ("deliverAt" IS NULL OR "deliverAt" <= ? OR ${CHAT_TURN_SQL})) OR ("status" = 'processing' AND "leaseUntil" IS NOT NULL))`;
+  const rows = !conversations.length
+    ? []
+    : sql.dialect === "postgresql"
+      ? // One seek per conversation, in the same statement as its lock: a conversation another
+        // instance is claiming right now (its transaction-scoped advisory lock, tried without
+        // waiting) is skipped, like SKIP LOCKED; the lock ends with this transaction.
+        await sql.all<QueueRow>(
+          `WITH "locked" AS MATERIALIZED (
+             SELECT t."id" FROM (SELECT CAST(jsonb_array_elements_text(CAST(? AS jsonb)) AS int) AS "id") t WHERE pg_try_advisory_xact_lock(7301, t."id")
+           )
+           SELECT e.* FROM "locked" l CROSS JOIN LATERAL (
+             SELECT ${columns} FROM "Envelope" WHERE "conversationId" = l."id" AND ${waiting} ORDER BY "id" LIMIT ?
+           ) e ORDER BY e."conversationId", e."id"`,
+          list(conversations),
+          now,
+          QUEUE_ROWS,
+        )
+      : // SQLite has no LATERAL, and without statistics it would read every waiting envelope by status.
+        await sql.all<QueueRow>(
+          `SELECT * FROM (
+             SELECT ${columns}, ROW_NUMBER() OVER (PARTITION BY "conversationId" ORDER BY "id") AS "n"
+             FROM "Envelope" INDEXED BY "Envelope_conversationId_status_idx"
+             WHERE ${inJsonList(sql, `"conversationId"`)} AND ${waiting}
+           ) q WHERE "n" <= ? ORDER BY "conversationId", "id"`,
+          list(conversations),
+          now,
+          QUEUE_ROWS,
+        );
   const queues = new Map<number, QueueRow[]>();
-  for (const row of rows) queues.set(row.conversationId, [...(queues.get(row.conversationId) ?? []), row]);
+  for (const row of rows) {
+    const queue = queues.get(row.conversationId);
+    if (queue) queue.push(row);
+    else queues.set(row.conversationId, [row]);
+  }
   return queues;
 }
+
+/** The most envelopes of one conversation's queue the claim reads (a turn is planned from its head). */
+const QUEUE_ROWS = 64;
 
 /** The kind of an envelope the claim selected: always one the worker runs. */
 function workerKindOf(e: Parameters<typeof workKindOf>[0]): WorkerKind {
@@ -229,7 +246,7 @@ function workerKindOf(e: Parameters<typeof workKindOf>[0]): WorkerKind {
   return kind;
 }
 
-type WaitingRow = CandidateRow & { waitKey: string | Date };
+type WaitingRow = CandidateRow & { waitKey: string | Date; horizon?: string | Date | null };
 
 /** How many waiting envelopes, per candidate wanted, the bounded read looks at before it gives up for the full one. */
 const HORIZON_ROWS_PER_CANDIDATE = 4;
@@ -246,37 +263,46 @@ const HORIZON_ROWS_PER_CANDIDATE = 4;
  * queue) or too few waits fit under it, the whole queue is read, as before.
  */
 async function readCandidates(sql: SqlRunner, o: ClaimOptions, limit: number, quietSince: Date): Promise<CandidateRow[]> {
-  const horizonRow = await sql.one<{ createdAt: string | Date }>(
-    `SELECT "createdAt" FROM "Envelope" WHERE "status" = 'pending' ORDER BY "createdAt" LIMIT 1 OFFSET ?`,
-    limit * HORIZON_ROWS_PER_CANDIDATE,
-  );
-  const horizon = toDate(horizonRow?.createdAt ?? null);
-  if (horizon && horizon <= quietSince) {
-    const rows = await waitingConversations(sql, o, limit, quietSince, horizon);
-    const last = rows.at(-1);
-    if (rows.length === limit && last && toDate(last.waitKey)! <= horizon) return rows;
-  }
+  // The horizon is read in the same statement (one round trip fewer). It is null when fewer
+  // envelopes wait than it counts: then that statement read them all, and its answer is the whole one.
+  const rows = await waitingConversations(sql, o, limit, quietSince, limit * HORIZON_ROWS_PER_CANDIDATE);
+  if (rows.length === 0 || rows[0].horizon === null) return rows;
+  const horizon = toDate(rows[0].horizon ?? null);
+  const last = rows.at(-1);
+  if (horizon && horizon <= quietSince && rows.length === limit && last && toDate(last.waitKey)! <= horizon) return rows;
   return waitingConversations(sql, o, limit, quietSince, null);
 }
 
+/**
+ * The end of a candidate's last turn, looked up by key for each candidate: a join let
+ * PostgreSQL hash every conversation (a scan of the table) to match a few hundred.
+ */
+const SERVED_AT = `(SELECT c."servedAt" FROM "Conversation" c WHERE c."id" = q."conversationId")`;
+
+/** Later than any envelope: the horizon of a queue shorter than the horizon's count. */
+const END_OF_TIME = new Date("9999-12-31T00:00:00Z");
+
 /** Conversations with something due, oldest wait first; with a horizon, only waiting envelopes that arrived by then are read. */
-function waitingConversations(sql: SqlRunner, o: ClaimOptions, limit: number, quietSince: Date, horizon: Date | null) {
+function waitingConversations(sql: SqlRunner, o: ClaimOptions, limit: number, quietSince: Date, horizonOffset: number | null) {
   const { now } = o;
-  const due = horizon
-    ? `(("status" = 'pending' AND "createdAt" <= ? AND ("deliverAt" IS NULL OR "deliverAt" <= ?)) OR ("status" = 'processing' AND "leaseUntil" < ?))`
-    : DUE_SQL;
+  const due =
+    horizonOffset !== null
+      ? `(("status" = 'pending' AND "createdAt" <= COALESCE((SELECT "at" FROM "h"), ?) AND ("deliverAt" IS NULL OR "deliverAt" <= ?)) OR ("status" = 'processing' AND "leaseUntil" < ?))`
+      : DUE_SQL;
   return sql.all<WaitingRow>(
-    `SELECT q."key", q."conversationId", CASE WHEN c."servedAt" > q."arrived" THEN c."servedAt" ELSE q."arrived" END AS "waitKey" FROM (
+    `${horizonOffset !== null ? `WITH "h" AS (SELECT "createdAt" AS "at" FROM "Envelope" WHERE "status" = 'pending' ORDER BY "createdAt" LIMIT 1 OFFSET ?) ` : ""}SELECT q."key", q."conversationId", ${
+      sql.dialect === "sqlite" ? `MAX(q."arrived", COALESCE(${SERVED_AT}, q."arrived"))` : `GREATEST(q."arrived", ${SERVED_AT})`
+    } AS "waitKey"${horizonOffset !== null ? `, (SELECT "at" FROM "h") AS "horizon"` : ""} FROM (
        SELECT COALESCE("conversationId", -"id") AS "key", MAX("conversationId") AS "conversationId", MIN("id") AS "head", MIN("createdAt") AS "arrived"
        FROM "Envelope"
        WHERE ${due} AND ${o.channelMailOnly ? DURING_MODEL_PAUSE_SQL : WORKER_MAIL_SQL}
          AND ("conversationId" IS NULL OR "conversationId" NOT IN (${LEASED_SQL}))
        GROUP BY COALESCE("conversationId", -"id")
        HAVING MAX(CASE WHEN ${CHAT_TURN_SQL} THEN 0 ELSE 1 END) = 1 OR MIN("createdAt") <= ?
-     ) q LEFT JOIN "Conversation" c ON c."id" = q."conversationId"
+     ) q
      ORDER BY "waitKey", q."head"
      LIMIT ?`,
-    ...(horizon ? [horizon, now, now] : [now, now]),
+    ...(horizonOffset !== null ? [horizonOffset, END_OF_TIME, now, now] : [now, now]),
     now,
     quietSince,
     limit,

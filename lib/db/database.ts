@@ -6,7 +6,7 @@ import { postgresTarget, providerOf, sqlitePath } from "./migrations.mjs";
 import { SettingRowsCache } from "./settings-cache";
 import { postgresSql, sqliteSql, sqliteValue, type SqlRunner, type SqlValue } from "./sql";
 import { SqliteConnection } from "./sqlite-connection";
-import { timedSql } from "../metrics/db";
+import { countedAdapter, timedSql } from "../metrics/db";
 import { type BoundedRows, SqliteReadThread } from "./sqlite-read-thread";
 
 /**
@@ -92,7 +92,7 @@ export async function openDb(url: string, options: OpenOptions = {}): Promise<Da
     // search_path too, so raw SQL (recursive CTEs) sees the same schema as the client.
     const searchPath = `-c search_path="${schema.replaceAll('"', '""')}"`;
     const adapter = new PrismaPg({ connectionString, max: 10, options: searchPath }, { schema });
-    const prisma = new PostgresClient({ adapter }) as unknown as PrismaDb;
+    const prisma = new PostgresClient({ adapter: countedAdapter(adapter, "postgresql") }) as unknown as PrismaDb;
     const connections = options.poolSize ?? 5;
     const pool = new pg.Pool({
       connectionString,
@@ -121,7 +121,7 @@ export async function openDb(url: string, options: OpenOptions = {}): Promise<Da
     { url: sqlitePath(url), timeout: 5000 },
     { backgroundCheckpointMs: options.backgroundCheckpoints ? 250 : undefined },
   );
-  const prisma = new SqliteClient({ adapter: connection });
+  const prisma = new SqliteClient({ adapter: countedAdapter(connection, "sqlite") });
   // WAL is set once by the migrator and persists in the file. NORMAL under WAL is
   // durable across process crashes (a committed transaction survives SIGKILL);
   // only an OS crash or power loss can drop the last commits.

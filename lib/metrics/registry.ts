@@ -112,6 +112,12 @@ function createMetrics() {
       buckets: fast,
       registers,
     }),
+    dbStatements: new Counter({
+      name: "switchboard_db_statements_total",
+      help: "Statements sent to the database: the hand-written path (sql) and Prisma's queries (prisma), BEGIN and COMMIT not counted",
+      labelNames: ["dialect", "path"] as const,
+      registers,
+    }),
     dbPoolWait: new Histogram({
       name: "switchboard_db_pool_wait_seconds",
       help: "Time a transaction waited for its connection (PostgreSQL pool, SQLite group commit and lock)",

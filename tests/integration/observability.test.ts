@@ -17,7 +17,7 @@ const METRICS_TOKEN = "metrics-token-0123456789";
 const PRICE = { provider: "openai-compatible", model: "fake-model", input: 2, output: 8, cachedInput: null, note: "test" };
 const EXPECTED_COST = (12 * 2 + 5 * 8) / 1e6;
 
-describe.each(databases)("Metrics, cost and usage on $name", ({ open }) => {
+describe.each(databases)("Metrics, cost and usage on $name", ({ name, open }) => {
   const h = useHarness({ open });
   beforeEach(() => {
     installRouteApp({ ...h.t.app, env: { ...h.t.app.env, METRICS_TOKEN } }, TOKEN);
@@ -58,6 +58,15 @@ describe.each(databases)("Metrics, cost and usage on $name", ({ open }) => {
     expect(delta("switchboard_model_tokens_total", { ...model, type: "output" })).toBe(5);
     expect(after.some((s) => s.name === "switchboard_queue_oldest_wait_seconds")).toBe(true);
     expect(after.some((s) => s.name === "switchboard_db_statement_duration_seconds_count")).toBe(true);
+    // Every statement is counted, on the hand-written path and Prisma's (the bench's statements per answered turn).
+    expect(delta("switchboard_db_statements_total", { dialect: name, path: "sql" })).toBeGreaterThan(0);
+    await h.t.db.prisma.conversation.count();
+    await h.t.db.prisma.$transaction([h.t.db.prisma.conversation.count(), h.t.db.prisma.message.count()]);
+    const prisma = parseExposition((await scrape(METRICS_TOKEN)).text);
+    expect(
+      sampleValue(prisma, "switchboard_db_statements_total", { dialect: name, path: "prisma" }) -
+        sampleValue(after, "switchboard_db_statements_total", { dialect: name, path: "prisma" }),
+    ).toBeGreaterThanOrEqual(3);
     // Without OTEL_EXPORTER_OTLP_ENDPOINT no tracing was started.
     expect(tracing()).toBeNull();
     // No chat ids, user names or text in any label.

@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "Envelope_conversationId_status_idx" ON "Envelope"("conversationId", "status");
