@@ -176,7 +176,7 @@ export async function startFakeTelegram() {
     }
     if (MEDIA_METHODS[method]) {
       // A file field is attach://<name> (grammY) or the part itself: either way the bytes are in `files`.
-      const part = Object.values(files ?? {})[0];
+      const part = Object.values(uploaded ?? {})[0];
       if (!part)
         return send(400, { ok: false, error_code: 400, description: `Bad Request: there is no ${MEDIA_METHODS[method]} in the request` });
       const media =
