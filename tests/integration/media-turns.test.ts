@@ -2,7 +2,6 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blobStoreFor } from "@/lib/media/blob-store";
 import { updateSettings } from "@/lib/settings/store";
 import { startTestApp, type TestApp } from "../helpers/app";
 import { databases, type TestDb } from "../helpers/db";
