@@ -134,3 +134,69 @@ test("a file the bytes contradict is refused in the composer with the reason, an
   await expect(page.getByTestId("composer-file")).toContainText("holiday.jpg");
   await expect(page.getByTestId("timeline").getByTestId("attachments")).toHaveCount(0);
 });
+
+test("a user's photo, voice note and document arrive: thumbnails, a player and a chip in the timeline, the photo's line and file in the prompt inspector", async ({
+  dashboard,
+  page,
+  request,
+}) => {
+  await dashboard.signIn();
+  const run = Date.now() % 1_000_000;
+  const chat = { id: 9_800_000 + (run % 100_000), first_name: "Noor", type: "private" };
+  const from = { id: chat.id, is_bot: false, first_name: "Noor" };
+  let messageId = 0;
+  const post = async (message: Record<string, unknown>) => {
+    const response = await request.post("/api/webhooks/telegram", {
+      headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": E2E_WEBHOOK_SECRET },
+      data: { update_id: ++updateId, message: { message_id: ++messageId, from, chat, date: Math.floor(Date.now() / 1000), ...message } },
+    });
+    expect(response.status()).toBe(200);
+  };
+  // In the Bot API's shapes; the e2e Bot API fake serves these file ids' bytes (e2e/support/fake-llm.mjs).
+  await post({
+    photo: [
+      { file_id: `e2e-photo-${run}-small`, file_unique_id: `s${run}`, width: 90, height: 60, file_size: 1_200 },
+      { file_id: `e2e-photo-${run}`, file_unique_id: `p${run}`, width: 900, height: 600, file_size: 30_000 },
+    ],
+    caption: `the view from my window ${run}`,
+  });
+  const list = await request.get(`/api/v1/conversations?search=${chat.id}`, { headers: API });
+  const conversationId = ((await list.json()) as { conversations: { id: number }[] }).conversations[0].id;
+  await page.goto(`/conversations/${conversationId}`);
+  const timeline = page.getByTestId("timeline");
+  await expect(timeline.getByText(`Echo: the view from my window ${run}`)).toBeVisible();
+  const photo = timeline
+    .getByTestId("message")
+    .filter({ hasText: `the view from my window ${run}` })
+    .first();
+  const thumb = photo.getByTestId("attachment-thumb");
+  await expect(thumb).toBeVisible();
+  await expect.poll(() => thumb.locator("img").evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+
+  await post({ voice: { file_id: `e2e-voice-${run}`, file_unique_id: `v${run}`, duration: 2, mime_type: "audio/ogg", file_size: 9_000 } });
+  await expect(timeline.getByTestId("attachment-audio")).toBeVisible();
+  await post({
+    document: {
+      file_id: `e2e-doc-${run}`,
+      file_unique_id: `d${run}`,
+      file_name: `menu-${run}.pdf`,
+      mime_type: "application/pdf",
+      file_size: 300,
+    },
+  });
+  const chip = timeline.getByTestId("attachment-file").filter({ hasText: `menu-${run}.pdf` });
+  await expect(chip).toBeVisible();
+  await expect(chip).toContainText("application/pdf");
+  await dashboard.screenshot("media-inbound");
+
+  // The inspector of the turn that answered the photo: its honest line, and the file itself.
+  const messages = (await (await page.request.get(`/api/v1/conversations/${conversationId}/messages`)).json()) as {
+    messages: { id: number; text: string; attachments: { kind: string; status: string }[] }[];
+  };
+  const photoMessage = messages.messages.find((m) => m.text === `the view from my window ${run}`)!;
+  expect(photoMessage.attachments).toEqual([expect.objectContaining({ kind: "photo", status: "stored" })]);
+  const { turnId } = await (await page.request.get(`/api/v1/messages/${photoMessage.id}/turn`)).json();
+  await page.goto(`/turns/${turnId}`);
+  await expect(page.getByText("[photo 900×600]").first()).toBeVisible();
+  await expect(page.getByTestId("attachment-thumb").first()).toBeVisible();
+});

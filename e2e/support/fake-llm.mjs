@@ -6,12 +6,34 @@
 // Instructions (the system prompt) containing "[shout]" make the answer upper case (replays try other instructions).
 // It also plays the Bot API for bots added from the Bots page (TELEGRAM_API_ROOT points
 // here): /bot<token>/<method>, every call recorded and listed at GET /__telegram/calls.
+// Files users send (getFile, then GET /file/bot<token>/<path>) by their file_id's prefix:
+// "e2e-photo-…" a real 900×600 JPEG, "e2e-voice-…" a real Ogg Opus voice note, "e2e-doc-…" a PDF.
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
+import sharp from "sharp";
 
 const port = Number(process.env.E2E_LLM_PORT ?? 3901);
 let calls = 0;
 const telegramCalls = [];
 let nextMessageId = 90_000;
+
+const FILES = {
+  photo: {
+    extension: "jpg",
+    bytes: await sharp({ create: { width: 900, height: 600, channels: 3, background: { r: 200, g: 120, b: 40 } } })
+      .jpeg()
+      .toBuffer(),
+  },
+  voice: { extension: "oga", bytes: readFileSync(new URL("../../tests/fixtures/media/voice.ogg", import.meta.url)) },
+  doc: {
+    extension: "pdf",
+    bytes: Buffer.from(
+      "%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n" +
+        "3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n",
+    ),
+  },
+};
+const fileOf = (fileId) => FILES[/^e2e-(photo|voice|doc)-/.exec(String(fileId))?.[1] ?? ""];
 
 /** getMe's bot for a token "<id>:<secret>": a made-up name and username from its id. */
 function botAPI(method, token, body) {
@@ -26,6 +48,16 @@ function botAPI(method, token, body) {
       can_read_all_group_messages: false,
       supports_inline_queries: false,
     };
+  if (method === "getFile") {
+    const file = fileOf(body.file_id);
+    if (!file) return undefined;
+    return {
+      file_id: body.file_id,
+      file_unique_id: `u-${body.file_id}`,
+      file_size: file.bytes.length,
+      file_path: `files/${body.file_id}.${file.extension}`,
+    };
+  }
   if (method === "sendMessage")
     return {
       message_id: nextMessageId++,
@@ -41,6 +73,16 @@ createServer(async (req, res) => {
     res.setHeader("content-type", "application/json");
     return res.end(JSON.stringify(telegramCalls));
   }
+  const download = req.method === "GET" && /^\/file\/bot[^/]+\/files\/([^/.]+)\.\w+$/.exec(req.url);
+  if (download) {
+    const file = fileOf(download[1]);
+    if (!file) {
+      res.writeHead(404);
+      return res.end();
+    }
+    res.writeHead(200, { "content-type": "application/octet-stream", "content-length": file.bytes.length });
+    return res.end(file.bytes);
+  }
   if (req.method === "GET") return res.end("ok");
   const chunks = [];
   for await (const chunk of req) chunks.push(chunk);
@@ -50,7 +92,12 @@ createServer(async (req, res) => {
     const body = raw ? JSON.parse(raw) : {};
     telegramCalls.push({ token: bot[1], method: bot[2], body });
     res.setHeader("content-type", "application/json");
-    return res.end(JSON.stringify({ ok: true, result: botAPI(bot[2], bot[1], body) }));
+    const result = botAPI(bot[2], bot[1], body);
+    if (result === undefined) {
+      res.statusCode = 400;
+      return res.end(JSON.stringify({ ok: false, error_code: 400, description: "Bad Request: invalid file_id" }));
+    }
+    return res.end(JSON.stringify({ ok: true, result }));
   }
   const body = JSON.parse(raw);
   const last = body.messages[body.messages.length - 1];
