@@ -142,3 +142,40 @@ export function deleteDataset(db: Database, id: number) {
 export function deleteReplay(db: Database, id: number) {
   return db.prisma.replay.deleteMany({ where: { id } });
 }
+
+const INTERRUPTED_REPLAY = "interrupted: the server stopped while this replay ran; replay the turn again";
+
+/**
+ * Replays and dataset runs a stopped process left "running" (they run in the process
+ * that started them, not from a queue): a replay still running after `staleMs` (longer
+ * than any model call it makes), and a run with no replay started or finished for that
+ * long, end failed with the reason, so the console never shows them running forever.
+ * Returns how many of each.
+ */
+export async function failInterruptedReplays(db: Database, staleMs: number, now = new Date()) {
+  const before = new Date(now.getTime() - staleMs);
+  const running = await db.prisma.datasetRun.findMany({
+    where: { status: "running", createdAt: { lt: before } },
+    select: { id: true, total: true, replays: { select: { createdAt: true, finishedAt: true } } },
+  });
+  // Read before the replays below are ended: their end is this sweep, not the run's activity.
+  const replays = await db.prisma.replay.updateMany({
+    where: { status: "running", createdAt: { lt: before } },
+    data: { status: "failed", error: INTERRUPTED_REPLAY, finishedAt: now },
+  });
+  let runs = 0;
+  for (const run of running) {
+    const lastActivity = Math.max(0, ...run.replays.flatMap((r) => [r.createdAt.getTime(), r.finishedAt?.getTime() ?? 0]));
+    if (lastActivity >= before.getTime()) continue;
+    const { count } = await db.prisma.datasetRun.updateMany({
+      where: { id: run.id, status: "running" },
+      data: {
+        status: "failed",
+        finishedAt: now,
+        error: `interrupted: the server stopped during the run after ${run.replays.length} of ${run.total} turns; start the run again`,
+      },
+    });
+    runs += count;
+  }
+  return { replays: replays.count, runs };
+}

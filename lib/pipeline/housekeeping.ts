@@ -5,6 +5,7 @@ import { keepPossiblyDelivered } from "./send-to-chat";
 import { failForksOfFailedTasks } from "../db/forks";
 import { findReplyTarget } from "../db/messages";
 import { deleteExpiredSessions } from "../db/operators";
+import { failInterruptedReplays } from "../db/replays";
 import { applyMediaRetention } from "../media/retention";
 import { getSettings } from "../settings/store";
 import { sweepForks } from "./forks";
@@ -18,7 +19,8 @@ import type { TurnDeps } from "./agent-turn";
  * half-done (older than one lease), so nothing stays "processing" forever, and
  * at most once a minute: purging expired operator sessions, ending the forks
  * of background tasks the worker gave up on ("failed", with the reason), and the
- * media retention (`mediaRetentionDays`) with its sweep of unreferenced files.
+ * media retention (`mediaRetentionDays`) with its sweep of unreferenced files, and
+ * failing the replays and dataset runs a stopped process left running.
  */
 export async function housekeeping(deps: TurnDeps, leaseMs: number, now = new Date()) {
   await sweepForks(deps, now);
@@ -31,6 +33,8 @@ export async function housekeeping(deps: TurnDeps, leaseMs: number, now = new Da
     await deleteExpiredSessions(deps.db, now);
     await failForksOfFailedTasks(deps.db, now);
     await applyMediaRetention(deps.db, (await getSettings(deps.db)).mediaRetentionDays, now);
+    // A replay makes at most three model calls, each within the timeout: well past that, it was interrupted.
+    await failInterruptedReplays(deps.db, deps.timeoutMs * 4 + 60_000, now);
   }
 }
 

@@ -4,6 +4,7 @@ import { replayListResponse, replayResponse, runReportResponse } from "@/lib/api
 import { update } from "../fixtures/telegram";
 import { databases } from "../helpers/db";
 import { startFakeLlm, type ChatRequest, type FakeLlm } from "../helpers/fake-llm";
+import { failInterruptedReplays } from "@/lib/db/replays";
 import { useHarness, useScriptedApp } from "../helpers/harness";
 import { installRouteApp, uninstallRouteApp } from "../helpers/route-app";
 
@@ -273,6 +274,32 @@ describe.each(databases)("replay on $name", ({ open }) => {
     const conversation = await h.t.db.prisma.conversation.findFirstOrThrow();
     await h.t.db.prisma.conversation.delete({ where: { id: conversation.id } });
     expect(await h.t.db.prisma.replay.count()).toBe(0);
+  });
+
+  it("a replay and a run that a stopped server left running end failed with the reason; live ones are left alone", async () => {
+    const [turn] = await chat(["hello"]);
+    const db = h.t.db.prisma;
+    const conversationId = turn!.conversationId;
+    const dataset = await db.dataset.create({ data: { name: "left behind", turnIds: [turn!.id, turn!.id], createdBy: "admin" } });
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const run = await db.datasetRun.create({
+      data: { datasetId: dataset.id, mode: "frozen", variant: {}, status: "running", total: 2, createdBy: "admin", createdAt: hourAgo },
+    });
+    const base = { turnId: turn!.id, conversationId, mode: "frozen", variant: {}, status: "running" };
+    const stale = await db.replay.create({ data: { ...base, runId: run.id, createdAt: hourAgo } });
+    const live = await db.replay.create({ data: base });
+    expect(await failInterruptedReplays(h.t.db, 5 * 60_000)).toEqual({ replays: 1, runs: 1 });
+    expect(await db.replay.findUniqueOrThrow({ where: { id: stale.id } })).toMatchObject({
+      status: "failed",
+      error: expect.stringMatching(/^interrupted/),
+    });
+    expect((await db.replay.findUniqueOrThrow({ where: { id: live.id } })).status).toBe("running");
+    expect(await db.datasetRun.findUniqueOrThrow({ where: { id: run.id } })).toMatchObject({
+      status: "failed",
+      error: expect.stringContaining("after 1 of 2 turns"),
+    });
+    // A second sweep finds nothing more.
+    expect(await failInterruptedReplays(h.t.db, 5 * 60_000)).toEqual({ replays: 0, runs: 0 });
   });
 });
 
