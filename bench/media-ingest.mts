@@ -13,11 +13,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { MockLanguageModelV3 } from "ai/test";
 import sharp from "sharp";
 import { openDb } from "../lib/db/database";
 import { migrate } from "../lib/db/migrations.mjs";
 import { parseEnv } from "../lib/env";
 import { createApp } from "../lib/server/wiring";
+import { updateSettings } from "../lib/settings/store";
 import { body as readBody, listen } from "./loopback.ts";
 import { openLoop } from "./open-loop.ts";
 import { report, summarize } from "./stats.ts";
@@ -55,6 +57,18 @@ const botApi = await listen(async (req, res) => {
           file_unique_id: `u${payload.file_id}`,
           file_size: photo.byteLength,
           file_path: `photos/${payload.file_id}.jpg`,
+        },
+      }),
+    );
+  if (method === "sendMessage")
+    return res.end(
+      JSON.stringify({
+        ok: true,
+        result: {
+          message_id: Math.floor(Math.random() * 1e9),
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: payload.chat_id, type: "private" },
+          text: payload.text,
         },
       }),
     );
@@ -235,8 +249,81 @@ try {
   await app.media.stop();
   await app.worker.stop();
   hook.close();
-  botApi.close();
   await db.close();
   rmSync(dir, { recursive: true, force: true });
 }
+
+// From a photo's webhook to its image in the model's request: the whole path (ingest, the
+// fetch job, the turn's short wait for its picture, re-encoding), against a text update's
+// webhook to its model request in the same run. A model that sees images (provider
+// "anthropic", answering at once) records when each request came and whether it held an image.
+{
+  const dir2 = mkdtempSync(join(tmpdir(), "switchboard-bench-media-model-"));
+  const url2 = `file:${join(dir2, "bench.db")}`;
+  await migrate(url2);
+  const db2 = await openDb(url2);
+  const seen = new Map<string, { at: number; image: boolean }>();
+  const mock = new MockLanguageModelV3({
+    doGenerate: async (options) => {
+      const prompt = JSON.stringify(options.prompt);
+      const tag = /(?:photo|message) (\d+)(?![\d×])/.exec(prompt.slice(prompt.lastIndexOf('"role":"user"')))?.[0];
+      if (tag && !seen.has(tag)) seen.set(tag, { at: performance.now(), image: prompt.includes('"type":"file"') });
+      return {
+        content: [{ type: "tool-call", toolCallId: "c1", toolName: "reply", input: JSON.stringify({ message: "ok" }) }],
+        finishReason: { unified: "tool-calls", raw: "tool_calls" },
+        usage: { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 2, text: 2, reasoning: 0 } },
+        warnings: [],
+      };
+    },
+  });
+  const env2 = parseEnv({
+    NODE_ENV: "production",
+    DATABASE_URL: url2,
+    TELEGRAM_BOT_TOKEN: TOKEN,
+    TELEGRAM_WEBHOOK_SECRET: SECRET,
+    TELEGRAM_API_ROOT: botApi.url,
+    LOG_LEVEL: "error",
+    METRICS_ENABLED: "false",
+  });
+  const app2 = await createApp(env2, db2, { model: { model: mock, provider: "anthropic", modelId: "bench-vision" } });
+  await app2.telegram.identity();
+  // Whole answers (no drafts streamed, no typing indicator): the time to the request is what is measured.
+  await updateSettings(db2, { streamDrafts: false, typingIndicator: false }, "bench");
+  const post = async (body: string) =>
+    app2.telegramWebhook(new Request("http://localhost/api/webhooks/telegram", { method: "POST", headers, body }));
+  const sentAt = new Map<string, number>();
+  const CHATS = 40;
+  for (let i = 0; i < CHATS; i++) {
+    // Alternating, each in a chat of its own, two a second: one model call per update.
+    const body = i % 2 === 0 ? photoUpdate() : textUpdate();
+    const parsed = JSON.parse(body) as { update_id: number; message: Record<string, unknown> };
+    parsed.message.chat = { id: 50_000 + i, type: "private", first_name: "Load" };
+    parsed.message.from = from(50_000 + i);
+    const tag = i % 2 === 0 ? `photo ${parsed.update_id}` : `message ${parsed.update_id}`;
+    sentAt.set(tag, performance.now());
+    await post(JSON.stringify(parsed));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  for (let waited = 0; waited < 30_000 && seen.size < CHATS; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+  const times = (kind: string) =>
+    [...sentAt].filter(([tag]) => tag.startsWith(kind) && seen.has(tag)).map(([tag, at]) => seen.get(tag)!.at - at);
+  const photoTimes = summarize(times("photo"));
+  const textTimes = summarize(times("message"));
+  const withImage = [...seen].filter(([tag, s]) => tag.startsWith("photo") && s.image).length;
+  report({
+    bench: "media-ingest",
+    case: `photo webhook → its image in the model's request (vs text webhook → model request), SQLite, burst debounce ${env2.BURST_DEBOUNCE_MS} ms`,
+    metric: "p50",
+    value: photoTimes.p50,
+    unit: "ms",
+    baseline: textTimes.p50,
+    ratio: Math.round((photoTimes.p50 / Math.max(textTimes.p50, 0.001)) * 100) / 100,
+    note: `p99 photo ${photoTimes.p99} ms / text ${textTimes.p99} ms; ${withImage} of ${photoTimes.n} photo requests held the image; ${CHATS} updates, 2/s, alternating`,
+  });
+  await app2.media.stop();
+  await app2.worker.stop();
+  await db2.close();
+  rmSync(dir2, { recursive: true, force: true });
+}
+botApi.close();
 process.exit(0);
