@@ -136,7 +136,7 @@ test("an operator turns the model's pictures on and caps them per turn", async (
   await page.getByLabel("Images per turn").fill("2");
   await page.getByRole("button", { name: "Save settings" }).click();
   await expect(page.getByRole("status")).toContainText("Saved");
-  await expect(page.getByTestId("settings-changes")).toContainText("maxImagesPerTurn: 4 → 2");
+  await expect(page.getByTestId("settings-changes")).toContainText("Images per turn: 4 → 2");
   const saved = await (await page.request.get("/api/v1/settings")).json();
   expect(saved.settings).toMatchObject({ modelSeesImages: true, maxImagesPerTurn: 2 });
   // Back to the provider's default, for the other tests of this run.

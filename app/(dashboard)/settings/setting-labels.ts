@@ -29,8 +29,8 @@ export const SETTING_LABELS: Record<keyof Settings, string> = {
   handoffTelegramChatId: "Operators' Telegram chat id",
   modelPrices: "Model prices",
   modelSeesImages: "The model sees pictures",
-  maxImagesPerTurn: "Pictures per turn at most",
-  mediaRetentionDays: "Keep media files (days)",
+  maxImagesPerTurn: "Images per turn",
+  mediaRetentionDays: "Keep files (days)",
 };
 
 /** A changed value as people read it: on/off, "server default", a price table by its size. */
