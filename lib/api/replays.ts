@@ -162,6 +162,8 @@ export const applyResponse = z.strictObject({
   applied: z.array(z.string()),
   /** What of the variant cannot be applied as a setting (`model`: the server's model is set by its environment). */
   notApplied: z.array(z.string()),
+  /** Keys the replayed turns' bot overrides, written to that bot (where they take effect); null when none. */
+  bot: z.strictObject({ id: z.number().int(), name: z.string(), applied: z.array(z.string()) }).nullable(),
 });
 
 const replayErrors = {

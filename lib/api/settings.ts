@@ -24,8 +24,10 @@ export const operations = defineOperations([
   {
     method: "get",
     path: "/settings",
-    summary: "Settings and their change log (newest 50)",
+    summary: "Settings and their change log (newest 50); with conversationId, the settings in force for that conversation's bot",
+    query: z.strictObject({ conversationId: z.string().regex(/^\d+$/).optional() }),
     response: { status: 200, schema: settingsResponse },
+    errors: { 404: "Unknown conversation" },
   },
   {
     method: "patch",

@@ -18,6 +18,8 @@ export const statusResponse = z.strictObject({
     ]),
   }),
   line: z.strictObject({ enabled: z.boolean() }),
+  /** Each bot's username by its channel adapter (`telegram`, `telegram-7`…; null where the platform gave none). */
+  bots: z.record(z.string(), z.string().nullable()),
   database: z.enum(["sqlite", "postgresql"]),
 });
 

@@ -166,8 +166,12 @@ export async function changeBot(deps: BotManagerDeps, id: number, body: BotPatch
     } else {
       const { apiKey, ...model } = body.model;
       change.model = JSON.stringify(model);
-      // Without a new key the stored one stays (the console never sees it to send it back).
+      // Without a new key the stored one stays (the console never sees it to send it back),
+      // but only for the same provider and endpoint: a stored key is never sent to a new address.
+      const before = row.model ? (JSON.parse(row.model) as { provider?: string; baseUrl?: string }) : null;
+      const sameEndpoint = before?.provider === model.provider && (before?.baseUrl ?? null) === (model.baseUrl ?? null);
       if (apiKey !== undefined) change.modelApiKey = needBox(deps.box).seal(apiKey);
+      else if (!sameEndpoint) change.modelApiKey = null;
     }
   }
   const updated = await updateBot(deps.db, id, change);

@@ -20,8 +20,8 @@ export type ReplayModels = {
 /**
  * The replay side of the wiring: another model gets its own provider gate (the same
  * adaptive limit and time limit as live turns), kept per provider, model and base URL.
- * Without an API key in the variant, the server's key is used when the provider is the
- * server's own (it never leaves the server).
+ * Without an API key in the variant, the server's key is used when the provider and the
+ * endpoint are the server's own: it is never sent to another address.
  */
 export function createReplayModels(
   e: Pick<Env, "LLM_PROVIDER" | "LLM_MODEL" | "LLM_BASE_URL" | "LLM_API_KEY" | "LLM_CONCURRENCY">,
@@ -36,7 +36,9 @@ export function createReplayModels(
     other(model) {
       const sameProvider = model.provider === e.LLM_PROVIDER;
       const baseUrl = model.baseUrl ?? (sameProvider ? e.LLM_BASE_URL : undefined);
-      const apiKey = model.apiKey ?? (sameProvider ? e.LLM_API_KEY : undefined);
+      // The server's key goes only to the server's own endpoint: another base URL needs its own key.
+      const sameEndpoint = sameProvider && baseUrl === e.LLM_BASE_URL;
+      const apiKey = model.apiKey ?? (sameEndpoint ? e.LLM_API_KEY : undefined);
       if (model.provider === "openai-compatible" && !baseUrl)
         throw new AppError("bad_request", "an openai-compatible model needs its baseUrl", [
           { path: ["variant", "model", "baseUrl"], message: "required" },

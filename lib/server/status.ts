@@ -18,6 +18,8 @@ export async function describeStatus(ctx: App) {
       error = `getWebhookInfo failed: ${(e as Error).message}`;
     }
   }
+  // Each bot's username by its channel adapter, so an answer is labelled with the bot that sent it.
+  const bots = await ctx.db.prisma.bot.findMany({ select: { adapter: true, username: true } });
   return {
     model: ctx.model ? { provider: ctx.model.provider, modelId: ctx.model.modelId } : null,
     telegram: {
@@ -28,6 +30,7 @@ export async function describeStatus(ctx: App) {
       ...(error ? { error } : {}),
     },
     line: { enabled: Boolean(ctx.channels.line) },
+    bots: Object.fromEntries(bots.map((bot) => [bot.adapter, bot.username])),
     database: ctx.env.DATABASE_URL.startsWith("file:") ? ("sqlite" as const) : ("postgresql" as const),
   };
 }

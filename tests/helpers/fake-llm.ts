@@ -74,6 +74,8 @@ async function streamCompletion(
  */
 export async function startFakeLlm(script: Script = () => ({ reply: "Hello from the fake model" })) {
   const requests: ChatRequest[] = [];
+  /** The Authorization header of each chat request, in order (which key reached this server). */
+  const authorizations: (string | undefined)[] = [];
   /** Speech-to-text requests (OpenAI's multipart /audio/transcriptions): the form's size and content type. */
   const transcriptions: { contentType: string; bytes: number }[] = [];
   let transcript = "see you at eight";
@@ -89,6 +91,7 @@ export async function startFakeLlm(script: Script = () => ({ reply: "Hello from 
     }
     const body = (await readJson(req)) as ChatRequest;
     requests.push(body);
+    authorizations.push(req.headers.authorization);
     const send = (status: number, payload: unknown) => {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(payload));
@@ -138,6 +141,7 @@ export async function startFakeLlm(script: Script = () => ({ reply: "Hello from 
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    authorizations,
     transcriptions,
     setTranscript: (text: string) => {
       transcript = text;

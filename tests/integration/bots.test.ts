@@ -246,6 +246,14 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     expect(patched.status).toBe(200);
     expect(patched.body.bot.model).toEqual({ provider: "openai-compatible", model: "bravo-model", baseUrl: llmB.baseUrl, hasApiKey: true });
     expect(JSON.stringify(patched.body)).not.toContain(MODEL_KEY);
+    // The same endpoint again without a key keeps the stored one; another address never gets it.
+    const patch = (model: Record<string, string>) =>
+      api("app/api/v1/bots/[id]/route.ts", "PATCH", `/api/v1/bots/${ids.b}`, { id: String(ids.b) }, { model });
+    const kept = await patch({ provider: "openai-compatible", model: "bravo-model-2", baseUrl: llmB.baseUrl });
+    expect(kept.body.bot.model.hasApiKey).toBe(true);
+    const moved = await patch({ provider: "openai-compatible", model: "bravo-model", baseUrl: "http://127.0.0.1:9/v1" });
+    expect(moved.body.bot.model.hasApiKey).toBe(false);
+    await patch({ provider: "openai-compatible", model: "bravo-model", baseUrl: llmB.baseUrl, apiKey: MODEL_KEY });
     llmA.requests.length = 0;
     llmB.requests.length = 0;
     const user = { id: 880002, first_name: "Eve" };

@@ -157,6 +157,15 @@ describe.each(databases)("replay on $name", ({ open }) => {
     // The key is used, never stored or shown.
     expect(JSON.stringify(replay)).not.toContain("sk-other");
     expect(JSON.stringify(await h.t.db.prisma.replay.findMany())).not.toContain("sk-other");
+    expect(other.authorizations).toEqual(["Bearer sk-other"]);
+    // Without a key of its own, another address never gets the server's key.
+    other.authorizations.length = 0;
+    const keyless = await replayTurn(turn!.id, {
+      mode: "frozen",
+      variant: { model: { provider: "openai-compatible", model: "other-model", baseUrl: other.baseUrl } },
+    });
+    expect(keyless.status).toBe(201);
+    expect(other.authorizations.some((a) => a?.includes("sk-test"))).toBe(false);
   });
 
   it("a dataset of ten turns runs to completion with its summary, two runs compare, and applying writes the settings with their change log", async () => {

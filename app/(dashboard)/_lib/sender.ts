@@ -61,8 +61,13 @@ export function addressFromShown(
 
 /** The bot's username from /status (shared cache with the other pages), null until known. */
 export function useBotUsername(): string | null {
+  return useBotUsernames().main;
+}
+
+/** The environment's bot's username, and every bot's by its channel adapter (several bots). */
+function useBotUsernames(): { main: string | null; byChannel: Readonly<Record<string, string | null>> } {
   const status = useQuery({ queryKey: ["status"], queryFn: () => api<StatusInfo>("/status"), staleTime: 60_000 });
-  return status.data?.telegram.username ?? null;
+  return { main: status.data?.telegram.username ?? null, byChannel: status.data?.bots ?? {} };
 }
 
 /** Operators and the caller's id (GET /operators); refetched on a settings event (a name changed). */
@@ -75,11 +80,13 @@ export function useOperators() {
  * operators' display names filled in: `sender(kind, name)`, `address("operator:op")`.
  */
 export function useSenderLabel() {
-  const bot = useBotUsername();
+  const { main: bot, byChannel } = useBotUsernames();
   const operators = useOperators().data?.operators;
+  // `channel`: the conversation's adapter, so an added bot's answers carry that bot's username.
   const sender = useCallback(
-    (kind: string, name: string | null) => senderDisplayName(kind, name, bot, namesOf(operators)),
-    [bot, operators],
+    (kind: string, name: string | null, channel?: string | null) =>
+      senderDisplayName(kind, name, channel && channel in byChannel ? byChannel[channel] : bot, namesOf(operators)),
+    [bot, byChannel, operators],
   );
   const address = useCallback((value: string) => addressDisplayName(value, bot, namesOf(operators)), [bot, operators]);
   return { sender, address };

@@ -188,7 +188,7 @@ export function ConversationList() {
                 <td style={{ maxWidth: 380 }}>
                   {c.lastMessage ? (
                     <span>
-                      <span className="muted">{label(c.lastMessage.senderKind, c.lastMessage.senderName)}: </span>
+                      <span className="muted">{label(c.lastMessage.senderKind, c.lastMessage.senderName, c.channel)}: </span>
                       <span dir="auto" data-testid="last-message-text">
                         {c.lastMessage.text.slice(0, 120)}
                       </span>

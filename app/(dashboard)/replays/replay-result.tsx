@@ -111,7 +111,10 @@ export function ReplayResult({ replay, turn, onDeleted }: { replay: Replay; turn
         </button>
         {apply.isSuccess && (
           <span role="status">
-            Applied: {apply.data.applied.length ? apply.data.applied.join(", ") : "nothing changed"}
+            Applied: {apply.data.applied.length ? `${apply.data.applied.join(", ")} (all bots)` : apply.data.bot ? "" : "nothing changed"}
+            {apply.data.bot
+              ? ` ${apply.data.applied.length ? "and " : ""}${apply.data.bot.applied.join(", ")} to ${apply.data.bot.name} (its own values)`
+              : ""}
             {apply.data.notApplied.includes("model") ? " (the model is set by the server's environment: not applied)" : ""}
           </span>
         )}

@@ -28,8 +28,22 @@ export type ReplayBody = {
  * What to try: mode, model, instructions and any context setting, prefilled with
  * the values in force. Only what differs from them goes into the variant.
  */
-export function VariantForm({ submitLabel, busy, onSubmit }: { submitLabel: string; busy: boolean; onSubmit: (body: ReplayBody) => void }) {
-  const settings = useQuery({ queryKey: ["settings"], queryFn: () => api<SettingsInfo>("/settings") });
+export function VariantForm({
+  submitLabel,
+  busy,
+  onSubmit,
+  conversationId,
+}: {
+  submitLabel: string;
+  busy: boolean;
+  onSubmit: (body: ReplayBody) => void;
+  /** The replayed turn's conversation: prefilled with what its bot runs with (its own instructions and overrides). */
+  conversationId?: number;
+}) {
+  const settings = useQuery({
+    queryKey: ["settings", conversationId ?? null],
+    queryFn: () => api<SettingsInfo>(conversationId ? `/settings?conversationId=${conversationId}` : "/settings"),
+  });
   if (settings.isLoading) return <p className="muted">Loading the settings…</p>;
   if (settings.isError) return <p className="error">Could not load the settings: {settings.error.message}</p>;
   return <Form current={settings.data!.settings} submitLabel={submitLabel} busy={busy} onSubmit={onSubmit} />;

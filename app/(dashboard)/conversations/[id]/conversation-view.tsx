@@ -170,6 +170,7 @@ export function ConversationView({ id, focusMessageId }: { id: number; focusMess
             replyTo={replyTo}
             onReply={setReplyTo}
             focusMessageId={focusMessageId}
+            channel={conversation.channel}
           />
           <Composer conversationId={conversation.id} replyTo={replyTo} onCancelReply={() => setReplyTo(null)} onReplyAgain={setReplyTo} />
         </div>

@@ -203,6 +203,8 @@ function mergeExtras(messages: TimelineMessage[], notes: Note[], changes: StateC
 
 export type TimelineProps = {
   messages: TimelineMessage[];
+  /** The conversation's channel adapter (its bot), for the answers' sender label. */
+  channel?: string;
   /** Internal notes, oldest first: shown between the messages by time. */
   notes?: Note[];
   /** Status, assignee and handoff changes, oldest first: lines between the messages by time. */
@@ -235,9 +237,12 @@ export function Timeline({
   replyTo,
   onReply,
   focusMessageId,
+  channel,
 }: TimelineProps) {
   const scroller = useRef<HTMLDivElement>(null);
-  const label = useSenderLabel().sender;
+  const senderOf = useSenderLabel().sender;
+  // The conversation's bot names its answers (several bots: each its own username).
+  const label = useCallback((kind: string, name: string | null) => senderOf(kind, name, channel), [senderOf, channel]);
   const operatorName = useCallback((name: string) => label("operator", name), [label]);
   const byId = useMemo(() => new Map(messages.map((m) => [m.id, m])), [messages]);
   const rows = useMemo(() => mergeExtras(messages, notes, changes, hasMore), [messages, notes, changes, hasMore]);

@@ -39,7 +39,12 @@ export function ReplayPanel({ turn }: { turn: Turn }) {
           <p className="muted">
             Runs this turn again with other instructions, model or context settings. Nothing is sent to the chat or stored in its history.
           </p>
-          <VariantForm submitLabel="Run replay" busy={run.isPending} onSubmit={(body) => run.mutate(body)} />
+          <VariantForm
+            submitLabel="Run replay"
+            busy={run.isPending}
+            onSubmit={(body) => run.mutate(body)}
+            conversationId={turn.conversationId}
+          />
           {run.isError && (
             <p className="error" role="alert">
               {run.error.message}

@@ -1,16 +1,30 @@
 import { requireAdmin } from "@/lib/auth/roles";
 import { withOperator } from "@/lib/http/api";
-import { jsonOf, readJson } from "@/lib/http/respond";
+import { idParam, jsonOf, readJson } from "@/lib/http/respond";
+import { settingsForChannel } from "@/lib/bots/bot-config";
+import type { Database } from "@/lib/db/database";
+import { notFound } from "@/lib/errors";
 import { settingsResponse, updatedSettingsResponse } from "@/lib/api/settings";
 import { getSettings, listSettingChanges, updateSettings } from "@/lib/settings/store";
 import { settingsUpdateSchema } from "@/lib/settings/schema";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withOperator(async ({ ctx }) => {
-  const [settings, changes] = await Promise.all([getSettings(ctx.db), listSettingChanges(ctx.db)]);
+/** `?conversationId=`: the settings in force for that conversation's bot (its overrides and instructions over the global ones). */
+export const GET = withOperator(async ({ request, ctx }) => {
+  const id = new URL(request.url).searchParams.get("conversationId");
+  const [settings, changes] = await Promise.all([
+    id === null ? getSettings(ctx.db) : settingsOfConversation(ctx.db, idParam(id)),
+    listSettingChanges(ctx.db),
+  ]);
   return jsonOf(settingsResponse, { settings, changes });
 });
+
+async function settingsOfConversation(db: Database, id: number) {
+  const conversation = await db.prisma.conversation.findUnique({ where: { id }, select: { channel: true } });
+  if (!conversation) throw notFound("conversation");
+  return settingsForChannel(db, conversation.channel);
+}
 
 /** Partial update; takes effect on the next message, on every instance (this one's worker looks again now: limits may have grown). */
 export const PATCH = withOperator(async ({ request, ctx, caller }) => {

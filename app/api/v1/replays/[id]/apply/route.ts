@@ -13,7 +13,7 @@ export const POST = withOperator<{ id: string }>(async ({ params, ctx, caller })
   requireAdmin(caller, "change settings");
   const replay = await findReplay(ctx.db, idParam(params.id));
   if (!replay) throw notFound("replay");
-  const result = await applyVariant(ctx.db, replay.variant, caller.operator.name);
+  const result = await applyVariant(ctx.db, replay.variant, caller.operator.name, [replay.conversationId]);
   ctx.worker.kick();
   return jsonOf(applyResponse, result);
 });

@@ -13,7 +13,13 @@ export const POST = withOperator<{ id: string; runId: string }>(async ({ params,
   requireAdmin(caller, "change settings");
   const run = await findRun(ctx.db, idParam(params.id), idParam(params.runId));
   if (!run) throw notFound("run");
-  const result = await applyVariant(ctx.db, run.variant, caller.operator.name);
+  const replayed = await ctx.db.prisma.replay.findMany({ where: { runId: run.id }, select: { conversationId: true } });
+  const result = await applyVariant(
+    ctx.db,
+    run.variant,
+    caller.operator.name,
+    replayed.map((r) => r.conversationId),
+  );
   ctx.worker.kick();
   return jsonOf(applyResponse, result);
 });
