@@ -22,9 +22,12 @@ export interface BlobStore {
   get(sha256: string): Promise<{ bytes: Buffer; mimeType: string } | null>;
   /**
    * Removes those of `sha256s` that no attachment refers to any more (after a
-   * conversation's data was deleted) and says how many went.
+   * conversation's data was deleted) and were last put before `putBefore` (default
+   * now), and says how many went. Every put stamps its blob (MediaBlob.createdAt is
+   * "last put"), so the same bytes being stored for another message at this moment
+   * (an upload, a download) are not taken from under it.
    */
-  removeUnreferenced(sha256s: readonly string[]): Promise<number>;
+  removeUnreferenced(sha256s: readonly string[], putBefore?: Date): Promise<number>;
 }
 
 export type StoredBlob = { sha256: string; sizeBytes: number };
@@ -60,24 +63,22 @@ function mediaDirOf(db: Database): string {
 
 function sqliteBlobs(db: Database, root: string): BlobStore {
   const pathOf = (sha256: string) => join(root, sha256.slice(0, 2), sha256);
+  // One process writes this disk (SQLite): a put and a removal of the same file take turns,
+  // so a file is never unlinked after a put of the same bytes recorded it again.
+  const turns = new Map<string, Promise<unknown>>();
+  const inTurn = <T>(sha256: string, fn: () => Promise<T>): Promise<T> => {
+    const run = (turns.get(sha256) ?? Promise.resolve()).then(fn, fn);
+    const settled = run.catch(() => {});
+    turns.set(sha256, settled);
+    void settled.then(() => {
+      if (turns.get(sha256) === settled) turns.delete(sha256);
+    });
+    return run;
+  };
   return {
     async put(bytes, mimeType) {
       const sha256 = sha256Of(bytes);
-      const path = pathOf(sha256);
-      await mkdir(dirname(path), { recursive: true });
-      // Written whole under a temporary name, then renamed: a reader never sees half a file,
-      // and two writers of the same bytes both end with the same complete file.
-      const temporary = `${path}.${randomBytes(6).toString("hex")}.part`;
-      await writeFile(temporary, bytes, { mode: 0o600 });
-      await rename(temporary, path);
-      await ignoringRace(() =>
-        db.prisma.mediaBlob.upsert({
-          where: { sha256 },
-          create: { sha256, mimeType, sizeBytes: bytes.byteLength },
-          update: {},
-        }),
-      );
-      return { sha256, sizeBytes: bytes.byteLength };
+      return inTurn(sha256, () => writeBlob(sha256, bytes, mimeType));
     },
     async get(sha256) {
       if (!SHA256.test(sha256)) return null;
@@ -90,14 +91,37 @@ function sqliteBlobs(db: Database, root: string): BlobStore {
         throw error;
       }
     },
-    async removeUnreferenced(sha256s) {
-      const gone = await unreferenced(db, sha256s);
-      if (gone.length === 0) return 0;
-      await db.prisma.mediaBlob.deleteMany({ where: { sha256: { in: gone } } });
-      await Promise.all(gone.map((sha256) => rm(pathOf(sha256), { force: true })));
-      return gone.length;
+    async removeUnreferenced(sha256s, putBefore = new Date()) {
+      let removed = 0;
+      for (const sha256 of await unreferenced(db, sha256s)) {
+        await inTurn(sha256, async () => {
+          const { count } = await db.prisma.mediaBlob.deleteMany({ where: { sha256, createdAt: { lte: putBefore } } });
+          if (count === 0) return;
+          await rm(pathOf(sha256), { force: true });
+          removed += 1;
+        });
+      }
+      return removed;
     },
   };
+
+  async function writeBlob(sha256: string, bytes: Uint8Array, mimeType: string): Promise<StoredBlob> {
+    const path = pathOf(sha256);
+    await mkdir(dirname(path), { recursive: true });
+    // Written whole under a temporary name, then renamed: a reader never sees half a file,
+    // and two writers of the same bytes both end with the same complete file.
+    const temporary = `${path}.${randomBytes(6).toString("hex")}.part`;
+    await writeFile(temporary, bytes, { mode: 0o600 });
+    await rename(temporary, path);
+    await ignoringRace(() =>
+      db.prisma.mediaBlob.upsert({
+        where: { sha256 },
+        create: { sha256, mimeType, sizeBytes: bytes.byteLength },
+        update: { createdAt: new Date() },
+      }),
+    );
+    return { sha256, sizeBytes: bytes.byteLength };
+  }
 }
 
 function postgresBlobs(db: Database): BlobStore {
@@ -108,7 +132,7 @@ function postgresBlobs(db: Database): BlobStore {
         db.prisma.mediaBlob.upsert({
           where: { sha256 },
           create: { sha256, mimeType, sizeBytes: bytes.byteLength, data: Buffer.from(bytes) },
-          update: {},
+          update: { createdAt: new Date() },
         }),
       );
       return { sha256, sizeBytes: bytes.byteLength };
@@ -119,11 +143,12 @@ function postgresBlobs(db: Database): BlobStore {
       if (!row?.data) return null;
       return { bytes: Buffer.from(row.data), mimeType: row.mimeType };
     },
-    async removeUnreferenced(sha256s) {
+    async removeUnreferenced(sha256s, putBefore = new Date()) {
       const gone = await unreferenced(db, sha256s);
       if (gone.length === 0) return 0;
-      await db.prisma.mediaBlob.deleteMany({ where: { sha256: { in: gone } } });
-      return gone.length;
+      // The bytes are in the row: a put after `putBefore` re-stamped it and keeps it.
+      const { count } = await db.prisma.mediaBlob.deleteMany({ where: { sha256: { in: gone }, createdAt: { lte: putBefore } } });
+      return count;
     },
   };
 }

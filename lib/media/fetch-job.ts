@@ -182,8 +182,9 @@ export class MediaFetcher {
     }
     try {
       const recorded = await finishAttachment(this.deps.db, attachment, outcome);
-      // Taken over after a lease ran out, or its conversation was deleted meanwhile: keep no orphan.
-      if (!recorded && outcome.status === "stored") await blobStoreFor(this.deps.db).removeUnreferenced([outcome.blobSha256]);
+      // Taken over after a lease ran out, or its conversation was deleted meanwhile: bytes nothing
+      // refers to are left to the hourly orphan sweep (the same file may be going into another message).
+      if (!recorded && outcome.status === "stored") log.info("media.fetch_unrecorded", { attachmentId: attachment.id });
     } catch (error) {
       // The claim's lease runs out and another attempt records it.
       log.error("media.finish_failed", { attachmentId: attachment.id, error });

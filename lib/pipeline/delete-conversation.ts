@@ -14,19 +14,21 @@ import { blobStoreFor } from "../media/blob-store";
  */
 export async function deleteConversationData(db: Database, caller: Caller, conversationId: number) {
   requireAdmin(caller, "delete a conversation's data");
+  // The same bytes stored again from now on (another message) keep their file.
+  const startedAt = new Date();
   const { deleted, blobs } = await deleteConversation(db, conversationId);
   if (!deleted) throw notFound("conversation");
-  const removed = await removeFiles(db, blobs);
+  const removed = await removeFiles(db, blobs, startedAt);
   log.info("conversation.deleted", { conversationId, by: caller.operator.name, filesRemoved: removed });
   publish(db, { type: "conversation", conversationId });
   return { removedFiles: removed };
 }
 
 /** The rows are gone already: a file left behind (the disk failed) is logged, and the hourly orphan sweep removes it (lib/media/retention.ts). */
-async function removeFiles(db: Database, blobs: string[]): Promise<number> {
+async function removeFiles(db: Database, blobs: string[], putBefore: Date): Promise<number> {
   if (blobs.length === 0) return 0;
   try {
-    return await blobStoreFor(db).removeUnreferenced(blobs);
+    return await blobStoreFor(db).removeUnreferenced(blobs, putBefore);
   } catch (error) {
     log.error("media.remove_failed", { count: blobs.length, error });
     return 0;

@@ -148,8 +148,9 @@ export async function sendOperatorMedia(deps: MediaDeps, input: OperatorMediaInp
       },
     },
   });
-  // Refused outright: nothing refers to the bytes (unless another message has the same file).
-  if (result.kind === "failed" && result.outcome === "not_sent") await blobs.removeUnreferenced([sha256]);
+  // Refused outright, the message keeps its record of the file; bytes nothing refers to are
+  // left to the hourly orphan sweep (lib/media/retention.ts), never removed here: the same
+  // bytes may be on their way into another message at this moment.
   await takeIfWaiting(deps, conversation, input.operator, result);
   return operatorResponse(result, input.operator);
 }

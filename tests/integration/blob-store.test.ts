@@ -37,6 +37,20 @@ describe.each(databases)("media blobs on $name", ({ name, open }) => {
     expect(await t.db.prisma.mediaBlob.count()).toBe(0);
   });
 
+  it("keeps a blob whose bytes were put again after the removal began (another message storing the same file)", async () => {
+    t = await open();
+    const store = blobStoreFor(t.db);
+    const { sha256 } = await store.put(PNG_1PX, "image/png");
+    const removalStarted = new Date(Date.now() - 1);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await store.put(PNG_1PX, "image/png");
+    expect(await store.removeUnreferenced([sha256], removalStarted)).toBe(0);
+    expect(await store.get(sha256)).not.toBeNull();
+    // Nothing put since: it goes.
+    expect(await store.removeUnreferenced([sha256])).toBe(1);
+    expect(await store.get(sha256)).toBeNull();
+  });
+
   it("keeps a blob that an attachment still refers to", async () => {
     t = await open();
     const store = blobStoreFor(t.db);
