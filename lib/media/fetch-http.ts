@@ -89,12 +89,13 @@ export async function downloadBytes(url: string, options: DownloadOptions): Prom
   } catch {
     return { ok: false, outcome: "failed", reason: `${options.label}: not a valid URL` };
   }
+  let hopOptions = options;
   for (let hop = 0; ; hop++) {
     const refused = refusedUrl(target, options);
     if (refused) return { ok: false, outcome: "failed", reason: `${options.label}: ${refused}` };
     let response: IncomingMessage;
     try {
-      response = await request(target, options);
+      response = await request(target, hopOptions);
     } catch (error) {
       return networkFailure(error, options);
     }
@@ -102,7 +103,10 @@ export async function downloadBytes(url: string, options: DownloadOptions): Prom
     if (status >= 300 && status < 400 && response.headers.location) {
       response.destroy();
       if (hop >= MAX_REDIRECTS) return { ok: false, outcome: "failed", reason: `${options.label}: too many redirects` };
-      target = new URL(response.headers.location, target);
+      const next = new URL(response.headers.location, target);
+      // A platform's token goes to the platform only: another origin gets none of our headers (as fetch does).
+      if (next.origin !== target.origin) hopOptions = { ...options, headers: {} };
+      target = next;
       continue;
     }
     const notReady = options.notReady?.(response);

@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { downloadBytes, isPrivateAddress } from "@/lib/media/fetch-http";
 
@@ -51,5 +53,45 @@ describe("external media URLs", () => {
       label: "the host",
     });
     expect(result).toEqual({ ok: false, outcome: "failed", reason: "the host: localhost resolves to a private address" });
+  });
+});
+
+describe("a platform's download redirected elsewhere", () => {
+  it("carries the token on the platform's own origin only, never to the host it is sent on to", async () => {
+    const seen: { host: string; authorization: string | undefined }[] = [];
+    const other = createServer((req, res) => {
+      seen.push({ host: "other", authorization: req.headers.authorization });
+      res.end("bytes");
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const otherPort = (other.address() as AddressInfo).port;
+    const platform = createServer((req, res) => {
+      seen.push({ host: "platform", authorization: req.headers.authorization });
+      if (req.url === "/content") {
+        res.writeHead(302, { location: "/moved" });
+        return res.end();
+      }
+      res.writeHead(302, { location: `http://127.0.0.1:${otherPort}/stolen` });
+      res.end();
+    });
+    await new Promise<void>((resolve) => platform.listen(0, "127.0.0.1", resolve));
+    const port = (platform.address() as AddressInfo).port;
+    try {
+      const result = await downloadBytes(`http://127.0.0.1:${port}/content`, {
+        headers: { authorization: "Bearer platform-token" },
+        maxBytes: 1024,
+        signal: AbortSignal.timeout(5_000),
+        label: "LINE",
+      });
+      expect(result).toMatchObject({ ok: true });
+      expect(seen).toEqual([
+        { host: "platform", authorization: "Bearer platform-token" },
+        { host: "platform", authorization: "Bearer platform-token" },
+        { host: "other", authorization: undefined },
+      ]);
+    } finally {
+      platform.close();
+      other.close();
+    }
   });
 });
