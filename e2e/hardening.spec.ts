@@ -34,7 +34,7 @@ test("pages carry a nonce CSP and the usual headers, and the dashboard runs with
   }
   expect(violations).toEqual([]);
   const api = await page.request.get("/api/health");
-  expect(api.headers()["content-security-policy"]).toBe("default-src 'none'; frame-ancestors 'none'");
+  expect(api.headers()["content-security-policy"]).toBe("default-src 'none'; frame-ancestors 'none'; sandbox");
 });
 
 test("malformed requests from strangers are 4xx, never 5xx", async ({ page, request }) => {

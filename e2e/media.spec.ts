@@ -112,6 +112,7 @@ test("a document goes out from the file button and shows as a chip with its name
   const file = await page.request.get(href);
   expect(file.status()).toBe(200);
   expect(file.headers()["content-disposition"]).toMatch(/^attachment/);
+  expect(file.headers()["content-security-policy"]).toContain("sandbox");
   expect(Buffer.from(await file.body()).equals(PDF)).toBe(true);
   // Nobody else gets it.
   expect((await request.get(href)).status()).toBe(401);
