@@ -1,3 +1,4 @@
+import { refuseOutOfScope } from "../auth/bot-scope";
 import { authenticate, type Caller } from "../auth/operators";
 import { getApp, type App } from "../server/wiring";
 import { checkQueryInput } from "./input-checks";
@@ -17,6 +18,8 @@ export function withOperator<P extends Params = Params>(handler: ApiHandler<P>) 
       const ctx = await getApp();
       const caller = await authenticate(ctx.db, request, { apiToken: ctx.env.SWITCHBOARD_API_TOKEN });
       checkQueryInput(request.url);
+      // A caller limited to some bots: another bot's conversation (or anything of it) is a 404 before the route runs.
+      await refuseOutOfScope(ctx.db, caller.bots, new URL(request.url).pathname);
       return await handler({ request, params: await route.params, ctx, caller });
     } catch (error) {
       return errorResponse(error);
