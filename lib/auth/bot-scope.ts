@@ -25,11 +25,23 @@ export function botScopeOf(role: Role, stored: unknown): BotScope {
  * The resources under /api/v1 addressed by an id that belong to one conversation, how
  * to find that conversation's bot, and what an unknown id answers (the same words).
  */
-const resources: Record<string, { missing: string; botOf: (db: Database, id: number) => Promise<{ botId: number | null } | "any" | null> }> = {
-  conversations: { missing: "conversation not found", botOf: (db, id) => db.prisma.conversation.findUnique({ where: { id }, select: { botId: true } }) },
-  messages: { missing: "message not found", botOf: (db, id) => viaConversation(db.prisma.message.findUnique({ where: { id }, select: conv })) },
+const resources: Record<
+  string,
+  { missing: string; botOf: (db: Database, id: number) => Promise<{ botId: number | null } | "any" | null> }
+> = {
+  conversations: {
+    missing: "conversation not found",
+    botOf: (db, id) => db.prisma.conversation.findUnique({ where: { id }, select: { botId: true } }),
+  },
+  messages: {
+    missing: "message not found",
+    botOf: (db, id) => viaConversation(db.prisma.message.findUnique({ where: { id }, select: conv })),
+  },
   turns: { missing: "turn not found", botOf: (db, id) => viaConversation(db.prisma.turn.findUnique({ where: { id }, select: conv })) },
-  replays: { missing: "replay not found", botOf: (db, id) => viaConversation(db.prisma.replay.findUnique({ where: { id }, select: conv })) },
+  replays: {
+    missing: "replay not found",
+    botOf: (db, id) => viaConversation(db.prisma.replay.findUnique({ where: { id }, select: conv })),
+  },
   forks: { missing: "fork not found", botOf: (db, id) => viaConversation(db.prisma.fork.findUnique({ where: { id }, select: conv })) },
   envelopes: {
     missing: "envelope not found",

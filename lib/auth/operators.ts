@@ -196,7 +196,8 @@ export async function authenticate(db: Database, request: Request, options: { ap
   const authorization = request.headers.get("authorization");
   if (authorization?.startsWith("Bearer ")) {
     const given = authorization.slice(7).trim();
-    if (options.apiToken && safeEqual(given, options.apiToken)) return { operator: { id: 0, name: "api" }, role: "admin", via: "token", bots: null };
+    if (options.apiToken && safeEqual(given, options.apiToken))
+      return { operator: { id: 0, name: "api" }, role: "admin", via: "token", bots: null };
     throw new AppError("unauthorized", "invalid API token");
   }
   const token = readCookie(request.headers.get("cookie"), SESSION_COOKIE);

@@ -20,4 +20,3 @@ export function conversationScopeSql(scope: BotScope | undefined, alias: string)
   if (scope.length === 0) return { sql: "FALSE", params: [] };
   return { sql: `${alias}."botId" IN (${scope.map(() => "?").join(", ")})`, params: scope };
 }
-

@@ -52,7 +52,9 @@ export async function changeOperator(db: Database, id: number, change: OperatorC
         disabledAt: change.disabled === undefined ? undefined : change.disabled ? (target.disabledAt ?? now) : null,
         ...(change.remove ? { removedAt: now, passwordHash: "removed" } : {}),
         // SQL NULL (every bot), not a JSON null; one marker runtime for both clients.
-        ...(change.botIds !== undefined ? { botIds: (change.botIds === null ? Prisma.DbNull : [...new Set(change.botIds)].sort((a, b) => a - b)) as never } : {}),
+        ...(change.botIds !== undefined
+          ? { botIds: (change.botIds === null ? Prisma.DbNull : [...new Set(change.botIds)].sort((a, b) => a - b)) as never }
+          : {}),
       },
     });
     if (change.remove || disabledAfter) await tx.operatorSession.deleteMany({ where: { operatorId: id } });

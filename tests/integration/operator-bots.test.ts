@@ -68,12 +68,29 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     const alpha = await db.bot.create({ data: { platform: "telegram", source: "api", adapter: "telegram-901", name: "Alpha" } });
     const bravo = await db.bot.create({ data: { platform: "telegram", source: "api", adapter: "telegram-902", name: "Bravo" } });
     const conversation = (bot: { id: number; adapter: string }, chat: string) =>
-      db.conversation.create({ data: { channel: bot.adapter, botId: bot.id, platformChatId: chat, type: "private", title: `chat ${chat}`, lastMessageAt: new Date() } });
+      db.conversation.create({
+        data: {
+          channel: bot.adapter,
+          botId: bot.id,
+          platformChatId: chat,
+          type: "private",
+          title: `chat ${chat}`,
+          lastMessageAt: new Date(),
+        },
+      });
     const a = await conversation(alpha, "7001");
     const b = await conversation(bravo, "7002");
     const message = (conversationId: number, text: string) =>
       db.message.create({
-        data: { conversationId, direction: "inbound", senderKind: "user", senderName: "Una", text, sentAt: new Date(), platformMessageId: String(conversationId) },
+        data: {
+          conversationId,
+          direction: "inbound",
+          senderKind: "user",
+          senderName: "Una",
+          text,
+          sentAt: new Date(),
+          platformMessageId: String(conversationId),
+        },
       });
     const messageA = await message(a.id, "quetzalfig alpha question");
     const messageB = await message(b.id, "quetzalfig bravo question");
@@ -90,7 +107,9 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     expect(accepted.status).toBe(201);
     const agent = { session: sessionOf(accepted.response), id: (accepted.body.operator as { id: number }).id };
     const adminId = (await db.operator.findUniqueOrThrow({ where: { name: "root" } })).id;
-    await db.conversationNote.create({ data: { conversationId: b.id, operatorId: adminId, operatorName: "root", text: "quetzalfig bravo note" } });
+    await db.conversationNote.create({
+      data: { conversationId: b.id, operatorId: adminId, operatorName: "root", text: "quetzalfig bravo note" },
+    });
     return { alpha, bravo, a, b, messageA, messageB, admin, adminId, agent };
   }
 
@@ -104,7 +123,10 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
   const listIds = async (session: Session) => {
     const reply = await call(listRoute, "/api/v1/conversations", { session });
     expect(reply.status).toBe(200);
-    return { ids: (reply.body.conversations as { id: number }[]).map((c) => c.id).sort(), counts: reply.body.counts as Record<string, number> };
+    return {
+      ids: (reply.body.conversations as { id: number }[]).map((c) => c.id).sort(),
+      counts: reply.body.counts as Record<string, number>,
+    };
   };
 
   it("an agent limited to one bot sees and acts only on its conversations, from their next request on", async () => {
@@ -126,7 +148,9 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     expect(ids).toEqual([s.a.id]);
     expect(counts.all).toBe(1);
     expect(counts.handoff).toBe(0);
-    expect((await call(conversationRoute, `/api/v1/conversations/${s.a.id}`, { session: bob, params: { id: String(s.a.id) } })).status).toBe(200);
+    expect(
+      (await call(conversationRoute, `/api/v1/conversations/${s.a.id}`, { session: bob, params: { id: String(s.a.id) } })).status,
+    ).toBe(200);
 
     // Another bot's conversation answers exactly as an unknown one.
     const unknown = await call(conversationRoute, "/api/v1/conversations/99999", { session: bob, params: { id: "99999" } });
