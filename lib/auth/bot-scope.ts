@@ -83,6 +83,13 @@ export async function refuseOutOfScope(db: Database, scope: BotScope | undefined
   if (!inScope(scope, row.botId)) throw new AppError("not_found", resource.missing);
 }
 
+/** The same check for a conversation named in a request's body (POST /forks): 404 as for an unknown one. */
+export async function refuseConversationOutOfScope(db: Database, scope: BotScope | undefined, conversationId: number) {
+  if (!scope) return;
+  const row = await resources.conversations.botOf(db, conversationId);
+  if (row && row !== "any" && !inScope(scope, row.botId)) throw new AppError("not_found", resources.conversations.missing);
+}
+
 /** Refuses unknown bot ids in a limit (400), naming them. */
 export async function checkBotIds(db: Database, botIds: number[]) {
   const found = await db.prisma.bot.findMany({ where: { id: { in: botIds } }, select: { id: true } });

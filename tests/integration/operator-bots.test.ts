@@ -7,6 +7,7 @@ import { GET as timelineRoute, POST as messageRoute } from "@/app/api/v1/convers
 import { GET as notesRoute, POST as noteRoute } from "@/app/api/v1/conversations/[id]/notes/route";
 import { GET as conversationRoute, PATCH as conversationPatchRoute } from "@/app/api/v1/conversations/[id]/route";
 import { GET as listRoute } from "@/app/api/v1/conversations/route";
+import { POST as forkRoute } from "@/app/api/v1/forks/route";
 import { GET as handoffsRoute } from "@/app/api/v1/handoffs/route";
 import { POST as replyRoute } from "@/app/api/v1/messages/[id]/reply/route";
 import { PATCH as patchOperatorRoute } from "@/app/api/v1/operators/[id]/route";
@@ -159,6 +160,7 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     expect(other.status).toBe(404);
     expect(other.body).toEqual(unknown.body);
 
+    const db = app.t.db.prisma;
     const at = (suffix = "") => `/api/v1/conversations/${s.b.id}${suffix}`;
     const params = { id: String(s.b.id) };
     const refused = [
@@ -174,10 +176,11 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
         params: { id: String(s.messageB.id) },
         body: { text: "a reply from bob" },
       }),
+      await call(forkRoute, "/api/v1/forks", { method: "POST", session: bob, body: { conversationId: s.b.id, task: "look this up" } }),
     ];
-    expect(refused.map((r) => r.status)).toEqual([404, 404, 404, 404, 404, 404, 404]);
+    expect(refused.map((r) => r.status)).toEqual([404, 404, 404, 404, 404, 404, 404, 404]);
+    expect(await db.fork.count()).toBe(0);
     // Nothing changed, nothing was sent.
-    const db = app.t.db.prisma;
     expect(await db.message.count({ where: { conversationId: s.b.id } })).toBe(1);
     expect(await db.conversationNote.count({ where: { conversationId: s.b.id } })).toBe(1);
     expect((await db.conversation.findUniqueOrThrow({ where: { id: s.b.id } })).status).toBe("open");
