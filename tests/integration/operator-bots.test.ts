@@ -224,5 +224,9 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     expect(own.status).toBe(403);
     expect((await app.t.db.prisma.operator.findUniqueOrThrow({ where: { id: s.agent.id } })).botIds).toEqual([s.alpha.id]);
     expect((await limit(s.agent.session, s.adminId, [s.bravo.id])).status).toBe(403);
+
+    // A stored limit that is not a list of ids (edited by hand) is no bot, never every bot.
+    await app.t.db.prisma.operator.update({ where: { id: s.agent.id }, data: { botIds: { oops: true } } });
+    expect((await listIds(s.agent.session)).ids).toEqual([]);
   });
 });
