@@ -1,6 +1,7 @@
 import { type BotScope, inScope } from "../db/conversation-scope";
 import type { Database } from "../db/database";
 import { AppError } from "../errors";
+import { recordIdParam } from "../record-id";
 import type { Role } from "./roles";
 
 /**
@@ -62,22 +63,35 @@ const resources: Record<
 const conv = { conversation: { select: { botId: true } } } as const;
 const viaConversation = async (row: Promise<{ conversation: { botId: number | null } } | null>) => (await row)?.conversation ?? null;
 
-const ID_PATH = /^\/api\/v1\/([a-z]+)\/(\d{1,15})(?:\/|$)/;
+/** The first segment after /api/v1/, decoded as the router decodes it. */
+function resourceOf(pathname: string): string | null {
+  const match = /^\/api\/v1\/+([^/]+)/.exec(pathname);
+  if (!match) return null;
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    return null;
+  }
+}
 
 /**
  * The one check every /api/v1 route passes through (lib/http/api.ts): when the caller
- * is limited to some bots and the path addresses a conversation, or a message, turn,
+ * is limited to some bots and the route addresses a conversation, or a message, turn,
  * replay, fork, envelope or attachment of one, that conversation must be of one of
  * their bots; otherwise 404 with the words of an unknown id, before the route runs
- * (so nothing changes). Lists filter by the scope themselves (conversations, counts,
- * search, handoffs, export, events).
+ * (so nothing changes). `id` is the route's own `[id]` parameter, the value the route
+ * will use (not re-parsed from the path, so no encoding of it slips past). Lists filter
+ * by the scope themselves (conversations, counts, search, handoffs, export, forks).
  */
-export async function refuseOutOfScope(db: Database, scope: BotScope | undefined, pathname: string) {
+export async function refuseOutOfScope(db: Database, scope: BotScope | undefined, pathname: string, id: unknown) {
   if (!scope) return;
-  const match = ID_PATH.exec(pathname);
-  const resource = match && resources[match[1]];
-  if (!match || !resource) return;
-  const row = await resource.botOf(db, Number(match[2]));
+  const name = resourceOf(pathname);
+  const resource = name !== null && Object.hasOwn(resources, name) ? resources[name] : undefined;
+  if (!resource || id === undefined) return;
+  const parsed = recordIdParam.safeParse(id);
+  // Not an id: the route answers 400 without reading anything.
+  if (!parsed.success) return;
+  const row = await resource.botOf(db, parsed.data);
   // Unknown ids are the route's to answer (the same 404).
   if (!row || row === "any") return;
   if (!inScope(scope, row.botId)) throw new AppError("not_found", resource.missing);

@@ -18,9 +18,10 @@ export function withOperator<P extends Params = Params>(handler: ApiHandler<P>) 
       const ctx = await getApp();
       const caller = await authenticate(ctx.db, request, { apiToken: ctx.env.SWITCHBOARD_API_TOKEN });
       checkQueryInput(request.url);
+      const params = await route.params;
       // A caller limited to some bots: another bot's conversation (or anything of it) is a 404 before the route runs.
-      await refuseOutOfScope(ctx.db, caller.bots, new URL(request.url).pathname);
-      return await handler({ request, params: await route.params, ctx, caller });
+      await refuseOutOfScope(ctx.db, caller.bots, new URL(request.url).pathname, params.id);
+      return await handler({ request, params, ctx, caller });
     } catch (error) {
       return errorResponse(error);
     }
