@@ -64,6 +64,24 @@ test("an admin invites an agent; the agent joins, signs in and sees no admin pag
   await expect(row).toContainText("Agent Smith");
   await expect(row.getByLabel(`Role of ${name}`)).toHaveValue("agent");
   await expect(page.getByRole("region", { name: "Open invitations" })).toHaveCount(0);
+  // Limited to no bot at all, the agent's inbox is empty at their next request; "All bots" gives everything back.
+  const bots = row.getByLabel(`Bots of ${name}`);
+  await expect(bots).toHaveText("all bots");
+  await bots.click();
+  // Checkboxes follow the server's answer: click, then wait for it.
+  await row.getByLabel("All bots").click();
+  await expect(row.getByLabel("All bots")).not.toBeChecked();
+  const boxes = row.getByRole("checkbox");
+  const count = await boxes.count();
+  for (let i = 1; i < count; i++) {
+    await boxes.nth(i).click();
+    await expect(boxes.nth(i)).not.toBeChecked();
+  }
+  await expect(bots).toHaveText("no bots");
+  const limited = await agent.request.get(at("/api/v1/conversations"));
+  expect(((await limited.json()) as { counts: { all: number } }).counts.all).toBe(0);
+  await row.getByLabel("All bots").click();
+  await expect(bots).toHaveText("all bots");
   // Disabling asks first: dismissed, nothing changes.
   page.once("dialog", (dialog) => void dialog.dismiss());
   await row.getByRole("button", { name: "Disable" }).click();

@@ -24,8 +24,10 @@ export const operatorPatchBody = z
     role: roleSchema.optional(),
     /** Admins only: true disables the account (its sessions end at once), false enables it again. */
     disabled: z.boolean().optional(),
+    /** Admins only: the bots (Bot ids) whose conversations an agent sees and acts on; null = every bot. Admins are never limited. */
+    botIds: z.array(z.number().int().positive()).max(500).nullable().optional(),
   })
-  .refine((body) => Object.values(body).some((v) => v !== undefined), "name at least one of displayName, role, disabled");
+  .refine((body) => Object.values(body).some((v) => v !== undefined), "name at least one of displayName, role, disabled, botIds");
 
 export const operatorView = z.strictObject({
   id: z.number().int(),
@@ -37,6 +39,8 @@ export const operatorView = z.strictObject({
   role: roleSchema,
   /** `disabled`: cannot sign in until enabled; `removed`: gone for good, the name stays on their history. */
   status: z.enum(["active", "disabled", "removed"]),
+  /** The bots (Bot ids) an agent is limited to; null = every bot. Has no effect while the operator is an admin. */
+  botIds: z.array(z.number().int()).nullable(),
   createdAt: isoDate,
 });
 
@@ -111,11 +115,12 @@ export const operations = defineOperations([
     method: "patch",
     path: "/operators/{id}",
     summary:
-      "Set a display name (one's own; admins anyone's), a role or disabled (admins only; disabling ends the operator's sessions at once)",
+      "Set a display name (one's own; admins anyone's), a role, disabled (admins only; disabling ends the operator's sessions at once) or the bots an agent is limited to (admins only; null = every bot)",
     body: operatorPatchBody,
     response: { status: 200, schema: operatorResponse },
     errors: {
-      403: "an agent changing a role, disabling, or another operator's name",
+      400: "an unknown bot id in botIds",
+      403: "an agent changing a role, disabling, bots, or another operator's name",
       409: "it would leave no active admin",
     },
   },

@@ -10,6 +10,7 @@ import {
   listOperators,
   updateDisplayName,
 } from "../db/operators";
+import { type BotScope, botScopeOf } from "./bot-scope";
 import { asRole, type Role } from "./roles";
 import { AppError, notFound } from "../errors";
 import { publish } from "../events/bus";
@@ -58,7 +59,15 @@ export type Operator = { id: number; name: string };
  * demotion applies at once; the API token is an admin. `sessionId` is set for
  * sessions (the event stream checks it again while it stays open).
  */
-export type Caller = { operator: Operator; role: Role; via: "session" | "token"; csrfToken?: string; sessionId?: number };
+export type Caller = {
+  operator: Operator;
+  role: Role;
+  via: "session" | "token";
+  csrfToken?: string;
+  sessionId?: number;
+  /** The bots whose conversations the caller sees (lib/auth/bot-scope.ts); null = every bot. Read on every request too. */
+  bots?: BotScope;
+};
 
 /** Creates the first operator from ADMIN_PASSWORD when there is none yet (another instance may win: fine). */
 export async function ensureBootstrapOperator(db: Database, name: string, password: string | undefined) {
@@ -187,7 +196,8 @@ export async function authenticate(db: Database, request: Request, options: { ap
   const authorization = request.headers.get("authorization");
   if (authorization?.startsWith("Bearer ")) {
     const given = authorization.slice(7).trim();
-    if (options.apiToken && safeEqual(given, options.apiToken)) return { operator: { id: 0, name: "api" }, role: "admin", via: "token" };
+    if (options.apiToken && safeEqual(given, options.apiToken))
+      return { operator: { id: 0, name: "api" }, role: "admin", via: "token", bots: null };
     throw new AppError("unauthorized", "invalid API token");
   }
   const token = readCookie(request.headers.get("cookie"), SESSION_COOKIE);
@@ -198,14 +208,23 @@ export async function authenticate(db: Database, request: Request, options: { ap
     if (!safeEqual(header, session.csrfToken)) throw new AppError("forbidden", "missing or invalid CSRF token");
     if (!originMatchesHost(request)) throw new AppError("forbidden", "cross-origin request refused");
   }
-  const { id, name, role } = session.operator;
-  return { operator: { id, name }, role: asRole(role), via: "session", csrfToken: session.csrfToken, sessionId: session.id };
+  const { id, name, role, botIds } = session.operator;
+  return {
+    operator: { id, name },
+    role: asRole(role),
+    via: "session",
+    csrfToken: session.csrfToken,
+    sessionId: session.id,
+    bots: botScopeOf(asRole(role), botIds),
+  };
 }
 
 /** The operator signed in with this session cookie token, with their role; null without a live session (for pages). */
 export async function operatorOfSession(db: Database, token: string | undefined, now = new Date()) {
   const session = token ? await findLiveSession(db, token, now) : null;
-  return session ? { id: session.operator.id, name: session.operator.name, role: asRole(session.operator.role) } : null;
+  if (!session) return null;
+  const role = asRole(session.operator.role);
+  return { id: session.operator.id, name: session.operator.name, role, bots: botScopeOf(role, session.operator.botIds) };
 }
 
 /**

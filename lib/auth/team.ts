@@ -5,6 +5,7 @@ import { findOperatorById, listOperators, type OperatorRow } from "../db/operato
 import { AppError, notFound } from "../errors";
 import { publish } from "../events/bus";
 import { changeDisplayName, type Caller } from "./operators";
+import { botScopeOf, checkBotIds } from "./bot-scope";
 import { asRole, requireAdmin, type Role } from "./roles";
 
 export type OperatorStatus = "active" | "disabled" | "removed";
@@ -12,7 +13,9 @@ export type OperatorStatus = "active" | "disabled" | "removed";
 /** An operator as the API shows them (never a hash). */
 export function operatorView(row: OperatorRow) {
   const status: OperatorStatus = row.removedAt ? "removed" : row.disabledAt ? "disabled" : "active";
-  return { id: row.id, name: row.name, displayName: row.displayName, role: asRole(row.role), status, createdAt: row.createdAt };
+  // The limit as stored (kept while an admin, applied again if demoted); its effect is botScopeOf's.
+  const botIds = botScopeOf("agent", row.botIds);
+  return { id: row.id, name: row.name, displayName: row.displayName, role: asRole(row.role), status, botIds, createdAt: row.createdAt };
 }
 
 /**
@@ -32,17 +35,20 @@ export async function listTeam(db: Database, caller: Caller, now = new Date()) {
   };
 }
 
-export type OperatorUpdate = { displayName?: string | null; role?: Role; disabled?: boolean };
+export type OperatorUpdate = { displayName?: string | null; role?: Role; disabled?: boolean; botIds?: number[] | null };
 
 /**
  * PATCH /operators/{id}: a display name (one's own, or an admin's for anyone),
- * a role, disabled or enabled (admins only). Never leaves the team without an
- * active admin. Every open console and event stream hears of it.
+ * a role, disabled or enabled, the bots an agent is limited to (admins only). Never
+ * leaves the team without an active admin. Every open console and event stream hears
+ * of it; a new limit applies from the operator's next request (read on each).
  */
 export async function updateOperator(db: Database, caller: Caller, id: number, update: OperatorUpdate, now = new Date()) {
   if (update.role !== undefined || update.disabled !== undefined) requireAdmin(caller, "change roles or disable operators");
-  const change: OperatorChange = { role: update.role, disabled: update.disabled };
-  if (change.role !== undefined || change.disabled !== undefined) {
+  if (update.botIds !== undefined) requireAdmin(caller, "limit operators to some bots");
+  if (update.botIds) await checkBotIds(db, update.botIds);
+  const change: OperatorChange = { role: update.role, disabled: update.disabled, botIds: update.botIds };
+  if (change.role !== undefined || change.disabled !== undefined || change.botIds !== undefined) {
     const result = await changeOperator(db, id, change, now);
     if (!result.ok) throw refusal(result.reason);
   }

@@ -1,4 +1,5 @@
 import { splitTopicChatId, topicKeysLike } from "../envelope/topic-key";
+import { type BotScope, conversationScopeSql, conversationScopeWhere } from "./conversation-scope";
 import type { Database } from "./database";
 import type { SqlValue } from "./sql";
 import type { Prisma } from "./generated/sqlite/client";
@@ -30,6 +31,8 @@ export type ConversationListOptions = {
   me?: number;
   /** Only this bot's conversations. */
   botId?: number;
+  /** The caller's bots (null / absent: every bot). */
+  bots?: BotScope;
 };
 
 /** The WHERE of one inbox view. */
@@ -53,8 +56,10 @@ export function inboxViewWhere(view: InboxView, me: number): Prisma.Conversation
 }
 
 /** How many conversations each view holds. */
-export async function countInboxViews(db: Database, me: number): Promise<Record<InboxView, number>> {
-  const counts = await Promise.all(inboxViews.map((view) => db.prisma.conversation.count({ where: inboxViewWhere(view, me) })));
+export async function countInboxViews(db: Database, me: number, bots?: BotScope): Promise<Record<InboxView, number>> {
+  const counts = await Promise.all(
+    inboxViews.map((view) => db.prisma.conversation.count({ where: { AND: [inboxViewWhere(view, me), conversationScopeWhere(bots)] } })),
+  );
   return Object.fromEntries(inboxViews.map((view, i) => [view, counts[i]])) as Record<InboxView, number>;
 }
 
@@ -92,14 +97,16 @@ async function filteredConversationIds(db: Database, options: ConversationListOp
       ? `c."waitingSince" ASC NULLS LAST, c."lastMessageAt" DESC NULLS LAST, c."id" DESC`
       : `c."lastMessageAt" DESC NULLS LAST, c."id" DESC`;
   const needle = search.toLowerCase();
+  const scope = conversationScopeSql(options.bots, "c");
   const rows = await db.read<{ id: number }>(
     `SELECT c."id" FROM "Conversation" c
-     WHERE ${view.where} ${options.botId ? `AND c."botId" = ?` : ""}
+     WHERE ${view.where} ${options.botId ? `AND c."botId" = ?` : ""} AND ${scope.sql}
        AND (${has(`c."title"`)} OR ${has(`c."platformChatId"`)}
        OR EXISTS (SELECT 1 FROM "Message" m WHERE m."conversationId" = c."id" AND ${has(`m."senderName"`)}))
      ORDER BY ${order} LIMIT ?`,
     ...view.params,
     ...(options.botId ? [options.botId] : []),
+    ...scope.params,
     needle,
     needle,
     needle,
@@ -118,7 +125,13 @@ export async function listConversations(db: Database, options: ConversationListO
   const found = await db.prisma.conversation.findMany({
     where: ids
       ? { id: { in: ids } }
-      : { AND: [inboxViewWhere(options.view ?? "all", options.me ?? 0), options.botId ? { botId: options.botId } : {}] },
+      : {
+          AND: [
+            inboxViewWhere(options.view ?? "all", options.me ?? 0),
+            options.botId ? { botId: options.botId } : {},
+            conversationScopeWhere(options.bots),
+          ],
+        },
     orderBy:
       options.sort === "waiting"
         ? [{ waitingSince: { sort: "asc", nulls: "last" } }, { lastMessageAt: { sort: "desc", nulls: "last" } }, { id: "desc" }]

@@ -1,3 +1,4 @@
+import { type BotScope, conversationScopeWhere } from "./conversation-scope";
 import type { Database } from "./database";
 
 export type ForkKind = "background" | "interactive";
@@ -39,9 +40,12 @@ export async function forkSessionState(db: Database, forkId: number) {
   return fork ? { kind: fork.kind, status: fork.status, activeForkId: fork.conversation.activeForkId } : null;
 }
 
-export function listForks(db: Database, filter: { conversationId?: number; take: number }) {
+export function listForks(db: Database, filter: { conversationId?: number; take: number; bots?: BotScope }) {
   return db.prisma.fork.findMany({
-    where: filter.conversationId ? { conversationId: filter.conversationId } : undefined,
+    where: {
+      ...(filter.conversationId ? { conversationId: filter.conversationId } : {}),
+      ...(filter.bots ? { conversation: conversationScopeWhere(filter.bots) } : {}),
+    },
     orderBy: { id: "desc" },
     take: filter.take,
     include: {

@@ -1,3 +1,4 @@
+import { type BotScope, conversationScopeWhere } from "./conversation-scope";
 import type { Database } from "./database";
 import type { SqlRunner } from "./sql";
 
@@ -156,9 +157,9 @@ export async function insertTransitionRecord(
  * after "assigned", hence desc): an older, already-taken handoff never pushes a
  * user who is still waiting down the list.
  */
-export function listHandoffs(db: Database, take = 200) {
+export function listHandoffs(db: Database, take = 200, bots?: BotScope) {
   return db.prisma.conversation.findMany({
-    where: { handoffState: { in: ["waiting", "assigned"] } },
+    where: { handoffState: { in: ["waiting", "assigned"] }, ...conversationScopeWhere(bots) },
     orderBy: [{ handoffState: "desc" }, { handoffRequestedAt: "asc" }, { id: "asc" }],
     take,
     select: handoffSelect,

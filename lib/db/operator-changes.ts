@@ -1,10 +1,17 @@
 import type { Database, PrismaDb } from "./database";
+import { Prisma } from "./generated/sqlite/client";
 import { findOperatorById, type OperatorRow } from "./operators";
 
 type Tx = Parameters<Parameters<PrismaDb["$transaction"]>[0]>[0];
 
 /** What an admin changes about an operator. */
-export type OperatorChange = { role?: "admin" | "agent"; disabled?: boolean; remove?: true };
+export type OperatorChange = {
+  role?: "admin" | "agent";
+  disabled?: boolean;
+  remove?: true;
+  /** The bots an agent is limited to; null = every bot (ids checked by the caller). */
+  botIds?: number[] | null;
+};
 export type OperatorChangeResult = { ok: true; operator: OperatorRow } | { ok: false; reason: "not_found" | "last_admin" };
 
 /**
@@ -44,6 +51,10 @@ export async function changeOperator(db: Database, id: number, change: OperatorC
         role: change.role,
         disabledAt: change.disabled === undefined ? undefined : change.disabled ? (target.disabledAt ?? now) : null,
         ...(change.remove ? { removedAt: now, passwordHash: "removed" } : {}),
+        // SQL NULL (every bot), not a JSON null; one marker runtime for both clients.
+        ...(change.botIds !== undefined
+          ? { botIds: (change.botIds === null ? Prisma.DbNull : [...new Set(change.botIds)].sort((a, b) => a - b)) as never }
+          : {}),
       },
     });
     if (change.remove || disabledAfter) await tx.operatorSession.deleteMany({ where: { operatorId: id } });

@@ -12,7 +12,16 @@ export function findOperatorByName(db: Database, name: string) {
   return db.prisma.operator.findUnique({ where: { name } });
 }
 
-const operatorView = { id: true, name: true, displayName: true, role: true, disabledAt: true, removedAt: true, createdAt: true } as const;
+const operatorView = {
+  id: true,
+  name: true,
+  displayName: true,
+  role: true,
+  disabledAt: true,
+  removedAt: true,
+  botIds: true,
+  createdAt: true,
+} as const;
 export type OperatorRow = {
   id: number;
   name: string;
@@ -20,6 +29,8 @@ export type OperatorRow = {
   role: string;
   disabledAt: Date | null;
   removedAt: Date | null;
+  /** JSON: a list of Bot ids, or null (every bot). */
+  botIds: unknown;
   createdAt: Date;
 };
 
@@ -75,7 +86,7 @@ export function createSession(
   });
 }
 
-const sessionOperator = { select: { id: true, name: true, role: true, disabledAt: true, removedAt: true } } as const;
+const sessionOperator = { select: { id: true, name: true, role: true, disabledAt: true, removedAt: true, botIds: true } } as const;
 
 /**
  * The session behind a cookie token, with its operator, or null when it has

@@ -1,3 +1,4 @@
+import { type BotScope, conversationScopeSql } from "./conversation-scope";
 import type { Database } from "./database";
 import {
   fts5Match,
@@ -33,6 +34,8 @@ export type SearchFilters = {
   senderKinds?: string[];
   channel?: string;
   botId?: number;
+  /** The caller's bots (lib/auth/bot-scope.ts): only their conversations; null / absent: every bot. */
+  bots?: BotScope;
   /** Sent at or after. */
   from?: Date;
   /** Sent before. */
@@ -68,6 +71,11 @@ function filterSql(filters: SearchFilters): { where: string; params: SqlValue[] 
   if (filters.botId !== undefined) {
     conditions.push(`c."botId" = ?`);
     params.push(filters.botId);
+  }
+  if (filters.bots) {
+    const scope = conversationScopeSql(filters.bots, "c");
+    conditions.push(scope.sql);
+    params.push(...scope.params);
   }
   if (filters.from) {
     conditions.push(`m."sentAt" >= ?`);
@@ -264,6 +272,15 @@ export async function searchNotes(
   if (filters.channel !== undefined) {
     conditions.push(`c."channel" = ?`);
     params.push(filters.channel);
+  }
+  if (filters.botId !== undefined) {
+    conditions.push(`c."botId" = ?`);
+    params.push(filters.botId);
+  }
+  if (filters.bots) {
+    const scope = conversationScopeSql(filters.bots, "c");
+    conditions.push(scope.sql);
+    params.push(...scope.params);
   }
   if (filters.from) {
     conditions.push(`n."createdAt" >= ?`);

@@ -1,3 +1,4 @@
+import { refuseOutOfScope } from "../auth/bot-scope";
 import { authenticate, type Caller } from "../auth/operators";
 import { getApp, type App } from "../server/wiring";
 import { checkQueryInput } from "./input-checks";
@@ -17,7 +18,10 @@ export function withOperator<P extends Params = Params>(handler: ApiHandler<P>) 
       const ctx = await getApp();
       const caller = await authenticate(ctx.db, request, { apiToken: ctx.env.SWITCHBOARD_API_TOKEN });
       checkQueryInput(request.url);
-      return await handler({ request, params: await route.params, ctx, caller });
+      const params = await route.params;
+      // A caller limited to some bots: another bot's conversation (or anything of it) is a 404 before the route runs.
+      await refuseOutOfScope(ctx.db, caller.bots, new URL(request.url).pathname, params.id);
+      return await handler({ request, params, ctx, caller });
     } catch (error) {
       return errorResponse(error);
     }

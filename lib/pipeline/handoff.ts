@@ -1,3 +1,4 @@
+import type { BotScope } from "../db/conversation-scope";
 import { z } from "zod";
 import type { Database } from "../db/database";
 import { findOperatorByName } from "../db/operators";
@@ -300,8 +301,8 @@ async function moveHandoff(
 }
 
 /** The inbox: handoffs waiting (longest first) and those an operator has. */
-export async function listOpenHandoffs(db: Database) {
-  const rows = await listHandoffs(db);
+export async function listOpenHandoffs(db: Database, bots?: BotScope) {
+  const rows = await listHandoffs(db, 200, bots);
   return rows.map((row) => ({
     conversationId: row.id,
     channel: row.channel,

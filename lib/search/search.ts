@@ -1,3 +1,4 @@
+import type { BotScope } from "../db/conversation-scope";
 import { attachmentViewsOf } from "../media/attachment-views";
 import type { AttachmentView } from "../media/types";
 import { z } from "zod";
@@ -80,8 +81,11 @@ export type NoteResult = {
 export async function searchMessageText(
   db: Database,
   query: z.infer<typeof searchQuerySchema>,
+  /** The caller's bots (lib/auth/bot-scope.ts); absent: every bot. */
+  bots?: BotScope,
 ): Promise<{ results: SearchResult[]; notes: NoteResult[]; incomplete: boolean }> {
   const filters = {
+    bots,
     conversationId: query.conversationId,
     senderKinds: query.sender,
     channel: query.channel,

@@ -1,8 +1,9 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { z } from "zod";
+import type { botListResponse } from "@/lib/api/bots";
 import type { invitationResponse } from "@/lib/api/operators";
 import { api } from "../_lib/api";
 import { type OperatorsInfo, useOperators } from "../_lib/sender";
@@ -10,11 +11,13 @@ import { type OperatorsInfo, useOperators } from "../_lib/sender";
 type Role = "admin" | "agent";
 type Operator = OperatorsInfo["operators"][number];
 type Invitation = z.output<typeof invitationResponse>;
+type Bot = z.output<typeof botListResponse>["bots"][number];
 
 /** Operators → the team: invite (a link to pass on), roles, disable, remove, open invitations. */
 export function OperatorsConsole() {
   const operators = useOperators();
   const data = operators.data;
+  const bots = useQuery({ queryKey: ["bots"], queryFn: () => api<z.output<typeof botListResponse>>("/bots") });
   return (
     <>
       <h1>Operators</h1>
@@ -32,18 +35,20 @@ export function OperatorsConsole() {
               <th>Name</th>
               <th>Role</th>
               <th>Status</th>
+              <th>Bots</th>
               <th />
             </tr>
           </thead>
           <tbody>
             {data?.operators.map((o) => (
-              <OperatorRow key={o.id} operator={o} isMe={o.id === data.me} />
+              <OperatorRow key={o.id} operator={o} isMe={o.id === data.me} bots={bots.data?.bots ?? []} />
             ))}
           </tbody>
         </table>
         <p className="muted">
           Admins change settings, use the simulator and manage operators; agents handle conversations. Disabling or removing someone ends
-          their sessions at once; their messages keep their name. There is always at least one active admin.
+          their sessions at once; their messages keep their name. There is always at least one active admin. An agent limited to some bots
+          sees only those bots' conversations, from their next click on; admins always see every bot.
         </p>
       </section>
       {data && data.invitations.length > 0 && <OpenInvitations invitations={data.invitations} />}
@@ -60,7 +65,7 @@ function useOperatorChange() {
   });
 }
 
-function OperatorRow({ operator, isMe }: { operator: Operator; isMe: boolean }) {
+function OperatorRow({ operator, isMe, bots }: { operator: Operator; isMe: boolean; bots: Bot[] }) {
   const change = useOperatorChange();
   const label = operator.displayName ? `${operator.displayName} (${operator.name})` : operator.name;
   const removed = operator.status === "removed";
@@ -86,6 +91,18 @@ function OperatorRow({ operator, isMe }: { operator: Operator; isMe: boolean }) 
         )}
       </td>
       <td>{operator.status}</td>
+      <td>
+        {operator.role === "admin" || removed ? (
+          <span className="muted">all bots</span>
+        ) : (
+          <BotPicker
+            operator={operator}
+            bots={bots}
+            disabled={change.isPending}
+            onChange={(botIds) => change.mutate({ id: operator.id, method: "PATCH", body: { botIds } })}
+          />
+        )}
+      </td>
       <td>
         {!removed && (
           <span className="row">
@@ -121,6 +138,51 @@ function OperatorRow({ operator, isMe }: { operator: Operator; isMe: boolean }) 
         )}
       </td>
     </tr>
+  );
+}
+
+/**
+ * The bots an agent is limited to: "All bots" (no limit, the default) or a set of
+ * bots. Unticking "All bots" keeps every bot ticked, for the admin to untick some.
+ */
+function BotPicker({
+  operator,
+  bots,
+  disabled,
+  onChange,
+}: {
+  operator: Operator;
+  bots: Bot[];
+  disabled: boolean;
+  onChange: (botIds: number[] | null) => void;
+}) {
+  const limit = operator.botIds;
+  const names =
+    limit === null
+      ? "all bots"
+      : limit.length === 0
+        ? "no bots"
+        : limit.map((id) => bots.find((b) => b.id === id)?.name ?? `#${id}`).join(", ");
+  const toggle = (id: number, on: boolean) => {
+    const current = limit ?? bots.map((b) => b.id);
+    onChange(on ? [...current, id] : current.filter((b) => b !== id));
+  };
+  return (
+    <details>
+      <summary aria-label={`Bots of ${operator.name}`}>{names}</summary>
+      <fieldset disabled={disabled} style={{ border: "none", padding: 0, margin: 0 }}>
+        <label style={{ display: "block" }}>
+          <input type="checkbox" checked={limit === null} onChange={(e) => onChange(e.target.checked ? null : bots.map((b) => b.id))} /> All
+          bots
+        </label>
+        {bots.map((bot) => (
+          <label key={bot.id} style={{ display: "block" }}>
+            <input type="checkbox" checked={limit === null || limit.includes(bot.id)} onChange={(e) => toggle(bot.id, e.target.checked)} />{" "}
+            {bot.name} <span className="muted">({bot.platform})</span>
+          </label>
+        ))}
+      </fieldset>
+    </details>
   );
 }
 

@@ -11,8 +11,8 @@ export const GET = withOperator(async ({ request, ctx, caller }) => {
   const params = conversationListQuery.parse(Object.fromEntries(new URL(request.url).searchParams));
   const me = caller.operator.id;
   const [conversations, counts, bots] = await Promise.all([
-    listConversations(ctx.db, { ...params, me }),
-    countInboxViews(ctx.db, me),
+    listConversations(ctx.db, { ...params, me, bots: caller.bots }),
+    countInboxViews(ctx.db, me, caller.bots),
     listBotLabels(ctx.db),
   ]);
   return jsonOf(conversationListResponse, { conversations, counts, bots });

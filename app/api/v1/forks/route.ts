@@ -1,4 +1,5 @@
 import { forkListQuery, forkListResponse, startedTaskResponse } from "@/lib/api/forks";
+import { refuseConversationOutOfScope } from "@/lib/auth/bot-scope";
 import { listForks } from "@/lib/db/forks";
 import { parseDeliverAt } from "@/lib/envelope/deliver-at";
 import { withOperator } from "@/lib/http/api";
@@ -7,14 +8,15 @@ import { startBackgroundTask, startTaskSchema } from "@/lib/pipeline/forks";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withOperator(async ({ request, ctx }) => {
+export const GET = withOperator(async ({ request, ctx, caller }) => {
   const params = forkListQuery.parse(Object.fromEntries(new URL(request.url).searchParams));
-  return jsonOf(forkListResponse, { forks: await listForks(ctx.db, params) });
+  return jsonOf(forkListResponse, { forks: await listForks(ctx.db, { ...params, bots: caller.bots }) });
 });
 
 /** An operator starts a background fork: "run this in the background: …". */
 export const POST = withOperator(async ({ request, ctx, caller }) => {
   const input = await readJson(request, startTaskSchema);
+  await refuseConversationOutOfScope(ctx.db, caller.bots, input.conversationId);
   const started = await startBackgroundTask(ctx.db, {
     conversationId: input.conversationId,
     task: input.task,

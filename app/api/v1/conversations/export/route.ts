@@ -9,7 +9,10 @@ export const dynamic = "force-dynamic";
 /** The conversation list (?view=, ?sort=, ?search=) as CSV, guarded against formula injection. */
 export const GET = withOperator(async ({ request, ctx, caller }) => {
   const params = conversationCsvQuery.parse(Object.fromEntries(new URL(request.url).searchParams));
-  const [rows, operators] = await Promise.all([listConversations(ctx.db, { ...params, me: caller.operator.id }), listOperators(ctx.db)]);
+  const [rows, operators] = await Promise.all([
+    listConversations(ctx.db, { ...params, me: caller.operator.id, bots: caller.bots }),
+    listOperators(ctx.db),
+  ]);
   const identity = ctx.telegram.identityState();
   const botUsername = identity.state === "ready" ? identity.identity.username : null;
   return new Response(conversationsCsv(rows, { operators, botUsername }), {

@@ -5,7 +5,7 @@ import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 
-/** { displayName?, role?, disabled? }: a display name (own, or an admin's for anyone); role and disabled for admins. */
+/** { displayName?, role?, disabled?, botIds? }: a display name (own, or an admin's for anyone); role, disabled and bots for admins. */
 export const PATCH = withOperator<{ id: string }>(async ({ request, params, ctx, caller }) => {
   const id = idParam(params.id);
   const update = await readJson(request, operatorPatchBody, 4096);

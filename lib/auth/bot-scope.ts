@@ -1,0 +1,113 @@
+import { type BotScope, inScope } from "../db/conversation-scope";
+import type { Database } from "../db/database";
+import { AppError } from "../errors";
+import { recordIdParam } from "../record-id";
+import type { Role } from "./roles";
+
+/**
+ * Which bots' conversations a caller sees and acts on: a list of Bot ids, or null for
+ * every bot. Admins and the API token are never limited; an agent is limited when an
+ * admin set `Operator.botIds`. A limited caller gets 404 for another bot's
+ * conversation, exactly as for an unknown id, so nothing tells them it exists.
+ */
+export type { BotScope } from "../db/conversation-scope";
+
+/**
+ * The scope of a stored operator. Anything but a list of ids (a hand-edited row) is
+ * no bot at all rather than every bot: a broken limit must not widen access.
+ */
+export function botScopeOf(role: Role, stored: unknown): BotScope {
+  if (role === "admin" || stored === null || stored === undefined) return null;
+  if (!Array.isArray(stored)) return [];
+  return stored.filter((id): id is number => Number.isSafeInteger(id));
+}
+
+/**
+ * The resources under /api/v1 addressed by an id that belong to one conversation, how
+ * to find that conversation's bot, and what an unknown id answers (the same words).
+ */
+const resources: Record<
+  string,
+  { missing: string; botOf: (db: Database, id: number) => Promise<{ botId: number | null } | "any" | null> }
+> = {
+  conversations: {
+    missing: "conversation not found",
+    botOf: (db, id) => db.prisma.conversation.findUnique({ where: { id }, select: { botId: true } }),
+  },
+  messages: {
+    missing: "message not found",
+    botOf: (db, id) => viaConversation(db.prisma.message.findUnique({ where: { id }, select: conv })),
+  },
+  turns: { missing: "turn not found", botOf: (db, id) => viaConversation(db.prisma.turn.findUnique({ where: { id }, select: conv })) },
+  replays: {
+    missing: "replay not found",
+    botOf: (db, id) => viaConversation(db.prisma.replay.findUnique({ where: { id }, select: conv })),
+  },
+  forks: { missing: "fork not found", botOf: (db, id) => viaConversation(db.prisma.fork.findUnique({ where: { id }, select: conv })) },
+  envelopes: {
+    missing: "envelope not found",
+    botOf: async (db, id) => {
+      const row = await db.prisma.envelope.findUnique({ where: { id }, select: { conversation: { select: { botId: true } } } });
+      // An envelope with no conversation (operator to operator) belongs to no bot: not limited.
+      return row ? (row.conversation ?? "any") : null;
+    },
+  },
+  media: {
+    missing: "attachment not found",
+    botOf: async (db, id) => {
+      const row = await db.prisma.attachment.findUnique({ where: { id }, select: { message: { select: conv } } });
+      return row ? row.message.conversation : null;
+    },
+  },
+};
+const conv = { conversation: { select: { botId: true } } } as const;
+const viaConversation = async (row: Promise<{ conversation: { botId: number | null } } | null>) => (await row)?.conversation ?? null;
+
+/** The first segment after /api/v1/, decoded as the router decodes it. */
+function resourceOf(pathname: string): string | null {
+  const match = /^\/api\/v1\/+([^/]+)/.exec(pathname);
+  if (!match) return null;
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The one check every /api/v1 route passes through (lib/http/api.ts): when the caller
+ * is limited to some bots and the route addresses a conversation, or a message, turn,
+ * replay, fork, envelope or attachment of one, that conversation must be of one of
+ * their bots; otherwise 404 with the words of an unknown id, before the route runs
+ * (so nothing changes). `id` is the route's own `[id]` parameter, the value the route
+ * will use (not re-parsed from the path, so no encoding of it slips past). Lists filter
+ * by the scope themselves (conversations, counts, search, handoffs, export, forks).
+ */
+export async function refuseOutOfScope(db: Database, scope: BotScope | undefined, pathname: string, id: unknown) {
+  if (!scope) return;
+  const name = resourceOf(pathname);
+  const resource = name !== null && Object.hasOwn(resources, name) ? resources[name] : undefined;
+  if (!resource || id === undefined) return;
+  const parsed = recordIdParam.safeParse(id);
+  // Not an id: the route answers 400 without reading anything.
+  if (!parsed.success) return;
+  const row = await resource.botOf(db, parsed.data);
+  // Unknown ids are the route's to answer (the same 404).
+  if (!row || row === "any") return;
+  if (!inScope(scope, row.botId)) throw new AppError("not_found", resource.missing);
+}
+
+/** The same check for a conversation named in a request's body (POST /forks): 404 as for an unknown one. */
+export async function refuseConversationOutOfScope(db: Database, scope: BotScope | undefined, conversationId: number) {
+  if (!scope) return;
+  const row = await resources.conversations.botOf(db, conversationId);
+  if (row && row !== "any" && !inScope(scope, row.botId)) throw new AppError("not_found", resources.conversations.missing);
+}
+
+/** Refuses unknown bot ids in a limit (400), naming them. */
+export async function checkBotIds(db: Database, botIds: number[]) {
+  const found = await db.prisma.bot.findMany({ where: { id: { in: botIds } }, select: { id: true } });
+  const known = new Set(found.map((b) => b.id));
+  const unknown = [...new Set(botIds)].filter((id) => !known.has(id));
+  if (unknown.length > 0) throw new AppError("bad_request", `no such bot: ${unknown.join(", ")}`);
+}

@@ -1,0 +1,232 @@
+import { describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { POST as acceptRoute } from "@/app/api/auth/invitation/route";
+import { POST as loginRoute } from "@/app/api/auth/login/route";
+import { GET as exportRoute } from "@/app/api/v1/conversations/[id]/export/route";
+import { GET as timelineRoute, POST as messageRoute } from "@/app/api/v1/conversations/[id]/messages/route";
+import { GET as notesRoute, POST as noteRoute } from "@/app/api/v1/conversations/[id]/notes/route";
+import { GET as conversationRoute, PATCH as conversationPatchRoute } from "@/app/api/v1/conversations/[id]/route";
+import { GET as listRoute } from "@/app/api/v1/conversations/route";
+import { POST as forkRoute } from "@/app/api/v1/forks/route";
+import { GET as handoffsRoute } from "@/app/api/v1/handoffs/route";
+import { POST as replyRoute } from "@/app/api/v1/messages/[id]/reply/route";
+import { PATCH as patchOperatorRoute } from "@/app/api/v1/operators/[id]/route";
+import { GET as operatorsRoute, POST as inviteRoute } from "@/app/api/v1/operators/route";
+import { GET as searchRoute } from "@/app/api/v1/search/route";
+import { operations } from "@/lib/api/operations";
+import { hashPassword } from "@/lib/auth/password";
+import { createFirstOperator } from "@/lib/db/operators";
+import { databases } from "../helpers/db";
+import { useRoutedApp } from "../helpers/route-app";
+
+const TOKEN = "operator-bots-test-token-0123456789";
+type Handler = (r: Request, c: { params: Promise<unknown> }) => Promise<Response>;
+type Session = { cookie: string; csrf: string };
+type Reply = { status: number; body: Record<string, unknown> & { error?: { code: string; message: string } }; response: Response };
+
+/** Calls a route as Next does, at its real path (the bot check reads the path). */
+async function call(
+  handler: unknown,
+  path: string,
+  options: { method?: string; session?: Session; token?: string; body?: unknown; params?: Record<string, string> } = {},
+): Promise<Reply> {
+  const method = options.method ?? "GET";
+  const headers: Record<string, string> = { ...(options.body !== undefined ? { "content-type": "application/json" } : {}) };
+  if (options.session) {
+    headers.cookie = options.session.cookie;
+    if (method !== "GET") headers["x-csrf-token"] = options.session.csrf;
+  }
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const request = new Request(`http://localhost${path}`, {
+    method,
+    headers,
+    body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
+  });
+  const response = await (handler as Handler)(request, { params: Promise.resolve(options.params ?? {}) });
+  const body = response.headers.get("content-type")?.includes("json") ? ((await response.json()) as Reply["body"]) : {};
+  return { status: response.status, body, response };
+}
+
+function sessionOf(response: Response): Session {
+  const cookies = response.headers.getSetCookie().map((c) => c.split(";")[0]);
+  const csrf = cookies.find((c) => c.startsWith("sb_csrf="))!.slice("sb_csrf=".length);
+  return { cookie: cookies.join("; "), csrf };
+}
+
+function expectDocumented(method: string, path: string, reply: Reply) {
+  const op = operations.find((o) => o.method === method && o.path === path)!;
+  expect(reply.status).toBe(op.response.status);
+  const parsed = (op.response.schema as z.ZodType).safeParse(reply.body);
+  expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
+}
+
+describe.each(databases)("operators limited to some bots on $name", ({ open }) => {
+  const app = useRoutedApp({ open, token: TOKEN });
+
+  /** Two bots with one conversation each (a message and a note holding the same word), an admin and an agent. */
+  async function seed() {
+    const db = app.t.db.prisma;
+    const alpha = await db.bot.create({ data: { platform: "telegram", source: "api", adapter: "telegram-901", name: "Alpha" } });
+    const bravo = await db.bot.create({ data: { platform: "telegram", source: "api", adapter: "telegram-902", name: "Bravo" } });
+    const conversation = (bot: { id: number; adapter: string }, chat: string) =>
+      db.conversation.create({
+        data: {
+          channel: bot.adapter,
+          botId: bot.id,
+          platformChatId: chat,
+          type: "private",
+          title: `chat ${chat}`,
+          lastMessageAt: new Date(),
+        },
+      });
+    const a = await conversation(alpha, "7001");
+    const b = await conversation(bravo, "7002");
+    const message = (conversationId: number, text: string) =>
+      db.message.create({
+        data: {
+          conversationId,
+          direction: "inbound",
+          senderKind: "user",
+          senderName: "Una",
+          text,
+          sentAt: new Date(),
+          platformMessageId: String(conversationId),
+        },
+      });
+    const messageA = await message(a.id, "quetzalfig alpha question");
+    const messageB = await message(b.id, "quetzalfig bravo question");
+    await db.conversation.update({ where: { id: b.id }, data: { handoffState: "waiting", handoffRequestedAt: new Date() } });
+
+    await createFirstOperator(app.t.db, { name: "root", passwordHash: await hashPassword("root-password-123") });
+    const login = await call(loginRoute, "/api/auth/login", { method: "POST", body: { name: "root", password: "root-password-123" } });
+    const admin = sessionOf(login.response);
+    const invited = await call(inviteRoute, "/api/v1/operators", { method: "POST", session: admin, body: { role: "agent" } });
+    const accepted = await call(acceptRoute, "/api/auth/invitation", {
+      method: "POST",
+      body: { token: invited.body.token, name: "bob", password: "bob-password-12" },
+    });
+    expect(accepted.status).toBe(201);
+    const agent = { session: sessionOf(accepted.response), id: (accepted.body.operator as { id: number }).id };
+    const adminId = (await db.operator.findUniqueOrThrow({ where: { name: "root" } })).id;
+    await db.conversationNote.create({
+      data: { conversationId: b.id, operatorId: adminId, operatorName: "root", text: "quetzalfig bravo note" },
+    });
+    return { alpha, bravo, a, b, messageA, messageB, admin, adminId, agent };
+  }
+
+  const limit = (who: Session | string, id: number, botIds: number[] | null) =>
+    call(patchOperatorRoute, `/api/v1/operators/${id}`, {
+      method: "PATCH",
+      ...(typeof who === "string" ? { token: who } : { session: who }),
+      body: { botIds },
+      params: { id: String(id) },
+    });
+  const listIds = async (session: Session) => {
+    const reply = await call(listRoute, "/api/v1/conversations", { session });
+    expect(reply.status).toBe(200);
+    return {
+      ids: (reply.body.conversations as { id: number }[]).map((c) => c.id).sort(),
+      counts: reply.body.counts as Record<string, number>,
+    };
+  };
+
+  it("an agent limited to one bot sees and acts only on its conversations, from their next request on", async () => {
+    const s = await seed();
+    const bob = s.agent.session;
+    expect((await listIds(bob)).ids).toEqual([s.a.id, s.b.id].sort());
+
+    const limited = await limit(s.admin, s.agent.id, [s.alpha.id]);
+    expectDocumented("patch", "/operators/{id}", limited);
+    expect((limited.body.operator as { botIds: number[] }).botIds).toEqual([s.alpha.id]);
+    const team = await call(operatorsRoute, "/api/v1/operators", { session: s.admin });
+    expect((team.body.operators as { name: string; botIds: unknown }[]).map((o) => [o.name, o.botIds])).toEqual([
+      ["root", null],
+      ["bob", [s.alpha.id]],
+    ]);
+
+    // The same session, no new sign-in: the limit applies at once.
+    const { ids, counts } = await listIds(bob);
+    expect(ids).toEqual([s.a.id]);
+    expect(counts.all).toBe(1);
+    expect(counts.handoff).toBe(0);
+    expect(
+      (await call(conversationRoute, `/api/v1/conversations/${s.a.id}`, { session: bob, params: { id: String(s.a.id) } })).status,
+    ).toBe(200);
+
+    // Another bot's conversation answers exactly as an unknown one.
+    const unknown = await call(conversationRoute, "/api/v1/conversations/99999", { session: bob, params: { id: "99999" } });
+    const other = await call(conversationRoute, `/api/v1/conversations/${s.b.id}`, { session: bob, params: { id: String(s.b.id) } });
+    expect(unknown.status).toBe(404);
+    expect(other.status).toBe(404);
+    expect(other.body).toEqual(unknown.body);
+
+    const db = app.t.db.prisma;
+    const at = (suffix = "") => `/api/v1/conversations/${s.b.id}${suffix}`;
+    const params = { id: String(s.b.id) };
+    const refused = [
+      await call(timelineRoute, at("/messages"), { session: bob, params }),
+      await call(messageRoute, at("/messages"), { method: "POST", session: bob, params, body: { text: "hello from bob" } }),
+      await call(notesRoute, at("/notes"), { session: bob, params }),
+      await call(noteRoute, at("/notes"), { method: "POST", session: bob, params, body: { text: "bob's note" } }),
+      await call(conversationPatchRoute, at(), { method: "PATCH", session: bob, params, body: { status: "resolved" } }),
+      await call(exportRoute, at("/export"), { session: bob, params }),
+      await call(replyRoute, `/api/v1/messages/${s.messageB.id}/reply`, {
+        method: "POST",
+        session: bob,
+        params: { id: String(s.messageB.id) },
+        body: { text: "a reply from bob" },
+      }),
+      await call(forkRoute, "/api/v1/forks", { method: "POST", session: bob, body: { conversationId: s.b.id, task: "look this up" } }),
+    ];
+    expect(refused.map((r) => r.status)).toEqual([404, 404, 404, 404, 404, 404, 404, 404]);
+    expect(await db.fork.count()).toBe(0);
+    // Nothing changed, nothing was sent.
+    expect(await db.message.count({ where: { conversationId: s.b.id } })).toBe(1);
+    expect(await db.conversationNote.count({ where: { conversationId: s.b.id } })).toBe(1);
+    expect((await db.conversation.findUniqueOrThrow({ where: { id: s.b.id } })).status).toBe("open");
+    expect(app.telegram.calls.filter((c) => c.method === "sendMessage")).toEqual([]);
+
+    // Search: only its bot's messages, and no note of the other bot.
+    const found = await call(searchRoute, "/api/v1/search?q=quetzalfig", { session: bob });
+    expect(found.status).toBe(200);
+    expect((found.body.results as { conversationId: number }[]).map((r) => r.conversationId)).toEqual([s.a.id]);
+    expect(found.body.notes).toEqual([]);
+    // The handoffs inbox: bravo's waiting handoff is not theirs.
+    const handoffs = await call(handoffsRoute, "/api/v1/handoffs", { session: bob });
+    expect(handoffs.body.handoffs).toEqual([]);
+
+    // Every bot again: null.
+    expect((await limit(TOKEN, s.agent.id, null)).status).toBe(200);
+    expect((await listIds(bob)).ids).toEqual([s.a.id, s.b.id].sort());
+    const all = await call(searchRoute, "/api/v1/search?q=quetzalfig", { session: bob });
+    expect((all.body.results as { conversationId: number }[]).map((r) => r.conversationId).sort()).toEqual([s.a.id, s.b.id].sort());
+  });
+
+  it("admins and the API token are never limited; unknown bots are a 400; an agent cannot change limits", async () => {
+    const s = await seed();
+    // A limit stored on an admin has no effect while they are one.
+    expect((await limit(TOKEN, s.adminId, [s.alpha.id])).status).toBe(200);
+    expect((await listIds(s.admin)).ids).toEqual([s.a.id, s.b.id].sort());
+    const other = await call(conversationRoute, `/api/v1/conversations/${s.b.id}`, { session: s.admin, params: { id: String(s.b.id) } });
+    expect(other.status).toBe(200);
+    const byToken = await call(conversationRoute, `/api/v1/conversations/${s.b.id}`, { token: TOKEN, params: { id: String(s.b.id) } });
+    expect(byToken.status).toBe(200);
+
+    const bad = await limit(s.admin, s.agent.id, [s.alpha.id, 424242]);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error?.message).toContain("424242");
+    expect((await app.t.db.prisma.operator.findUniqueOrThrow({ where: { id: s.agent.id } })).botIds).toBeNull();
+    expect((await limit(s.admin, s.agent.id, [-1])).status).toBe(400);
+
+    // The agent can neither limit nor widen themselves (nor anyone).
+    expect((await limit(s.admin, s.agent.id, [s.alpha.id])).status).toBe(200);
+    const own = await limit(s.agent.session, s.agent.id, null);
+    expect(own.status).toBe(403);
+    expect((await app.t.db.prisma.operator.findUniqueOrThrow({ where: { id: s.agent.id } })).botIds).toEqual([s.alpha.id]);
+    expect((await limit(s.agent.session, s.adminId, [s.bravo.id])).status).toBe(403);
+
+    // A stored limit that is not a list of ids (edited by hand) is no bot, never every bot.
+    await app.t.db.prisma.operator.update({ where: { id: s.agent.id }, data: { botIds: { oops: true } } });
+    expect((await listIds(s.agent.session)).ids).toEqual([]);
+  });
+});
