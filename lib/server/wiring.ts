@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { limitModel, ProviderGate } from "../agent/call-limits";
 import { demoModel } from "../agent/demo-model";
 import { modelFromEnv, type ModelHandle } from "../agent/model";
@@ -87,7 +87,7 @@ export type App = {
   relay: Relay | null;
   /** The open GET /api/v1/events streams, capped per session and in all. */
   liveStreams: LiveStreams;
-  /** The key of signed media links (lib/media/signed-url.ts): MEDIA_URL_SECRET, else random per process. */
+  /** The key of signed media links (lib/media/signed-url.ts): MEDIA_URL_SECRET, else derived from the secret key, else random per process. */
   mediaUrlSecret: string;
 };
 
@@ -292,7 +292,10 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     events: eventBus(db),
     relay,
     liveStreams: new LiveStreams({ perHolder: e.LIVE_STREAMS_PER_SESSION, total: e.LIVE_STREAMS_TOTAL }),
-    mediaUrlSecret: e.MEDIA_URL_SECRET ?? randomBytes(32).toString("base64url"),
+    // Links LINE fetches may outlive this process: derived from the secret key when there is one
+    // (the same on every restart and instance that shares it), else random per process.
+    mediaUrlSecret:
+      e.MEDIA_URL_SECRET ?? (key ? createHmac("sha256", key).update("switchboard media links").digest("base64url") : randomBytes(32).toString("base64url")),
   };
 }
 
