@@ -34,6 +34,7 @@ export const UNRECORDED_REPLY_WARNING = "Delivered, but it could not be saved to
 export async function sendOperatorReply(deps: SendDeps, input: OperatorReplyInput): Promise<OperatorReplyResponse> {
   const message = await findMessage(deps.db, input.messageId);
   if (!message) throw notFound("message");
+  refuseWithoutBot(deps, message.conversation.channel);
   const result = await sendToChat(deps, {
     from: operatorAddress(input.operator),
     senderKind: "operator",
@@ -48,6 +49,15 @@ export async function sendOperatorReply(deps: SendDeps, input: OperatorReplyInpu
   return operatorResponse(result, input.operator);
 }
 
+/**
+ * A conversation whose bot was removed or disabled (archived) has no adapter here: a
+ * 409 that says so, before any envelope is written, not a failed send (502).
+ */
+export function refuseWithoutBot(deps: Pick<SendDeps, "channels">, channel: string) {
+  if (!deps.channels[channel])
+    throw new AppError("conflict", "this conversation's bot is removed or disabled: nothing can be sent here (its history stays readable)");
+}
+
 export type OperatorMessageInput = { conversationId: number; text: string; operator: string };
 
 /**
@@ -58,6 +68,7 @@ export type OperatorMessageInput = { conversationId: number; text: string; opera
 export async function sendOperatorMessage(deps: SendDeps, input: OperatorMessageInput): Promise<OperatorReplyResponse> {
   const conversation = await findConversation(deps.db, input.conversationId);
   if (!conversation) throw notFound("conversation");
+  refuseWithoutBot(deps, conversation.channel);
   const result = await sendToChat(deps, {
     from: operatorAddress(input.operator),
     senderKind: "operator",

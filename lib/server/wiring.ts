@@ -295,7 +295,8 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     // Links LINE fetches may outlive this process: derived from the secret key when there is one
     // (the same on every restart and instance that shares it), else random per process.
     mediaUrlSecret:
-      e.MEDIA_URL_SECRET ?? (key ? createHmac("sha256", key).update("switchboard media links").digest("base64url") : randomBytes(32).toString("base64url")),
+      e.MEDIA_URL_SECRET ??
+      (key ? createHmac("sha256", key).update("switchboard media links").digest("base64url") : randomBytes(32).toString("base64url")),
   };
 }
 

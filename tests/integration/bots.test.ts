@@ -331,6 +331,19 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     expect((await api("app/api/v1/bots/[id]/route.ts", "GET", `/api/v1/bots/${ids.b}`, { id: String(ids.b) })).status).toBe(404);
     const archived = await api("app/api/v1/conversations/route.ts", "GET", `/api/v1/conversations?botId=${ids.b}`);
     expect(archived.body.conversations.length).toBeGreaterThan(0);
+    // Nothing can be sent there any more: a 409 that says why, and no envelope written.
+    const envelopes = await t.db.prisma.envelope.count();
+    const conversationId = String(archived.body.conversations[0].id);
+    const sent = await api(
+      "app/api/v1/conversations/[id]/messages/route.ts",
+      "POST",
+      `/api/v1/conversations/${conversationId}/messages`,
+      { id: conversationId },
+      { text: "hello?" },
+    );
+    expect(sent.status).toBe(409);
+    expect(sent.body.error.message).toContain("bot is removed or disabled");
+    expect(await t.db.prisma.envelope.count()).toBe(envelopes);
     const listed = await api("app/api/v1/bots/route.ts", "GET", "/api/v1/bots?removed=true");
     expect(listed.body.bots.find((x: { id: number }) => x.id === ids.b).status).toBe("removed");
   });
