@@ -60,11 +60,20 @@ type ItemProps = {
 
 function MessageItem({ m, previous, target, selected, highlighted, onReply, onJump, label }: ItemProps) {
   const gap = previous ? new Date(m.sentAt).getTime() - new Date(previous.sentAt).getTime() : 0;
-  const quoted = m.quoteText ?? target?.text ?? m.replyToText;
+  const quoted = m.quoteText || target?.text || m.replyToText;
+  // A file without a caption has no text to quote: say what it was.
+  const files = target?.attachments?.map((a) => a.kind.replaceAll("_", " ")).join(", ");
   const arrow = (
     <>
       ↩ {target ? label(target.senderKind, target.senderName) : (m.replyToSenderName ?? "message")}
-      {m.replyToChatTitle ? ` in ${m.replyToChatTitle}` : ""}: “<bdi>{(quoted ?? "").slice(0, 140)}</bdi>”
+      {m.replyToChatTitle ? ` in ${m.replyToChatTitle}` : ""}:{" "}
+      {quoted ? (
+        <>
+          “<bdi>{quoted.slice(0, 140)}</bdi>”
+        </>
+      ) : (
+        <span className="muted">{files ? `(${files})` : "(no text)"}</span>
+      )}
     </>
   );
   return (
