@@ -7,6 +7,7 @@ import { api } from "../_lib/api";
 import { usd } from "../_lib/money";
 import type { Applied, DatasetList, RunReport } from "../_lib/types";
 import { VariantForm, type ReplayBody } from "./variant-form";
+import { ApplyOutcome } from "./apply-outcome";
 
 type Dataset = DatasetList["datasets"][number];
 
@@ -219,15 +220,7 @@ function RunView({ datasetId, runId, others }: { datasetId: number; runId: numbe
         <button type="button" onClick={() => apply.mutate()} disabled={apply.isPending || run.status === "running"}>
           Apply these settings
         </button>
-        {apply.isSuccess && (
-          <span role="status">
-            Applied: {apply.data.applied.length ? `${apply.data.applied.join(", ")} (all bots)` : apply.data.bot ? "" : "nothing changed"}
-            {apply.data.bot
-              ? ` ${apply.data.applied.length ? "and " : ""}${apply.data.bot.applied.join(", ")} to ${apply.data.bot.name} (its own values)`
-              : ""}
-            {apply.data.notApplied.includes("model") ? " (the model is set by the server's environment: not applied)" : ""}
-          </span>
-        )}
+        {apply.isSuccess && <ApplyOutcome applied={apply.data} />}
         {apply.isError && (
           <span className="error" role="alert">
             {apply.error.message}

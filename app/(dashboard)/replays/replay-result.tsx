@@ -4,6 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { api } from "../_lib/api";
 import { usd } from "../_lib/money";
 import type { Applied, Replay, Turn } from "../_lib/types";
+import { ApplyOutcome } from "./apply-outcome";
 
 function answerOf(calls: { tool?: string; message: string }[]) {
   return {
@@ -109,15 +110,7 @@ export function ReplayResult({ replay, turn, onDeleted }: { replay: Replay; turn
         <button type="button" onClick={() => apply.mutate()} disabled={apply.isPending}>
           Apply these settings
         </button>
-        {apply.isSuccess && (
-          <span role="status">
-            Applied: {apply.data.applied.length ? `${apply.data.applied.join(", ")} (all bots)` : apply.data.bot ? "" : "nothing changed"}
-            {apply.data.bot
-              ? ` ${apply.data.applied.length ? "and " : ""}${apply.data.bot.applied.join(", ")} to ${apply.data.bot.name} (its own values)`
-              : ""}
-            {apply.data.notApplied.includes("model") ? " (the model is set by the server's environment: not applied)" : ""}
-          </span>
-        )}
+        {apply.isSuccess && <ApplyOutcome applied={apply.data} />}
         {apply.isError && (
           <span className="error" role="alert">
             {apply.error.message}
