@@ -18,7 +18,8 @@ export function withOperator<P extends Params = Params>(handler: ApiHandler<P>) 
       const ctx = await getApp();
       const caller = await authenticate(ctx.db, request, { apiToken: ctx.env.SWITCHBOARD_API_TOKEN });
       checkQueryInput(request.url);
-      const params = await route.params;
+      // A static route gets no params from Next (route or its params undefined).
+      const params = ((await route?.params) ?? {}) as P;
       // A caller limited to some bots: another bot's conversation (or anything of it) is a 404 before the route runs.
       await refuseOutOfScope(ctx.db, caller.bots, new URL(request.url).pathname, params.id);
       return await handler({ request, params, ctx, caller });
@@ -32,7 +33,7 @@ export function withOperator<P extends Params = Params>(handler: ApiHandler<P>) 
 export function withErrors<P extends Params = Params>(handler: (args: { request: Request; params: P; ctx: App }) => Promise<Response>) {
   return async (request: Request, route: { params: Promise<P> }): Promise<Response> => {
     try {
-      return await handler({ request, params: await route.params, ctx: await getApp() });
+      return await handler({ request, params: ((await route?.params) ?? {}) as P, ctx: await getApp() });
     } catch (error) {
       return errorResponse(error);
     }

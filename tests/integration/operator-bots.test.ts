@@ -202,6 +202,18 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     expect((all.body.results as { conversationId: number }[]).map((r) => r.conversationId).sort()).toEqual([s.a.id, s.b.id].sort());
   });
 
+  it("a static route called as Next calls it, with no route params, answers (the scope check needs no id)", async () => {
+    const s = await seed();
+    await limit(s.admin, s.agent.id, [s.alpha.id]);
+    const request = new Request("http://localhost/api/v1/conversations", { headers: { cookie: s.agent.session.cookie } });
+    const response = await (listRoute as unknown as (r: Request) => Promise<Response>)(request);
+    expect(response.status).toBe(200);
+    const byToken = await (listRoute as unknown as (r: Request) => Promise<Response>)(
+      new Request("http://localhost/api/v1/conversations", { headers: { authorization: `Bearer ${TOKEN}` } }),
+    );
+    expect(byToken.status).toBe(200);
+  });
+
   it("admins and the API token are never limited; unknown bots are a 400; an agent cannot change limits", async () => {
     const s = await seed();
     // A limit stored on an admin has no effect while they are one.
