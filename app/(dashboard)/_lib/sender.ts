@@ -64,6 +64,17 @@ export function useBotUsername(): string | null {
   return useBotUsernames().main;
 }
 
+/**
+ * How the console names a conversation's channel: the platform for the environment's bots
+ * ("telegram", "line"), the bot's @username for one added from the Bots page (its adapter
+ * name, "telegram-7", is internal).
+ */
+export function useChannelLabel(channel: string): string {
+  const username = useBotUsernames().byChannel[channel];
+  if (channel === "telegram" || channel === "line" || !username) return channel;
+  return `@${username}`;
+}
+
 /** The environment's bot's username, and every bot's by its channel adapter (several bots). */
 function useBotUsernames(): { main: string | null; byChannel: Readonly<Record<string, string | null>> } {
   const status = useQuery({ queryKey: ["status"], queryFn: () => api<StatusInfo>("/status"), staleTime: 60_000 });

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { api } from "../../_lib/api";
+import { useChannelLabel } from "../../_lib/sender";
 import { membershipLabel } from "../../_lib/membership";
 import type { Note, StateChange, TimelineMessage } from "../../_lib/types";
 import { useForkActions } from "../../_lib/use-forks";
@@ -80,6 +81,15 @@ function BackgroundTaskForm({ conversationId }: { conversationId: number }) {
   );
 }
 
+/** The conversation's bot: its platform, or its @username when it was added from the Bots page. */
+function ChannelBadge({ channel }: { channel: string }) {
+  return (
+    <span className="badge" title={channel}>
+      {useChannelLabel(channel)}
+    </span>
+  );
+}
+
 export function ConversationView({ id, focusMessageId }: { id: number; focusMessageId?: number }) {
   const timeline = useTimeline(id);
   const notes = useQuery({
@@ -116,7 +126,7 @@ export function ConversationView({ id, focusMessageId }: { id: number; focusMess
           {conversation.topicId && ` › ${conversation.topicName ?? `Topic ${conversation.topicId}`}`}
         </h1>
         <div className="row muted">
-          <span className="badge">{conversation.channel}</span>
+          <ChannelBadge channel={conversation.channel} />
           <span className="badge">{conversation.type}</span>
           {conversation.activeFork ? (
             <span className="badge ok" data-testid="active-fork">
