@@ -313,7 +313,10 @@ export const operations = defineOperations([
       "An operator's plain message to the chat (not a reply), in the active fork if one is open: 201 once delivered (`recorded: false` with a warning when not saved)",
     body: replyBodySchema,
     response: { status: 201, schema: replyResponse },
-    errors: { 502: "Not delivered (recorded on the envelope; `details.envelopeId`, and `details.outcome`)" },
+    errors: {
+      409: "The conversation's bot is removed or disabled (nothing written)",
+      502: "Not delivered (recorded on the envelope; `details.envelopeId`, and `details.outcome`)",
+    },
   },
   {
     method: "post",

@@ -144,6 +144,7 @@ export const operations = defineOperations([
     body: replyBodySchema,
     response: { status: 201, schema: replyResponse },
     errors: {
+      409: "The conversation's bot is removed or disabled (nothing written)",
       502: "Not delivered (recorded on the envelope; `details.envelopeId`, and `details.outcome`: not_sent, or unknown = possibly delivered)",
     },
   },
