@@ -55,13 +55,23 @@ const COLUMNS = `m."id" AS "messageId", m."conversationId", m."sentAt", m."delet
 function filterSql(filters: SearchFilters): { where: string; params: SqlValue[] } {
   const conditions: string[] = [];
   const params: SqlValue[] = [];
-  if (filters.conversationId !== undefined) {
-    conditions.push(`m."conversationId" = ?`);
-    params.push(filters.conversationId);
-  }
   if (filters.senderKinds?.length) {
     conditions.push(`m."senderKind" IN (${filters.senderKinds.map(() => "?").join(", ")})`);
     params.push(...filters.senderKinds);
+  }
+  placeFilters(filters, { row: "m", time: `m."sentAt"` }, conditions, params);
+  return { where: conditions.map((c) => ` AND ${c}`).join(""), params };
+}
+
+/**
+ * Where and when, for messages and notes alike: conversation, platform (every bot on it),
+ * one bot, the caller's bots, and the time range on `at.time`. `at.row` holds a
+ * "conversationId"; `c` is its Conversation.
+ */
+function placeFilters(filters: SearchFilters, at: { row: string; time: string }, conditions: string[], params: SqlValue[]) {
+  if (filters.conversationId !== undefined) {
+    conditions.push(`${at.row}."conversationId" = ?`);
+    params.push(filters.conversationId);
   }
   if (filters.channel !== undefined) {
     // The environment's bot is "telegram", the others "telegram-<id>".
@@ -78,14 +88,13 @@ function filterSql(filters: SearchFilters): { where: string; params: SqlValue[] 
     params.push(...scope.params);
   }
   if (filters.from) {
-    conditions.push(`m."sentAt" >= ?`);
+    conditions.push(`${at.time} >= ?`);
     params.push(filters.from);
   }
   if (filters.to) {
-    conditions.push(`m."sentAt" < ?`);
+    conditions.push(`${at.time} < ?`);
     params.push(filters.to);
   }
-  return { where: conditions.map((c) => ` AND ${c}`).join(""), params };
 }
 
 const typed = (r: Row): SearchRow => ({
@@ -265,31 +274,7 @@ export async function searchNotes(
   const has = db.dialect === "sqlite" ? `instr(lower(n."text"), ?) > 0` : `strpos(lower(n."text"), ?) > 0`;
   const conditions: string[] = needles.map(() => has);
   const params: SqlValue[] = [...needles];
-  if (filters.conversationId !== undefined) {
-    conditions.push(`n."conversationId" = ?`);
-    params.push(filters.conversationId);
-  }
-  if (filters.channel !== undefined) {
-    conditions.push(`c."channel" = ?`);
-    params.push(filters.channel);
-  }
-  if (filters.botId !== undefined) {
-    conditions.push(`c."botId" = ?`);
-    params.push(filters.botId);
-  }
-  if (filters.bots) {
-    const scope = conversationScopeSql(filters.bots, "c");
-    conditions.push(scope.sql);
-    params.push(...scope.params);
-  }
-  if (filters.from) {
-    conditions.push(`n."createdAt" >= ?`);
-    params.push(filters.from);
-  }
-  if (filters.to) {
-    conditions.push(`n."createdAt" < ?`);
-    params.push(filters.to);
-  }
+  placeFilters(filters, { row: "n", time: `n."createdAt"` }, conditions, params);
   const { rows, complete } = await db.readBounded<{
     noteId: number;
     conversationId: number;
