@@ -32,6 +32,8 @@ const CASES = new Set((process.env.BENCH_CASES ?? "burst,sqlite,old-defaults,cap
 const CAPACITY = Number(process.env.BENCH_CAPACITY ?? 200);
 const API_TOKEN = "bench-api-token-0123456789";
 const target = `p99 ≤ 1.5 × L + D = ${TARGET_MS} ms`;
+/** BENCH_SETTINGS='{"streamDrafts":false}': settings every case's server runs with (PATCH /api/v1/settings), to price one feature. */
+const SETTINGS = process.env.BENCH_SETTINGS ? (JSON.parse(process.env.BENCH_SETTINGS) as Record<string, unknown>) : null;
 
 /** Every model call, by the chat it came from (the sender's name is `C<chat id>`), with its prompt text. */
 let calls: { chat: number; prompt: string; at: number }[] = [];
@@ -342,6 +344,20 @@ function reportLatency(
 
 const chatsFrom = (first: number, n: number) => Array.from({ length: n }, (_, i) => first + i);
 
+/** Starts a server with the case's environment and BENCH_SETTINGS applied. */
+async function start(port: number, environment: Record<string, string>) {
+  const server = await startServer(port, environment);
+  if (SETTINGS) {
+    const r = await fetch(`${server.base}/api/v1/settings`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${API_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify(SETTINGS),
+    });
+    if (!r.ok) throw new Error(`BENCH_SETTINGS refused: ${r.status} ${await r.text()}`);
+  }
+  return server;
+}
+
 async function manyChats(
   label: string,
   bases: string[],
@@ -478,7 +494,7 @@ async function fairness(bases: string[], first: number) {
  * twice the ideal for that capacity (D, then ceil(chats / capacity) rounds of L).
  */
 async function capacityCase() {
-  const server = await startServer(PORTS[0], env());
+  const server = await start(PORTS[0], env());
   capacity = CAPACITY;
   try {
     const ideal = D + Math.ceil(CHATS / CAPACITY) * L;
@@ -537,7 +553,7 @@ async function burst(base: string, chat: number) {
 }
 
 try {
-  const sqlite = CASES.has("burst") || CASES.has("sqlite") || CASES.has("fairness") ? await startServer(PORTS[0], env()) : null;
+  const sqlite = CASES.has("burst") || CASES.has("sqlite") || CASES.has("fairness") ? await start(PORTS[0], env()) : null;
   if (sqlite)
     try {
       if (CASES.has("burst")) await burst(sqlite.base, 1);
@@ -548,7 +564,7 @@ try {
     }
   if (CASES.has("old-defaults")) {
     // The same build with the old fixed limits (50 turns, 50 model calls): the baseline for the defaults.
-    const old = await startServer(PORTS[0], env(undefined, "old"));
+    const old = await start(PORTS[0], env(undefined, "old"));
     try {
       await manyChats(`${CHATS} chats at once, SQLite, the old fixed limits (50 and 50)`, [old.base], [old.pid], 40_000);
     } finally {
@@ -564,7 +580,7 @@ try {
       // BENCH_PG_INSTANCES=1 runs one instance instead (to tell the database's cost from the second process's).
       const instances = process.env.BENCH_PG_INSTANCES === "1" ? [PORTS[0]] : PORTS;
       const servers = [];
-      for (const port of instances) servers.push(await startServer(port, env(postgres.url)));
+      for (const port of instances) servers.push(await start(port, env(postgres.url)));
       try {
         await manyChats(
           `${CHATS} chats at once, PostgreSQL, ${servers.length === 2 ? "two instances" : "one instance"}`,

@@ -1,4 +1,6 @@
-import { generateText, parsePartialJson, stepCountIs, streamText, type ToolSet } from "ai";
+import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import { generateText, parsePartialJson, stepCountIs, type LanguageModel } from "ai";
+import { generateFromStream } from "../agent/generate-from-stream";
 import { RateLimitedError } from "../agent/call-limits";
 import type { ModelHandle } from "../agent/model";
 import { contextNeeds } from "../context/assemble";
@@ -155,7 +157,8 @@ async function callModel(deps: TurnDeps & { model: ModelHandle }, input: TurnInp
     // The turn is recorded with references to its pictures; the model gets their re-encoded bytes.
     const prompt = await withImageBytes(deps.db, input.prompt);
     const call = {
-      model: deps.model.model,
+      // With a draft the provider streams and the reply's text goes to the draft as it grows.
+      model: draft ? draftingModel(deps.model.model, draft) : deps.model.model,
       system: prompt.system,
       messages: prompt.messages,
       tools: { reply: reply.tool, handoff: handoff.tool },
@@ -167,7 +170,7 @@ async function callModel(deps: TurnDeps & { model: ModelHandle }, input: TurnInp
       abortSignal: deps.model.callsTimeOut ? undefined : AbortSignal.timeout(deps.timeoutMs),
       experimental_telemetry: modelTelemetry(),
     };
-    const result = draft ? await streamWithDraft(call, draft) : await generateText(call);
+    const result = await generateText(call);
     run.usage = { ...result.totalUsage };
     // Tool calls the SDK could not run (bad arguments, unknown tool): recorded, never silent.
     for (const part of result.steps.flatMap((step) => step.content)) {
@@ -192,33 +195,25 @@ async function callModel(deps: TurnDeps & { model: ModelHandle }, input: TurnInp
 }
 
 /**
- * The model call, streamed: the `reply` tool's `message` argument goes to the draft
- * as it grows. Returns what `generateText` would (usage and steps); a failure in the
- * stream (a rate limit, a refused request, the time limit) is thrown as
- * `generateText` throws it, so the turn handles both calls alike.
+ * The model with its calls streamed: the `reply` tool's `message` argument goes to
+ * the draft as it grows, and `generateText` gets each step whole (usage, steps and
+ * failures as without a draft; lib/agent/generate-from-stream.ts says why not
+ * `streamText`).
  */
-async function streamWithDraft<TOOLS extends ToolSet>(call: Parameters<typeof streamText<TOOLS>>[0], draft: AnswerDraft) {
-  let failure: unknown = null;
-  const result = streamText({
-    ...call,
-    onError: ({ error }) => {
-      failure ??= error;
-    },
-  });
+function draftingModel(model: LanguageModel, draft: AnswerDraft): LanguageModel {
+  if (typeof model === "string") return model;
   const replyInputs = new Map<string, string>();
-  for await (const part of result.fullStream) {
-    if (part.type === "tool-input-start" && part.toolName === "reply") replyInputs.set(part.id, "");
-    else if (part.type === "tool-input-delta" && replyInputs.has(part.id)) {
+  return generateFromStream(model as LanguageModelV3, async (part: LanguageModelV3StreamPart) => {
+    if (part.type === "tool-input-start") {
+      if (part.toolName === "reply") replyInputs.set(part.id, "");
+    } else if (part.type === "tool-input-delta" && replyInputs.has(part.id)) {
       const json = replyInputs.get(part.id)! + part.delta;
       replyInputs.set(part.id, json);
       const { value } = await parsePartialJson(json);
       const message = (value as { message?: unknown } | undefined)?.message;
       if (typeof message === "string") draft.update(message);
-    } else if (part.type === "error") failure ??= part.error;
-    else if (part.type === "abort") failure ??= new Error("the model call was aborted (time limit)");
-  }
-  if (failure) throw failure;
-  return { totalUsage: await result.totalUsage, steps: await result.steps };
+    }
+  });
 }
 
 /** Ends the turn's envelope(s) with what the model did, and says how the turn ended. */

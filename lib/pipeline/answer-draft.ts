@@ -7,6 +7,8 @@ import { log } from "../log";
  * effort like chat actions: a 429 skips updates until its `retry_after` ends, a
  * platform without the method stops the drafts, nothing is sent after `stop`, and
  * no failure reaches the turn. The real answer is still sent once, as today.
+ * The first draft waits `firstDelayMs` after the first words: an answer that
+ * arrives at once is only the message.
  */
 export type AnswerDraft = {
   /** The answer's text so far (a growing prefix). */
@@ -17,7 +19,7 @@ export type AnswerDraft = {
   readonly shown: number;
 };
 
-export type AnswerDraftOptions = { intervalMs?: number; settleMs?: number; now?: () => number };
+export type AnswerDraftOptions = { intervalMs?: number; firstDelayMs?: number; settleMs?: number; now?: () => number };
 
 /** Drafts for this chat, or null when the channel cannot show them there. */
 export function startAnswerDraft(
@@ -29,6 +31,9 @@ export function startAnswerDraft(
   if (!channel?.sendDraft || !channel.draftsFor?.(target)) return null;
   const sendDraft = channel.sendDraft.bind(channel);
   const intervalMs = options.intervalMs ?? 500;
+  // An answer that is all there within this time of its first words goes out as the message
+  // alone: a draft shown a moment before it would be one more Bot API call and a flicker.
+  const firstDelayMs = options.firstDelayMs ?? 300;
   const settleMs = options.settleMs ?? 250;
   const now = options.now ?? Date.now;
   let latest = "";
@@ -75,6 +80,7 @@ export function startAnswerDraft(
     },
     update(text: string) {
       if (stopped || !text || text === latest) return;
+      if (!latest) nextAt = now() + firstDelayMs;
       latest = text;
       if (!inFlight) schedule(Math.max(0, nextAt - now()));
     },

@@ -87,6 +87,16 @@ describe("the user sees the bot working (typing, drafts)", () => {
     expect(turn.toolCalls).toEqual([{ message: answer, outcome: { status: "sent" }, drafts: drafts.length }]);
   }, 30_000);
 
+  it("an answer that arrives within a moment is sent as the message alone, with no draft a moment before it", async () => {
+    h.llm.setScript(() => ({ reply: "Sure, one moment.", chunks: 3, chunkDelayMs: 60 }));
+    await h.t.post(update({ text: "hi" }));
+    await h.t.settle();
+    expect(h.telegram.sends().map((c) => c.body.text)).toEqual(["Sure, one moment."]);
+    expect(h.telegram.callsOf("sendMessageDraft")).toHaveLength(0);
+    const turn = await h.t.db.prisma.turn.findFirstOrThrow({ orderBy: { id: "desc" } });
+    expect(turn.toolCalls).toEqual([{ message: "Sure, one moment.", outcome: { status: "sent" } }]);
+  }, 30_000);
+
   it("a Bot API without sendMessageDraft still gets the answer, and no draft is tried again", async () => {
     h.telegram.failNext({ method: "sendMessageDraft", status: 404, body: { ok: false, error_code: 404, description: "Not Found" } });
     h.llm.setScript(() => ({ reply: "first answer, a little longer than one chunk", chunks: 4, chunkDelayMs: 300 }));

@@ -7,6 +7,7 @@ import { createHttpFetch } from "@/lib/agent/http-fetch";
 
 let server: Server;
 let base: string;
+let release: () => void = () => {};
 const seen: { method?: string; headers: Record<string, unknown>; body: string }[] = [];
 
 beforeAll(async () => {
@@ -19,6 +20,13 @@ beforeAll(async () => {
       if (req.url?.startsWith("/limited/")) {
         res.writeHead(429, { "content-type": "application/json", "retry-after": "7" });
         return void res.end(JSON.stringify({ error: { message: "slow down" } }));
+      }
+      if (req.url === "/sse") {
+        // The first event now, the second only when the test says (a buffered fetch would wait for it).
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write("data: one\n\n");
+        release = () => res.end("data: two\n\n");
+        return;
       }
       if (req.url === "/empty") {
         res.writeHead(204);
@@ -78,11 +86,34 @@ describe("the providers' http fetch", () => {
     expect(aborted.name).toBe("TimeoutError");
   });
 
-  it("builds bodiless responses without a body, and leaves streamed calls to the global fetch", async () => {
+  it("builds bodiless responses without a body, and leaves other bodies to the global fetch", async () => {
     const empty = await createHttpFetch()(`${base}/empty`, { method: "POST", body: "{}" });
     expect(empty.status).toBe(204);
     const fallback: typeof fetch = async () => new Response("from the fallback");
-    const streamed = await createHttpFetch(fallback)(`${base}/v1`, { method: "POST", body: '{"model":"m","stream":true}' });
-    expect(await streamed.text()).toBe("from the fallback");
+    const form = await createHttpFetch(fallback)(`${base}/v1`, { method: "POST", body: new URLSearchParams({ a: "1" }) });
+    expect(await form.text()).toBe("from the fallback");
+  });
+
+  it("hands a streamed call's body out as it arrives, not when it ends", async () => {
+    const response = await createHttpFetch()(`${base}/sse`, { method: "POST", body: '{"model":"m","stream":true}' });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    // The server has written only the first event: reading it must not wait for the end.
+    expect(decoder.decode((await reader.read()).value)).toBe("data: one\n\n");
+    release();
+    let rest = "";
+    for (let next = await reader.read(); !next.done; next = await reader.read()) rest += decoder.decode(next.value);
+    expect(rest).toBe("data: two\n\n");
+  });
+
+  it("an abort while a streamed body arrives errors the body with the signal's reason", async () => {
+    const controller = new AbortController();
+    const response = await createHttpFetch()(`${base}/sse`, { method: "POST", body: '{"stream":true}', signal: controller.signal });
+    const reader = response.body!.getReader();
+    await reader.read();
+    controller.abort(new Error("time limit"));
+    await expect(reader.read()).rejects.toThrow("time limit");
+    release();
   });
 });
