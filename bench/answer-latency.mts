@@ -355,7 +355,27 @@ async function start(port: number, environment: Record<string, string>) {
     });
     if (!r.ok) throw new Error(`BENCH_SETTINGS refused: ${r.status} ${await r.text()}`);
   }
+  await warmUp(server);
   return server;
+}
+
+let warmChat = 5_000_000;
+/**
+ * A fresh server goes on loading its routes' modules for seconds after it first answers
+ * /api/health (Next preloads them): 2–4 s of CPU that would land on the first case's chats.
+ * Every case starts on a server that has answered one chat and gone quiet, as in production.
+ */
+async function warmUp(server: { base: string; pid: number }) {
+  const chat = warmChat++;
+  await post([server.base], [{ chat, text: "warming up" }]);
+  const deadline = Date.now() + 30_000;
+  while (!sends.has(chat) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  for (let before = cpuMs(server.pid); Date.now() < deadline; ) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = cpuMs(server.pid);
+    if (now - before < 50) break; // under a tenth of a core
+    before = now;
+  }
 }
 
 async function manyChats(
