@@ -24,6 +24,8 @@ const TAKE = 50;
 /** Long histories: a few chats with thousands of answered envelopes each (the queue read must not walk them). */
 const LONG_CHATS = 20;
 const LONG_HISTORY = 2_000;
+/** Turns running here at once (the default WORKER_CONCURRENCY lets a thousand wait on the model). */
+const RUNNING = 1_000;
 
 async function seed(db: Database, conversations: number, offset: number, history = HISTORY) {
   const now = Date.now();
@@ -116,7 +118,7 @@ async function claimOnce(db: Database, take: number, busy: ReadonlySet<number>) 
 async function reset(db: Database) {
   await db.transaction((sql) =>
     sql.run(
-      `UPDATE "Envelope" SET "status" = 'pending', "claimedBy" = NULL, "leaseUntil" = NULL, "attempts" = 0 WHERE "status" = 'processing'`,
+      `UPDATE "Envelope" SET "status" = 'pending', "claimedBy" = NULL, "leaseUntil" = NULL, "attempts" = 0 WHERE "status" = 'processing' AND "claimedBy" = 'bench'`,
     ),
   );
 }
@@ -140,7 +142,7 @@ function schedMs(pid: number): number {
  * holds SQLite, and on PostgreSQL its backends, found by application name): on a loaded
  * machine the wall clock mostly measures waiting for a core, the CPU time hardly moves.
  */
-async function measure(db: Database, query?: (sql: string) => Promise<unknown[]>) {
+async function measure(db: Database, query?: (sql: string) => Promise<unknown[]>, busy: ReadonlySet<number> = new Set()) {
   const samples: number[] = [];
   const reads: number[] = [];
   const cpu: number[] = [];
@@ -155,7 +157,7 @@ async function measure(db: Database, query?: (sql: string) => Promise<unknown[]>
     const backendsBefore = backends.reduce((a, p) => a + schedMs(p), 0);
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
-    const ids = await claimOnce(db, TAKE, new Set());
+    const ids = await claimOnce(db, TAKE, busy);
     if (i >= 5) {
       samples.push(performance.now() - started);
       const used = process.cpuUsage(cpuBefore);
@@ -175,10 +177,12 @@ async function run(
   openAt: () => Promise<{ url: string; done: () => Promise<void>; query?: (sql: string) => Promise<unknown[]> }>,
 ) {
   const results: Record<string, { claim: number; read: number; cpu: number; dbCpu: number }> = {};
-  const shapes = [
+  type Shape = { key: string; conversations: number; history: number; running?: number };
+  const shapes: Shape[] = [
     { key: "shallow", conversations: SHALLOW, history: HISTORY },
     { key: "deep", conversations: WAITING, history: HISTORY },
     { key: "long", conversations: LONG_CHATS, history: LONG_HISTORY },
+    { key: "running", conversations: WAITING, history: HISTORY, running: RUNNING },
   ];
   for (const shape of shapes) {
     const target = await openAt();
@@ -188,7 +192,17 @@ async function run(
       // As autovacuum would after a load this size: without statistics PostgreSQL plans blind.
       if (db.dialect === "postgresql") await db.transaction((sql) => sql.run(`ANALYZE "Envelope", "Conversation"`));
       if (process.env.BENCH_CLAIM_EXPLAIN) await explain(db);
-      results[shape.key] = await measure(db, target.query);
+      // Turns running here (waiting on the model): their conversations leased by this worker.
+      const busy = new Set(Array.from({ length: shape.running ?? 0 }, (_, i) => i + 1));
+      if (busy.size)
+        await db.transaction((sql) =>
+          sql.run(
+            `UPDATE "Envelope" SET "status" = 'processing', "claimedBy" = 'running', "leaseUntil" = ? WHERE "status" = 'pending' AND "conversationId" <= ?`,
+            new Date(Date.now() + 3_600_000),
+            busy.size,
+          ),
+        );
+      results[shape.key] = await measure(db, target.query, busy);
     } finally {
       await db.close();
       await target.done();
@@ -212,6 +226,16 @@ async function run(
   };
   cpuCase("deep");
   cpuCase("long");
+  report({
+    bench: "claim",
+    case: `${name}: CPU of one claim of ${TAKE} turns with ${WAITING.toLocaleString("en")} conversations waiting and ${RUNNING.toLocaleString("en")} turns running here`,
+    metric: "p50 CPU",
+    value: ms(results.running.cpu + results.running.dbCpu),
+    unit: "ms",
+    baseline: ms(results.deep.cpu + results.deep.dbCpu),
+    ratio: ratio(results.running.cpu + results.running.dbCpu, results.deep.cpu + results.deep.dbCpu),
+    note: `baseline: the same with no turn running; whole claim ${ms(results.running.claim)} ms, its reads ${ms(results.running.read)} ms`,
+  });
   for (const part of ["claim", "read"] as const) {
     const what = part === "claim" ? "claim" : "queue read (the claim's statements but its UPDATE)";
     report({

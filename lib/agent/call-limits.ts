@@ -255,25 +255,37 @@ export function streamWithinGate<T extends { stream: ReadableStream<P> }, P>(
     let started = false;
     gate
       .run(async (callSignal?: AbortSignal) => {
-        const result = await call(callSignal ?? signal);
-        let release!: () => void;
-        const ended = new Promise<void>((done) => (release = done));
+        const callTimesOut = callSignal ?? signal;
+        const result = await call(callTimesOut);
+        // The call's end is the gate's outcome: a failure while it streams (a timeout, an error
+        // part such as an overload) backs the limit off as a failed generate call does.
+        let failure: unknown;
+        let finish!: (error?: unknown) => void;
+        const ended = new Promise<void>((done, fail) => {
+          finish = (error) => (error === undefined ? done() : fail(error));
+        });
         const reader = result.stream.getReader();
         const stream = new ReadableStream<P>({
           async pull(controller) {
             try {
               const next = await reader.read();
               if (next.done) {
-                release();
+                finish(failure);
                 controller.close();
-              } else controller.enqueue(next.value);
+              } else {
+                const part = next.value as { type?: unknown; error?: unknown } | null;
+                if (part && typeof part === "object" && part.type === "error")
+                  failure ??= part.error ?? new Error("the model's stream failed");
+                controller.enqueue(next.value);
+              }
             } catch (error) {
-              release();
+              finish(error);
               controller.error(error);
             }
           },
           async cancel(reason) {
-            release();
+            // Read no further: a failure seen, or the call's own time limit, is the outcome; otherwise the reader chose to stop.
+            finish(failure ?? (callTimesOut?.aborted ? (callTimesOut.reason ?? reason) : undefined));
             await reader.cancel(reason);
           },
         });

@@ -81,10 +81,17 @@ export async function gatherStream(
         case "reasoning-delta": {
           const key = `${part.type === "text-delta" ? "text" : "reasoning"}:${part.id}`;
           const entry = open.get(key);
-          if (entry) entry.text += part.delta;
-          else {
+          if (entry) {
+            entry.text += part.delta;
+            // A reasoning block's signature comes on a delta (Anthropic): the latest metadata is kept, as streamText does.
+            if (part.providerMetadata) entry.providerMetadata = part.providerMetadata;
+          } else {
             // A delta without its start (some providers): a part of its own.
-            const started = { type: part.type === "text-delta" ? ("text" as const) : ("reasoning" as const), text: part.delta };
+            const started = {
+              type: part.type === "text-delta" ? ("text" as const) : ("reasoning" as const),
+              text: part.delta,
+              providerMetadata: part.providerMetadata,
+            };
             open.set(key, started);
             content.push(started as LanguageModelV3Content);
           }
@@ -119,7 +126,10 @@ export async function gatherStream(
   for (const entry of open.values()) if (entry.providerMetadata === undefined) delete entry.providerMetadata;
   if (!finish) throw new Error("the model's stream ended without finishing");
   return {
-    content: content.filter((c) => (c.type === "text" || c.type === "reasoning" ? c.text.length > 0 : true)),
+    // An empty part is dropped unless it carries metadata (redacted or encrypted reasoning must go back to the provider).
+    content: content.filter((c) =>
+      c.type === "text" || c.type === "reasoning" ? c.text.length > 0 || c.providerMetadata !== undefined : true,
+    ),
     finishReason: finish.finishReason,
     usage: finish.usage,
     ...(finish.providerMetadata ? { providerMetadata: finish.providerMetadata } : {}),

@@ -55,7 +55,10 @@ export function createHttpFetch(fallback: typeof fetch = globalThis.fetch): type
           }
           const chunks: Buffer[] = [];
           res.on("data", (chunk: Buffer) => chunks.push(chunk));
-          res.on("error", (error) => reject(new TypeError("fetch failed", { cause: error })));
+          res.on("error", (error) => {
+            signal?.removeEventListener("abort", onAbort);
+            reject(new TypeError("fetch failed", { cause: error }));
+          });
           res.on("end", () => {
             signal?.removeEventListener("abort", onAbort);
             resolve(new Response(nullBody ? null : Buffer.concat(chunks), init));

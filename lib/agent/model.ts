@@ -34,6 +34,12 @@ export function modelFromEnv(env: Pick<Env, "LLM_PROVIDER" | "LLM_MODEL" | "LLM_
     case "anthropic":
       return { provider, modelId, model: createAnthropic({ apiKey, baseURL, fetch: httpFetch })(modelId) };
     case "openai-compatible":
-      return { provider, modelId, model: createOpenAICompatible({ name: "llm", baseURL: baseURL!, apiKey, fetch: httpFetch })(modelId) };
+      // includeUsage: a streamed call (a turn that shows drafts) asks for the usage chunk; without it
+      // OpenAI-compatible servers send none, and the turn would record no tokens and no cost.
+      return {
+        provider,
+        modelId,
+        model: createOpenAICompatible({ name: "llm", baseURL: baseURL!, apiKey, fetch: httpFetch, includeUsage: true })(modelId),
+      };
   }
 }

@@ -123,7 +123,11 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
 
     // Conversations (or single envelopes without one) with something due, oldest wait first.
     // Those where any worker holds a live lease are left out: each runs one turn at a time.
-    const limit = o.take + o.busy.size + 32;
+    // Conversations running here hold live leases, so the read leaves them out already; a few may
+    // just have ended their envelopes and still be finishing here (skipped below). Counting every
+    // running turn in the limit made each claim read (and lock) a queue per running conversation:
+    // with a thousand turns waiting on the model, a thousand queues for every few turns taken.
+    const limit = o.take + Math.min(o.busy.size, o.take) + 32;
     const candidates = await readCandidates(sql, o, limit, quietSince);
     const conversations = candidates.flatMap((c) => (c.conversationId !== null && !o.busy.has(c.conversationId) ? [c.conversationId] : []));
     // On PostgreSQL only the conversations this transaction could lock have a queue here.
