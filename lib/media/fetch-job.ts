@@ -123,6 +123,8 @@ export class MediaFetcher {
       await Promise.allSettled([this.draining, ...this.running]);
       if (this.draining || this.running.size > 0 || this.again) continue;
       const due = await nextAttemptDue(this.deps.db);
+      // A drain that began during that read may have claimed what it would have found.
+      if (this.draining || this.running.size > 0 || this.again) continue;
       const wait = due ? due.getTime() - this.now().getTime() : Number.POSITIVE_INFINITY;
       if (wait > horizonMs) return;
       await new Promise((resolve) => setTimeout(resolve, Math.max(wait, 5)));

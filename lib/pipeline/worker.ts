@@ -154,7 +154,10 @@ export class EnvelopeWorker {
       await this.draining;
       await Promise.allSettled([...this.running]);
       if (this.draining || this.running.size > 0) continue;
-      if (!(await hasDueWork(this.deps.db, new Date(this.now().getTime() + horizonMs)))) return;
+      const due = await hasDueWork(this.deps.db, new Date(this.now().getTime() + horizonMs));
+      // A drain that began during that read may have claimed what it would have found.
+      if (this.draining || this.running.size > 0) continue;
+      if (!due) return;
       this.kick();
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
