@@ -67,40 +67,22 @@ export async function gatherStream(
           break;
         }
         case "text-start":
-        case "reasoning-start": {
-          const entry = {
-            type: part.type === "text-start" ? ("text" as const) : ("reasoning" as const),
-            text: "",
-            providerMetadata: part.providerMetadata,
-          };
-          open.set(`${entry.type}:${part.id}`, entry);
-          content.push(entry as LanguageModelV3Content);
-          break;
-        }
+        case "reasoning-start":
         case "text-delta":
-        case "reasoning-delta": {
-          const key = `${part.type === "text-delta" ? "text" : "reasoning"}:${part.id}`;
-          const entry = open.get(key);
-          if (entry) {
-            entry.text += part.delta;
-            // A reasoning block's signature comes on a delta (Anthropic): the latest metadata is kept, as streamText does.
-            if (part.providerMetadata) entry.providerMetadata = part.providerMetadata;
-          } else {
-            // A delta without its start (some providers): a part of its own.
-            const started = {
-              type: part.type === "text-delta" ? ("text" as const) : ("reasoning" as const),
-              text: part.delta,
-              providerMetadata: part.providerMetadata,
-            };
-            open.set(key, started);
-            content.push(started as LanguageModelV3Content);
-          }
-          break;
-        }
+        case "reasoning-delta":
         case "text-end":
         case "reasoning-end": {
-          const entry = open.get(`${part.type === "text-end" ? "text" : "reasoning"}:${part.id}`);
-          if (entry && part.providerMetadata) entry.providerMetadata = part.providerMetadata;
+          const type = part.type.startsWith("text") ? "text" : "reasoning";
+          let entry = open.get(`${type}:${part.id}`);
+          if (!entry) {
+            // Opened by its start, or by a first delta when a provider sends no start.
+            entry = { type, text: "" };
+            open.set(`${type}:${part.id}`, entry);
+            content.push(entry as LanguageModelV3Content);
+          }
+          if ("delta" in part) entry.text += part.delta;
+          // A reasoning block's signature may come on a delta or its end (Anthropic): the latest is kept, as streamText does.
+          if (part.providerMetadata) entry.providerMetadata = part.providerMetadata;
           break;
         }
         case "tool-call":
@@ -123,7 +105,6 @@ export async function gatherStream(
     await reader.cancel(error).catch(() => {});
     throw error;
   }
-  for (const entry of open.values()) if (entry.providerMetadata === undefined) delete entry.providerMetadata;
   if (!finish) throw new Error("the model's stream ended without finishing");
   return {
     // An empty part is dropped unless it carries metadata (redacted or encrypted reasoning must go back to the provider).
