@@ -154,13 +154,56 @@ function cpuMs(pid: number): number {
   return ticks * 10; // USER_HZ is 100 on Linux
 }
 
+/** CPU time (ms) of one thread: /proc/<pid>/task/<tid>/stat, as `cpuMs` reads a process. */
+function threadMs(pid: number, tid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(")").at(-1)!.trim().split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU time (ms) of the JavaScript main thread of each process in the server tree from `pid`
+ * (a process's main thread has its pid as thread id). Next, the pipeline and the SQLite
+ * statements run there; garbage collection helpers, the WAL checkpointer and libuv's pool do not.
+ */
+function mainThreadMs(pid: number): number {
+  const tree = (p: number): number[] => {
+    try {
+      return [p, ...readFileSync(`/proc/${p}/task/${p}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number).flatMap(tree)];
+    } catch {
+      return [];
+    }
+  };
+  return tree(pid).reduce((sum, p) => sum + threadMs(p, p), 0);
+}
+
+/** The whole machine's CPU so far from /proc/stat, in ms over all cores: busy and total. */
+function machineMs(): { busy: number; total: number } {
+  const [, ...fields] = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).map(Number);
+  const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
+  const idle = fields[3] + fields[4];
+  return { busy: (total - idle) * 10, total: total * 10 };
+}
+
+/** This (the bench's) process's CPU so far, in ms: it posts the webhooks and plays the model and the Bot API. */
+const benchMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
 /** The database statements the servers sent so far, by path (sql: hand-written; prisma): switchboard_db_statements_total on /metrics. */
 async function statementCounts(bases: string[]) {
-  const total = { sql: 0, prisma: 0 };
+  const total = { sql: 0, prisma: 0, admissionWaits: 0, admissionSeconds: 0 };
   for (const base of bases) {
     const text = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${API_TOKEN}` } }).then((r) => r.text());
     for (const m of text.matchAll(/^switchboard_db_statements_total\{[^}]*path="(sql|prisma)"[^}]*\} ([0-9.e+-]+)$/gm))
       total[m[1] as "sql" | "prisma"] += Number(m[2]);
+    // Webhooks that waited for the turns at work before being taken in (lib/pipeline/webhook-admission.ts).
+    for (const m of text.matchAll(/^switchboard_webhook_admission_wait_seconds_(count|sum)\{[^}]*\} ([0-9.e+-]+)$/gm))
+      total[m[1] === "count" ? "admissionWaits" : "admissionSeconds"] += Number(m[2]);
   }
   return total;
 }
@@ -391,6 +434,9 @@ async function manyChats(
   const statementsBefore = await statementCounts(bases);
   const dbCpu = pgQuery ? databaseCpu(pgQuery) : undefined;
   const cpuBefore = pids.map(cpuMs);
+  const mainBefore = pids.map(mainThreadMs);
+  const benchBefore = benchMs();
+  const machineBefore = machineMs();
   const rssBefore = pids.map(rssMiB);
   const start = performance.now();
   // BENCH_TIMELINE=1: per 250 ms, the servers' CPU use (1.0 = one core busy), to see where they saturate.
@@ -404,6 +450,13 @@ async function manyChats(
   );
   const postedMs = Math.round(performance.now() - start);
   const cpuPosted = pids.map(cpuMs);
+  // Who held the cores while the webhooks came in (the busiest stretch): the servers' main threads,
+  // the rest of the servers (GC helpers, the checkpointer), this process, and what stayed idle.
+  const mainPosted = pids.map(mainThreadMs).reduce((a, c, i) => a + c - mainBefore[i], 0);
+  const benchPosted = benchMs() - benchBefore;
+  const machinePosted = machineMs();
+  const machineBusy = machinePosted.busy - machineBefore.busy;
+  const machineTotal = machinePosted.total - machineBefore.total;
   await waitForAnswers(chats, 120_000);
   clearInterval(sampler);
   if (sampler) printTimeline(start, cpuSamples, acked);
@@ -424,6 +477,16 @@ async function manyChats(
     `peak server RSS ${rss.map((r) => `${r} MiB`).join(" + ")} (${rssBefore.map((r) => `${r} MiB`).join(" + ")} before the chats: about ${perTurnKiB} KiB per turn waiting on the model, ${maxInFlight} at most); ${refused} calls refused with 429; server CPU ${cpu.map((c) => `${c} ms`).join(" + ")} (${cpuPerChat} ms per chat, ${cpuPosted.reduce((a, c, i) => a + c - cpuBefore[i], 0)} ms of it while the ${CHATS} webhooks were posted, in ${postedMs} ms); ${calls.length} model calls`,
     goal,
   );
+  const serverPosted = cpuPosted.reduce((a, c, i) => a + c - cpuBefore[i], 0);
+  const cores = (ms: number) => round(ms / postedMs, 2);
+  report({
+    bench: "answer latency",
+    case: label,
+    metric: "server main thread busy while the webhooks came in",
+    value: round(mainPosted / pids.length / postedMs, 2),
+    unit: "of one core per instance",
+    note: `over the ${postedMs} ms the ${CHATS} webhooks took: the servers' main threads ${cores(mainPosted)} cores, their other threads ${cores(serverPosted - mainPosted)}, this bench process (webhooks, fake model, fake Bot API) ${cores(benchPosted)}, the whole machine ${round(machineBusy / postedMs, 2)} of ${round(machineTotal / postedMs, 2)} cores busy`,
+  });
   report({
     bench: "answer latency",
     case: label,
@@ -443,6 +506,16 @@ async function manyChats(
     value: per(sql + prisma),
     unit: "statements",
     note: `${sql} hand-written + ${prisma} Prisma statements for ${answered} answered chats (BEGIN/COMMIT not counted; ingest, claims, turns, sends and the two /metrics scrapes)`,
+  });
+  const waits = statementsAfter.admissionWaits - statementsBefore.admissionWaits;
+  const waited = statementsAfter.admissionSeconds - statementsBefore.admissionSeconds;
+  report({
+    bench: "answer latency",
+    case: label,
+    metric: "webhooks that waited for the turns at work",
+    value: waits,
+    unit: "webhooks",
+    note: `of ${CHATS}; ${round((waited * 1000) / Math.max(1, waits), 1)} ms each on average (switchboard_webhook_admission_wait_seconds)`,
   });
   if (database)
     report({

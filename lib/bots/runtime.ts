@@ -169,6 +169,16 @@ export class BotRuntime {
   setCeiling(ceiling: number) {
     for (const { gate } of this.gates.values()) gate.setCeiling(ceiling);
   }
+
+  /** Calls to bots' own models in flight or waiting for a slot (turns that wait on a model, not on this thread). */
+  modelCalls(): number {
+    let calls = 0;
+    for (const { gate } of this.gates.values()) {
+      const { active, waiting } = gate.load();
+      calls += active + waiting;
+    }
+    return calls;
+  }
 }
 
 /** getMe's answer rebuilt from the row, so a bot answers webhooks without asking Telegram again at start. */

@@ -25,6 +25,13 @@ function createMetrics() {
       buckets: fast,
       registers,
     }),
+    webhookAdmissionWait: new Histogram({
+      name: "switchboard_webhook_admission_wait_seconds",
+      help: "Webhooks that waited, under a burst, for the turns already at work before being taken in (by channel), and how long",
+      labelNames: ["channel"] as const,
+      buckets: seconds,
+      registers,
+    }),
     updatesIngested: new Counter({
       name: "switchboard_updates_ingested_total",
       help: "Platform updates stored, by channel and result (stored, duplicate, edited, membership, deleted, topic)",

@@ -28,6 +28,8 @@ import { createReplayModels } from "../replay/models";
 import type { ReplayDeps } from "../replay/run-replay";
 import type { TurnDeps } from "../pipeline/turn-deps";
 import { EnvelopeWorker } from "../pipeline/worker";
+import { WebhookAdmission } from "../pipeline/webhook-admission";
+import { eventLoopLoad } from "./event-loop-load";
 import { getSettings } from "../settings/store";
 import { throughput } from "../settings/throughput";
 import {
@@ -39,6 +41,7 @@ import {
   instrumentModel,
   observeTurns,
   observeWebhook,
+  observeAdmission,
 } from "../metrics/record";
 import { setMetricsEnabled } from "../metrics/registry";
 import { ensureEnvBot, setBotIdentity } from "../db/bots";
@@ -241,15 +244,26 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
       ? createLineWebhook({ channelSecret: e.LINE_CHANNEL_SECRET, ingest, ignored: (reason) => countIgnored("line", reason) })
       : async () =>
           errorResponse(new AppError("unavailable", "the LINE adapter is off: set LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN"));
-  // A webhook's database work is as old as its request (lib/db/arrival.ts).
-  const telegramWebhook = observeWebhook(
-    "telegram",
-    traceWebhook("telegram", (request: Request) => withArrival(Date.now(), () => telegramUpdate(request))),
-  );
-  const lineWebhook = observeWebhook(
-    "line",
-    traceWebhook("line", (request: Request) => withArrival(Date.now(), () => lineEvents(request))),
-  );
+  // Under a burst, chats already taken in are answered first (lib/pipeline/webhook-admission.ts):
+  // turns at work are the running ones less those waiting on a model call.
+  const eventLoop = eventLoopLoad();
+  const admission = new WebhookAdmission({
+    busyTurns: () => {
+      const calls = gate?.load();
+      return worker.load().running - (calls ? calls.active + calls.waiting : 0) - runtime.modelCalls();
+    },
+    saturated: () => eventLoop.utilization() >= ADMISSION_SATURATED,
+    limit: ADMISSION_BUSY_TURNS,
+    maxWaitMs: ADMISSION_MAX_WAIT_MS,
+  });
+  // A webhook's database work is as old as its request (lib/db/arrival.ts), its wait included.
+  const admitted = (channel: string, handler: (request: Request) => Promise<Response>) => async (request: Request) => {
+    const arrived = Date.now();
+    observeAdmission(channel, await admission.admit());
+    return withArrival(arrived, () => handler(request));
+  };
+  const telegramWebhook = observeWebhook("telegram", traceWebhook("telegram", admitted("telegram", telegramUpdate)));
+  const lineWebhook = observeWebhook("line", traceWebhook("line", admitted("line", lineEvents)));
   worker.start();
   media.start();
   // In the background, bounded: the webhook answers 503 until the bot's identity is known.
@@ -264,7 +278,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   const botWebhook = async (platform: string, botId: number, request: Request) => {
     const handler = await runtime.webhookFor(platform, botId);
     if (!handler) return errorResponse(new AppError("not_found", `no active ${platform} bot ${botId}`));
-    return withArrival(Date.now(), () => handler(request));
+    return admitted(platform, handler)(request);
   };
   const setupCode = e.SETUP_CODE ?? newSetupCode();
   const relay = db.dialect === "postgresql" ? startPostgresRelay(db, e.DATABASE_URL) : null;
@@ -299,6 +313,17 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
       (key ? createHmac("sha256", key).update("switchboard media links").digest("base64url") : randomBytes(32).toString("base64url")),
   };
 }
+
+/**
+ * Webhooks wait while this many turns or more are at work on a saturated thread: about 80 ms of
+ * their CPU (a turn's context, request and reply take a few ms each), so below a burst
+ * no webhook waits, and in one the accepted chats' turns are never queued behind more.
+ */
+const ADMISSION_BUSY_TURNS = 16;
+/** …and at most this long: an acknowledgement is never held longer (Telegram waits far longer before it retries). */
+const ADMISSION_MAX_WAIT_MS = 2_000;
+/** The event loop's utilization over the last 100 ms from which the thread counts as saturated. */
+const ADMISSION_SATURATED = 0.8;
 
 async function build(): Promise<App> {
   const e = env();
