@@ -1,4 +1,5 @@
 import { AppError } from "../errors";
+import { cleanFileName } from "../media/file-name";
 import { readRawBody } from "./respond";
 
 /** Room for the form's boundaries, headers and small fields around the file. */
@@ -43,16 +44,11 @@ export async function readUploadForm(
   return { file: { bytes: new Uint8Array(await file.arrayBuffer()), name: fileNameOf(file), declaredType: file.type }, fields };
 }
 
-/** The file's own name (never a path), without control characters, at most 200 characters; "file" when none is left. */
+/** The file's own name (never a path), cleaned (`cleanFileName`), at most 200 characters; "file" when none is left. */
 function fileNameOf(file: Blob): string {
   const given = "name" in file && typeof file.name === "string" ? file.name : "";
   const base = given.split(/[\\/]/).pop() ?? "";
-  const clean = [...base]
-    .filter((c) => c.charCodeAt(0) >= 0x20 && c !== "\x7f")
-    .join("")
-    .trim()
-    .slice(0, 200);
-  return clean || "file";
+  return [...cleanFileName(base)].slice(0, 200).join("").trim() || "file";
 }
 
 export function megabytes(bytes: number): string {

@@ -296,6 +296,28 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
     ]);
   });
 
+  it("a file name's bidirectional controls are dropped: stored, sent, listed and served without them", async () => {
+    const { conversationId } = await telegramConversation();
+    // U+202E shows what follows right to left: "invoice\u202Efdp.exe" reads "invoiceexe.pdf".
+    const response = await upload(conversationId, { bytes: PDF, name: "invoice\u202Efdp.exe", type: "application/pdf" });
+    expect(response.status).toBe(201);
+    const { messageId } = await response.json();
+    const [attachment] = await t.db.prisma.attachment.findMany({ where: { messageId } });
+    expect(attachment!.fileName).toBe("invoicefdp.exe");
+    expect(Object.values(telegram.mediaSends()[0]!.files!)[0]!.name).toBe("invoicefdp.exe");
+    const served = await call("GET", `/media/${attachment!.id}`);
+    expect(served.headers.get("content-disposition")).toBe(`attachment; filename="invoicefdp.exe"; filename*=UTF-8''invoicefdp.exe`);
+
+    // A name stored before the controls were dropped is served and listed without them.
+    const old = await storedAttachment(PDF, { kind: "document", fileName: "\u2066report\u2069\u202Egpj.scr" });
+    expect((await call("GET", `/media/${old.id}`)).headers.get("content-disposition")).toBe(
+      `attachment; filename="reportgpj.scr"; filename*=UTF-8''reportgpj.scr`,
+    );
+    const timeline = await (await call("GET", `/conversations/${conversationId}/messages`)).json();
+    const listed = timeline.messages.flatMap((m: { attachments: { id: number; fileName: string | null }[] }) => m.attachments);
+    expect(listed.find((a: { id: number }) => a.id === old.id).fileName).toBe("reportgpj.scr");
+  });
+
   it("an empty file, one over MEDIA_MAX_BYTES, and a .jpg of garbage are 4xx that store and send nothing", async () => {
     const { conversationId } = await telegramConversation();
     const before = await counts();
