@@ -36,12 +36,15 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   /** Safe to show to the caller (e.g. zod issues). Never include secrets. */
   readonly details?: unknown;
+  /** When trying again makes sense, and after how long: sent as Retry-After. */
+  readonly retryAfterSeconds?: number;
 
-  constructor(code: ErrorCode, message: string, details?: unknown) {
+  constructor(code: ErrorCode, message: string, details?: unknown, options?: { retryAfterSeconds?: number }) {
     super(message);
     this.name = "AppError";
     this.code = code;
     this.details = details;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 
   get status(): number {

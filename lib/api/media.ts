@@ -46,9 +46,10 @@ export const operations = defineOperations([
     response: { status: 201, schema: replyResponse },
     errors: {
       400: "Refused, nothing stored: an empty file, bytes that contradict its name or type, a bad image, a caption over 1,024 characters, or a file the chat's platform cannot take (LINE has no file message; LINE media need PUBLIC_URL)",
-      413: "The file is larger than MEDIA_MAX_BYTES (default 20 MB)",
+      413: "The file is larger than MEDIA_MAX_BYTES (default 20 MB); a Content-Length over it is refused before the body is read",
       415: "Not multipart/form-data",
       502: "Not delivered (recorded on the envelope; `details.envelopeId`, and `details.outcome`)",
+      503: "The server already handles as many uploads as it takes at once (4; fewer when MEDIA_MAX_BYTES is over 64 MB): nothing read or stored; try again after Retry-After seconds",
     },
   },
 ]);

@@ -1,7 +1,9 @@
+import { withoutBidiControls } from "../media/file-name";
 import type { ServedFile } from "../media/serve";
 
-/** `filename*` (RFC 6266 / 5987) with an ASCII fallback: a name can never break the header. */
-function dispositionName(name: string): string {
+/** `filename*` (RFC 6266 / 5987) with an ASCII fallback: a name can never break the header, nor show another extension. */
+function dispositionName(given: string): string {
+  const name = withoutBidiControls(given);
   const ascii = name.replace(/[^\x20-\x7e]|["\\;]/g, "_").slice(0, 150);
   return `filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name.slice(0, 150))}`;
 }

@@ -1,5 +1,7 @@
 import { AppError } from "../errors";
+import { cleanFileName } from "../media/file-name";
 import { readRawBody } from "./respond";
+import type { UploadSlots } from "./upload-slots";
 
 /** Room for the form's boundaries, headers and small fields around the file. */
 const FORM_OVERHEAD_BYTES = 64 * 1024;
@@ -7,24 +9,50 @@ const FORM_OVERHEAD_BYTES = 64 * 1024;
 /** An uploaded file: its bytes and what the client called it (a claim only: the bytes decide). */
 export type UploadedFile = { bytes: Uint8Array; name: string; declaredType: string };
 
+/** An upload's form: the file and the other fields (text only). */
+export type UploadForm = { file: UploadedFile; fields: Record<string, string> };
+
 /**
- * Reads a multipart/form-data body of at most `maxFileBytes` plus the form's own
- * overhead (413 beyond, without reading the rest), then parses it. Another type is
- * 415 (a cross-site form could post one without a preflight only with the CSRF
- * header missing, which authentication already refused); a malformed form is 400.
+ * Handles one upload in one of `slots` (lib/http/upload-slots.ts), held from the
+ * first byte read until `handle` is done with the file: what the headers alone
+ * refuse (another type, a Content-Length over the limit) is refused first, then a
+ * full set of slots is a 503, and only then is the body read (`readUploadForm`).
  */
-export async function readUploadForm(
+export async function withUploadForm<T>(
   request: Request,
-  maxFileBytes: number,
-): Promise<{ file: UploadedFile; fields: Record<string, string> }> {
+  options: { maxFileBytes: number; slots: UploadSlots },
+  handle: (form: UploadForm) => Promise<T>,
+): Promise<T> {
+  const type = refuseByHeaders(request, options.maxFileBytes);
+  return options.slots.run(async () => handle(await readUploadForm(request, type, options.maxFileBytes)));
+}
+
+/**
+ * 415 for another type than multipart/form-data (a cross-site form could post one
+ * without a preflight only with the CSRF header missing, which authentication
+ * already refused); 413 for a declared length over the limit, before any byte is read.
+ * Else the form's content type, boundary included.
+ */
+function refuseByHeaders(request: Request, maxFileBytes: number): string {
   const type = request.headers.get("content-type") ?? "";
   if (!/^multipart\/form-data\s*;/i.test(type)) throw new AppError("unsupported_media_type", "send the file as multipart/form-data");
+  if (Number(request.headers.get("content-length") ?? "0") > maxFileBytes + FORM_OVERHEAD_BYTES) throw tooLarge(maxFileBytes);
+  return type;
+}
+
+const tooLarge = (maxFileBytes: number) =>
+  new AppError("payload_too_large", `the file is larger than the limit of ${megabytes(maxFileBytes)}`);
+
+/**
+ * Reads a multipart/form-data body of at most `maxFileBytes` plus the form's own
+ * overhead (413 beyond, without reading the rest), then parses it; a malformed form is 400.
+ */
+async function readUploadForm(request: Request, type: string, maxFileBytes: number): Promise<UploadForm> {
   let raw: Buffer;
   try {
     raw = await readRawBody(request, maxFileBytes + FORM_OVERHEAD_BYTES);
   } catch (error) {
-    if (error instanceof AppError && error.code === "payload_too_large")
-      throw new AppError("payload_too_large", `the file is larger than the limit of ${megabytes(maxFileBytes)}`);
+    if (error instanceof AppError && error.code === "payload_too_large") throw tooLarge(maxFileBytes);
     throw error;
   }
   let form: FormData;
@@ -43,16 +71,11 @@ export async function readUploadForm(
   return { file: { bytes: new Uint8Array(await file.arrayBuffer()), name: fileNameOf(file), declaredType: file.type }, fields };
 }
 
-/** The file's own name (never a path), without control characters, at most 200 characters; "file" when none is left. */
+/** The file's own name (never a path), cleaned (`cleanFileName`), at most 200 characters; "file" when none is left. */
 function fileNameOf(file: Blob): string {
   const given = "name" in file && typeof file.name === "string" ? file.name : "";
   const base = given.split(/[\\/]/).pop() ?? "";
-  const clean = [...base]
-    .filter((c) => c.charCodeAt(0) >= 0x20 && c !== "\x7f")
-    .join("")
-    .trim()
-    .slice(0, 200);
-  return clean || "file";
+  return [...cleanFileName(base)].slice(0, 200).join("").trim() || "file";
 }
 
 export function megabytes(bytes: number): string {

@@ -22,7 +22,8 @@ export function jsonOf<S extends z.ZodType>(_schema: S, body: ResponseInput<S>, 
 /** The one place an error becomes a Response. Unknown errors are logged, not shown. */
 export function errorResponse(error: unknown): Response {
   if (error instanceof AppError) {
-    return json({ error: { code: error.code, message: error.message, details: error.details } }, error.status);
+    const headers = error.retryAfterSeconds === undefined ? undefined : { "retry-after": String(error.retryAfterSeconds) };
+    return json({ error: { code: error.code, message: error.message, details: error.details } }, error.status, headers);
   }
   if (error instanceof z.ZodError) {
     return json({ error: { code: "bad_request", message: "invalid request", details: error.issues } }, 400);
@@ -65,7 +66,12 @@ export async function readBody(request: Request, maxBytes: number): Promise<stri
   return new TextDecoder("utf-8", { fatal: false }).decode(await readRawBody(request, maxBytes));
 }
 
-/** Reads the body's bytes (for signatures computed over them), refusing more than `maxBytes` (413) without buffering it all. */
+/**
+ * Reads the body's bytes (for signatures computed over them), refusing more than
+ * `maxBytes` (413) without buffering it all. A body that breaks off (the client went
+ * away mid-upload) is the client's doing, not a fault of ours: a 400 nobody will read,
+ * logged at info.
+ */
 export async function readRawBody(request: Request, maxBytes: number): Promise<Buffer> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw new AppError("payload_too_large", `body exceeds ${maxBytes} bytes`);
@@ -74,7 +80,14 @@ export async function readRawBody(request: Request, maxBytes: number): Promise<B
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let read: ReadableStreamReadResult<Uint8Array>;
+    try {
+      read = await reader.read();
+    } catch (error) {
+      log.info("http.body_aborted", { path: new URL(request.url).pathname, bytesRead: size, error });
+      throw new AppError("bad_request", "the request body ended early (the client went away)");
+    }
+    const { done, value } = read;
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Database } from "../db/database";
+import { withoutBidiControls } from "./file-name";
 import { ATTACHMENT_KINDS, type AttachmentKind, type AttachmentStatus, type AttachmentView } from "./types";
 
 /** The API shape of one attachment (docs/API.md): every message view carries a list of these. */
@@ -56,6 +57,7 @@ export async function attachmentViewsOf(db: Database, messageIds: readonly numbe
     const status = row.status as AttachmentStatus;
     const view: AttachmentView = {
       ...row,
+      fileName: row.fileName === null ? null : withoutBidiControls(row.fileName),
       kind: row.kind as AttachmentKind,
       status,
       url: status === "stored" && blobSha256 ? mediaUrl(row.id) : null,

@@ -29,37 +29,76 @@ export type DownloadOptions = {
 
 const MAX_REDIRECTS = 3;
 
-/** Addresses an external URL must not reach: the server's own network (SSRF). */
-const PRIVATE = new BlockList();
-for (const [net, prefix] of [
+/**
+ * IPv4 ranges that are not globally reachable (IANA's special-purpose registry): the
+ * server's own network and addresses nothing public lives at (SSRF).
+ */
+const PRIVATE_V4 = [
   ["0.0.0.0", 8],
   ["10.0.0.0", 8],
   ["100.64.0.0", 10],
   ["127.0.0.0", 8],
   ["169.254.0.0", 16],
   ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.0.2.0", 24],
+  ["192.88.99.0", 24],
   ["192.168.0.0", 16],
   ["198.18.0.0", 15],
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
   ["224.0.0.0", 4],
   ["240.0.0.0", 4],
-] as const)
+] as const;
+
+/**
+ * The IPv6 a URL may reach: global unicast, and the two ranges that carry an IPv4
+ * address the socket really reaches (IPv4-mapped `::ffff:0:0/96`, NAT64's well-known
+ * `64:ff9b::/96`), judged by that IPv4 below. Everything else is refused: loopback,
+ * unique-local, link-local, multicast, IPv4-compatible `::/96`, the local-use NAT64
+ * prefix `64:ff9b:1::/48` (where its IPv4 sits is the local network's choice).
+ */
+const GLOBAL_V6 = new BlockList();
+GLOBAL_V6.addSubnet("2000::", 3, "ipv6");
+GLOBAL_V6.addSubnet("::ffff:0:0", 96, "ipv6");
+GLOBAL_V6.addSubnet("64:ff9b::", 96, "ipv6");
+
+/**
+ * What is refused within those. BlockList matches an IPv4 rule against an IPv4-mapped
+ * address however it is written (`::ffff:127.0.0.1`, `::ffff:7f00:1`); NAT64 and 6to4
+ * addresses embed the IPv4 elsewhere, so each private IPv4 range is added again at
+ * that place. BlockList parses every address checked; only this table's own constants
+ * are rewritten here (`hexPair`).
+ */
+const PRIVATE = new BlockList();
+for (const [net, prefix] of PRIVATE_V4) {
   PRIVATE.addSubnet(net, prefix, "ipv4");
+  // NAT64 (RFC 6052): the IPv4 is the last 32 bits.
+  PRIVATE.addSubnet(`64:ff9b::${net}`, 96 + prefix, "ipv6");
+  // 6to4 (RFC 3056): 2002:AABB:CCDD::/48 reaches AA.BB.CC.DD.
+  PRIVATE.addSubnet(`2002:${hexPair(net)}::`, 16 + prefix, "ipv6");
+}
+// Global unicast space that is not global: IETF protocol assignments (Teredo 2001::/32,
+// whose IPv4 is obfuscated; benchmarking; ORCHID) and the documentation ranges.
 for (const [net, prefix] of [
-  ["::", 128],
-  ["::1", 128],
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["ff00::", 8],
+  ["2001::", 23],
+  ["2001:db8::", 32],
+  ["3fff::", 20],
 ] as const)
   PRIVATE.addSubnet(net, prefix, "ipv6");
 
+/** An IPv4 address of the table above as the two hex groups IPv6 writes it in ("10.0.0.0" → "a00:0"). */
+function hexPair(ipv4: string): string {
+  const [a = 0, b = 0, c = 0, d = 0] = ipv4.split(".").map(Number);
+  return `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+}
+
+/** True when a URL must not reach `address`: anything but a public unicast IPv4 or IPv6 address, or not an address at all. */
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return PRIVATE.check(address, "ipv4");
   if (family !== 6) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return PRIVATE.check(mapped[1], "ipv4");
-  return PRIVATE.check(address, "ipv6");
+  return !GLOBAL_V6.check(address, "ipv6") || PRIVATE.check(address, "ipv6");
 }
 
 /**

@@ -11,6 +11,7 @@ import { createLineWebhook } from "../channels/line/webhook";
 import type { ChannelAdapter, InboundEvent } from "../channels/types";
 import { AppError } from "../errors";
 import { errorResponse } from "../http/respond";
+import { UploadSlots } from "../http/upload-slots";
 import { log } from "../log";
 import { withArrival } from "../db/arrival";
 import type { ClaimedTurn } from "../db/claim";
@@ -90,6 +91,8 @@ export type App = {
   relay: Relay | null;
   /** The open GET /api/v1/events streams, capped per session and in all. */
   liveStreams: LiveStreams;
+  /** The operator uploads being handled at once (POST /conversations/{id}/media), capped by memory. */
+  uploads: UploadSlots;
   /** The key of signed media links (lib/media/signed-url.ts): MEDIA_URL_SECRET, else derived from the secret key, else random per process. */
   mediaUrlSecret: string;
 };
@@ -306,6 +309,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     events: eventBus(db),
     relay,
     liveStreams: new LiveStreams({ perHolder: e.LIVE_STREAMS_PER_SESSION, total: e.LIVE_STREAMS_TOTAL }),
+    uploads: new UploadSlots(e.MEDIA_MAX_BYTES),
     // Links LINE fetches may outlive this process: derived from the secret key when there is one
     // (the same on every restart and instance that shares it), else random per process.
     mediaUrlSecret:

@@ -3,9 +3,10 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import sharp from "sharp";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { CSRF_HEADER, SESSION_COOKIE } from "@/lib/auth/operators";
 import { createSession } from "@/lib/db/operators";
+import { log } from "@/lib/log";
 import { blobStoreFor } from "@/lib/media/blob-store";
 import { signedMediaUrl } from "@/lib/media/signed-url";
 import { processHolder } from "@/lib/server/wiring";
@@ -102,9 +103,14 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
     const folder = path.split("?")[0]!.replace(/\/\d+(?=\/|$)/, "/[id]");
     const route = (await import(resolve("app/api/v1", `.${folder}`, "route.ts"))) as Route;
     const id = /\/(\d+)(?=\/|$|\?)/.exec(path)?.[1];
-    return route[method]!(new Request(`http://localhost/api/v1${path}`, { method, headers: init.headers ?? bearer, body: init.body }), {
-      params: Promise.resolve(id ? { id } : {}),
-    });
+    // duplex: a body may be a stream (a client still sending).
+    const request = new Request(`http://localhost/api/v1${path}`, {
+      method,
+      headers: init.headers ?? bearer,
+      body: init.body,
+      duplex: "half",
+    } as RequestInit);
+    return route[method]!(request, { params: Promise.resolve(id ? { id } : {}) });
   }
 
   /** GET /api/media/{sha256}?… — the signed route, outside the session check. */
@@ -125,6 +131,37 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
     form.set("file", new File([new Uint8Array(file.bytes)], file.name, { type: file.type ?? "" }));
     for (const [k, v] of Object.entries(fields)) form.set(k, v);
     return call("POST", `/conversations/${conversationId}/media`, { headers, body: form });
+  }
+
+  /**
+   * An upload whose client has sent the form's start and then waits: `cut` ends it as
+   * a client that goes away does (the body stream errors, as Node's "aborted").
+   */
+  function slowUpload(conversationId: number, headers: Record<string, string> = {}) {
+    const boundary = "slow-upload-boundary";
+    let pulled = 0;
+    let cut!: () => void;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        start(controller) {
+          cut = () => controller.error(Object.assign(new Error("aborted"), { code: "ECONNRESET" }));
+        },
+        pull(controller) {
+          if (pulled++ === 0)
+            controller.enqueue(
+              new TextEncoder().encode(
+                `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="slow.pdf"\r\ncontent-type: application/pdf\r\n\r\n%PDF-1.4\n`,
+              ),
+            );
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const response = call("POST", `/conversations/${conversationId}/media`, {
+      headers: { ...bearer, "content-type": `multipart/form-data; boundary=${boundary}`, ...headers },
+      body,
+    });
+    return { response, cut, pulled: () => pulled };
   }
 
   async function telegramConversation() {
@@ -296,6 +333,28 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
     ]);
   });
 
+  it("a file name's bidirectional controls are dropped: stored, sent, listed and served without them", async () => {
+    const { conversationId } = await telegramConversation();
+    // U+202E shows what follows right to left: "invoice\u202Efdp.exe" reads "invoiceexe.pdf".
+    const response = await upload(conversationId, { bytes: PDF, name: "invoice\u202Efdp.exe", type: "application/pdf" });
+    expect(response.status).toBe(201);
+    const { messageId } = await response.json();
+    const [attachment] = await t.db.prisma.attachment.findMany({ where: { messageId } });
+    expect(attachment!.fileName).toBe("invoicefdp.exe");
+    expect(Object.values(telegram.mediaSends()[0]!.files!)[0]!.name).toBe("invoicefdp.exe");
+    const served = await call("GET", `/media/${attachment!.id}`);
+    expect(served.headers.get("content-disposition")).toBe(`attachment; filename="invoicefdp.exe"; filename*=UTF-8''invoicefdp.exe`);
+
+    // A name stored before the controls were dropped is served and listed without them.
+    const old = await storedAttachment(PDF, { kind: "document", fileName: "\u2066report\u2069\u202Egpj.scr" });
+    expect((await call("GET", `/media/${old.id}`)).headers.get("content-disposition")).toBe(
+      `attachment; filename="reportgpj.scr"; filename*=UTF-8''reportgpj.scr`,
+    );
+    const timeline = await (await call("GET", `/conversations/${conversationId}/messages`)).json();
+    const listed = timeline.messages.flatMap((m: { attachments: { id: number; fileName: string | null }[] }) => m.attachments);
+    expect(listed.find((a: { id: number }) => a.id === old.id).fileName).toBe("reportgpj.scr");
+  });
+
   it("an empty file, one over MEDIA_MAX_BYTES, and a .jpg of garbage are 4xx that store and send nothing", async () => {
     const { conversationId } = await telegramConversation();
     const before = await counts();
@@ -319,6 +378,46 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
     const tooLongCaption = await upload(conversationId, { bytes: PDF, name: "r.pdf" }, { caption: "x".repeat(1025) });
     expect(tooLongCaption.status).toBe(400);
     await nothingStored(before);
+  });
+
+  it("uploads handled at once are capped: one more is a 503 with Retry-After that reads and changes nothing; a client that goes away is no error and frees its place", async () => {
+    const { conversationId } = await telegramConversation();
+    const before = await counts();
+    // MEDIA_MAX_BYTES is 2 MB here: 4 at once.
+    expect(t.app.uploads.limit).toBe(4);
+    const slow = Array.from({ length: 4 }, () => slowUpload(conversationId));
+    await vi.waitFor(() => expect(t.app.uploads.inUse).toBe(4));
+
+    const refused = await upload(conversationId, { bytes: PDF, name: "one-more.pdf" });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("5");
+    expect((await refused.json()).error).toMatchObject({ code: "unavailable", message: expect.stringMatching(/maximum of 4 uploads/) });
+    // A declared length over the limit is a 413 from the headers alone, before any byte is read, slots full or not.
+    const declared = slowUpload(conversationId, { "content-length": String(64 * 1024 * 1024) });
+    expect((await declared.response).status).toBe(413);
+    expect(declared.pulled()).toBe(0);
+
+    const errors = vi.spyOn(log, "error");
+    const infos = vi.spyOn(log, "info");
+    try {
+      for (const upload of slow) upload.cut();
+      const answers = await Promise.all(slow.map((upload) => upload.response));
+      expect(answers.map((r) => r.status)).toEqual([400, 400, 400, 400]);
+      expect(errors).not.toHaveBeenCalled();
+      expect(infos).toHaveBeenCalledWith(
+        "http.body_aborted",
+        expect.objectContaining({ path: `/api/v1/conversations/${conversationId}/media` }),
+      );
+    } finally {
+      errors.mockRestore();
+      infos.mockRestore();
+    }
+    expect(t.app.uploads.inUse).toBe(0);
+    await nothingStored(before);
+
+    // The places are free again.
+    expect((await upload(conversationId, { bytes: PDF, name: "after.pdf" })).status).toBe(201);
+    expect(t.app.uploads.inUse).toBe(0);
   });
 
   it("a session must send the CSRF token, like every mutation", async () => {

@@ -38,6 +38,20 @@ describe("serving a stored file", () => {
     );
   });
 
+  it("a file name cannot show another extension than it has: bidirectional controls are dropped from both parameters", () => {
+    // U+202E shows what follows right to left: "invoice\u202Efdp.exe" reads "invoiceexe.pdf".
+    const disposition = fileResponse(file("invoice\u202Efdp.exe"), new Request("http://localhost/")).headers.get("content-disposition");
+    expect(disposition).toBe(`attachment; filename="invoicefdp.exe"; filename*=UTF-8''invoicefdp.exe`);
+    const every = "a\u202Ab\u202Bc\u202Cd\u202De\u2066f\u2067g\u2068h\u2069i\u200Ej\u200Fk\u061Cl.txt";
+    expect(fileResponse(file(every), new Request("http://localhost/")).headers.get("content-disposition")).toBe(
+      `attachment; filename="abcdefghijkl.txt"; filename*=UTF-8''abcdefghijkl.txt`,
+    );
+    // Other scripts are kept: only the controls go.
+    expect(fileResponse(file("عقد\u200F.pdf"), new Request("http://localhost/")).headers.get("content-disposition")).toContain(
+      "filename*=UTF-8''%D8%B9%D9%82%D8%AF.pdf",
+    );
+  });
+
   it("a signed link is good for its own file, variant and expiry only", () => {
     const sha = "a".repeat(64);
     const url = new URL(signedMediaUrl("https://example.org/base/", "k".repeat(32), sha, "original", 1_000_000));

@@ -1,0 +1,24 @@
+/** Unicode's bidirectional controls: embeddings and overrides, isolates, and the LRM, RLM and ALM marks. */
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
+const CONTROLS = /[\x00-\x1f\x7f]/g;
+
+/**
+ * The text without bidirectional controls. They reorder what follows them on screen,
+ * so a name can show another extension than it has: `invoice\u202Efdp.exe` reads
+ * `invoiceexe.pdf`. A file name has no use for them; names stored before they were
+ * removed pass through this when served.
+ */
+export function withoutBidiControls(text: string): string {
+  return text.replace(BIDI_CONTROLS, "");
+}
+
+/**
+ * A file name as a sender or an operator gave it, made fit to store and show: no
+ * control characters, no bidirectional controls, trimmed. "" when nothing is left.
+ *
+ * @example cleanFileName(" invoice\u202Efdp.exe\n") // "invoicefdp.exe"
+ */
+export function cleanFileName(name: string): string {
+  return withoutBidiControls(name.replace(CONTROLS, "")).trim();
+}
