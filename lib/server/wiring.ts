@@ -116,6 +116,8 @@ export type AppOverrides = {
   pollMs?: number;
   /** Media downloads: attempts, backoff and timeout, shortened in tests. */
   media?: { maxAttempts?: number; backoffMs?: (attempts: number) => number; timeoutMs?: number };
+  /** Webhook admission under a burst: whether the thread counts as saturated, the limit of turns at work, the longest wait (tests). */
+  admission?: { saturated?: () => boolean; limit?: number; maxWaitMs?: number };
 };
 
 /**
@@ -248,21 +250,26 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
       : async () =>
           errorResponse(new AppError("unavailable", "the LINE adapter is off: set LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN"));
   // Under a burst, chats already taken in are answered first (lib/pipeline/webhook-admission.ts):
-  // turns at work are the running ones less those waiting on a model call.
-  const eventLoop = eventLoopLoad();
-  const admission = new WebhookAdmission({
-    busyTurns: () => {
-      const calls = gate?.load();
-      return worker.load().running - (calls ? calls.active + calls.waiting : 0) - runtime.modelCalls();
-    },
-    saturated: () => eventLoop.utilization() >= ADMISSION_SATURATED,
-    limit: ADMISSION_BUSY_TURNS,
-    maxWaitMs: ADMISSION_MAX_WAIT_MS,
-  });
+  // turns at work are the running ones less those waiting on a model call. On SQLite only: on
+  // PostgreSQL the connection queue already serves the oldest work first (lib/db/arrival.ts), and
+  // a turn waiting there for a connection would count as at work.
+  const eventLoop = db.dialect === "sqlite" && !overrides.admission?.saturated ? eventLoopLoad() : null;
+  const admission =
+    db.dialect === "sqlite"
+      ? new WebhookAdmission({
+          busyTurns: () => {
+            const calls = gate?.load();
+            return worker.load().running - (calls ? calls.active + calls.waiting : 0) - runtime.modelCalls();
+          },
+          saturated: overrides.admission?.saturated ?? (() => (eventLoop?.utilization() ?? 0) >= ADMISSION_SATURATED),
+          limit: overrides.admission?.limit ?? ADMISSION_BUSY_TURNS,
+          maxWaitMs: overrides.admission?.maxWaitMs ?? ADMISSION_MAX_WAIT_MS,
+        })
+      : null;
   // A webhook's database work is as old as its request (lib/db/arrival.ts), its wait included.
   const admitted = (channel: string, handler: (request: Request) => Promise<Response>) => async (request: Request) => {
     const arrived = Date.now();
-    observeAdmission(channel, await admission.admit());
+    if (admission) observeAdmission(channel, await admission.admit());
     return withArrival(arrived, () => handler(request));
   };
   const telegramWebhook = observeWebhook("telegram", traceWebhook("telegram", admitted("telegram", telegramUpdate)));

@@ -1,0 +1,93 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { metrics } from "@/lib/metrics/registry";
+import { alice, privateChat, update } from "../fixtures/telegram";
+import { startTestApp, type TestApp } from "../helpers/app";
+import { sqliteTestDb, type TestDb } from "../helpers/db";
+import { startFakeLlm, type FakeLlm } from "../helpers/fake-llm";
+import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
+
+/**
+ * Under a burst, chats already taken in are answered before more are taken in
+ * (lib/pipeline/webhook-admission.ts), wired as the server wires it: the turns
+ * at work are the worker's running turns less those waiting on a model call. The
+ * thread counts as saturated throughout (the event loop's own reading is tested
+ * in tests/unit/webhook-admission.test.ts); the limit is two turns.
+ */
+describe("webhooks under a burst wait for the turns at work", () => {
+  let telegram: FakeTelegram;
+  let llm: FakeLlm;
+  let testDb: TestDb;
+  let t: TestApp;
+  beforeAll(async () => {
+    telegram = await startFakeTelegram();
+    llm = await startFakeLlm(() => ({ reply: "noted" }));
+  });
+  afterAll(async () => {
+    await telegram.close();
+    await llm.close();
+  });
+  afterEach(async () => {
+    await t.settle();
+    await t.stop();
+    await testDb.close();
+  });
+
+  async function start() {
+    telegram.calls.length = 0;
+    llm.requests.length = 0;
+    testDb = await sqliteTestDb();
+    t = await startTestApp({ db: testDb, telegram, llm, admission: { saturated: () => true, limit: 2, maxWaitMs: 10_000 } });
+  }
+  const user = (n: number) => ({ ...alice, id: 5000 + n, first_name: `User ${n}` });
+  const post = (n: number) => t.post(update({ chat: privateChat(user(n)), from: user(n), text: `hello from ${n}` }));
+  const statusOf = async (n: number) =>
+    (
+      await t.db.prisma.envelope.findFirstOrThrow({
+        where: { conversation: { platformChatId: String(5000 + n) }, to: { startsWith: "agent:" } },
+      })
+    ).status;
+  async function until(condition: () => boolean | Promise<boolean>) {
+    const deadline = Date.now() + 10_000;
+    while (!(await condition())) {
+      if (Date.now() > deadline) throw new Error("timed out");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+  const waited = async () =>
+    (await metrics()?.webhookAdmissionWait.get())?.values.find((v) => v.metricName?.endsWith("_count"))?.value ?? 0;
+
+  it("a webhook waits while two turns are at work (sending on a slow platform), then is stored and answered", async () => {
+    await start();
+    const before = await waited();
+    telegram.holdNext(1_500);
+    telegram.holdNext(1_500);
+    expect((await post(1)).status).toBe(200);
+    expect((await post(2)).status).toBe(200);
+    // Both turns are now sending, and the platform holds both answers.
+    await until(() => telegram.sends().length === 2);
+    expect(await statusOf(1)).toBe("processing");
+
+    const third = await post(3);
+    expect(third.status).toBe(200);
+    // It was taken in only once a turn at work had finished.
+    expect([await statusOf(1), await statusOf(2)]).toContain("done");
+    expect(await waited()).toBe(before + 1);
+    await t.settle();
+    expect(await statusOf(3)).toBe("done");
+    expect(telegram.sends().map((s) => s.body.text)).toEqual(["noted", "noted", "noted"]);
+  }, 30_000);
+
+  it("turns waiting on the model hold no webhook: it is taken in at once", async () => {
+    await start();
+    const before = await waited();
+    llm.setScript(() => ({ reply: "thought about it", delayMs: 1_500 }));
+    await post(1);
+    await post(2);
+    await until(() => llm.requests.length === 2);
+
+    expect((await post(3)).status).toBe(200);
+    // Taken in while both model calls were still running.
+    expect([await statusOf(1), await statusOf(2)]).toEqual(["processing", "processing"]);
+    expect(await waited()).toBe(before);
+  }, 30_000);
+});
