@@ -114,21 +114,32 @@ async function waitForAnswers(chats: number[], timeoutMs: number) {
 
 /** Peak resident memory of the server process tree from `pid` (the start script and any server it spawned), in MiB. */
 function peakRssMiB(pid: number): number {
-  const children = (p: number): number[] => {
-    try {
-      return readFileSync(`/proc/${p}/task/${p}/children`, "utf8")
-        .trim()
-        .split(/\s+/)
-        .filter(Boolean)
-        .map(Number)
-        .flatMap((c) => [c, ...children(c)]);
-    } catch {
-      return [];
-    }
-  };
   // The start script may serve in-process (then it has no server child): count it too.
-  const peaks = [pid, ...children(pid)].map((p) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? 0));
+  const peaks = processTree(pid).map((p) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? 0));
   return Math.round(Math.max(0, ...peaks) / 1024);
+}
+
+/** The process tree from `pid`: the start script and any server it spawned. */
+function processTree(pid: number): number[] {
+  try {
+    return [
+      pid,
+      ...readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number).flatMap(processTree),
+    ];
+  } catch {
+    return [];
+  }
+}
+
+/** User + system CPU (ms) from a /proc `stat` file (a process's or a thread's); 0 once it is gone. */
+function statMs(path: string): number {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = readFileSync(path, "utf8").split(")").at(-1)!.trim().split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10; // USER_HZ is 100 on Linux
+  } catch {
+    return 0;
+  }
 }
 
 /**
@@ -136,32 +147,7 @@ function peakRssMiB(pid: number): number {
  * a figure that, unlike wall-clock latency, hardly moves with what else the machine runs.
  */
 function cpuMs(pid: number): number {
-  const tree = (p: number): number[] => {
-    try {
-      return [p, ...readFileSync(`/proc/${p}/task/${p}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number).flatMap(tree)];
-    } catch {
-      return [];
-    }
-  };
-  let ticks = 0;
-  for (const p of tree(pid)) {
-    try {
-      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-      const fields = readFileSync(`/proc/${p}/stat`, "utf8").split(")").at(-1)!.trim().split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {}
-  }
-  return ticks * 10; // USER_HZ is 100 on Linux
-}
-
-/** CPU time (ms) of one thread: /proc/<pid>/task/<tid>/stat, as `cpuMs` reads a process. */
-function threadMs(pid: number, tid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(")").at(-1)!.trim().split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
+  return processTree(pid).reduce((sum, p) => sum + statMs(`/proc/${p}/stat`), 0);
 }
 
 /**
@@ -170,14 +156,7 @@ function threadMs(pid: number, tid: number): number {
  * statements run there; garbage collection helpers, the WAL checkpointer and libuv's pool do not.
  */
 function mainThreadMs(pid: number): number {
-  const tree = (p: number): number[] => {
-    try {
-      return [p, ...readFileSync(`/proc/${p}/task/${p}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number).flatMap(tree)];
-    } catch {
-      return [];
-    }
-  };
-  return tree(pid).reduce((sum, p) => sum + threadMs(p, p), 0);
+  return processTree(pid).reduce((sum, p) => sum + statMs(`/proc/${p}/task/${p}/stat`), 0);
 }
 
 /** The whole machine's CPU so far from /proc/stat, in ms over all cores: busy and total. */
@@ -194,8 +173,8 @@ const benchMs = () => {
   return (u.user + u.system) / 1000;
 };
 
-/** The database statements the servers sent so far, by path (sql: hand-written; prisma): switchboard_db_statements_total on /metrics. */
-async function statementCounts(bases: string[]) {
+/** From the servers' /metrics: database statements sent so far by path (sql: hand-written; prisma), and the webhooks that waited for admission. */
+async function serverCounts(bases: string[]) {
   const total = { sql: 0, prisma: 0, admissionWaits: 0, admissionSeconds: 0 };
   for (const base of bases) {
     const text = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${API_TOKEN}` } }).then((r) => r.text());
@@ -431,7 +410,7 @@ async function manyChats(
 ) {
   reset();
   const chats = chatsFrom(first, CHATS);
-  const statementsBefore = await statementCounts(bases);
+  const countsBefore = await serverCounts(bases);
   const dbCpu = pgQuery ? databaseCpu(pgQuery) : undefined;
   const cpuBefore = pids.map(cpuMs);
   const mainBefore = pids.map(mainThreadMs);
@@ -465,7 +444,7 @@ async function manyChats(
   const cpu = pids.map((p, i) => cpuMs(p) - cpuBefore[i]);
   const cpuPerChat = round(cpu.reduce((a, b) => a + b, 0) / CHATS, 2);
   const database = await dbCpu?.();
-  const statementsAfter = await statementCounts(bases);
+  const countsAfter = await serverCounts(bases);
   // Memory per waiting turn: the peak's growth over the idle server, per model call that was waiting at once.
   const perTurnKiB = Math.round(
     ((rss.reduce((a, b) => a + b, 0) - rssBefore.reduce((a, b) => a + b, 0)) * 1024) / Math.max(1, maxInFlight),
@@ -497,8 +476,8 @@ async function manyChats(
   });
   const answered = chats.filter((c) => sends.has(c)).length || 1;
   const per = (v: number) => round(v / answered, 2);
-  const sql = statementsAfter.sql - statementsBefore.sql;
-  const prisma = statementsAfter.prisma - statementsBefore.prisma;
+  const sql = countsAfter.sql - countsBefore.sql;
+  const prisma = countsAfter.prisma - countsBefore.prisma;
   report({
     bench: "answer latency",
     case: label,
@@ -507,8 +486,8 @@ async function manyChats(
     unit: "statements",
     note: `${sql} hand-written + ${prisma} Prisma statements for ${answered} answered chats (BEGIN/COMMIT not counted; ingest, claims, turns, sends and the two /metrics scrapes)`,
   });
-  const waits = statementsAfter.admissionWaits - statementsBefore.admissionWaits;
-  const waited = statementsAfter.admissionSeconds - statementsBefore.admissionSeconds;
+  const waits = countsAfter.admissionWaits - countsBefore.admissionWaits;
+  const waited = countsAfter.admissionSeconds - countsBefore.admissionSeconds;
   report({
     bench: "answer latency",
     case: label,

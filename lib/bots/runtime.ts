@@ -27,6 +27,8 @@ export type BotRuntimeDeps = {
   /** Stores an event for the pipeline (the wiring's ingest). */
   ingest: Ingest;
   ignored: (platform: string, reason: string) => void;
+  /** A Telegram bot's verified updates wait here under a burst (lib/pipeline/webhook-admission.ts). */
+  admitTelegram?: () => Promise<void>;
   /** Wraps a bot's own model like the deployment's (metrics, the provider's gate). */
   model: { timeoutMs: number; ceiling: () => number; instrument: (handle: ModelHandle) => ModelHandle };
 };
@@ -113,6 +115,7 @@ export class BotRuntime {
         channel: adapter,
         ingest,
         ignored: (reason) => this.deps.ignored("telegram", reason),
+        admit: this.deps.admitTelegram,
       });
       return { version, adapter, webhook };
     }

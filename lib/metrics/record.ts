@@ -29,7 +29,7 @@ export function observeWebhook(channel: string, handler: (request: Request) => P
   };
 }
 
-/** A webhook that waited for the turns at work before it was taken in (lib/pipeline/webhook-admission.ts); 0 is not recorded. */
+/** A verified update that waited for the turns at work before it was taken in (lib/pipeline/webhook-admission.ts); 0 is not recorded. */
 export function observeAdmission(channel: string, waitedMs: number) {
   if (waitedMs > 0) metrics()?.webhookAdmissionWait.observe({ channel }, waitedMs / 1000);
 }

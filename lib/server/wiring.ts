@@ -29,8 +29,8 @@ import { createReplayModels } from "../replay/models";
 import type { ReplayDeps } from "../replay/run-replay";
 import type { TurnDeps } from "../pipeline/turn-deps";
 import { EnvelopeWorker } from "../pipeline/worker";
-import { WebhookAdmission } from "../pipeline/webhook-admission";
-import { eventLoopLoad } from "./event-loop-load";
+import { countSends, WebhookAdmission } from "../pipeline/webhook-admission";
+import { sharedEventLoopLoad } from "./event-loop-load";
 import { getSettings } from "../settings/store";
 import { throughput } from "../settings/throughput";
 import {
@@ -129,7 +129,25 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   await ensureBootstrapOperator(db, e.ADMIN_USERNAME, e.ADMIN_PASSWORD);
   setMetricsEnabled(e.METRICS_ENABLED);
   // Metrics and traces of sends, at the adapters (lib/metrics, lib/tracing).
-  const observed = <C extends ChannelAdapter>(adapter: C) => traceChannel(instrumentChannel(adapter));
+  // Sends in flight, of every adapter: a turn waiting on its platform is not at work on this thread.
+  const inFlight = { sends: 0 };
+  const observed = <C extends ChannelAdapter>(adapter: C) => traceChannel(instrumentChannel(countSends(adapter, inFlight)));
+  // Under a burst, chats already taken in are answered first (lib/pipeline/webhook-admission.ts).
+  // Turns at work: the worker's running turns less those waiting on a model call or their platform
+  // (replays and dataset runs share the gates, so this may read low, never high: it fails open).
+  // SQLite only: on PostgreSQL the connection queue already serves the oldest work first
+  // (lib/db/arrival.ts), and a turn waiting there for a connection would count as at work.
+  let busyTurns = () => 0;
+  const admission =
+    db.dialect === "sqlite"
+      ? new WebhookAdmission({
+          busyTurns: () => busyTurns(),
+          saturated: overrides.admission?.saturated ?? (() => sharedEventLoopLoad().utilization() >= ADMISSION_SATURATED),
+          limit: overrides.admission?.limit ?? ADMISSION_BUSY_TURNS,
+          maxWaitMs: overrides.admission?.maxWaitMs ?? ADMISSION_MAX_WAIT_MS,
+        })
+      : null;
+  const admitTelegram = admission ? async () => observeAdmission("telegram", await admission.admit()) : undefined;
   const telegram = observed(
     createTelegramChannel({
       token: e.TELEGRAM_BOT_TOKEN,
@@ -180,6 +198,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     observe: observed,
     ingest: (event) => ingest(event),
     ignored: (platform, reason) => countIgnored(platform, reason),
+    admitTelegram,
     model: {
       timeoutMs,
       ceiling: () => e.LLM_CONCURRENCY,
@@ -231,6 +250,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     channel: telegram,
     ingest: (event) => ingest(event),
     ignored: (reason) => countIgnored("telegram", reason),
+    admit: admitTelegram,
   });
   const ingest = async (event: Exclude<InboundEvent, { type: "ignored" }>) => {
     const channel = channelOf(event);
@@ -249,31 +269,19 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
       ? createLineWebhook({ channelSecret: e.LINE_CHANNEL_SECRET, ingest, ignored: (reason) => countIgnored("line", reason) })
       : async () =>
           errorResponse(new AppError("unavailable", "the LINE adapter is off: set LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN"));
-  // Under a burst, chats already taken in are answered first (lib/pipeline/webhook-admission.ts):
-  // turns at work are the running ones less those waiting on a model call. On SQLite only: on
-  // PostgreSQL the connection queue already serves the oldest work first (lib/db/arrival.ts), and
-  // a turn waiting there for a connection would count as at work.
-  const eventLoop = db.dialect === "sqlite" && !overrides.admission?.saturated ? eventLoopLoad() : null;
-  const admission =
-    db.dialect === "sqlite"
-      ? new WebhookAdmission({
-          busyTurns: () => {
-            const calls = gate?.load();
-            return worker.load().running - (calls ? calls.active + calls.waiting : 0) - runtime.modelCalls();
-          },
-          saturated: overrides.admission?.saturated ?? (() => (eventLoop?.utilization() ?? 0) >= ADMISSION_SATURATED),
-          limit: overrides.admission?.limit ?? ADMISSION_BUSY_TURNS,
-          maxWaitMs: overrides.admission?.maxWaitMs ?? ADMISSION_MAX_WAIT_MS,
-        })
-      : null;
-  // A webhook's database work is as old as its request (lib/db/arrival.ts), its wait included.
-  const admitted = (channel: string, handler: (request: Request) => Promise<Response>) => async (request: Request) => {
-    const arrived = Date.now();
-    if (admission) observeAdmission(channel, await admission.admit());
-    return withArrival(arrived, () => handler(request));
+  busyTurns = () => {
+    const calls = gate?.load();
+    return Math.max(0, worker.load().running - (calls ? calls.active + calls.waiting : 0) - runtime.modelCalls() - inFlight.sends);
   };
-  const telegramWebhook = observeWebhook("telegram", traceWebhook("telegram", admitted("telegram", telegramUpdate)));
-  const lineWebhook = observeWebhook("line", traceWebhook("line", admitted("line", lineEvents)));
+  // A webhook's database work is as old as its request (lib/db/arrival.ts).
+  const telegramWebhook = observeWebhook(
+    "telegram",
+    traceWebhook("telegram", (request: Request) => withArrival(Date.now(), () => telegramUpdate(request))),
+  );
+  const lineWebhook = observeWebhook(
+    "line",
+    traceWebhook("line", (request: Request) => withArrival(Date.now(), () => lineEvents(request))),
+  );
   worker.start();
   media.start();
   // In the background, bounded: the webhook answers 503 until the bot's identity is known.
@@ -288,7 +296,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   const botWebhook = async (platform: string, botId: number, request: Request) => {
     const handler = await runtime.webhookFor(platform, botId);
     if (!handler) return errorResponse(new AppError("not_found", `no active ${platform} bot ${botId}`));
-    return admitted(platform, handler)(request);
+    return withArrival(Date.now(), () => handler(request));
   };
   const setupCode = e.SETUP_CODE ?? newSetupCode();
   const relay = db.dialect === "postgresql" ? startPostgresRelay(db, e.DATABASE_URL) : null;
@@ -326,12 +334,13 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
 }
 
 /**
- * Webhooks wait while this many turns or more are at work on a saturated thread: about 80 ms of
- * their CPU (a turn's context, request and reply take a few ms each), so below a burst
- * no webhook waits, and in one the accepted chats' turns are never queued behind more.
+ * Verified updates wait while this many turns or more are at work on a saturated thread:
+ * about 80 ms of its CPU (a turn's context, request and reply take a few ms each), so the
+ * accepted chats' turns are never queued behind many more webhooks. Tuned on the
+ * answer-latency bench (docs/BENCHMARKS.md, "Accepted chats first").
  */
 const ADMISSION_BUSY_TURNS = 16;
-/** …and at most this long: an acknowledgement is never held longer (Telegram waits far longer before it retries). */
+/** …and at most this long (the wait; the update's own handling comes on top). Telegram waits far longer before it retries. */
 const ADMISSION_MAX_WAIT_MS = 2_000;
 /** The event loop's utilization over the last 100 ms from which the thread counts as saturated. */
 const ADMISSION_SATURATED = 0.8;

@@ -9,11 +9,12 @@ import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
 /**
  * Under a burst, chats already taken in are answered before more are taken in
  * (lib/pipeline/webhook-admission.ts), wired as the server wires it: the turns
- * at work are the worker's running turns less those waiting on a model call. The
- * thread counts as saturated throughout (the event loop's own reading is tested
- * in tests/unit/webhook-admission.test.ts); the limit is two turns.
+ * at work are the worker's running turns less those waiting on a model call or
+ * on their platform, and only a verified update waits. The thread counts as
+ * saturated throughout (the event loop's own reading, and the queue's order and
+ * pacing, are tested in tests/unit/webhook-admission.test.ts).
  */
-describe("webhooks under a burst wait for the turns at work", () => {
+describe("verified updates under a burst wait for the turns at work", () => {
   let telegram: FakeTelegram;
   let llm: FakeLlm;
   let testDb: TestDb;
@@ -32,11 +33,13 @@ describe("webhooks under a burst wait for the turns at work", () => {
     await testDb.close();
   });
 
-  async function start() {
+  /** The thread counts as saturated throughout; by default two turns at work fill the room. */
+  async function start(admission: { limit?: number; maxWaitMs?: number } = {}) {
     telegram.calls.length = 0;
     llm.requests.length = 0;
+    llm.setScript(() => ({ reply: "noted" }));
     testDb = await sqliteTestDb();
-    t = await startTestApp({ db: testDb, telegram, llm, admission: { saturated: () => true, limit: 2, maxWaitMs: 10_000 } });
+    t = await startTestApp({ db: testDb, telegram, llm, admission: { saturated: () => true, limit: 2, maxWaitMs: 10_000, ...admission } });
   }
   const user = (n: number) => ({ ...alice, id: 5000 + n, first_name: `User ${n}` });
   const post = (n: number) => t.post(update({ chat: privateChat(user(n)), from: user(n), text: `hello from ${n}` }));
@@ -56,7 +59,7 @@ describe("webhooks under a burst wait for the turns at work", () => {
   const waited = async () =>
     (await metrics()?.webhookAdmissionWait.get())?.values.find((v) => v.metricName?.endsWith("_count"))?.value ?? 0;
 
-  it("a webhook waits while two turns are at work (sending on a slow platform), then is stored and answered", async () => {
+  it("turns waiting on their platform (a slow sendMessage) hold no update: it is taken in at once", async () => {
     await start();
     const before = await waited();
     telegram.holdNext(1_500);
@@ -65,16 +68,29 @@ describe("webhooks under a burst wait for the turns at work", () => {
     expect((await post(2)).status).toBe(200);
     // Both turns are now sending, and the platform holds both answers.
     await until(() => telegram.sends().length === 2);
-    expect(await statusOf(1)).toBe("processing");
 
-    const third = await post(3);
-    expect(third.status).toBe(200);
-    // It was taken in only once a turn at work had finished.
-    expect([await statusOf(1), await statusOf(2)]).toContain("done");
-    expect(await waited()).toBe(before + 1);
+    expect((await post(3)).status).toBe(200);
+    // Taken in while both sends were still held.
+    expect([await statusOf(1), await statusOf(2)]).toEqual(["processing", "processing"]);
+    expect(await waited()).toBe(before);
     await t.settle();
-    expect(await statusOf(3)).toBe("done");
     expect(telegram.sends().map((s) => s.body.text)).toEqual(["noted", "noted", "noted"]);
+  }, 30_000);
+
+  it("with no room, a verified update waits at most the longest wait and is then stored; a stranger's request never waits", async () => {
+    await start({ limit: 0, maxWaitMs: 1_000 });
+    const before = await waited();
+    // A wrong secret is refused before any wait, whatever the load.
+    const refused = await t.post(update({ text: "let me in" }), { secret: "wrong-secret" });
+    expect(refused.status).toBe(401);
+    expect(await waited()).toBe(before);
+
+    expect((await post(1)).status).toBe(200);
+    expect(await waited()).toBe(before + 1);
+    const [wait] = (await metrics()?.webhookAdmissionWait.get())?.values.filter((v) => v.metricName?.endsWith("_sum")) ?? [];
+    expect(wait?.value).toBeGreaterThanOrEqual(1);
+    await t.settle();
+    expect(await statusOf(1)).toBe("done");
   }, 30_000);
 
   it("turns waiting on the model hold no webhook: it is taken in at once", async () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { WebhookAdmission } from "@/lib/pipeline/webhook-admission";
+import { countSends, WebhookAdmission } from "@/lib/pipeline/webhook-admission";
 import { eventLoopLoad } from "@/lib/server/event-loop-load";
 
 /** An admission whose load the test sets: `busy` turns at work, `saturated` thread. */
@@ -19,7 +19,8 @@ function admission(limit = 4, maxWaitMs = 2_000) {
 }
 
 describe("webhook admission under a burst", () => {
-  beforeEach(() => vi.useFakeTimers());
+  // Waits are measured on performance.now (a wall-clock step must not stretch them).
+  beforeEach(() => vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "performance", "Date"] }));
   afterEach(() => vi.useRealTimers());
 
   it("lets a webhook in at once while the thread has time to spare, however many turns are at work", async () => {
@@ -97,6 +98,47 @@ describe("webhook admission under a burst", () => {
     void admit("b");
     await vi.advanceTimersByTimeAsync(10);
     expect(order.map((o) => o.name)).toEqual(["a"]);
+  });
+});
+
+describe("webhook admission, failing open", () => {
+  it("lets an update in when its load cannot be read", async () => {
+    const gate = new WebhookAdmission({
+      busyTurns: () => {
+        throw new Error("no reading");
+      },
+      saturated: () => true,
+      limit: 1,
+      maxWaitMs: 60_000,
+    });
+    await expect(gate.admit()).resolves.toBe(0);
+  });
+});
+
+describe("sends in flight", () => {
+  it("counts a send while it runs, and no longer once it is done or has failed", async () => {
+    const inFlight = { sends: 0 };
+    let finish: (ok: boolean) => void = () => {};
+    const adapter = countSends(
+      {
+        name: "telegram",
+        send: () =>
+          new Promise((resolve, reject) => {
+            finish = (ok) => (ok ? resolve({ platformMessageId: "1", sentAt: new Date() }) : reject(new Error("refused")));
+          }),
+      } as never as import("@/lib/channels/types").ChannelAdapter,
+      inFlight,
+    );
+    const sent = adapter.send({} as never);
+    expect(inFlight.sends).toBe(1);
+    finish(true);
+    await sent;
+    expect(inFlight.sends).toBe(0);
+    const failed = adapter.send({} as never).catch(() => "failed");
+    expect(inFlight.sends).toBe(1);
+    finish(false);
+    expect(await failed).toBe("failed");
+    expect(inFlight.sends).toBe(0);
   });
 });
 
