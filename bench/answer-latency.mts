@@ -173,16 +173,13 @@ const benchMs = () => {
   return (u.user + u.system) / 1000;
 };
 
-/** From the servers' /metrics: database statements sent so far by path (sql: hand-written; prisma), and the webhooks that waited for admission. */
-async function serverCounts(bases: string[]) {
-  const total = { sql: 0, prisma: 0, admissionWaits: 0, admissionSeconds: 0 };
+/** The database statements the servers sent so far, by path (sql: hand-written; prisma): switchboard_db_statements_total on /metrics. */
+async function statementCounts(bases: string[]) {
+  const total = { sql: 0, prisma: 0 };
   for (const base of bases) {
     const text = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${API_TOKEN}` } }).then((r) => r.text());
     for (const m of text.matchAll(/^switchboard_db_statements_total\{[^}]*path="(sql|prisma)"[^}]*\} ([0-9.e+-]+)$/gm))
       total[m[1] as "sql" | "prisma"] += Number(m[2]);
-    // Webhooks that waited for the turns at work before being taken in (lib/pipeline/webhook-admission.ts).
-    for (const m of text.matchAll(/^switchboard_webhook_admission_wait_seconds_(count|sum)\{[^}]*\} ([0-9.e+-]+)$/gm))
-      total[m[1] === "count" ? "admissionWaits" : "admissionSeconds"] += Number(m[2]);
   }
   return total;
 }
@@ -410,7 +407,7 @@ async function manyChats(
 ) {
   reset();
   const chats = chatsFrom(first, CHATS);
-  const countsBefore = await serverCounts(bases);
+  const statementsBefore = await statementCounts(bases);
   const dbCpu = pgQuery ? databaseCpu(pgQuery) : undefined;
   const cpuBefore = pids.map(cpuMs);
   const mainBefore = pids.map(mainThreadMs);
@@ -444,7 +441,7 @@ async function manyChats(
   const cpu = pids.map((p, i) => cpuMs(p) - cpuBefore[i]);
   const cpuPerChat = round(cpu.reduce((a, b) => a + b, 0) / CHATS, 2);
   const database = await dbCpu?.();
-  const countsAfter = await serverCounts(bases);
+  const statementsAfter = await statementCounts(bases);
   // Memory per waiting turn: the peak's growth over the idle server, per model call that was waiting at once.
   const perTurnKiB = Math.round(
     ((rss.reduce((a, b) => a + b, 0) - rssBefore.reduce((a, b) => a + b, 0)) * 1024) / Math.max(1, maxInFlight),
@@ -476,8 +473,8 @@ async function manyChats(
   });
   const answered = chats.filter((c) => sends.has(c)).length || 1;
   const per = (v: number) => round(v / answered, 2);
-  const sql = countsAfter.sql - countsBefore.sql;
-  const prisma = countsAfter.prisma - countsBefore.prisma;
+  const sql = statementsAfter.sql - statementsBefore.sql;
+  const prisma = statementsAfter.prisma - statementsBefore.prisma;
   report({
     bench: "answer latency",
     case: label,
@@ -485,16 +482,6 @@ async function manyChats(
     value: per(sql + prisma),
     unit: "statements",
     note: `${sql} hand-written + ${prisma} Prisma statements for ${answered} answered chats (BEGIN/COMMIT not counted; ingest, claims, turns, sends and the two /metrics scrapes)`,
-  });
-  const waits = countsAfter.admissionWaits - countsBefore.admissionWaits;
-  const waited = countsAfter.admissionSeconds - countsBefore.admissionSeconds;
-  report({
-    bench: "answer latency",
-    case: label,
-    metric: "webhooks that waited for the turns at work",
-    value: waits,
-    unit: "webhooks",
-    note: `of ${CHATS}; ${round((waited * 1000) / Math.max(1, waits), 1)} ms each on average (switchboard_webhook_admission_wait_seconds)`,
   });
   if (database)
     report({

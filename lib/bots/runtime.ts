@@ -27,8 +27,6 @@ export type BotRuntimeDeps = {
   /** Stores an event for the pipeline (the wiring's ingest). */
   ingest: Ingest;
   ignored: (platform: string, reason: string) => void;
-  /** A Telegram bot's verified updates wait here under a burst (lib/pipeline/webhook-admission.ts). */
-  admitTelegram?: () => Promise<void>;
   /** Wraps a bot's own model like the deployment's (metrics, the provider's gate). */
   model: { timeoutMs: number; ceiling: () => number; instrument: (handle: ModelHandle) => ModelHandle };
 };
@@ -115,7 +113,6 @@ export class BotRuntime {
         channel: adapter,
         ingest,
         ignored: (reason) => this.deps.ignored("telegram", reason),
-        admit: this.deps.admitTelegram,
       });
       return { version, adapter, webhook };
     }
@@ -171,16 +168,6 @@ export class BotRuntime {
   /** The gates of bots' own models, to apply the operator's ceiling. */
   setCeiling(ceiling: number) {
     for (const { gate } of this.gates.values()) gate.setCeiling(ceiling);
-  }
-
-  /** Calls to bots' own models in flight or waiting for a slot (turns that wait on a model, not on this thread). */
-  modelCalls(): number {
-    let calls = 0;
-    for (const { gate } of this.gates.values()) {
-      const { active, waiting } = gate.load();
-      calls += active + waiting;
-    }
-    return calls;
   }
 }
 

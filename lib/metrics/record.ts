@@ -29,11 +29,6 @@ export function observeWebhook(channel: string, handler: (request: Request) => P
   };
 }
 
-/** A verified update that waited for the turns at work before it was taken in (lib/pipeline/webhook-admission.ts); 0 is not recorded. */
-export function observeAdmission(channel: string, waitedMs: number) {
-  if (waitedMs > 0) metrics()?.webhookAdmissionWait.observe({ channel }, waitedMs / 1000);
-}
-
 /** The channel of a parsed update. */
 export function channelOf(event: Exclude<InboundEvent, { type: "ignored" }>): string {
   return event.type === "message" ? event.message.channel : event.channel;

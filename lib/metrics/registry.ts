@@ -20,16 +20,9 @@ function createMetrics() {
     }),
     webhookDuration: new Histogram({
       name: "switchboard_webhook_request_duration_seconds",
-      help: "Time to answer a webhook request (verification, parsing, under a burst the admission wait, and the ingest transaction)",
+      help: "Time to answer a webhook request (verification, parsing and the ingest transaction)",
       labelNames: ["channel"] as const,
       buckets: fast,
-      registers,
-    }),
-    webhookAdmissionWait: new Histogram({
-      name: "switchboard_webhook_admission_wait_seconds",
-      help: "Verified updates that waited, under a burst, for the turns already at work before being taken in (by channel), and how long (at most 2 s)",
-      labelNames: ["channel"] as const,
-      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 1.5, 2, 2.5],
       registers,
     }),
     updatesIngested: new Counter({

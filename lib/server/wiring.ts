@@ -29,8 +29,6 @@ import { createReplayModels } from "../replay/models";
 import type { ReplayDeps } from "../replay/run-replay";
 import type { TurnDeps } from "../pipeline/turn-deps";
 import { EnvelopeWorker } from "../pipeline/worker";
-import { countSends, WebhookAdmission } from "../pipeline/webhook-admission";
-import { sharedEventLoopLoad } from "./event-loop-load";
 import { getSettings } from "../settings/store";
 import { throughput } from "../settings/throughput";
 import {
@@ -42,7 +40,6 @@ import {
   instrumentModel,
   observeTurns,
   observeWebhook,
-  observeAdmission,
 } from "../metrics/record";
 import { setMetricsEnabled } from "../metrics/registry";
 import { ensureEnvBot, setBotIdentity } from "../db/bots";
@@ -116,8 +113,6 @@ export type AppOverrides = {
   pollMs?: number;
   /** Media downloads: attempts, backoff and timeout, shortened in tests. */
   media?: { maxAttempts?: number; backoffMs?: (attempts: number) => number; timeoutMs?: number };
-  /** Webhook admission under a burst: whether the thread counts as saturated, the limit of turns at work, the longest wait (tests). */
-  admission?: { saturated?: () => boolean; limit?: number; maxWaitMs?: number };
 };
 
 /**
@@ -129,25 +124,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   await ensureBootstrapOperator(db, e.ADMIN_USERNAME, e.ADMIN_PASSWORD);
   setMetricsEnabled(e.METRICS_ENABLED);
   // Metrics and traces of sends, at the adapters (lib/metrics, lib/tracing).
-  // Sends in flight, of every adapter: a turn waiting on its platform is not at work on this thread.
-  const inFlight = { sends: 0 };
-  const observed = <C extends ChannelAdapter>(adapter: C) => traceChannel(instrumentChannel(countSends(adapter, inFlight)));
-  // Under a burst, chats already taken in are answered first (lib/pipeline/webhook-admission.ts).
-  // Turns at work: the worker's running turns less those waiting on a model call or their platform
-  // (replays and dataset runs share the gates, so this may read low, never high: it fails open).
-  // SQLite only: on PostgreSQL the connection queue already serves the oldest work first
-  // (lib/db/arrival.ts), and a turn waiting there for a connection would count as at work.
-  let busyTurns = () => 0;
-  const admission =
-    db.dialect === "sqlite"
-      ? new WebhookAdmission({
-          busyTurns: () => busyTurns(),
-          saturated: overrides.admission?.saturated ?? (() => sharedEventLoopLoad().utilization() >= ADMISSION_SATURATED),
-          limit: overrides.admission?.limit ?? ADMISSION_BUSY_TURNS,
-          maxWaitMs: overrides.admission?.maxWaitMs ?? ADMISSION_MAX_WAIT_MS,
-        })
-      : null;
-  const admitTelegram = admission ? async () => observeAdmission("telegram", await admission.admit()) : undefined;
+  const observed = <C extends ChannelAdapter>(adapter: C) => traceChannel(instrumentChannel(adapter));
   const telegram = observed(
     createTelegramChannel({
       token: e.TELEGRAM_BOT_TOKEN,
@@ -198,7 +175,6 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     observe: observed,
     ingest: (event) => ingest(event),
     ignored: (platform, reason) => countIgnored(platform, reason),
-    admitTelegram,
     model: {
       timeoutMs,
       ceiling: () => e.LLM_CONCURRENCY,
@@ -250,7 +226,6 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     channel: telegram,
     ingest: (event) => ingest(event),
     ignored: (reason) => countIgnored("telegram", reason),
-    admit: admitTelegram,
   });
   const ingest = async (event: Exclude<InboundEvent, { type: "ignored" }>) => {
     const channel = channelOf(event);
@@ -269,10 +244,6 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
       ? createLineWebhook({ channelSecret: e.LINE_CHANNEL_SECRET, ingest, ignored: (reason) => countIgnored("line", reason) })
       : async () =>
           errorResponse(new AppError("unavailable", "the LINE adapter is off: set LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN"));
-  busyTurns = () => {
-    const calls = gate?.load();
-    return Math.max(0, worker.load().running - (calls ? calls.active + calls.waiting : 0) - runtime.modelCalls() - inFlight.sends);
-  };
   // A webhook's database work is as old as its request (lib/db/arrival.ts).
   const telegramWebhook = observeWebhook(
     "telegram",
@@ -332,18 +303,6 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
       (key ? createHmac("sha256", key).update("switchboard media links").digest("base64url") : randomBytes(32).toString("base64url")),
   };
 }
-
-/**
- * Verified updates wait while this many turns or more are at work on a saturated thread:
- * about 80 ms of its CPU (a turn's context, request and reply take a few ms each), so the
- * accepted chats' turns are never queued behind many more webhooks. Tuned on the
- * answer-latency bench (docs/BENCHMARKS.md, "Accepted chats first").
- */
-const ADMISSION_BUSY_TURNS = 16;
-/** …and at most this long (the wait; the update's own handling comes on top). Telegram waits far longer before it retries. */
-const ADMISSION_MAX_WAIT_MS = 2_000;
-/** The event loop's utilization over the last 100 ms from which the thread counts as saturated. */
-const ADMISSION_SATURATED = 0.8;
 
 async function build(): Promise<App> {
   const e = env();

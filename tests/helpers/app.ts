@@ -21,8 +21,6 @@ export type TestAppOptions = {
   env?: Record<string, string>;
   /** Media downloads: attempts, backoff, timeout (short in tests). */
   media?: { maxAttempts?: number; backoffMs?: (attempts: number) => number; timeoutMs?: number };
-  /** Webhook admission under a burst (lib/pipeline/webhook-admission.ts): a thread that counts as saturated, the limit, the longest wait. */
-  admission?: { saturated?: () => boolean; limit?: number; maxWaitMs?: number };
   /** Leave the model to the wiring (the sandbox demo model when nothing else is set); by default tests without one have none. */
   wiringChoosesModel?: boolean;
 };
@@ -49,7 +47,6 @@ export async function startTestApp(options: TestAppOptions) {
     leaseMs: options.leaseMs ?? 10_000,
     backoffMs: () => 20,
     media: options.media,
-    admission: options.admission,
   });
   // The server fetches the bot's identity in the background; tests start once it is known.
   if (options.telegram) await app.telegram.identity();

@@ -18,8 +18,6 @@ export type TelegramWebhookDeps = {
   ingest: (event: Exclude<InboundEvent, { type: "ignored" }>) => Promise<unknown>;
   /** Told of each update acknowledged and ignored (metrics). */
   ignored?: (reason: string) => void;
-  /** Under a burst, waits for the turns already at work (lib/pipeline/webhook-admission.ts): only a verified update waits. */
-  admit?: () => Promise<void>;
 };
 
 function secretMatches(given: string | null, expected: string): boolean {
@@ -66,7 +64,6 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
         deps.channel.identity().catch(() => {});
         throw new AppError("unavailable", "the bot's identity is not known yet (Bot API unreachable); deliver again later");
       }
-      await deps.admit?.();
       await bot.handleUpdate(update);
       return json({ ok: true, result: ingested.get(update) ?? { status: "ignored" } });
     } catch (error) {
