@@ -3,9 +3,12 @@ import type { ServedFile } from "../media/serve";
 
 /** `filename*` (RFC 6266 / 5987) with an ASCII fallback: a name can never break the header, nor show another extension. */
 function dispositionName(given: string): string {
-  const name = withoutBidiControls(given);
-  const ascii = name.replace(/[^\x20-\x7e]|["\\;]/g, "_").slice(0, 150);
-  return `filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name.slice(0, 150))}`;
+  // Cut by code point and made well-formed: half of an emoji (a lone surrogate) would make encodeURIComponent throw.
+  const name = [...withoutBidiControls(given).toWellFormed()].slice(0, 150).join("");
+  const ascii = name.replace(/[^\x20-\x7e]|["\\;]/g, "_");
+  // RFC 5987's attr-char has no ' ( ) *, which encodeURIComponent leaves as they are.
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
 /**

@@ -1,7 +1,12 @@
 /** Unicode's bidirectional controls: embeddings and overrides, isolates, and the LRM, RLM and ALM marks. */
 const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/**
+ * Control characters (C0, C1, line and paragraph separators) and invisible format characters
+ * (zero-width ones, tags, the BOM; bidi controls are among them): a file name shows none of them,
+ * and they can pad or hide its extension.
+ */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
-const CONTROLS = /[\x00-\x1f\x7f]/g;
+const CONTROLS = /[\x00-\x1f\x7f-\x9f\u2028\u2029]|\p{Cf}/gu;
 
 /**
  * The text without bidirectional controls. They reorder what follows them on screen,
@@ -20,5 +25,5 @@ export function withoutBidiControls(text: string): string {
  * @example cleanFileName(" invoice\u202Efdp.exe\n") // "invoicefdp.exe"
  */
 export function cleanFileName(name: string): string {
-  return withoutBidiControls(name.replace(CONTROLS, "")).trim();
+  return withoutBidiControls(name.toWellFormed().replace(CONTROLS, "")).trim();
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fileResponse } from "@/lib/http/media";
+import { cleanFileName } from "@/lib/media/file-name";
 import { servedInline } from "@/lib/media/serve";
 import { checkSignedMedia, signedMediaUrl } from "@/lib/media/signed-url";
 
@@ -50,6 +51,27 @@ describe("serving a stored file", () => {
     expect(fileResponse(file("عقد\u200F.pdf"), new Request("http://localhost/")).headers.get("content-disposition")).toContain(
       "filename*=UTF-8''%D8%B9%D9%82%D8%AF.pdf",
     );
+  });
+
+  it("a long name cut in the middle of an emoji, or holding half of one, is still served (was a 500)", () => {
+    // 149 letters then an emoji: cutting at 150 UTF-16 units would keep half of it, and encodeURIComponent throws on that.
+    const long = fileResponse(file(`${"a".repeat(149)}😀.pdf`), new Request("http://localhost/")).headers.get("content-disposition")!;
+    expect(long).toContain(`filename*=UTF-8''${"a".repeat(149)}%F0%9F%98%80`);
+    const broken = fileResponse(file("half\ud83d.pdf"), new Request("http://localhost/")).headers.get("content-disposition");
+    expect(broken).toContain("filename*=UTF-8''half%EF%BF%BD.pdf");
+  });
+
+  it("filename* escapes what RFC 5987 does not allow bare (' ( ) *)", () => {
+    const disposition = fileResponse(file("it's (final)*.txt"), new Request("http://localhost/")).headers.get("content-disposition");
+    expect(disposition).toContain("filename*=UTF-8''it%27s%20%28final%29%2A.txt");
+  });
+
+  it("a stored name loses every invisible character that could pad or hide its extension", () => {
+    const invisible = "\u200B\u200C\u200D\uFEFF\u2060\u00AD\u0085\u009B\u2028\u2029\u{E0041}";
+    expect(cleanFileName(`report${invisible}.pdf`)).toBe("report.pdf");
+    expect(cleanFileName("half\ud83d.pdf")).toBe("half\uFFFD.pdf");
+    // Letters of any script stay.
+    expect(cleanFileName("отчёт 2026 😀.pdf")).toBe("отчёт 2026 😀.pdf");
   });
 
   it("a signed link is good for its own file, variant and expiry only", () => {
