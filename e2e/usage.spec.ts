@@ -1,10 +1,19 @@
 import { readFile } from "node:fs/promises";
+import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
+
+async function csrf(page: Page): Promise<string> {
+  const cookies = await page.context().cookies();
+  return cookies.find((c) => c.name === "sb_csrf")?.value ?? "";
+}
 
 // The e2e model (e2e/support/fake-llm.mjs) reports 10 prompt and 3 completion tokens per call.
 const COST = "$0.000040"; // (10 × $1 + 3 × $10) per million tokens
 
-test("price a model, see a turn's cost on its conversation and the Usage page, download the CSV", async ({ page, dashboard }) => {
+test("price a model, see a turn's cost on its conversation and the Usage page, a replay's cost apart, download the CSV", async ({
+  page,
+  dashboard,
+}) => {
   await dashboard.signIn();
   await page.goto("/settings");
   const prices = page.getByTestId("price-table");
@@ -24,13 +33,26 @@ test("price a model, see a turn's cost on its conversation and the Usage page, d
   await page.getByRole("link", { name: "Open in dashboard" }).click();
   await expect(page.getByTestId("conversation-spend")).toContainText(`spent ${COST}`);
 
+  // The turn replayed once (as the inspector's Replay… does): it costs the same, and is counted apart.
+  const conversationId = Number(/\/conversations\/(\d+)/.exec(page.url())?.[1]);
+  const timeline = await page.request.get(`/api/v1/conversations/${conversationId}/messages`);
+  const turnId = ((await timeline.json()) as { messages: { turnId: number | null }[] }).messages.find((m) => m.turnId)?.turnId;
+  expect(turnId).toBeGreaterThan(0);
+  const replay = await page.request.post(`/api/v1/turns/${turnId}/replays`, {
+    data: { mode: "frozen", variant: {} },
+    headers: { "x-csrf-token": await csrf(page) },
+  });
+  expect(replay.status()).toBe(201);
+
   await page.getByRole("link", { name: "Usage", exact: true }).click();
   await expect(page.getByRole("heading", { name: "Usage" })).toBeVisible();
   await expect(page.getByTestId("usage-totals")).toContainText("turns");
+  await expect(page.getByTestId("usage-replays")).toContainText("over 1 replays");
   await expect(page.getByTestId("usage-chart").locator("canvas")).toBeVisible();
   await page.getByRole("button", { name: "Per conversation" }).click();
   const uma = page.getByTestId("usage-row").filter({ hasText: "Uma" });
   await expect(uma).toContainText(COST);
+  await expect(uma.getByTestId("usage-row-replays")).toHaveText(`1 · ${COST}`);
   await page.getByRole("button", { name: "Per model" }).click();
   await expect(page.getByTestId("usage-row").filter({ hasText: "openai-compatible:fake-echo" })).toBeVisible();
   await dashboard.screenshot("usage");
@@ -41,8 +63,10 @@ test("price a model, see a turn's cost on its conversation and the Usage page, d
   expect(download.suggestedFilename()).toMatch(/^switchboard-usage-conversation-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv$/);
   const csv = await readFile((await download.path())!, "utf8");
   const lines = csv.trim().split("\r\n");
-  expect(lines[0]).toBe("conversation_id,conversation,turns,input_tokens,cached_input_tokens,output_tokens,cost_usd,unpriced_turns");
-  expect(lines.find((l) => l.includes("Uma"))).toMatch(/,1,10,0,3,0\.00004,0$/);
+  expect(lines[0]).toBe(
+    "conversation_id,conversation,turns,input_tokens,cached_input_tokens,output_tokens,cost_usd,unpriced_turns,replays,replay_input_tokens,replay_output_tokens,replay_cost_usd,unpriced_replays",
+  );
+  expect(lines.find((l) => l.includes("Uma"))).toMatch(/,1,10,0,3,0\.00004,0,1,10,3,0\.00004,0$/);
   expect(lines.at(-1)).toMatch(/^total,/);
 });
 

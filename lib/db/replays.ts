@@ -24,6 +24,7 @@ export function createReplay(
     model: string;
     system: string;
     prompt: unknown;
+    createdBy: string;
   },
 ) {
   return db.prisma.replay.create({
@@ -35,7 +36,7 @@ export function createReplay(
 /** A replay that could not even start (a dataset's turn that is gone): failed with the reason. */
 export function createFailedReplay(
   db: Database,
-  input: { turnId: number; conversationId: number; runId: number; mode: string; variant: unknown; error: string },
+  input: { turnId: number; conversationId: number; runId: number; mode: string; variant: unknown; error: string; createdBy: string },
 ) {
   return db.prisma.replay.create({
     data: { ...input, variant: json(input.variant), status: "failed", finishedAt: new Date() },
@@ -125,6 +126,18 @@ export async function conversationTurnIds(db: Database, conversationId: number, 
 
 export function createRun(db: Database, input: { datasetId: number; mode: string; variant: unknown; total: number; createdBy: string }) {
   return db.prisma.datasetRun.create({ data: { ...input, variant: json(input.variant), status: "running" } });
+}
+
+/**
+ * Replays `operator` asked for since `since`: single replays one each, and a dataset
+ * run all its turns from the moment it starts (the daily quota, lib/replay/quota.ts).
+ */
+export async function replaysAskedSince(db: Database, operator: string, since: Date): Promise<number> {
+  const [single, runs] = await Promise.all([
+    db.prisma.replay.count({ where: { createdBy: operator, runId: null, createdAt: { gte: since } } }),
+    db.prisma.datasetRun.aggregate({ where: { createdBy: operator, createdAt: { gte: since } }, _sum: { total: true } }),
+  ]);
+  return single + (runs._sum.total ?? 0);
 }
 
 export function finishRun(db: Database, id: number, status: "done" | "failed", error: string | null = null) {

@@ -55,12 +55,21 @@ export async function newDataset(
  * Starts a run: every turn of the dataset replayed under one variant, at most
  * DATASET_CONCURRENCY at a time, in the background. Checks first what would fail
  * every turn (the variant's model), so a bad run is a 4xx, not a page of failures.
+ * `admit` may refuse the run for its size (an agent's daily replays).
  * `finished` resolves when the run ends (tests wait on it).
  */
-export async function startRun(deps: ReplayDeps, datasetId: number, request: ReplayRequest, createdBy: string) {
+export async function startRun(
+  deps: ReplayDeps,
+  datasetId: number,
+  request: ReplayRequest,
+  createdBy: string,
+  admit: (turns: number) => Promise<void> = async () => {},
+) {
   const dataset = await findDataset(deps.db, datasetId);
   if (!dataset) throw notFound("dataset");
   const turnIds = dataset.turnIds as number[];
+  // The caller's quota, for every turn of the run (lib/replay/quota.ts).
+  await admit(turnIds.length);
   // Without a model in the variant, each turn's own model must still be there: checked per turn.
   if (request.variant.model) resolveReplayModel(deps.models, request.variant.model, "");
   const run = await createRun(deps.db, {
@@ -70,19 +79,19 @@ export async function startRun(deps: ReplayDeps, datasetId: number, request: Rep
     total: turnIds.length,
     createdBy,
   });
-  const finished = runAll(deps, run.id, turnIds, request).catch(async (error) => {
+  const finished = runAll(deps, run.id, turnIds, request, createdBy).catch(async (error) => {
     log.error("replay.run_failed", { runId: run.id, error });
     await finishRun(deps.db, run.id, "failed", "the run stopped unexpectedly").catch(() => {});
   });
   return { run, finished };
 }
 
-async function runAll(deps: ReplayDeps, runId: number, turnIds: number[], request: ReplayRequest) {
+async function runAll(deps: ReplayDeps, runId: number, turnIds: number[], request: ReplayRequest, createdBy: string) {
   let next = 0;
   const worker = async () => {
     while (next < turnIds.length) {
       const turnId = turnIds[next++]!;
-      await replayOne(deps, runId, turnId, request);
+      await replayOne(deps, runId, turnId, request, createdBy);
     }
   };
   await Promise.all(Array.from({ length: Math.min(DATASET_CONCURRENCY, turnIds.length) }, worker));
@@ -90,10 +99,10 @@ async function runAll(deps: ReplayDeps, runId: number, turnIds: number[], reques
 }
 
 /** One turn of a run; a turn that cannot be replayed (gone, its model gone) is a failed replay with the reason. */
-async function replayOne(deps: ReplayDeps, runId: number, turnId: number, request: ReplayRequest) {
+async function replayOne(deps: ReplayDeps, runId: number, turnId: number, request: ReplayRequest, createdBy: string) {
   let prepared: PreparedReplay;
   try {
-    prepared = await prepareReplay(deps, turnId, request, runId);
+    prepared = await prepareReplay(deps, turnId, request, createdBy, runId);
   } catch (error) {
     const turn = (await existingTurns(deps.db, [turnId]))[0];
     if (!turn) return; // deleted with its conversation: nothing to record against
@@ -104,6 +113,7 @@ async function replayOne(deps: ReplayDeps, runId: number, turnId: number, reques
       mode: request.mode,
       variant: storedVariant(request.variant),
       error: error instanceof AppError ? error.message : "the replay could not start",
+      createdBy,
     });
     return;
   }

@@ -38,12 +38,14 @@ function findTurnForReplay(db: Database, id: number) {
 
 /**
  * Checks a replay of one turn and stores it as running: unknown turn 404, a model
- * that is gone 409, a turn that cannot be rebuilt 409. `runId`: part of a dataset run.
+ * that is gone 409, a turn that cannot be rebuilt 409. `runId`: part of a dataset run;
+ * `createdBy`: the operator who asked (for a run's replays, who started the run).
  */
 export async function prepareReplay(
   deps: ReplayDeps,
   turnId: number,
   request: ReplayRequest,
+  createdBy: string,
   runId: number | null = null,
 ): Promise<PreparedReplay> {
   const turn = await findTurnForReplay(deps.db, turnId);
@@ -61,6 +63,7 @@ export async function prepareReplay(
     model: modelName(model),
     system: prompt.system,
     prompt: prompt.messages,
+    createdBy,
   });
   return { id, model, prompt };
 }
@@ -184,8 +187,8 @@ export async function runReplay(deps: ReplayDeps, prepared: PreparedReplay): Pro
 }
 
 /** One replay, start to end (POST /turns/{id}/replays): its id once it ran. */
-export async function replayTurn(deps: ReplayDeps, turnId: number, request: ReplayRequest): Promise<number> {
-  const prepared = await prepareReplay(deps, turnId, request);
+export async function replayTurn(deps: ReplayDeps, turnId: number, request: ReplayRequest, createdBy: string): Promise<number> {
+  const prepared = await prepareReplay(deps, turnId, request, createdBy);
   await runReplay(deps, prepared);
   return prepared.id;
 }

@@ -115,6 +115,12 @@ export const settingsSchema = z.object({
    * null = keep them as long as the messages.
    */
   mediaRetentionDays: z.number().int().min(1).max(3650).nullable().default(null),
+  /**
+   * Replays an agent (not an admin, not the API token) may run per UTC day, a dataset
+   * run counting all its turns when it starts: each is a model call on the deployment's
+   * key. 0 = agents may not replay.
+   */
+  replaysPerAgentPerDay: whole(0, 100_000).default(200),
   /** US dollars per million tokens, per provider and model: each turn's cost (lib/usage/prices.ts). */
   modelPrices: modelPricesSchema.default(defaultModelPrices),
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Database } from "../db/database";
-import { usageByGroup, usageTotals, type UsageGroup, type UsageSums } from "../db/usage";
+import { replayTotals, usageByGroup, usageTotals, type ReplaySums, type UsageGroup, type UsageGroupRow, type UsageSums } from "../db/usage";
 
 const DAY = 86_400_000;
 /** The longest range one request may sum (a year and a day, so a whole year by days fits). */
@@ -40,25 +40,29 @@ const startOfDay = (ms: number) => Math.floor(ms / DAY) * DAY;
 /**
  * Tokens and spend in a range, per day (every day of the range, quiet ones as
  * zeros, so a chart has no gaps), per model, or per conversation (the top 20 by
- * spend), with the range's totals.
+ * spend, replays included), with the range's totals. Live turns (what answering
+ * users cost) and replays (what trying settings on past turns cost) are summed
+ * apart, in the same rows.
  */
 export async function usageReport(db: Database, query: UsageQuery) {
-  const [totals, groups] = await Promise.all([
+  const [totals, replays, groups] = await Promise.all([
     usageTotals(db, query),
+    replayTotals(db, query),
     usageByGroup(db, { ...query, limit: query.groupBy === "conversation" ? TOP_CONVERSATIONS : undefined }),
   ]);
   const rows = query.groupBy === "day" ? everyDay(query, groups) : groups;
-  return { from: query.from, to: query.to, groupBy: query.groupBy, totals, rows };
+  return { from: query.from, to: query.to, groupBy: query.groupBy, totals, replays, rows };
 }
 
 const zero: UsageSums = { turns: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, costUsd: null, unpricedTurns: 0 };
+const noReplays: ReplaySums = { replays: 0, inputTokens: 0, outputTokens: 0, costUsd: null, unpricedReplays: 0 };
 
-function everyDay(range: { from: Date; to: Date }, groups: (UsageSums & { key: string; label: string | null })[]) {
+function everyDay(range: { from: Date; to: Date }, groups: UsageGroupRow[]) {
   const byDay = new Map(groups.map((g) => [g.key, g]));
-  const days: (UsageSums & { key: string; label: string | null })[] = [];
+  const days: UsageGroupRow[] = [];
   for (let ms = startOfDay(range.from.getTime()); ms < range.to.getTime(); ms += DAY) {
     const key = new Date(ms).toISOString().slice(0, 10);
-    days.push(byDay.get(key) ?? { key, label: null, ...zero });
+    days.push(byDay.get(key) ?? { key, label: null, ...zero, replays: noReplays });
   }
   return days;
 }

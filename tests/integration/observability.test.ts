@@ -3,6 +3,7 @@ import { GET as metricsRoute } from "@/app/metrics/route";
 import { GET as conversationUsageRoute } from "@/app/api/v1/conversations/[id]/usage/route";
 import { GET as usageRoute } from "@/app/api/v1/usage/route";
 import { conversationUsageResponse, usageResponse } from "@/lib/api/usage";
+import { replayTurn } from "@/lib/replay/run-replay";
 import { updateSettings } from "@/lib/settings/store";
 import { tracing } from "@/lib/tracing/hooks";
 import { alice, update } from "../fixtures/telegram";
@@ -123,6 +124,13 @@ describe.each(databases)("Metrics, cost and usage on $name", ({ name, open }) =>
       unpricedTurns: 0,
     };
     expect(totals.costUsd).toBeCloseTo(3 * EXPECTED_COST, 12);
+    // One replay of Alice's first turn (the same model and price), and one still running (no usage yet: not counted).
+    const alicesFirst = turns.filter((t) => t.conversationId === report0(turns)).sort((a, b) => a.id - b.id)[0]!;
+    await replayTurn(h.t.app.replay, alicesFirst.id, { mode: "frozen", variant: {} }, "test");
+    await h.t.db.prisma.replay.create({
+      data: { turnId: alicesFirst.id, conversationId: alicesFirst.conversationId, mode: "frozen", variant: {}, status: "running" },
+    });
+    const replays = { replays: 1, inputTokens: 12, outputTokens: 5, costUsd: EXPECTED_COST, unpricedReplays: 0 };
 
     const get = async (query: string) => {
       const response = await usageRoute(
@@ -137,7 +145,10 @@ describe.each(databases)("Metrics, cost and usage on $name", ({ name, open }) =>
       const { status, body } = await get(`?groupBy=${groupBy}`);
       expect(status).toBe(200);
       const report = usageResponse.parse(body);
+      // The live turns' sums do not change with a replay; the replay is summed apart.
       expect(report.totals).toEqual(totals);
+      expect(report.replays).toEqual(replays);
+      expect(report.rows.reduce((n, r) => n + r.replays.replays, 0)).toBe(1);
       const rowSum = (k: "turns" | "inputTokens" | "outputTokens") => report.rows.reduce((s, r) => s + r[k], 0);
       expect({ turns: rowSum("turns"), inputTokens: rowSum("inputTokens"), outputTokens: rowSum("outputTokens") }).toEqual({
         turns: 3,
@@ -149,9 +160,13 @@ describe.each(databases)("Metrics, cost and usage on $name", ({ name, open }) =>
         expect(report.rows.at(-1)?.key).toBe(new Date().toISOString().slice(0, 10));
       }
       if (groupBy === "model") expect(report.rows.map((r) => r.key)).toEqual(["openai-compatible:fake-model"]);
+      if (groupBy === "model") expect(report.rows[0]?.replays).toEqual(replays);
+      if (groupBy === "day") expect(report.rows.at(-1)?.replays).toEqual(replays);
       if (groupBy === "conversation") {
         expect(report.rows.map((r) => r.turns)).toEqual([2, 1]);
         expect(report.rows[1]?.label).toBe("Bob");
+        expect(report.rows.map((r) => r.replays.replays)).toEqual([1, 0]);
+        expect(report.rows[0]?.replays.costUsd).toBeCloseTo(EXPECTED_COST, 12);
       }
     }
     // A range without the turns sums to nothing; bad input is a 400.
@@ -168,6 +183,7 @@ describe.each(databases)("Metrics, cost and usage on $name", ({ name, open }) =>
     const conversation = conversationUsageResponse.parse(await response.json());
     expect(conversation.turns).toBe(2);
     expect(conversation.costUsd).toBeCloseTo(2 * EXPECTED_COST, 12);
+    expect(conversation.replays).toEqual(replays);
   });
 });
 

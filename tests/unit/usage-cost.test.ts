@@ -57,17 +57,19 @@ describe("metric labels", () => {
 describe("usage CSV", () => {
   it("writes a header, one line per row and the totals, quoting and defusing text", () => {
     const sums = { turns: 2, inputTokens: 24, cachedInputTokens: 0, outputTokens: 10, costUsd: 0.000128, unpricedTurns: 0 };
+    const replays = { replays: 3, inputTokens: 30, outputTokens: 9, costUsd: 0.0002, unpricedReplays: 1 };
     const csv = usageCsv({
       from: "2026-11-01T00:00:00.000Z",
       to: "2026-11-02T00:00:00.000Z",
       groupBy: "conversation",
       totals: sums,
-      rows: [{ key: "7", label: '=HYPERLINK("x"), "quoted"', ...sums, costUsd: null, unpricedTurns: 2 }],
+      replays,
+      rows: [{ key: "7", label: '=HYPERLINK("x"), "quoted"', ...sums, costUsd: null, unpricedTurns: 2, replays }],
     });
     expect(csv.split("\r\n")).toEqual([
-      "conversation_id,conversation,turns,input_tokens,cached_input_tokens,output_tokens,cost_usd,unpriced_turns",
-      `7,"'=HYPERLINK(""x""), ""quoted""",2,24,0,10,,2`,
-      "total,,2,24,0,10,0.000128,0",
+      "conversation_id,conversation,turns,input_tokens,cached_input_tokens,output_tokens,cost_usd,unpriced_turns,replays,replay_input_tokens,replay_output_tokens,replay_cost_usd,unpriced_replays",
+      `7,"'=HYPERLINK(""x""), ""quoted""",2,24,0,10,,2,3,30,9,0.0002,1`,
+      "total,,2,24,0,10,0.000128,0,3,30,9,0.0002,1",
       "",
     ]);
   });

@@ -31,6 +31,7 @@ export const SETTING_LABELS: Record<keyof Settings, string> = {
   modelSeesImages: "The model sees pictures",
   maxImagesPerTurn: "Images per turn",
   mediaRetentionDays: "Keep files (days)",
+  replaysPerAgentPerDay: "Replays per agent per day",
 };
 
 /** A changed value as people read it: on/off, "server default", a price table by its size. */

@@ -33,6 +33,11 @@ const NUMBERS: { key: keyof Settings; label: string; help: string }[] = [
     label: "Images per turn",
     help: "The newest pictures in context are sent to the model as images; older ones keep their text line.",
   },
+  {
+    key: "replaysPerAgentPerDay",
+    label: "Replays per agent per day",
+    help: "Model calls agents may spend on replays and dataset runs (a run counts all its turns); admins are not limited. 0 = agents may not replay.",
+  },
 ];
 
 const THROUGHPUT: { key: keyof Limits; label: string; help: string }[] = [

@@ -8,7 +8,7 @@ function field(value: string | number | null): string {
   return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-/** The report's rows as CSV (RFC 4180, CRLF), one header line, the totals last. */
+/** The report's rows as CSV (RFC 4180, CRLF), one header line, the totals last; the replays' columns after the live turns'. */
 export function usageCsv(report: UsageReport): string {
   const key = report.groupBy === "day" ? "day" : report.groupBy === "model" ? "model" : "conversation_id";
   const header = [
@@ -20,10 +20,30 @@ export function usageCsv(report: UsageReport): string {
     "output_tokens",
     "cost_usd",
     "unpriced_turns",
+    "replays",
+    "replay_input_tokens",
+    "replay_output_tokens",
+    "replay_cost_usd",
+    "unpriced_replays",
   ];
-  const line = (first: (string | number | null)[], r: UsageReport["totals"]) =>
-    [...first, r.turns, r.inputTokens, r.cachedInputTokens, r.outputTokens, r.costUsd, r.unpricedTurns].map(field).join(",");
-  const rows = report.rows.map((r) => line([r.key, ...(report.groupBy === "conversation" ? [r.label] : [])], r));
-  const total = line(["total", ...(report.groupBy === "conversation" ? [""] : [])], report.totals);
+  const line = (first: (string | number | null)[], r: UsageReport["totals"], p: UsageReport["replays"]) =>
+    [
+      ...first,
+      r.turns,
+      r.inputTokens,
+      r.cachedInputTokens,
+      r.outputTokens,
+      r.costUsd,
+      r.unpricedTurns,
+      p.replays,
+      p.inputTokens,
+      p.outputTokens,
+      p.costUsd,
+      p.unpricedReplays,
+    ]
+      .map(field)
+      .join(",");
+  const rows = report.rows.map((r) => line([r.key, ...(report.groupBy === "conversation" ? [r.label] : [])], r, r.replays));
+  const total = line(["total", ...(report.groupBy === "conversation" ? [""] : [])], report.totals, report.replays);
   return `${[header.join(","), ...rows, total].join("\r\n")}\r\n`;
 }

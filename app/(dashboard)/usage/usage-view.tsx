@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useMemo, useState } from "react";
 import { api } from "../_lib/api";
 import { Chart } from "../_lib/chart";
-import { tokens, usd } from "../_lib/money";
+import { spentText, tokens, usd } from "../_lib/money";
 import type { UsageReport } from "../_lib/types";
 import { usageCsv } from "./csv";
 
@@ -19,7 +19,7 @@ const TOKENS = "#0b7285";
 /**
  * What the bot costs: tokens and spend per day, model or conversation (the top
  * 20 by spend) over a range of days, with a chart of the days and a CSV of what
- * the table shows.
+ * the table shows. Replays are shown apart: they cost money but answered no one.
  */
 export function UsageView() {
   const [from, setFrom] = useState(daysAgo(29));
@@ -102,6 +102,16 @@ export function UsageView() {
           )}
         </p>
       )}
+      {report && report.replays.replays > 0 && (
+        <p data-testid="usage-replays">
+          Replays (not in the figures above): <strong>{spentText(report.replays.costUsd, report.replays.unpricedReplays)}</strong> over{" "}
+          {report.replays.replays.toLocaleString("en")} replays · {tokens(report.replays.inputTokens)} input tokens ·{" "}
+          {tokens(report.replays.outputTokens)} output tokens
+          {report.replays.unpricedReplays > 0 && (
+            <span className="muted"> · {report.replays.unpricedReplays} replays of models without a price</span>
+          )}
+        </p>
+      )}
       {days.data && (
         <div className="chart-box" style={{ marginBottom: 12, width: "100%", maxWidth: 960 }}>
           <Chart
@@ -148,8 +158,9 @@ export function UsageView() {
 }
 
 function UsageTable({ report }: { report: UsageReport }) {
-  const rows = report.groupBy === "day" ? [...report.rows].reverse().filter((r) => r.turns > 0) : report.rows;
+  const rows = report.groupBy === "day" ? [...report.rows].reverse().filter((r) => r.turns > 0 || r.replays.replays > 0) : report.rows;
   if (rows.length === 0) return <p className="panel muted">No turns in this range.</p>;
+  const withReplays = report.replays.replays > 0;
   return (
     <table data-testid="usage-table">
       <thead>
@@ -160,6 +171,7 @@ function UsageTable({ report }: { report: UsageReport }) {
           <th>Cached</th>
           <th>Output tokens</th>
           <th>Spend</th>
+          {withReplays && <th>Replays</th>}
         </tr>
       </thead>
       <tbody>
@@ -174,6 +186,13 @@ function UsageTable({ report }: { report: UsageReport }) {
               {usd(r.costUsd)}
               {r.unpricedTurns > 0 && <span className="muted"> (+{r.unpricedTurns} unpriced)</span>}
             </td>
+            {withReplays && (
+              <td data-testid="usage-row-replays">
+                {r.replays.replays > 0
+                  ? `${r.replays.replays.toLocaleString("en")} · ${spentText(r.replays.costUsd, r.replays.unpricedReplays)}`
+                  : "—"}
+              </td>
+            )}
           </tr>
         ))}
       </tbody>

@@ -5,17 +5,19 @@ import { notFound } from "@/lib/errors";
 import { withOperator } from "@/lib/http/api";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 import { checkVariantAccess } from "@/lib/replay/access";
+import { checkReplayQuota } from "@/lib/replay/quota";
 import { replayTurn } from "@/lib/replay/run-replay";
 import { replayView } from "@/lib/replay/view";
 
 export const dynamic = "force-dynamic";
 
-/** Runs the turn again with the variant (it answers once the model has); nothing reaches a platform, the history or the queue. */
+/** Runs the turn again with the variant (it answers once the model has); nothing reaches a platform, the history or the queue. An agent's replays are counted against a daily quota (429). */
 export const POST = withOperator<{ id: string }>(async ({ request, params, ctx, caller }) => {
   const id = idParam(params.id);
   const body = await readJson(request, replayRequestSchema, 64 * 1024);
   checkVariantAccess(caller, body);
-  const replayId = await replayTurn(ctx.replay, id, body);
+  await checkReplayQuota(ctx.db, caller, 1);
+  const replayId = await replayTurn(ctx.replay, id, body, caller.operator.name);
   return jsonOf(replayResponse, { replay: replayView((await findReplay(ctx.db, replayId))!) }, 201);
 });
 
