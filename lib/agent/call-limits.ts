@@ -4,9 +4,9 @@ import { ADMISSION_MS, AdaptiveLimit, type CallTicket, type Congestion } from ".
 import type { ModelHandle } from "./model";
 
 /**
- * The provider asked us to slow down (HTTP 429, or 503/529 with Retry-After): its
- * calls are paused until `until`. Not the envelope's fault, so the worker puts the
- * turn back for then without counting an attempt.
+ * The provider asked us to slow down (HTTP 429, 503/529 with Retry-After, or a
+ * rate-limit error inside its stream): its calls are paused until `until`. Not the
+ * envelope's fault, so the worker puts the turn back for then without counting an attempt.
  */
 export class RateLimitedError extends Error {
   constructor(
@@ -29,7 +29,8 @@ const MAX_PAUSE_MS = 60 * 60_000;
  * the headers the AI SDK's own retry honours.
  */
 export function rateLimitDelayMs(error: unknown, now = Date.now()): number | null {
-  if (!APICallError.isInstance(error)) return null;
+  // A rate limit inside a stream comes with no headers: the default pause, as a bare 429.
+  if (!APICallError.isInstance(error)) return streamedRefusal(error)?.kind === "rate_limited" ? DEFAULT_RATE_LIMIT_PAUSE_MS : null;
   const headers = Object.fromEntries(Object.entries(error.responseHeaders ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
   let ms: number | undefined;
   const afterMs = Number.parseFloat(headers["retry-after-ms"] ?? "");
@@ -46,13 +47,31 @@ export function rateLimitDelayMs(error: unknown, now = Date.now()): number | nul
   return Math.min(ms, MAX_PAUSE_MS);
 }
 
+/**
+ * A refusal the provider reported inside its stream (HTTP 200, then an error event):
+ * the stream's error part carries the provider's own error object, not an APICallError
+ * with a status. Anthropic sends `{ type: "rate_limit_error" | "overloaded_error", message }`;
+ * OpenAI and OpenAI-compatible servers `{ message, type, code: "rate_limit_exceeded" }`,
+ * some with an HTTP status as the code (`code: 429`). Null for any other failure.
+ */
+export function streamedRefusal(error: unknown): { kind: "rate_limited" | "overloaded"; name: string } | null {
+  // Errors thrown (APICallError, a timeout, a malformed chunk) are classified by what they are.
+  if (typeof error !== "object" || error === null || error instanceof Error) return null;
+  const { code, type } = error as { code?: unknown; type?: unknown };
+  const words = [code, type].filter((w) => typeof w === "string" || typeof w === "number").map(String);
+  const limited = words.find((w) => w === "429" || /rate[_-]?limit/i.test(w));
+  if (limited) return { kind: "rate_limited", name: limited };
+  const overloaded = words.find((w) => w === "503" || w === "529" || /overload/i.test(w));
+  return overloaded ? { kind: "overloaded", name: overloaded } : null;
+}
+
 type Waiter = { resolve: () => void; reject: (error: Error) => void };
 
 /** What a failed call says about the provider's load, or null when it says nothing (a bad request, a bug). */
 export function congestionOf(error: unknown, signal?: AbortSignal): "overloaded" | "timeout" | null {
   if (signal?.aborted && (signal.reason as Error | undefined)?.name === "TimeoutError") return "timeout";
   if ((error as Error | undefined)?.name === "TimeoutError") return "timeout";
-  if (!APICallError.isInstance(error)) return null;
+  if (!APICallError.isInstance(error)) return streamedRefusal(error)?.kind === "overloaded" ? "overloaded" : null;
   if (error.statusCode === 408 || error.statusCode === 504) return "timeout";
   if (error.statusCode === 503 || error.statusCode === 529) return "overloaded";
   return null;
@@ -62,9 +81,9 @@ export function congestionOf(error: unknown, signal?: AbortSignal): "overloaded"
  * One provider's (and model's) call limits in this process: at most `limit` calls
  * in flight (the rest wait their turn, first come first served), and none at all
  * while a rate limit's pause runs. The limit adapts (lib/agent/adaptive-limit.ts):
- * it grows while the provider accepts calls and backs off on a 429, a 503/529, a
- * timeout or a latency jump, never above the operator's ceiling, which can change
- * at any time (settings page).
+ * it grows while the provider accepts calls and backs off on a 429, a 503/529 (or
+ * either reported inside a stream), a timeout or a latency jump, never above the
+ * operator's ceiling, which can change at any time (settings page).
  */
 export class ProviderGate {
   private active = 0;
@@ -166,13 +185,17 @@ export class ProviderGate {
 
   private backOff(ticket: CallTicket, kind: Congestion, error: unknown, delay: number | null) {
     const held = [...this.inFlight].filter((t) => t.startedAt < ticket.startedAt).length;
+    const streamed = streamedRefusal(error);
     const status = APICallError.isInstance(error) ? `HTTP ${error.statusCode}` : "a timeout";
-    const detail =
-      delay !== null
-        ? `${status} with Retry-After ${(delay / 1000).toFixed(1)} s, ${held} other calls in flight`
+    const seconds = `${((delay ?? 0) / 1000).toFixed(1)} s`;
+    const cause = streamed
+      ? `${streamed.name} inside the stream${delay !== null ? `, paused ${seconds}` : ""}`
+      : delay !== null
+        ? `${status} with Retry-After ${seconds}`
         : kind === "timeout"
-          ? `a call timed out (${status}), ${held} other calls in flight`
-          : `${status} from the provider, ${held} other calls in flight`;
+          ? `a call timed out (${status})`
+          : `${status} from the provider`;
+    const detail = `${cause}, ${held} other calls in flight`;
     const from = this.limiter.limit;
     if (this.limiter.congested(ticket, kind, held, detail))
       log.warn("model.limit_cut", { provider: this.provider, model: this.model, reason: kind, from, to: this.limiter.limit, detail });
@@ -242,8 +265,8 @@ export function limitModel(handle: ModelHandle, gate: ProviderGate): ModelHandle
 }
 
 /**
- * A streamed call holds its slot until its stream ends (read to the end, failed or
- * cancelled), not only until the response starts: the provider is still working
+ * A streamed call holds its slot until its stream ends (read to the end, failed, an
+ * error part reported, or cancelled), not only until the response starts: the provider is still working
  * while it streams, so a limit counted otherwise would let far more calls run.
  */
 export function streamWithinGate<T extends { stream: ReadableStream<P> }, P>(
@@ -253,7 +276,8 @@ export function streamWithinGate<T extends { stream: ReadableStream<P> }, P>(
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let started = false;
-    gate
+    // What the gate made of the call's failure (RateLimitedError when it paused the provider).
+    const verdict = gate
       .run(async (callSignal?: AbortSignal) => {
         const callTimesOut = callSignal ?? signal;
         const result = await call(callTimesOut);
@@ -274,9 +298,14 @@ export function streamWithinGate<T extends { stream: ReadableStream<P> }, P>(
                 controller.close();
               } else {
                 const part = next.value as { type?: unknown; error?: unknown } | null;
-                if (part && typeof part === "object" && part.type === "error")
+                if (part && typeof part === "object" && part.type === "error") {
+                  // An error part ends the call: the gate judges it now, and a rate limit reaches
+                  // the reader as RateLimitedError, the same as a refused request (the turn is put back).
                   failure ??= part.error ?? new Error("the model's stream failed");
-                controller.enqueue(next.value);
+                  finish(failure);
+                  const judged = await verdict;
+                  controller.enqueue(judged instanceof RateLimitedError ? ({ ...part, error: judged } as P) : next.value);
+                } else controller.enqueue(next.value);
               }
             } catch (error) {
               finish(error);
@@ -293,9 +322,13 @@ export function streamWithinGate<T extends { stream: ReadableStream<P> }, P>(
         resolve({ ...result, stream });
         await ended;
       }, signal)
-      .catch((error) => {
-        // Once the stream was handed out, its own errors reach its reader instead.
-        if (!started) reject(error);
-      });
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          // Once the stream was handed out, its own errors reach its reader instead.
+          if (!started) reject(error);
+          return error;
+        },
+      );
   });
 }

@@ -35,7 +35,8 @@ export function generateFromStream(
 /**
  * Reads a streamed call to its end and returns it as a generate call's result.
  * An `error` part is thrown (as a failed generate call throws), so a rate limit
- * or a refused request mid-stream reaches the caller's handling unchanged.
+ * or a refused request mid-stream reaches the caller's handling unchanged (behind
+ * the provider's gate, a rate limit's part carries RateLimitedError: call-limits.ts).
  */
 export async function gatherStream(
   result: LanguageModelV3StreamResult,

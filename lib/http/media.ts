@@ -1,10 +1,15 @@
-import { withoutBidiControls } from "../media/file-name";
+import { cleanFileName } from "../media/file-name";
 import type { ServedFile } from "../media/serve";
 
-/** `filename*` (RFC 6266 / 5987) with an ASCII fallback: a name can never break the header, nor show another extension. */
-function dispositionName(given: string): string {
-  // Cut by code point and made well-formed: half of an emoji (a lone surrogate) would make encodeURIComponent throw.
-  const name = [...withoutBidiControls(given).toWellFormed()].slice(0, 150).join("");
+/**
+ * `filename*` (RFC 6266 / 5987) with an ASCII fallback: a name can never break the header, nor show
+ * another extension. Null when nothing of the name is left.
+ */
+function dispositionName(given: string): string | null {
+  // Cleaned as at intake, so names stored before it was done lose the same characters. Cut by code
+  // point: half of an emoji (a lone surrogate) would make encodeURIComponent throw.
+  const name = [...cleanFileName(given)].slice(0, 150).join("");
+  if (!name) return null;
   const ascii = name.replace(/[^\x20-\x7e]|["\\;]/g, "_");
   // RFC 5987's attr-char has no ' ( ) *, which encodeURIComponent leaves as they are.
   const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
@@ -19,12 +24,13 @@ function dispositionName(given: string): string {
  * changes: cached privately and answered 304 on a matching If-None-Match.
  */
 export function fileResponse(file: ServedFile, request: Request, cache: "private" | "none" = "private"): Response {
+  const name = file.fileName ? dispositionName(file.fileName) : null;
   const headers: Record<string, string> = {
     "content-type": file.contentType,
     "x-content-type-options": "nosniff",
     "content-security-policy": "default-src 'none'; sandbox",
     "cross-origin-resource-policy": "same-origin",
-    "content-disposition": `${file.inline ? "inline" : "attachment"}${file.fileName ? `; ${dispositionName(file.fileName)}` : ""}`,
+    "content-disposition": `${file.inline ? "inline" : "attachment"}${name ? `; ${name}` : ""}`,
     etag: file.etag,
     "cache-control": cache === "private" ? "private, max-age=31536000, immutable" : "no-store",
   };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Database } from "../db/database";
-import { withoutBidiControls } from "./file-name";
+import { cleanFileName } from "./file-name";
 import { ATTACHMENT_KINDS, type AttachmentKind, type AttachmentStatus, type AttachmentView } from "./types";
 
 /** The API shape of one attachment (docs/API.md): every message view carries a list of these. */
@@ -57,7 +57,8 @@ export async function attachmentViewsOf(db: Database, messageIds: readonly numbe
     const status = row.status as AttachmentStatus;
     const view: AttachmentView = {
       ...row,
-      fileName: row.fileName === null ? null : withoutBidiControls(row.fileName),
+      // Cleaned as at intake (null when nothing is left), so names stored before it was done show the same.
+      fileName: (row.fileName && cleanFileName(row.fileName)) || null,
       kind: row.kind as AttachmentKind,
       status,
       url: status === "stored" && blobSha256 ? mediaUrl(row.id) : null,

@@ -11,16 +11,16 @@ const CONTROLS = /[\x00-\x1f\x7f-\x9f\u2028\u2029]|\p{Cf}/gu;
 /**
  * The text without bidirectional controls. They reorder what follows them on screen,
  * so a name can show another extension than it has: `invoice\u202Efdp.exe` reads
- * `invoiceexe.pdf`. A file name has no use for them; names stored before they were
- * removed pass through this when served.
+ * `invoiceexe.pdf`. A file name has no use for them.
  */
-export function withoutBidiControls(text: string): string {
+function withoutBidiControls(text: string): string {
   return text.replace(BIDI_CONTROLS, "");
 }
 
 /**
  * A file name as a sender or an operator gave it, made fit to store and show: no
  * control characters, no bidirectional controls, trimmed. "" when nothing is left.
+ * Names are cleaned at intake, and again when served and listed (rows stored before).
  *
  * @example cleanFileName(" invoice\u202Efdp.exe\n") // "invoicefdp.exe"
  */

@@ -12,6 +12,8 @@ export type Script = (request: ChatRequest) => (
   | { reply: string }
   | { silent: true }
   | { status: number; headers?: Record<string, string> }
+  /** Streamed requests: HTTP 200, the start of the reply, then this error chunk (a rate limit or overload reported mid-stream). */
+  | { streamError: { message: string; type?: string; code?: string | number } }
 ) & {
   delayMs?: number;
   until?: Promise<unknown>;
@@ -107,6 +109,18 @@ export async function startFakeLlm(script: Script = () => ({ reply: "Hello from 
       return res.end(
         JSON.stringify({ error: { message: "fake model failure", type: action.status === 429 ? "rate_limit_error" : "server_error" } }),
       );
+    }
+    if ("streamError" in action) {
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      const chunk = { id: "chatcmpl-err", object: "chat.completion.chunk", created: 0, model: "fake" };
+      const delta = {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ index: 0, id: "call_err", type: "function", function: { name: "reply", arguments: '{"mess' } }],
+      };
+      res.write(`data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`);
+      res.write(`data: ${JSON.stringify({ error: action.streamError })}\n\n`);
+      return res.end("data: [DONE]\n\n");
     }
     if ("silent" in action)
       return body.stream ? streamed("(no reply needed)") : send(200, completion({ content: "(no reply needed)" }, "stop"));

@@ -355,6 +355,21 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
     expect(listed.find((a: { id: number }) => a.id === old.id).fileName).toBe("reportgpj.scr");
   });
 
+  it("a name stored before intake cleaning is listed and served without invisible characters (zero-width, C1 controls, U+2028)", async () => {
+    const { conversationId } = await telegramConversation();
+    const old = await storedAttachment(PDF, { kind: "document", fileName: "re\u200Bpo\u0085rt\u2028.pdf" });
+    const blank = await storedAttachment(PDF, { kind: "document", fileName: "\u200B\u009B\u2029" });
+    expect((await call("GET", `/media/${old.id}`)).headers.get("content-disposition")).toBe(
+      `attachment; filename="report.pdf"; filename*=UTF-8''report.pdf`,
+    );
+    expect((await call("GET", `/media/${blank.id}`)).headers.get("content-disposition")).toBe("attachment");
+    const timeline = await (await call("GET", `/conversations/${conversationId}/messages`)).json();
+    const listed = timeline.messages.flatMap((m: { attachments: { id: number; fileName: string | null }[] }) => m.attachments);
+    expect(listed.find((a: { id: number }) => a.id === old.id).fileName).toBe("report.pdf");
+    // Nothing left of the name: listed without one, as intake stores it.
+    expect(listed.find((a: { id: number }) => a.id === blank.id).fileName).toBeNull();
+  });
+
   it("an empty file, one over MEDIA_MAX_BYTES, and a .jpg of garbage are 4xx that store and send nothing", async () => {
     const { conversationId } = await telegramConversation();
     const before = await counts();

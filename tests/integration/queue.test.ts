@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_RATE_LIMIT_PAUSE_MS } from "@/lib/agent/call-limits";
 import type { Caller } from "@/lib/auth/operators";
 import { sendEnvelope } from "@/lib/pipeline/envelopes";
 import { updateSettings } from "@/lib/settings/store";
@@ -165,6 +166,27 @@ describe.each(databases)("the worker's queue on $name", ({ open }) => {
       ["done", 1],
     ]);
     expect(modelCalls(llm)).toHaveLength(4);
+  });
+
+  it("a rate limit reported inside the stream (HTTP 200, then an error chunk) is put back as a 429 is: provider paused, no attempt counted", async () => {
+    const limited = { message: "Rate limit reached for requests", type: "requests", code: "rate_limit_exceeded" };
+    llm.setScript(() => (modelCalls(llm).length === 1 ? { streamError: limited } : { reply: "after the pause" }));
+    await t.post(update({ messageId: 410, text: "hello", ...chatOf(69) }));
+    const envelope = () => t.db.prisma.envelope.findFirstOrThrow({ where: { to: "agent:main", from: "channel:telegram:69" } });
+    await until(
+      async () => (await envelope()).status === "pending" && modelCalls(llm).length === 1,
+      "the rate-limited turn to be put back",
+    );
+    // A drafted turn: the call was streamed, and the provider's answer began with HTTP 200.
+    expect(modelCalls(llm)[0].stream).toBe(true);
+    expect(t.app.gate?.pausedUntil()).not.toBeNull();
+    expect(t.app.gate?.limitState().lastBackoff).toMatchObject({ reason: "rate_limited" });
+
+    // Taken again once the default pause (no Retry-After inside a stream) is over.
+    await t.app.worker.idle(DEFAULT_RATE_LIMIT_PAUSE_MS + 1_000);
+    expect(telegram.sends().map((s) => s.body.text)).toEqual(["after the pause"]);
+    expect(await envelope()).toMatchObject({ status: "done", attempts: 1 });
+    expect(modelCalls(llm)).toHaveLength(2);
   });
 
   it("the turn and model-call limits are settings: a change applies to the running worker, no restart", async () => {

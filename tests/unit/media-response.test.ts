@@ -31,7 +31,9 @@ describe("serving a stored file", () => {
   it("a file name cannot add a parameter or a header to Content-Disposition", () => {
     const response = fileResponse(file('evil"; filename=x.html;\r\nSet-Cookie: a=b'), new Request("http://localhost/"));
     const disposition = response.headers.get("content-disposition")!;
-    expect(disposition).toMatch(/^attachment; filename="evil__ filename=x\.html___Set-Cookie: a=b"; filename\*=UTF-8''evil%22%3B%20/);
+    // CR and LF are removed (as from any stored name), the quote and semicolons replaced: no parameter, no header line.
+    expect(disposition).toMatch(/^attachment; filename="evil__ filename=x\.html_Set-Cookie: a=b"; filename\*=UTF-8''evil%22%3B%20/);
+    expect(disposition).toContain("x.html%3BSet-Cookie%3A%20a%3Db");
     expect(disposition).not.toMatch(/[\r\n]/);
     expect(response.headers.get("set-cookie")).toBeNull();
     expect(fileResponse(file("отчёт.pdf"), new Request("http://localhost/")).headers.get("content-disposition")).toContain(
@@ -51,6 +53,16 @@ describe("serving a stored file", () => {
     expect(fileResponse(file("عقد\u200F.pdf"), new Request("http://localhost/")).headers.get("content-disposition")).toContain(
       "filename*=UTF-8''%D8%B9%D9%82%D8%AF.pdf",
     );
+  });
+
+  it("a name stored before intake cleaning is served without its invisible characters (zero-width, C1 controls, U+2028)", () => {
+    const disposition = (name: string) => fileResponse(file(name), new Request("http://localhost/")).headers.get("content-disposition");
+    // U+200B and U+2028 would show in filename* as %E2%80%8B and %E2%80%A8; U+0085 and U+009B (C1) as %C2%85 and %C2%9B.
+    expect(disposition("report\u200B.pdf")).toBe(`attachment; filename="report.pdf"; filename*=UTF-8''report.pdf`);
+    expect(disposition("re\u0085po\u009Brt.pdf")).toBe(`attachment; filename="report.pdf"; filename*=UTF-8''report.pdf`);
+    expect(disposition("report\u2028.pdf")).toBe(`attachment; filename="report.pdf"; filename*=UTF-8''report.pdf`);
+    // Nothing left of the name: no name at all, as at intake.
+    expect(disposition("\u200B\u2028")).toBe("attachment");
   });
 
   it("a long name cut in the middle of an emoji, or holding half of one, is still served (was a 500)", () => {

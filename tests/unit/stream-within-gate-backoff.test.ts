@@ -2,7 +2,7 @@ import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provide
 import { APICallError, generateText } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { ProviderGate, limitModel } from "@/lib/agent/call-limits";
+import { ProviderGate, RateLimitedError, limitModel } from "@/lib/agent/call-limits";
 import { generateFromStream } from "@/lib/agent/generate-from-stream";
 
 /** A provider that starts answering and then goes quiet until aborted (both the generate and the streamed call). */
@@ -68,9 +68,9 @@ describe("a call that times out, with and without drafts", () => {
       prompt: "x",
       maxRetries: 0,
     }).catch((e) => e);
-    expect(error).toBe(overloaded);
-    // Let the gate see the stream's end (the reader cancelled it after the error part).
-    await new Promise((r) => setTimeout(r, 10));
+    // The pause is the gate's verdict, as for a 529 with Retry-After before the stream: the turn is put back, no attempt counted.
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error.until).toEqual(gate.pausedUntil());
     expect(gate.load().active).toBe(0);
     expect(gate.limitState().lastBackoff).toEqual(expect.objectContaining({ reason: "overloaded" }));
     // The next call waits for Retry-After, as after a refused generate call.
