@@ -231,6 +231,66 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     expect(await t.db.prisma.message.count()).toBe(before);
   });
 
+  it("disabling a Telegram bot deletes its webhook keeping its updates at Telegram; enabling sets the stored one again", async () => {
+    const patch = (body: Record<string, string>) =>
+      api("app/api/v1/bots/[id]/route.ts", "PATCH", `/api/v1/bots/${ids.a}`, { id: String(ids.a) }, body);
+    const from = telegram.calls.length;
+    const callsSince = (method: string) => telegram.calls.slice(from).filter((c) => c.method === method && c.token === TOKEN_A);
+    const disabled = await patch({ status: "disabled" });
+    expect(disabled.status).toBe(200);
+    expect(disabled.body.bot).toMatchObject({ status: "disabled", webhookUrl: `${PUBLIC_URL}/api/webhooks/telegram/${ids.a}` });
+    expect(callsSince("deleteWebhook").length).toBe(1);
+    expect(callsSince("deleteWebhook")[0].body).not.toHaveProperty("drop_pending_updates");
+    expect((await postTo(ids.a, secrets.a, { text: "while disabled" })).status).toBe(404);
+    // Registering now would have Telegram deliver what it holds to that 404.
+    const register = await api(
+      "app/api/v1/bots/[id]/webhook/route.ts",
+      "POST",
+      `/api/v1/bots/${ids.a}/webhook`,
+      { id: String(ids.a) },
+      { publicUrl: PUBLIC_URL },
+    );
+    expect(register.status).toBe(409);
+    expect(callsSince("setWebhook")).toEqual([]);
+    const enabled = await patch({ status: "active" });
+    expect(enabled.status).toBe(200);
+    expect(enabled.body.bot.status).toBe("active");
+    expect(callsSince("setWebhook").map((c) => c.body)).toEqual([
+      {
+        url: `${PUBLIC_URL}/api/webhooks/telegram/${ids.a}`,
+        secret_token: secrets.a,
+        allowed_updates: ["message", "edited_message", "channel_post", "edited_channel_post", "my_chat_member"],
+      },
+    ]);
+    expect((await postTo(ids.a, secrets.a, { text: "enabled again" })).status).toBe(200);
+  });
+
+  it("a failed deleteWebhook or setWebhook is a 502 that changes nothing: the bot keeps its status and name", async () => {
+    const patch = (body: Record<string, string>) =>
+      api("app/api/v1/bots/[id]/route.ts", "PATCH", `/api/v1/bots/${ids.a}`, { id: String(ids.a) }, body);
+    const stored = () => t.db.prisma.bot.findUniqueOrThrow({ where: { id: ids.a } });
+    const refusal = (method: string) => ({
+      method,
+      status: 500,
+      body: { ok: false, error_code: 500, description: "Internal Server Error: try again" },
+    });
+    telegram.failNext(refusal("deleteWebhook"));
+    const notDisabled = await patch({ status: "disabled", name: "Alpha renamed" });
+    expect(notDisabled.status).toBe(502);
+    expect(notDisabled.body.error.message).toContain("deleteWebhook failed, the bot stays active: Telegram 500");
+    expect(await stored()).toMatchObject({ status: "active", name: "Alpha Support" });
+    expect((await postTo(ids.a, secrets.a, { text: "still active" })).status).toBe(200);
+    expect((await patch({ status: "disabled" })).status).toBe(200);
+    telegram.failNext(refusal("setWebhook"));
+    const notEnabled = await patch({ status: "active" });
+    expect(notEnabled.status).toBe(502);
+    expect(notEnabled.body.error.message).toContain("setWebhook failed, the bot stays disabled: Telegram 500");
+    expect((await stored()).status).toBe("disabled");
+    expect((await patch({ status: "active" })).status).toBe(200);
+    expect((await stored()).status).toBe("active");
+    await t.settle();
+  });
+
   it("gives each bot its own instructions and model: they reach only that bot's prompts", async () => {
     const patched = await api(
       "app/api/v1/bots/[id]/route.ts",
@@ -348,7 +408,8 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     expect(listed.body.bots.find((x: { id: number }) => x.id === ids.b).status).toBe("removed");
   });
 
-  it("a disabled bot's webhook answers 404 and nothing is sent for it; enabled again, it answers", async () => {
+  it("a disabled LINE channel's webhook answers 404 (LINE holds nothing: nothing is asked of it); enabled again, it answers", async () => {
+    const lineCalls = line.calls.length;
     const disabled = await api(
       "app/api/v1/bots/[id]/route.ts",
       "PATCH",
@@ -362,6 +423,7 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     const params = () => ({ params: Promise.resolve({ botId: String(ids.line) }) });
     expect((await handler(lineRequest(url, LINE_SECRET, [lineMessage("while disabled")]), params())).status).toBe(404);
     await api("app/api/v1/bots/[id]/route.ts", "PATCH", `/api/v1/bots/${ids.line}`, { id: String(ids.line) }, { status: "active" });
+    expect(line.calls.length).toBe(lineCalls);
     expect((await handler(lineRequest(url, LINE_SECRET, [lineMessage("enabled again")]), params())).status).toBe(200);
   });
 
