@@ -74,6 +74,7 @@ export const operations = defineOperations([
     errors: {
       400: "Invalid body, or the platform refused the credentials (its answer in the message); nothing stored",
       403: "Not an admin",
+      409: "The platform's bot is already added (a bot not removed, or the environment's): the message names it; nothing stored",
       503: "No key to encrypt credentials with (SWITCHBOARD_SECRET_KEY)",
     },
   },

@@ -1,7 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { GrammyError } from "grammy";
 import { z } from "zod";
-import { botActivity, eraseBot, findBot, insertBot, listBots, updateBot, type BotChange, type BotRow } from "../db/bots";
+import {
+  botActivity,
+  eraseBot,
+  findBot,
+  insertBot,
+  listBots,
+  listBotsByPlatformId,
+  updateBot,
+  type BotChange,
+  type BotRow,
+} from "../db/bots";
 import type { Database } from "../db/database";
 import { AppError } from "../errors";
 import { publish } from "../events/bus";
@@ -121,7 +131,8 @@ function needBox(box: SecretBox | null): SecretBox {
 /**
  * Adds a bot: the credentials are checked with the platform first (getMe, LINE's
  * bot info); a refusal is a 400 carrying the platform's answer and nothing is
- * stored. Credentials and the webhook's secret are stored sealed.
+ * stored; a bot already here is a 409 naming it (refuseAddedTwice). Credentials
+ * and the webhook's secret are stored sealed.
  */
 export async function createBot(deps: BotManagerDeps, body: BotCreateBody) {
   const box = needBox(deps.box);
@@ -130,6 +141,7 @@ export async function createBot(deps: BotManagerDeps, body: BotCreateBody) {
       ? await checkTelegramToken(body.token, deps.telegramApiRoot)
       : await checkLineChannel(body.channelAccessToken, deps.lineApiRoot);
   if (!check.ok) throw new AppError("bad_request", `the platform refused the credentials: ${check.answer}`, { platform: check.answer });
+  await refuseAddedTwice(deps.db, body.platform, check.platformBotId);
   const secret = body.platform === "telegram" ? body.token : body.channelAccessToken;
   const credentials =
     body.platform === "telegram"
@@ -150,6 +162,23 @@ export async function createBot(deps: BotManagerDeps, body: BotCreateBody) {
   publish(deps.db, { type: "settings" });
   log.info("bots.added", { botId: row.id, platform: row.platform, username: row.username });
   return botView(row);
+}
+
+/**
+ * Refuses a bot the platform already delivers to another row: a second row would
+ * register its own webhook over the first one's and take its updates. An api row
+ * holds its identity until removed (disabled too: enabling sets its webhook again);
+ * an environment's row only while its variables are set (active), as its identity
+ * stays stored after they are unset.
+ */
+async function refuseAddedTwice(db: Database, platform: "telegram" | "line", platformBotId: string) {
+  const holder = (await listBotsByPlatformId(db, platform, platformBotId)).find((row) => row.source === "api" || row.status === "active");
+  if (!holder) return;
+  const where =
+    holder.source === "env"
+      ? "as the bot configured by the environment: unset its variables and restart first (docs/DEPLOYMENT.md)"
+      : `as bot ${holder.id}${holder.status === "disabled" ? " (disabled: enable it instead)" : ""}`;
+  throw new AppError("conflict", `"${holder.name}" is already added ${where}`, { botId: holder.id });
 }
 
 /**

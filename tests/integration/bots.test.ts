@@ -4,7 +4,7 @@ import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sqlitePath } from "@/lib/db/migrations.mjs";
 import { SECRET_HEADER } from "@/lib/channels/telegram/webhook";
-import { update, type UpdateOptions } from "../fixtures/telegram";
+import { BOT, update, type UpdateOptions } from "../fixtures/telegram";
 import { startTestApp, type TestApp } from "../helpers/app";
 import { databases, type TestDb } from "../helpers/db";
 import { startFakeLine, type FakeLine } from "../helpers/fake-line";
@@ -154,6 +154,34 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     expect(env).toMatchObject({ platform: "telegram", webhookPath: "/api/webhooks/telegram" });
     ids.env = env.id;
     expect(list.body.bots.map((x: { id: number }) => x.id)).toEqual(expect.arrayContaining([ids.a, ids.b, ids.line]));
+  });
+
+  it("refuses a bot already added (its token again, another token of it, the environment's, a LINE channel again): 409 naming it, nothing stored", async () => {
+    // The environment's row learns its id from getMe in the background.
+    await expect.poll(async () => (await t.db.prisma.bot.findUniqueOrThrow({ where: { id: ids.env } })).platformBotId).toBe(String(BOT.id));
+    const rows = await t.db.prisma.bot.count();
+    const setWebhooks = telegram.callsOf("setWebhook").length;
+    const lineCalls = line.calls.length;
+    const add = (body: Record<string, string>) => api("app/api/v1/bots/route.ts", "POST", "/api/v1/bots", {}, body);
+    const again = await add({ platform: "telegram", token: TOKEN_A, name: "Alpha again" });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: "conflict", details: { botId: ids.a } });
+    expect(again.body.error.message).toContain(`"Alpha Support" is already added as bot ${ids.a}`);
+    // A new token of the same bot (revoked and reissued at @BotFather): the same bot id.
+    const reissued = `5550001:${"R".repeat(8)}${randomBytes(12).toString("hex")}`;
+    telegram.addBot(reissued, { id: 5550001, username: "alpha_support_bot", first_name: "Alpha Support" });
+    expect((await add({ platform: "telegram", token: reissued })).status).toBe(409);
+    // The fake's getMe answers the environment's bot for a token it was not told about.
+    const envToken = `${BOT.id}:${"E".repeat(8)}${randomBytes(12).toString("hex")}`;
+    const env = await add({ platform: "telegram", token: envToken });
+    expect(env.status).toBe(409);
+    expect(env.body.error.message).toContain("configured by the environment");
+    const lineAgain = await add({ platform: "line", channelSecret: `${LINE_SECRET}-2`, channelAccessToken: LINE_ACCESS });
+    expect(lineAgain.status).toBe(409);
+    expect(lineAgain.body.error.message).toContain(`"Charlie LINE" is already added as bot ${ids.line}`);
+    expect(await t.db.prisma.bot.count()).toBe(rows);
+    expect(telegram.callsOf("setWebhook").length).toBe(setWebhooks);
+    expect(line.calls.slice(lineCalls).map((c) => c.path)).toEqual(["/v2/bot/info"]);
   });
 
   it("registers each webhook with setWebhook: the bot's URL, its own secret, the update kinds the pipeline handles", async () => {
@@ -406,6 +434,11 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     expect(await t.db.prisma.envelope.count()).toBe(envelopes);
     const listed = await api("app/api/v1/bots/route.ts", "GET", "/api/v1/bots?removed=true");
     expect(listed.body.bots.find((x: { id: number }) => x.id === ids.b).status).toBe("removed");
+    // Removed, its identity is free again.
+    const readded = await api("app/api/v1/bots/route.ts", "POST", "/api/v1/bots", {}, { platform: "telegram", token: TOKEN_B });
+    expect(readded.status).toBe(201);
+    const id = String(readded.body.bot.id);
+    expect((await api("app/api/v1/bots/[id]/route.ts", "DELETE", `/api/v1/bots/${id}?erase=true`, { id })).status).toBe(200);
   });
 
   it("a disabled LINE channel's webhook answers 404 (LINE holds nothing: nothing is asked of it); enabled again, it answers", async () => {
