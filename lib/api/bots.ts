@@ -14,13 +14,16 @@ export const botViewSchema = z.strictObject({
   name: z.string(),
   username: z.string().nullable(),
   pictureUrl: z.string().nullable(),
-  /** active, disabled (its webhook answers 404), removed (history archived), sandbox (no token: the simulator plays the user). */
+  /**
+   * active, disabled (its webhook answers 404; a Telegram bot's webhook is deleted, Telegram keeping its
+   * updates until it is enabled), removed (history archived), sandbox (no token: the simulator plays the user).
+   */
   status: z.enum(["active", "disabled", "removed", "sandbox"]),
   /** The token's last four characters. */
   tokenHint: z.string().nullable(),
   /** Where the platform delivers (under the deployment's public URL). */
   webhookPath: z.string(),
-  /** What the platform was last told by POST /bots/{id}/webhook. */
+  /** What the platform was last told by POST /bots/{id}/webhook (kept while disabled: enabling sets it again). */
   webhookUrl: z.string().nullable(),
   /** Its own instructions; null = the global ones. */
   instructions: z.string().nullable(),
@@ -71,6 +74,7 @@ export const operations = defineOperations([
     errors: {
       400: "Invalid body, or the platform refused the credentials (its answer in the message); nothing stored",
       403: "Not an admin",
+      409: "The platform's bot is already added (a bot not removed, or the environment's): the message names it; nothing stored",
       503: "No key to encrypt credentials with (SWITCHBOARD_SECRET_KEY)",
     },
   },
@@ -85,10 +89,10 @@ export const operations = defineOperations([
     method: "patch",
     path: "/bots/{id}",
     summary:
-      "Change a bot's name, status (active, disabled) or agent: instructions, model { provider, model, baseUrl?, apiKey? }, settings overrides; null = inherit",
+      "Change a bot's name, status (active, disabled) or agent: instructions, model { provider, model, baseUrl?, apiKey? }, settings overrides; null = inherit. Disabling a Telegram bot deletes its webhook, Telegram keeping its updates; enabling sets it again",
     body: botPatchBody,
     response: { status: 200, schema: botResponse },
-    errors: { 403: "Not an admin" },
+    errors: { 403: "Not an admin", 502: "Telegram's deleteWebhook or setWebhook failed (its answer in the message); nothing changed" },
   },
   {
     method: "delete",
@@ -106,6 +110,10 @@ export const operations = defineOperations([
       "Register the bot's webhook { publicUrl }: Telegram setWebhook with its URL, secret_token and allowed_updates (LINE: the webhook endpoint)",
     body: botWebhookBody,
     response: { status: 200, schema: botWebhookResponse },
-    errors: { 400: "The platform refused (its answer in the message)", 403: "Not an admin" },
+    errors: {
+      400: "The platform refused (its answer in the message)",
+      403: "Not an admin",
+      409: "A disabled Telegram bot: enable it first",
+    },
   },
 ]);

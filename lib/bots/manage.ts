@@ -1,15 +1,25 @@
 import { randomBytes } from "node:crypto";
-import { messagingApi } from "@line/bot-sdk";
-import { Api, GrammyError } from "grammy";
+import { GrammyError } from "grammy";
 import { z } from "zod";
-import { botActivity, eraseBot, findBot, insertBot, listBots, updateBot, type BotChange, type BotRow } from "../db/bots";
+import {
+  botActivity,
+  eraseBot,
+  findBot,
+  insertBot,
+  listBots,
+  listBotsByPlatformId,
+  updateBot,
+  type BotChange,
+  type BotRow,
+} from "../db/bots";
 import type { Database } from "../db/database";
 import { AppError } from "../errors";
 import { publish } from "../events/bus";
 import { log } from "../log";
 import { settingsUpdateSchema } from "../settings/schema";
 import { botAgentOf, botModelSchema, forgetBots } from "./bot-config";
-import { checkLineChannel, checkTelegramToken, TELEGRAM_ALLOWED_UPDATES } from "./platform-check";
+import { checkLineChannel, checkTelegramToken } from "./platform-check";
+import { deleteTelegramWebhook, platformSaid, setPlatformWebhook, type OpenCredentials } from "./platform-webhook";
 import type { BotRuntime } from "./runtime";
 import type { SecretBox } from "./secret-box";
 
@@ -43,7 +53,10 @@ export type BotCreateBody = z.infer<typeof botCreateBody>;
 
 export const botPatchBody = z.strictObject({
   name: z.string().trim().min(1).max(100).optional(),
-  /** active: answers; disabled: its webhook answers 404 and nothing is sent. */
+  /**
+   * active: answers; disabled: its webhook answers 404 and nothing is sent. A Telegram bot's
+   * webhook is deleted at Telegram, which keeps its updates until it is enabled (see setStatusAtPlatform).
+   */
   status: z.enum(["active", "disabled"]).optional(),
   /** The bot's own system instructions; null = the global ones. */
   instructions: z.string().max(4000).nullable().optional(),
@@ -118,7 +131,8 @@ function needBox(box: SecretBox | null): SecretBox {
 /**
  * Adds a bot: the credentials are checked with the platform first (getMe, LINE's
  * bot info); a refusal is a 400 carrying the platform's answer and nothing is
- * stored. Credentials and the webhook's secret are stored sealed.
+ * stored; a bot already here is a 409 naming it (refuseAddedTwice). Credentials
+ * and the webhook's secret are stored sealed.
  */
 export async function createBot(deps: BotManagerDeps, body: BotCreateBody) {
   const box = needBox(deps.box);
@@ -127,6 +141,7 @@ export async function createBot(deps: BotManagerDeps, body: BotCreateBody) {
       ? await checkTelegramToken(body.token, deps.telegramApiRoot)
       : await checkLineChannel(body.channelAccessToken, deps.lineApiRoot);
   if (!check.ok) throw new AppError("bad_request", `the platform refused the credentials: ${check.answer}`, { platform: check.answer });
+  await refuseAddedTwice(deps.db, body.platform, check.platformBotId);
   const secret = body.platform === "telegram" ? body.token : body.channelAccessToken;
   const credentials =
     body.platform === "telegram"
@@ -147,6 +162,48 @@ export async function createBot(deps: BotManagerDeps, body: BotCreateBody) {
   publish(deps.db, { type: "settings" });
   log.info("bots.added", { botId: row.id, platform: row.platform, username: row.username });
   return botView(row);
+}
+
+/**
+ * Refuses a bot the platform already delivers to another row: a second row would
+ * register its own webhook over the first one's and take its updates. An api row
+ * holds its identity until removed (disabled too: enabling sets its webhook again);
+ * an environment's row only while its variables are set (active), as its identity
+ * stays stored after they are unset.
+ */
+async function refuseAddedTwice(db: Database, platform: "telegram" | "line", platformBotId: string) {
+  const holder = (await listBotsByPlatformId(db, platform, platformBotId)).find((row) => row.source === "api" || row.status === "active");
+  if (!holder) return;
+  const where =
+    holder.source === "env"
+      ? "as the bot configured by the environment: unset its variables and restart first (docs/DEPLOYMENT.md)"
+      : `as bot ${holder.id}${holder.status === "disabled" ? " (disabled: enable it instead)" : ""}`;
+  throw new AppError("conflict", `"${holder.name}" is already added ${where}`, { botId: holder.id });
+}
+
+/**
+ * Tells the platform about a status change before it is stored, so a Telegram bot
+ * loses nothing while disabled: disabling deletes its webhook keeping the pending
+ * updates (Telegram holds them up to 24 hours), enabling sets the stored webhook
+ * again (its URL and secret) and Telegram delivers what it held. A failure is a 502
+ * and the caller stores nothing.
+ *
+ * LINE holds nothing for a bot to collect later, so nothing is asked of it: events
+ * sent to a disabled LINE bot are answered 404 and are lost.
+ */
+async function setStatusAtPlatform(deps: BotManagerDeps, row: BotRow, status: "active" | "disabled") {
+  if (row.platform !== "telegram" || row.status === status) return;
+  const box = needBox(deps.box);
+  const credentials = credentialsOf(box, row);
+  try {
+    if (status === "disabled") await deleteTelegramWebhook(deps, credentials.token!);
+    else if (row.webhookUrl)
+      await setPlatformWebhook(deps, { platform: row.platform, credentials, secret: box.open(row.webhookSecret!), url: row.webhookUrl });
+  } catch (error) {
+    const said = platformSaid(error);
+    const call = status === "disabled" ? "deleteWebhook" : "setWebhook";
+    throw new AppError("bad_gateway", `Telegram's ${call} failed, the bot stays ${row.status}: ${said}`, { platform: said });
+  }
 }
 
 /** Changes a bot's name, status or agent (instructions, model, overrides); null puts back the inherited value. */
@@ -174,6 +231,8 @@ export async function changeBot(deps: BotManagerDeps, id: number, body: BotPatch
       else if (!sameEndpoint) change.modelApiKey = null;
     }
   }
+  // Last, once the rest of the change is known to be valid: the platform call cannot be taken back.
+  if (body.status !== undefined) await setStatusAtPlatform(deps, row, body.status);
   const updated = await updateBot(deps.db, id, change);
   forgetBots(deps.db);
   await deps.runtime.sync();
@@ -183,7 +242,7 @@ export async function changeBot(deps: BotManagerDeps, id: number, body: BotPatch
 
 function credentialsOf(box: SecretBox, row: BotRow) {
   if (!row.credentials) throw new AppError("bad_request", "this bot's credentials are not stored here (configured by the environment)");
-  return JSON.parse(box.open(row.credentials)) as { token?: string; channelSecret?: string; channelAccessToken?: string };
+  return JSON.parse(box.open(row.credentials)) as OpenCredentials;
 }
 
 /** The full webhook URL for a bot from the deployment's public origin (a full URL to the bot's path is kept). */
@@ -197,7 +256,9 @@ export function webhookUrlFor(row: BotRow, publicUrl: string): string {
 /**
  * Tells the platform where to deliver: Telegram setWebhook with the URL, the bot's
  * secret_token and the update kinds the pipeline handles; LINE's webhook endpoint.
- * Reports what the platform said; a refusal is a 400 with its answer.
+ * Reports what the platform said; a refusal is a 400 with its answer. A disabled
+ * Telegram bot is refused (409): Telegram would deliver what it holds for the bot
+ * to a webhook that answers 404, and give those updates up.
  */
 export async function registerWebhook(deps: BotManagerDeps, id: number, publicUrl: string) {
   const box = needBox(deps.box);
@@ -207,25 +268,15 @@ export async function registerWebhook(deps: BotManagerDeps, id: number, publicUr
       "bad_request",
       "a bot configured by the environment registers its webhook with scripts/telegram-webhook.mjs (docs/DEPLOYMENT.md)",
     );
+  if (row.platform === "telegram" && row.status === "disabled")
+    throw new AppError("conflict", `"${row.name}" is disabled: enable it first, then register its webhook`);
   const url = webhookUrlFor(row, publicUrl);
   const credentials = credentialsOf(box, row);
   let answer: string;
   try {
-    if (row.platform === "telegram") {
-      const api = new Api(credentials.token!, { ...(deps.telegramApiRoot ? { apiRoot: deps.telegramApiRoot } : {}), timeoutSeconds: 15 });
-      await api.setWebhook(url, { secret_token: box.open(row.webhookSecret!), allowed_updates: TELEGRAM_ALLOWED_UPDATES as never });
-      answer = "Webhook was set";
-    } else {
-      const client = new messagingApi.MessagingApiClient({
-        channelAccessToken: credentials.channelAccessToken!,
-        ...(deps.lineApiRoot ? { baseURL: deps.lineApiRoot } : {}),
-      });
-      await client.setWebhookEndpoint({ endpoint: url });
-      answer = "Webhook endpoint was set";
-    }
+    answer = await setPlatformWebhook(deps, { platform: row.platform, credentials, secret: box.open(row.webhookSecret!), url });
   } catch (error) {
-    const said =
-      error instanceof GrammyError ? `Telegram ${error.error_code}: ${error.description}` : `failed: ${(error as Error).message}`;
+    const said = platformSaid(error);
     throw new AppError("bad_request", `the platform refused the webhook: ${said}`, { platform: said });
   }
   await updateBot(deps.db, id, { webhookUrl: url });
@@ -246,7 +297,7 @@ export async function removeBot(deps: BotManagerDeps, id: number, options: { era
   if (row.platform === "telegram" && deps.box && row.credentials) {
     try {
       const { token } = credentialsOf(deps.box, row);
-      await new Api(token!, { ...(deps.telegramApiRoot ? { apiRoot: deps.telegramApiRoot } : {}), timeoutSeconds: 15 }).deleteWebhook();
+      await deleteTelegramWebhook(deps, token!);
       platform = "Webhook was deleted";
     } catch (error) {
       platform = error instanceof GrammyError ? `Telegram ${error.error_code}: ${error.description}` : (error as Error).message;

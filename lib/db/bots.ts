@@ -19,6 +19,11 @@ export function listBots(db: Database, options: { removed?: boolean } = {}) {
   return db.prisma.bot.findMany({ where: options.removed ? {} : { status: { not: "removed" } }, orderBy: { id: "asc" } });
 }
 
+/** The bots, removed ones aside, that the platform knows by this id (Telegram's bot user id, LINE's user id), oldest first. */
+export function listBotsByPlatformId(db: Database, platform: string, platformBotId: string) {
+  return db.prisma.bot.findMany({ where: { platform, platformBotId, status: { not: "removed" } }, orderBy: { id: "asc" } });
+}
+
 export type NewBot = {
   platform: "telegram" | "line";
   name: string;

@@ -4,7 +4,7 @@ import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sqlitePath } from "@/lib/db/migrations.mjs";
 import { SECRET_HEADER } from "@/lib/channels/telegram/webhook";
-import { update, type UpdateOptions } from "../fixtures/telegram";
+import { BOT, update, type UpdateOptions } from "../fixtures/telegram";
 import { startTestApp, type TestApp } from "../helpers/app";
 import { databases, type TestDb } from "../helpers/db";
 import { startFakeLine, type FakeLine } from "../helpers/fake-line";
@@ -156,6 +156,34 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     expect(list.body.bots.map((x: { id: number }) => x.id)).toEqual(expect.arrayContaining([ids.a, ids.b, ids.line]));
   });
 
+  it("refuses a bot already added (its token again, another token of it, the environment's, a LINE channel again): 409 naming it, nothing stored", async () => {
+    // The environment's row learns its id from getMe in the background.
+    await expect.poll(async () => (await t.db.prisma.bot.findUniqueOrThrow({ where: { id: ids.env } })).platformBotId).toBe(String(BOT.id));
+    const rows = await t.db.prisma.bot.count();
+    const setWebhooks = telegram.callsOf("setWebhook").length;
+    const lineCalls = line.calls.length;
+    const add = (body: Record<string, string>) => api("app/api/v1/bots/route.ts", "POST", "/api/v1/bots", {}, body);
+    const again = await add({ platform: "telegram", token: TOKEN_A, name: "Alpha again" });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: "conflict", details: { botId: ids.a } });
+    expect(again.body.error.message).toContain(`"Alpha Support" is already added as bot ${ids.a}`);
+    // A new token of the same bot (revoked and reissued at @BotFather): the same bot id.
+    const reissued = `5550001:${"R".repeat(8)}${randomBytes(12).toString("hex")}`;
+    telegram.addBot(reissued, { id: 5550001, username: "alpha_support_bot", first_name: "Alpha Support" });
+    expect((await add({ platform: "telegram", token: reissued })).status).toBe(409);
+    // The fake's getMe answers the environment's bot for a token it was not told about.
+    const envToken = `${BOT.id}:${"E".repeat(8)}${randomBytes(12).toString("hex")}`;
+    const env = await add({ platform: "telegram", token: envToken });
+    expect(env.status).toBe(409);
+    expect(env.body.error.message).toContain("configured by the environment");
+    const lineAgain = await add({ platform: "line", channelSecret: `${LINE_SECRET}-2`, channelAccessToken: LINE_ACCESS });
+    expect(lineAgain.status).toBe(409);
+    expect(lineAgain.body.error.message).toContain(`"Charlie LINE" is already added as bot ${ids.line}`);
+    expect(await t.db.prisma.bot.count()).toBe(rows);
+    expect(telegram.callsOf("setWebhook").length).toBe(setWebhooks);
+    expect(line.calls.slice(lineCalls).map((c) => c.path)).toEqual(["/v2/bot/info"]);
+  });
+
   it("registers each webhook with setWebhook: the bot's URL, its own secret, the update kinds the pipeline handles", async () => {
     for (const [key, token] of [
       ["a", TOKEN_A],
@@ -229,6 +257,66 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     expect((await postTo(ids.a, secrets.b, { text: "wrong secret" })).status).toBe(401);
     expect((await postTo(999_999, secrets.a, { text: "no such bot" })).status).toBe(404);
     expect(await t.db.prisma.message.count()).toBe(before);
+  });
+
+  it("disabling a Telegram bot deletes its webhook keeping its updates at Telegram; enabling sets the stored one again", async () => {
+    const patch = (body: Record<string, string>) =>
+      api("app/api/v1/bots/[id]/route.ts", "PATCH", `/api/v1/bots/${ids.a}`, { id: String(ids.a) }, body);
+    const from = telegram.calls.length;
+    const callsSince = (method: string) => telegram.calls.slice(from).filter((c) => c.method === method && c.token === TOKEN_A);
+    const disabled = await patch({ status: "disabled" });
+    expect(disabled.status).toBe(200);
+    expect(disabled.body.bot).toMatchObject({ status: "disabled", webhookUrl: `${PUBLIC_URL}/api/webhooks/telegram/${ids.a}` });
+    expect(callsSince("deleteWebhook").length).toBe(1);
+    expect(callsSince("deleteWebhook")[0].body).not.toHaveProperty("drop_pending_updates");
+    expect((await postTo(ids.a, secrets.a, { text: "while disabled" })).status).toBe(404);
+    // Registering now would have Telegram deliver what it holds to that 404.
+    const register = await api(
+      "app/api/v1/bots/[id]/webhook/route.ts",
+      "POST",
+      `/api/v1/bots/${ids.a}/webhook`,
+      { id: String(ids.a) },
+      { publicUrl: PUBLIC_URL },
+    );
+    expect(register.status).toBe(409);
+    expect(callsSince("setWebhook")).toEqual([]);
+    const enabled = await patch({ status: "active" });
+    expect(enabled.status).toBe(200);
+    expect(enabled.body.bot.status).toBe("active");
+    expect(callsSince("setWebhook").map((c) => c.body)).toEqual([
+      {
+        url: `${PUBLIC_URL}/api/webhooks/telegram/${ids.a}`,
+        secret_token: secrets.a,
+        allowed_updates: ["message", "edited_message", "channel_post", "edited_channel_post", "my_chat_member"],
+      },
+    ]);
+    expect((await postTo(ids.a, secrets.a, { text: "enabled again" })).status).toBe(200);
+  });
+
+  it("a failed deleteWebhook or setWebhook is a 502 that changes nothing: the bot keeps its status and name", async () => {
+    const patch = (body: Record<string, string>) =>
+      api("app/api/v1/bots/[id]/route.ts", "PATCH", `/api/v1/bots/${ids.a}`, { id: String(ids.a) }, body);
+    const stored = () => t.db.prisma.bot.findUniqueOrThrow({ where: { id: ids.a } });
+    const refusal = (method: string) => ({
+      method,
+      status: 500,
+      body: { ok: false, error_code: 500, description: "Internal Server Error: try again" },
+    });
+    telegram.failNext(refusal("deleteWebhook"));
+    const notDisabled = await patch({ status: "disabled", name: "Alpha renamed" });
+    expect(notDisabled.status).toBe(502);
+    expect(notDisabled.body.error.message).toContain("deleteWebhook failed, the bot stays active: Telegram 500");
+    expect(await stored()).toMatchObject({ status: "active", name: "Alpha Support" });
+    expect((await postTo(ids.a, secrets.a, { text: "still active" })).status).toBe(200);
+    expect((await patch({ status: "disabled" })).status).toBe(200);
+    telegram.failNext(refusal("setWebhook"));
+    const notEnabled = await patch({ status: "active" });
+    expect(notEnabled.status).toBe(502);
+    expect(notEnabled.body.error.message).toContain("setWebhook failed, the bot stays disabled: Telegram 500");
+    expect((await stored()).status).toBe("disabled");
+    expect((await patch({ status: "active" })).status).toBe(200);
+    expect((await stored()).status).toBe("active");
+    await t.settle();
   });
 
   it("gives each bot its own instructions and model: they reach only that bot's prompts", async () => {
@@ -346,9 +434,15 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     expect(await t.db.prisma.envelope.count()).toBe(envelopes);
     const listed = await api("app/api/v1/bots/route.ts", "GET", "/api/v1/bots?removed=true");
     expect(listed.body.bots.find((x: { id: number }) => x.id === ids.b).status).toBe("removed");
+    // Removed, its identity is free again.
+    const readded = await api("app/api/v1/bots/route.ts", "POST", "/api/v1/bots", {}, { platform: "telegram", token: TOKEN_B });
+    expect(readded.status).toBe(201);
+    const id = String(readded.body.bot.id);
+    expect((await api("app/api/v1/bots/[id]/route.ts", "DELETE", `/api/v1/bots/${id}?erase=true`, { id })).status).toBe(200);
   });
 
-  it("a disabled bot's webhook answers 404 and nothing is sent for it; enabled again, it answers", async () => {
+  it("a disabled LINE channel's webhook answers 404 (LINE holds nothing: nothing is asked of it); enabled again, it answers", async () => {
+    const lineCalls = line.calls.length;
     const disabled = await api(
       "app/api/v1/bots/[id]/route.ts",
       "PATCH",
@@ -362,6 +456,7 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     const params = () => ({ params: Promise.resolve({ botId: String(ids.line) }) });
     expect((await handler(lineRequest(url, LINE_SECRET, [lineMessage("while disabled")]), params())).status).toBe(404);
     await api("app/api/v1/bots/[id]/route.ts", "PATCH", `/api/v1/bots/${ids.line}`, { id: String(ids.line) }, { status: "active" });
+    expect(line.calls.length).toBe(lineCalls);
     expect((await handler(lineRequest(url, LINE_SECRET, [lineMessage("enabled again")]), params())).status).toBe(200);
   });
 

@@ -1,0 +1,54 @@
+import { messagingApi } from "@line/bot-sdk";
+import { Api, GrammyError } from "grammy";
+import { TELEGRAM_ALLOWED_UPDATES } from "./platform-check";
+
+/** The platforms' API roots (tests and self-hosted Bot API servers); unset = the platform's own. */
+export type PlatformRoots = { telegramApiRoot?: string; lineApiRoot?: string };
+
+/** A bot's credentials, opened: { token } or { channelSecret, channelAccessToken }. */
+export type OpenCredentials = { token?: string; channelSecret?: string; channelAccessToken?: string };
+
+/** A Bot API client for one bot's token. */
+export function telegramApi(roots: PlatformRoots, token: string) {
+  return new Api(token, { ...(roots.telegramApiRoot ? { apiRoot: roots.telegramApiRoot } : {}), timeoutSeconds: 15 });
+}
+
+/** What a platform answered when it refused, in its own words: `Telegram 401: Unauthorized`. */
+export function platformSaid(error: unknown): string {
+  return error instanceof GrammyError ? `Telegram ${error.error_code}: ${error.description}` : `failed: ${(error as Error).message}`;
+}
+
+/**
+ * Tells the platform to deliver to `url`: Telegram setWebhook with the bot's
+ * secret_token and the update kinds the pipeline handles; LINE's webhook endpoint.
+ * Returns what the platform said; throws what its client threw.
+ *
+ * @example await setPlatformWebhook(deps, { platform: "telegram", credentials, secret, url })
+ */
+export async function setPlatformWebhook(
+  roots: PlatformRoots,
+  bot: { platform: string; credentials: OpenCredentials; secret: string; url: string },
+): Promise<string> {
+  if (bot.platform === "telegram") {
+    await telegramApi(roots, bot.credentials.token!).setWebhook(bot.url, {
+      secret_token: bot.secret,
+      allowed_updates: TELEGRAM_ALLOWED_UPDATES as never,
+    });
+    return "Webhook was set";
+  }
+  const client = new messagingApi.MessagingApiClient({
+    channelAccessToken: bot.credentials.channelAccessToken!,
+    ...(roots.lineApiRoot ? { baseURL: roots.lineApiRoot } : {}),
+  });
+  await client.setWebhookEndpoint({ endpoint: bot.url });
+  return "Webhook endpoint was set";
+}
+
+/**
+ * Telegram deleteWebhook, keeping the pending updates (no drop_pending_updates):
+ * Telegram holds them, up to 24 hours, and delivers them once a webhook is set
+ * again. Throws what grammY threw.
+ */
+export async function deleteTelegramWebhook(roots: PlatformRoots, token: string): Promise<void> {
+  await telegramApi(roots, token).deleteWebhook();
+}
