@@ -131,12 +131,12 @@ function processTree(pid: number): number[] {
   }
 }
 
-/** User + system CPU (ms) from a /proc `stat` file (a process's or a thread's); 0 once it is gone. */
-function statMs(path: string): number {
+/** User + system CPU (ms) from a /proc `stat` file (a process's or a thread's), or its system (kernel) part alone; 0 once it is gone. */
+function statMs(path: string, only?: "system"): number {
   try {
     // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
     const fields = readFileSync(path, "utf8").split(")").at(-1)!.trim().split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10; // USER_HZ is 100 on Linux
+    return ((only === "system" ? 0 : Number(fields[11])) + Number(fields[12])) * 10; // USER_HZ is 100 on Linux
   } catch {
     return 0;
   }
@@ -146,8 +146,8 @@ function statMs(path: string): number {
  * CPU time (user + system) the server process tree from `pid` has used so far, in ms:
  * a figure that, unlike wall-clock latency, hardly moves with what else the machine runs.
  */
-function cpuMs(pid: number): number {
-  return processTree(pid).reduce((sum, p) => sum + statMs(`/proc/${p}/stat`), 0);
+function cpuMs(pid: number, only?: "system"): number {
+  return processTree(pid).reduce((sum, p) => sum + statMs(`/proc/${p}/stat`, only), 0);
 }
 
 /**
@@ -409,7 +409,8 @@ async function manyChats(
   const chats = chatsFrom(first, CHATS);
   const statementsBefore = await statementCounts(bases);
   const dbCpu = pgQuery ? databaseCpu(pgQuery) : undefined;
-  const cpuBefore = pids.map(cpuMs);
+  const cpuBefore = pids.map((p) => cpuMs(p));
+  const systemBefore = pids.map((p) => cpuMs(p, "system"));
   const mainBefore = pids.map(mainThreadMs);
   const benchBefore = benchMs();
   const machineBefore = machineMs();
@@ -439,6 +440,8 @@ async function manyChats(
   const rss = pids.map(peakRssMiB);
   // Everything the servers did for these chats (ingest, claims, turns, sends), per chat; the wait after the last answer is idle.
   const cpu = pids.map((p, i) => cpuMs(p) - cpuBefore[i]);
+  // The kernel's part: on PostgreSQL each round trip is a write to the backend's socket and a wake-up.
+  const system = pids.map((p, i) => cpuMs(p, "system") - systemBefore[i]);
   const cpuPerChat = round(cpu.reduce((a, b) => a + b, 0) / CHATS, 2);
   const database = await dbCpu?.();
   const statementsAfter = await statementCounts(bases);
@@ -469,7 +472,7 @@ async function manyChats(
     metric: "server CPU per chat",
     value: cpuPerChat,
     unit: "ms",
-    note: `user + system time of the server process tree(s) over the case, divided by ${CHATS} chats: ${cpu.join(", ")} ms`,
+    note: `user + system time of the server process tree(s) over the case, divided by ${CHATS} chats: ${cpu.join(", ")} ms, of which system (kernel) ${system.join(", ")} ms`,
   });
   const answered = chats.filter((c) => sends.has(c)).length || 1;
   const per = (v: number) => round(v / answered, 2);
