@@ -47,7 +47,7 @@ test("price a model, see a turn's cost on its conversation and the Usage page, a
   await page.getByRole("link", { name: "Usage", exact: true }).click();
   await expect(page.getByRole("heading", { name: "Usage" })).toBeVisible();
   await expect(page.getByTestId("usage-totals")).toContainText("turns");
-  await expect(page.getByTestId("usage-replays")).toContainText("over 1 replays");
+  await expect(page.getByTestId("usage-replays")).toContainText("over 1 replay ·");
   await expect(page.getByTestId("usage-chart").locator("canvas")).toBeVisible();
   await page.getByRole("button", { name: "Per conversation" }).click();
   const uma = page.getByTestId("usage-row").filter({ hasText: "Uma" });

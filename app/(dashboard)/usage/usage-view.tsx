@@ -105,8 +105,8 @@ export function UsageView() {
       {report && report.replays.replays > 0 && (
         <p data-testid="usage-replays">
           Replays (not in the figures above): <strong>{spentText(report.replays.costUsd, report.replays.unpricedReplays)}</strong> over{" "}
-          {report.replays.replays.toLocaleString("en")} replays · {tokens(report.replays.inputTokens)} input tokens ·{" "}
-          {tokens(report.replays.outputTokens)} output tokens
+          {report.replays.replays.toLocaleString("en")} {report.replays.replays === 1 ? "replay" : "replays"} ·{" "}
+          {tokens(report.replays.inputTokens)} input tokens · {tokens(report.replays.outputTokens)} output tokens
           {report.replays.unpricedReplays > 0 && (
             <span className="muted"> · {report.replays.unpricedReplays} replays of models without a price</span>
           )}
