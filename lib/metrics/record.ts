@@ -1,4 +1,5 @@
 import { APICallError, wrapLanguageModel, type LanguageModel } from "ai";
+import { streamedRefusal } from "../agent/call-limits";
 import type { ModelHandle } from "../agent/model";
 import { DeliveryError, type ChannelAdapter, type InboundEvent } from "../channels/types";
 import { metrics } from "./registry";
@@ -106,30 +107,38 @@ export function instrumentModel(handle: ModelHandle): ModelHandle {
       countTokens(labels, (result as { usage?: Usage }).usage);
       return result;
     } catch (error) {
-      const limited = APICallError.isInstance(error) && [429, 503, 529].includes(error.statusCode ?? 0) ? "rate_limited" : "error";
-      if (limited === "rate_limited") m.modelRateLimited.inc(labels);
-      m.modelCallDuration.observe({ ...labels, result: limited }, since(started));
+      const result = failureOf(error);
+      if (result === "rate_limited") m.modelRateLimited.inc(labels);
+      m.modelCallDuration.observe({ ...labels, result }, since(started));
       throw error;
     }
   };
-  /** A stream's usage arrives with its `finish` part, and the call lasts until its end: both are read as it passes. */
-  const observeStream = <R extends { stream: ReadableStream<{ type: string; usage?: Usage }> }>(result: R, started: number): R => {
+  /**
+   * A stream's usage arrives with its `finish` part, and the call lasts until its end: both are
+   * read as it passes. A provider may answer 200 and then refuse inside the stream (an `error`
+   * part): that call failed, and a rate limit counts as one.
+   */
+  const observeStream = <R extends { stream: ReadableStream<{ type: string; usage?: Usage; error?: unknown }> }>(
+    result: R,
+    started: number,
+  ): R => {
     let timed = false;
-    const done = () => {
+    const done = (outcome: "ok" | "error" | "rate_limited") => {
       if (timed) return;
       timed = true;
-      metrics()?.modelCallDuration.observe({ ...labels, result: "ok" }, since(started));
+      if (outcome === "rate_limited") metrics()?.modelRateLimited.inc(labels);
+      metrics()?.modelCallDuration.observe({ ...labels, result: outcome }, since(started));
     };
     const stream = result.stream.pipeThrough(
-      new TransformStream<{ type: string; usage?: Usage }, { type: string; usage?: Usage }>({
+      new TransformStream<{ type: string; usage?: Usage; error?: unknown }, { type: string; usage?: Usage; error?: unknown }>({
         transform(part, controller) {
           if (part.type === "finish") {
             countTokens(labels, part.usage);
-            done();
-          }
+            done("ok");
+          } else if (part.type === "error") done(failureOf(part.error));
           controller.enqueue(part);
         },
-        flush: done,
+        flush: () => done("ok"),
       }),
     );
     return { ...result, stream };
@@ -143,6 +152,12 @@ export function instrumentModel(handle: ModelHandle): ModelHandle {
     },
   });
   return { ...handle, model };
+}
+
+/** A failed call's label: the provider asked us to slow down (over HTTP, or inside its stream), or another failure. */
+function failureOf(error: unknown): "rate_limited" | "error" {
+  if (APICallError.isInstance(error)) return [429, 503, 529].includes(error.statusCode ?? 0) ? "rate_limited" : "error";
+  return streamedRefusal(error) ? "rate_limited" : "error";
 }
 
 function countTokens(labels: { provider: string; model: string }, usage: Usage | undefined) {

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_RATE_LIMIT_PAUSE_MS } from "@/lib/agent/call-limits";
+import { metrics } from "@/lib/metrics/registry";
 import type { Caller } from "@/lib/auth/operators";
 import { sendEnvelope } from "@/lib/pipeline/envelopes";
 import { updateSettings } from "@/lib/settings/store";
@@ -171,6 +172,17 @@ describe.each(databases)("the worker's queue on $name", ({ open }) => {
   it("a rate limit reported inside the stream (HTTP 200, then an error chunk) is put back as a 429 is: provider paused, no attempt counted", async () => {
     const limited = { message: "Rate limit reached for requests", type: "requests", code: "rate_limit_exceeded" };
     llm.setScript(() => (modelCalls(llm).length === 1 ? { streamError: limited } : { reply: "after the pause" }));
+    // The model-call metrics count it as a rate-limited call, not an ok one.
+    const labels = { provider: "openai-compatible", model: "fake-model" };
+    type Values = { values: { value: number; labels: Record<string, unknown>; metricName?: string }[] };
+    const sum = (metric: Values, extra: Record<string, string> = {}, name?: string) =>
+      metric.values
+        .filter((v) => (!name || v.metricName === name) && Object.entries({ ...labels, ...extra }).every(([k, x]) => v.labels[k] === x))
+        .reduce((n, v) => n + v.value, 0);
+    const rateLimited = async () => sum((await metrics()!.modelRateLimited.get()) as Values);
+    const calls = async (result: string) =>
+      sum((await metrics()!.modelCallDuration.get()) as Values, { result }, "switchboard_model_call_duration_seconds_count");
+    const before = { limited: await rateLimited(), limitedCalls: await calls("rate_limited"), ok: await calls("ok") };
     await t.post(update({ messageId: 410, text: "hello", ...chatOf(69) }));
     const envelope = () => t.db.prisma.envelope.findFirstOrThrow({ where: { to: "agent:main", from: "channel:telegram:69" } });
     await until(
@@ -181,6 +193,9 @@ describe.each(databases)("the worker's queue on $name", ({ open }) => {
     expect(modelCalls(llm)[0].stream).toBe(true);
     expect(t.app.gate?.pausedUntil()).not.toBeNull();
     expect(t.app.gate?.limitState().lastBackoff).toMatchObject({ reason: "rate_limited" });
+    expect(await rateLimited()).toBe(before.limited + 1);
+    expect(await calls("rate_limited")).toBe(before.limitedCalls + 1);
+    expect(await calls("ok")).toBe(before.ok);
 
     // Taken again once the default pause (no Retry-After inside a stream) is over.
     await t.app.worker.idle(DEFAULT_RATE_LIMIT_PAUSE_MS + 1_000);
