@@ -47,6 +47,9 @@ export function rateLimitDelayMs(error: unknown, now = Date.now()): number | nul
   return Math.min(ms, MAX_PAUSE_MS);
 }
 
+const RATE_LIMIT_CODES = /^(429|rate_limit_exceeded|rate_limit_error|rate_limited|too_many_requests)$/i;
+const OVERLOAD_CODES = /^(503|529|overloaded_error|overloaded|server_overloaded)$/i;
+
 /**
  * A refusal the provider reported inside its stream (HTTP 200, then an error event):
  * the stream's error part carries the provider's own error object, not an APICallError
@@ -59,9 +62,10 @@ export function streamedRefusal(error: unknown): { kind: "rate_limited" | "overl
   if (typeof error !== "object" || error === null || error instanceof Error) return null;
   const { code, type } = error as { code?: unknown; type?: unknown };
   const words = [code, type].filter((w) => typeof w === "string" || typeof w === "number").map(String);
-  const limited = words.find((w) => w === "429" || /rate[_-]?limit/i.test(w));
+  // Whole known codes only: `max_generate_limit_exceeded` or `moderate_limit` say nothing about load.
+  const limited = words.find((w) => RATE_LIMIT_CODES.test(w));
   if (limited) return { kind: "rate_limited", name: limited };
-  const overloaded = words.find((w) => w === "503" || w === "529" || /overload/i.test(w));
+  const overloaded = words.find((w) => OVERLOAD_CODES.test(w));
   return overloaded ? { kind: "overloaded", name: overloaded } : null;
 }
 

@@ -42,6 +42,8 @@ export const botListQuery = z.object({
 });
 export const botListResponse = z.strictObject({ bots: z.array(botViewSchema) });
 export const botResponse = z.strictObject({ bot: botViewSchema });
+/** A change: the bot as stored, and what the platform did not take (a disable whose deleteWebhook failed). */
+export const botChangeResponse = z.strictObject({ bot: botViewSchema, warning: z.string().optional() });
 export const botWebhookResponse = z.strictObject({
   bot: botViewSchema,
   /** What the platform answered. */
@@ -89,10 +91,10 @@ export const operations = defineOperations([
     method: "patch",
     path: "/bots/{id}",
     summary:
-      "Change a bot's name, status (active, disabled) or agent: instructions, model { provider, model, baseUrl?, apiKey? }, settings overrides; null = inherit. Disabling a Telegram bot deletes its webhook, Telegram keeping its updates; enabling sets it again",
+      "Change a bot's name, status (active, disabled) or agent: instructions, model { provider, model, baseUrl?, apiKey? }, settings overrides; null = inherit. Disabling a Telegram bot deletes its webhook, Telegram keeping its updates (the bot is disabled even when that fails: `warning` says so); enabling sets it again",
     body: botPatchBody,
-    response: { status: 200, schema: botResponse },
-    errors: { 403: "Not an admin", 502: "Telegram's deleteWebhook or setWebhook failed (its answer in the message); nothing changed" },
+    response: { status: 200, schema: botChangeResponse },
+    errors: { 403: "Not an admin", 502: "Enabling: Telegram's setWebhook failed (its answer in the message); nothing changed" },
   },
   {
     method: "delete",

@@ -86,6 +86,10 @@ function resourceOf(pathname: string): string | null {
 export async function refuseOutOfScope(db: Database, scope: BotScope | undefined, pathname: string, id: unknown) {
   if (!scope) return;
   const name = resourceOf(pathname);
+  // A dataset holds turns of any conversation, and its runs' reports show their answers:
+  // no per-bot view of one exists, so an agent limited to some bots has none of them.
+  if (name === "datasets")
+    throw new AppError("forbidden", "datasets may hold turns of any bot: an agent limited to some bots cannot use them");
   const resource = name !== null && Object.hasOwn(resources, name) ? resources[name] : undefined;
   if (!resource || id === undefined) return;
   const parsed = recordIdParam.safeParse(id);

@@ -182,31 +182,47 @@ async function refuseAddedTwice(db: Database, platform: "telegram" | "line", pla
 }
 
 /**
- * Tells the platform about a status change before it is stored, so a Telegram bot
- * loses nothing while disabled: disabling deletes its webhook keeping the pending
- * updates (Telegram holds them up to 24 hours), enabling sets the stored webhook
- * again (its URL and secret) and Telegram delivers what it held. A failure is a 502
- * and the caller stores nothing.
+ * Tells Telegram about a status change, so a bot loses nothing while disabled:
+ * disabling deletes its webhook keeping the pending updates (Telegram holds them up
+ * to 24 hours), enabling sets the stored webhook again (its URL and secret) and
+ * Telegram delivers what it held.
+ * - Enabling asks Telegram first: a failure is a 502 and the bot stays disabled.
+ * - Disabling is the operator's way to stop a bot, so it never waits on Telegram (a
+ *   revoked token, an outage): the bot is disabled either way, and a failed
+ *   deleteWebhook comes back as a warning (Telegram then keeps delivering to a
+ *   webhook that answers 404, and gives those updates up after its retries).
  *
  * LINE holds nothing for a bot to collect later, so nothing is asked of it: events
  * sent to a disabled LINE bot are answered 404 and are lost.
  */
-async function setStatusAtPlatform(deps: BotManagerDeps, row: BotRow, status: "active" | "disabled") {
-  if (row.platform !== "telegram" || row.status === status) return;
+async function setStatusAtPlatform(deps: BotManagerDeps, row: BotRow, status: "active" | "disabled"): Promise<string | null> {
+  if (row.platform !== "telegram" || row.status === status) return null;
   const box = needBox(deps.box);
   const credentials = credentialsOf(box, row);
+  if (status === "disabled") {
+    try {
+      await deleteTelegramWebhook(deps, credentials.token!);
+      return null;
+    } catch (error) {
+      const said = platformSaid(error);
+      log.warn("bots.delete_webhook_failed", { botId: row.id, platform: said });
+      return `the bot is disabled, but Telegram's deleteWebhook failed (${said}): Telegram keeps delivering its updates to a webhook that answers 404 and gives them up after its retries; disable it again to retry`;
+    }
+  }
+  if (!row.webhookUrl) return null;
   try {
-    if (status === "disabled") await deleteTelegramWebhook(deps, credentials.token!);
-    else if (row.webhookUrl)
-      await setPlatformWebhook(deps, { platform: row.platform, credentials, secret: box.open(row.webhookSecret!), url: row.webhookUrl });
+    await setPlatformWebhook(deps, { platform: row.platform, credentials, secret: box.open(row.webhookSecret!), url: row.webhookUrl });
+    return null;
   } catch (error) {
     const said = platformSaid(error);
-    const call = status === "disabled" ? "deleteWebhook" : "setWebhook";
-    throw new AppError("bad_gateway", `Telegram's ${call} failed, the bot stays ${row.status}: ${said}`, { platform: said });
+    throw new AppError("bad_gateway", `Telegram's setWebhook failed, the bot stays ${row.status}: ${said}`, { platform: said });
   }
 }
 
-/** Changes a bot's name, status or agent (instructions, model, overrides); null puts back the inherited value. */
+/**
+ * Changes a bot's name, status or agent (instructions, model, overrides); null puts back
+ * the inherited value. `warning`: the change is stored, but the platform did not take part of it.
+ */
 export async function changeBot(deps: BotManagerDeps, id: number, body: BotPatchBody) {
   const row = await existing(deps.db, id);
   if (body.status && row.source === "env")
@@ -232,12 +248,12 @@ export async function changeBot(deps: BotManagerDeps, id: number, body: BotPatch
     }
   }
   // Last, once the rest of the change is known to be valid: the platform call cannot be taken back.
-  if (body.status !== undefined) await setStatusAtPlatform(deps, row, body.status);
+  const warning = body.status !== undefined ? await setStatusAtPlatform(deps, row, body.status) : null;
   const updated = await updateBot(deps.db, id, change);
   forgetBots(deps.db);
   await deps.runtime.sync();
   publish(deps.db, { type: "settings" });
-  return getBotView(deps.db, updated.id);
+  return { bot: await getBotView(deps.db, updated.id), ...(warning ? { warning } : {}) };
 }
 
 function credentialsOf(box: SecretBox, row: BotRow) {

@@ -129,15 +129,41 @@ export function createRun(db: Database, input: { datasetId: number; mode: string
 }
 
 /**
- * Replays `operator` asked for since `since`: single replays one each, and a dataset
- * run all its turns from the moment it starts (the daily quota, lib/replay/quota.ts).
+ * Reserves `wanted` replays of `operator` on `day` when that keeps the day's total
+ * within `limit`, in one statement (two requests at once cannot both take the last
+ * one). Returns the day's total after it, or null when it would not fit.
  */
-export async function replaysAskedSince(db: Database, operator: string, since: Date): Promise<number> {
-  const [single, runs] = await Promise.all([
-    db.prisma.replay.count({ where: { createdBy: operator, runId: null, createdAt: { gte: since } } }),
-    db.prisma.datasetRun.aggregate({ where: { createdBy: operator, createdAt: { gte: since } }, _sum: { total: true } }),
-  ]);
-  return single + (runs._sum.total ?? 0);
+export async function reserveReplays(db: Database, operator: string, day: string, wanted: number, limit: number): Promise<number | null> {
+  const [row] = await db.write<{ used: number }>(
+    `INSERT INTO "ReplayAllowance" ("operator", "day", "used") SELECT ?, ?, CAST(? AS INTEGER) WHERE CAST(? AS INTEGER) <= CAST(? AS INTEGER)
+     ON CONFLICT ("operator", "day") DO UPDATE SET "used" = "ReplayAllowance"."used" + excluded."used"
+       WHERE "ReplayAllowance"."used" + excluded."used" <= CAST(? AS INTEGER)
+     RETURNING "used"`,
+    operator,
+    day,
+    wanted,
+    wanted,
+    limit,
+    limit,
+  );
+  return row ? Number(row.used) : null;
+}
+
+/** Gives back replays reserved for a request refused before any model call (an unknown turn, a model that is gone). */
+export async function releaseReplays(db: Database, operator: string, day: string, count: number) {
+  await db.write(
+    `UPDATE "ReplayAllowance" SET "used" = CASE WHEN "used" > CAST(? AS INTEGER) THEN "used" - CAST(? AS INTEGER) ELSE 0 END WHERE "operator" = ? AND "day" = ?`,
+    count,
+    count,
+    operator,
+    day,
+  );
+}
+
+/** Replays `operator` reserved on `day`. */
+export async function replaysReserved(db: Database, operator: string, day: string): Promise<number> {
+  const [row] = await db.read<{ used: number }>(`SELECT "used" FROM "ReplayAllowance" WHERE "operator" = ? AND "day" = ?`, operator, day);
+  return Number(row?.used ?? 0);
 }
 
 export function finishRun(db: Database, id: number, status: "done" | "failed", error: string | null = null) {

@@ -13,7 +13,7 @@ export type UsageSums = {
 };
 
 /**
- * Sums of the replays (single and dataset runs) that ended in range: what trying
+ * Sums of the replays (single and dataset runs) started in range, once they ended: what trying
  * settings on past turns cost. Kept apart from the live turns' sums, which say
  * what answering users cost.
  */
@@ -36,11 +36,14 @@ const SUMS = `COUNT(*) AS "turns", SUM(COALESCE("inputTokens", 0)) AS "inputToke
   SUM(COALESCE("cachedInputTokens", 0)) AS "cachedInputTokens", SUM("costUsd") AS "costUsd",
   SUM(CASE WHEN "costUsd" IS NULL THEN 1 ELSE 0 END) AS "unpricedTurns"`;
 
-/** A replay counts once it ended (a running one has no usage yet); it has no cached-input column. */
+/**
+ * A replay counts once it ended (a running one has no usage yet) and if it had a model to
+ * call (a run's turn whose model is gone never called one); it has no cached-input column.
+ */
 const REPLAY_SUMS = `COUNT(*) AS "replays", SUM(COALESCE("inputTokens", 0)) AS "inputTokens", SUM(COALESCE("outputTokens", 0)) AS "outputTokens",
   SUM("costUsd") AS "costUsd",
   SUM(CASE WHEN "costUsd" IS NULL AND ("inputTokens" IS NOT NULL OR "outputTokens" IS NOT NULL) THEN 1 ELSE 0 END) AS "unpricedReplays"`;
-const REPLAY_ENDED = `r."status" <> 'running'`;
+const REPLAY_ENDED = `r."status" <> 'running' AND r."model" IS NOT NULL`;
 
 /** The UTC day of a timestamp: SQLite stores Prisma's ISO text, PostgreSQL a UTC timestamp. */
 const dayOf = (db: Database, alias = "t") =>

@@ -15,6 +15,7 @@ import {
 } from "../db/replays";
 import { findTurnForMessage } from "../db/turns";
 import { resolveReplayModel } from "./models";
+import { reserveReplayQuota, type ReplayAsker } from "./quota";
 import { prepareReplay, runReplay, type PreparedReplay, type ReplayDeps } from "./run-replay";
 import { storedVariant, type ReplayRequest } from "./variant";
 import { answerChanged, originalAnswer } from "./view";
@@ -55,23 +56,18 @@ export async function newDataset(
  * Starts a run: every turn of the dataset replayed under one variant, at most
  * DATASET_CONCURRENCY at a time, in the background. Checks first what would fail
  * every turn (the variant's model), so a bad run is a 4xx, not a page of failures.
- * `admit` may refuse the run for its size (an agent's daily replays).
+ * An agent's run is reserved against their daily replays, all its turns at once.
  * `finished` resolves when the run ends (tests wait on it).
  */
-export async function startRun(
-  deps: ReplayDeps,
-  datasetId: number,
-  request: ReplayRequest,
-  createdBy: string,
-  admit: (turns: number) => Promise<void> = async () => {},
-) {
+export async function startRun(deps: ReplayDeps, datasetId: number, request: ReplayRequest, asker: ReplayAsker) {
   const dataset = await findDataset(deps.db, datasetId);
   if (!dataset) throw notFound("dataset");
   const turnIds = dataset.turnIds as number[];
-  // The caller's quota, for every turn of the run (lib/replay/quota.ts).
-  await admit(turnIds.length);
   // Without a model in the variant, each turn's own model must still be there: checked per turn.
   if (request.variant.model) resolveReplayModel(deps.models, request.variant.model, "");
+  // An agent's quota, for every turn of the run at once (lib/replay/quota.ts).
+  await reserveReplayQuota(deps.db, asker, turnIds.length);
+  const createdBy = asker.name;
   const run = await createRun(deps.db, {
     datasetId,
     mode: request.mode,

@@ -1,32 +1,49 @@
 import type { Caller } from "../auth/operators";
 import type { Database } from "../db/database";
-import { replaysAskedSince } from "../db/replays";
+import { releaseReplays, replaysReserved, reserveReplays } from "../db/replays";
 import { AppError } from "../errors";
 import { getSettings } from "../settings/store";
 
-const DAY = 86_400_000;
+/** Who asks for a replay: their name (recorded on it) and whether the daily quota applies to them. */
+export type ReplayAsker = { name: string; quota: boolean };
+
+/** Admins (who own the keys and the setting) and the API token are not limited; agents are. */
+export function replayAsker(caller: Pick<Caller, "operator" | "role" | "via">): ReplayAsker {
+  return { name: caller.operator.name, quota: caller.role !== "admin" && caller.via !== "token" };
+}
+
+const DAY_MS = 86_400_000;
 
 /**
- * An agent's replays per UTC day (setting `replaysPerAgentPerDay`): each one is a
- * model call on the deployment's key, so an agent's experiments are bounded;
- * admins (who own the keys and the setting) and the API token are not. `wanted`
- * is 1 for a replay and the dataset's size for a run, counted in full when it
- * starts. A soft bound: two requests at the very edge may both pass.
+ * An agent's replays per UTC day (setting `replaysPerAgentPerDay`): each is a model
+ * call on the deployment's key. `wanted` is 1 for a replay and the dataset's size for
+ * a run. Reserved in one statement before anything runs, so requests at once cannot
+ * share the last one, and never given back when replays are deleted; `release` gives
+ * them back when the request is refused before any model call. Refused: 429, with
+ * Retry-After until 00:00 UTC when the request could fit tomorrow.
  */
-export async function checkReplayQuota(db: Database, caller: Pick<Caller, "operator" | "role" | "via">, wanted: number, now = new Date()) {
-  if (caller.role === "admin" || caller.via === "token") return;
+export async function reserveReplayQuota(db: Database, asker: ReplayAsker, wanted: number, now = new Date()) {
+  const release = async () => {};
+  if (!asker.quota) return release;
   const { replaysPerAgentPerDay: limit } = await getSettings(db);
-  const dayStart = new Date(Math.floor(now.getTime() / DAY) * DAY);
-  const used = await replaysAskedSince(db, caller.operator.name, dayStart);
-  if (used + wanted <= limit) return;
-  const left = Math.max(0, limit - used);
-  const name = caller.operator.name;
+  const day = now.toISOString().slice(0, 10);
+  if ((await reserveReplays(db, asker.name, day, wanted, limit)) !== null) return () => releaseReplays(db, asker.name, day, wanted);
+  const used = await replaysReserved(db, asker.name, day);
+  const setting = `setting "Replays per agent per day" (${limit})`;
+  const fitsTomorrow = wanted <= limit;
+  const message =
+    limit === 0
+      ? `agents may not run replays (${setting}); an admin can`
+      : !fitsTomorrow
+        ? `this run replays ${wanted} turns, more than an agent may in a day (${setting}); an admin can run it`
+        : wanted > 1
+          ? `this run replays ${wanted} turns and ${asker.name} has ${Math.max(0, limit - used)} of today's replays left (${setting}; it resets at 00:00 UTC)`
+          : `${asker.name} has used today's replays (${setting}; it resets at 00:00 UTC)`;
+  const nextDay = (Math.floor(now.getTime() / DAY_MS) + 1) * DAY_MS;
   throw new AppError(
     "rate_limited",
-    wanted > 1
-      ? `this run replays ${wanted} turns and ${name} has ${left} of today's ${limit} replays left (setting "Replays per agent per day"; it resets at 00:00 UTC, and an admin is not limited)`
-      : `${name} has used today's ${limit} replays (setting "Replays per agent per day"; it resets at 00:00 UTC, and an admin is not limited)`,
+    message,
     { limit, used, wanted },
-    { retryAfterSeconds: Math.ceil((dayStart.getTime() + DAY - now.getTime()) / 1000) },
+    limit > 0 && fitsTomorrow ? { retryAfterSeconds: Math.ceil((nextDay - now.getTime()) / 1000) } : undefined,
   );
 }

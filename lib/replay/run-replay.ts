@@ -7,6 +7,7 @@ import type { Database } from "../db/database";
 import { loadContextFacts } from "../db/context-input";
 import { findMessage } from "../db/messages";
 import { createReplay, finishReplay, type ReplayOutput } from "../db/replays";
+import { reserveReplayQuota, type ReplayAsker } from "./quota";
 import { AppError, notFound } from "../errors";
 import { log } from "../log";
 import { settingsForChannel } from "../bots/bot-config";
@@ -186,9 +187,20 @@ export async function runReplay(deps: ReplayDeps, prepared: PreparedReplay): Pro
   });
 }
 
-/** One replay, start to end (POST /turns/{id}/replays): its id once it ran. */
-export async function replayTurn(deps: ReplayDeps, turnId: number, request: ReplayRequest, createdBy: string): Promise<number> {
-  const prepared = await prepareReplay(deps, turnId, request, createdBy);
+/**
+ * One replay, start to end (POST /turns/{id}/replays): its id once it ran. An agent's
+ * replay is reserved against the daily quota first, and given back when it is refused
+ * before the model is called.
+ */
+export async function replayTurn(deps: ReplayDeps, turnId: number, request: ReplayRequest, asker: ReplayAsker): Promise<number> {
+  const release = await reserveReplayQuota(deps.db, asker, 1);
+  let prepared: PreparedReplay;
+  try {
+    prepared = await prepareReplay(deps, turnId, request, asker.name);
+  } catch (error) {
+    await release();
+    throw error;
+  }
   await runReplay(deps, prepared);
   return prepared.id;
 }

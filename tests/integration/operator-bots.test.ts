@@ -7,6 +7,7 @@ import { GET as timelineRoute, POST as messageRoute } from "@/app/api/v1/convers
 import { GET as notesRoute, POST as noteRoute } from "@/app/api/v1/conversations/[id]/notes/route";
 import { GET as conversationRoute, PATCH as conversationPatchRoute } from "@/app/api/v1/conversations/[id]/route";
 import { GET as listRoute } from "@/app/api/v1/conversations/route";
+import { GET as datasetsRoute, POST as newDatasetRoute } from "@/app/api/v1/datasets/route";
 import { POST as forkRoute } from "@/app/api/v1/forks/route";
 import { GET as handoffsRoute } from "@/app/api/v1/handoffs/route";
 import { POST as replyRoute } from "@/app/api/v1/messages/[id]/reply/route";
@@ -195,8 +196,20 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     const handoffs = await call(handoffsRoute, "/api/v1/handoffs", { session: bob });
     expect(handoffs.body.handoffs).toEqual([]);
 
+    // Datasets hold turns of any bot: a limited agent has none of them (listing or making one).
+    const datasets = await call(datasetsRoute, "/api/v1/datasets", { session: bob });
+    expect(datasets.status).toBe(403);
+    const made = await call(newDatasetRoute, "/api/v1/datasets", {
+      method: "POST",
+      session: bob,
+      body: { name: "x", conversationId: s.b.id },
+    });
+    expect(made.status).toBe(403);
+    expect(await db.dataset.count()).toBe(0);
+
     // Every bot again: null.
     expect((await limit(TOKEN, s.agent.id, null)).status).toBe(200);
+    expect((await call(datasetsRoute, "/api/v1/datasets", { session: bob })).status).toBe(200);
     expect((await listIds(bob)).ids).toEqual([s.a.id, s.b.id].sort());
     const all = await call(searchRoute, "/api/v1/search?q=quetzalfig", { session: bob });
     expect((all.body.results as { conversationId: number }[]).map((r) => r.conversationId).sort()).toEqual([s.a.id, s.b.id].sort());

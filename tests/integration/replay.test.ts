@@ -5,11 +5,9 @@ import { update } from "../fixtures/telegram";
 import { databases } from "../helpers/db";
 import { startFakeLlm, type ChatRequest, type FakeLlm } from "../helpers/fake-llm";
 import { failInterruptedReplays } from "@/lib/db/replays";
-import { openSession, type Caller } from "@/lib/auth/operators";
+import { openSession } from "@/lib/auth/operators";
 import { AppError } from "@/lib/errors";
-import { startRun } from "@/lib/replay/datasets";
-import { checkReplayQuota } from "@/lib/replay/quota";
-import { replayTurn as libReplayTurn } from "@/lib/replay/run-replay";
+import { replayAsker, reserveReplayQuota } from "@/lib/replay/quota";
 import { updateSettings } from "@/lib/settings/store";
 import { useHarness, useScriptedApp } from "../helpers/harness";
 import { installRouteApp, uninstallRouteApp } from "../helpers/route-app";
@@ -317,61 +315,72 @@ describe.each(databases)("replay on $name", ({ open }) => {
     expect(await failInterruptedReplays(h.t.db, 5 * 60_000)).toEqual({ replays: 0, runs: 0 });
   });
 
-  it("an agent's replays are bounded per UTC day (a dataset run counts all its turns); other agents, admins and the API token are not", async () => {
+  it("an agent's replays are bounded per UTC day, reserved at once (parallel requests, deleted replays and runs cannot get past it); admins and the API token are not", async () => {
     await updateSettings(h.t.db, { replaysPerAgentPerDay: 2 }, "test");
     const turns = await chat(["first question", "second question", "third question"]);
-    const amy = { operator: { name: "amy" } as Caller["operator"], role: "agent" as const, via: "session" as const };
     const request = { mode: "frozen" as const, variant: {} };
-    for (let i = 0; i < 2; i++) {
-      await checkReplayQuota(h.t.db, amy, 1);
-      await libReplayTurn(h.t.app.replay, turns[i]!.id, request, "amy");
-    }
-    const refused = await checkReplayQuota(h.t.db, amy, 1).catch((error: unknown) => error);
-    expect(refused).toBeInstanceOf(AppError);
-    expect(refused).toMatchObject({ code: "rate_limited", status: 429, details: { limit: 2, used: 2, wanted: 1 } });
-    expect((refused as AppError).retryAfterSeconds).toBeGreaterThan(0);
-    expect((refused as AppError).retryAfterSeconds).toBeLessThanOrEqual(86_400);
-    // Through the route, as Amy signed in: 429 with Retry-After, and no replay made.
-    const amyRow = await h.t.db.prisma.operator.create({ data: { name: "amy", passwordHash: "scrypt$x$y", role: "agent" } });
-    const session = await openSession(h.t.db, amyRow, new Date(), null);
-    const route = (await import(resolve("app/api/v1/turns/[id]/replays/route.ts"))) as Record<string, Handler>;
-    const asAmy = await route.POST!(
-      new Request("http://localhost/api/v1/x", {
-        method: "POST",
-        headers: { cookie: `sb_session=${session.token}`, "x-csrf-token": session.csrfToken, "content-type": "application/json" },
-        body: JSON.stringify(request),
-      }),
-      { params: Promise.resolve({ id: String(turns[2]!.id) }) },
-    );
-    expect(asAmy.status).toBe(429);
-    expect(Number(asAmy.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(((await asAmy.json()) as { error: { message: string } }).error.message).toContain("Replays per agent per day");
-    expect(await h.t.db.prisma.replay.count()).toBe(2);
+    const route = (file: string) => import(resolve(`app/api/v1/${file}/route.ts`)) as Promise<Record<string, Handler>>;
+    const signedIn = async (name: string) => {
+      const row = await h.t.db.prisma.operator.create({ data: { name, passwordHash: "scrypt$x$y", role: "agent" } });
+      const session = await openSession(h.t.db, row, new Date(), null);
+      return (method: string, body?: unknown) =>
+        new Request("http://localhost/api/v1/x", {
+          method,
+          headers: { cookie: `sb_session=${session.token}`, "x-csrf-token": session.csrfToken, "content-type": "application/json" },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+    };
+    const asAmy = await signedIn("amy");
+    const replays = await route("turns/[id]/replays");
+    const replay = (turnId: number) => replays.POST!(asAmy("POST", request), { params: Promise.resolve({ id: String(turnId) }) });
+
+    // Eight at once against a quota of two: two run, six are refused, none in between.
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => replay(turns[i % 3]!.id)));
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 201, 429, 429, 429, 429, 429, 429]);
+    const refused = answers.find((r) => r.status === 429)!;
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(86_400);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain("Replays per agent per day");
+    const amys = await h.t.db.prisma.replay.findMany({ where: { createdBy: "amy" } });
+    expect(amys).toHaveLength(2);
+    // Deleting them gives nothing back.
+    const one = await route("replays/[id]");
+    for (const r of amys) expect((await one.DELETE!(asAmy("DELETE"), { params: Promise.resolve({ id: String(r.id) }) })).status).toBe(200);
+    expect((await replay(turns[0]!.id)).status).toBe(429);
+    // Tomorrow (UTC) the count starts again.
+    await reserveReplayQuota(h.t.db, { name: "amy", quota: true }, 1, new Date(Date.now() + 86_400_000));
     // The API token is not limited, and its replay is recorded as the API's.
     expect((await replayTurn(turns[2]!.id, request)).status).toBe(201);
     expect(await h.t.db.prisma.replay.count({ where: { createdBy: "api" } })).toBe(1);
-    // Tomorrow (UTC) the count starts again; the replays are recorded as Amy's.
-    await checkReplayQuota(h.t.db, amy, 1, new Date(Date.now() + 86_400_000));
-    expect(await h.t.db.prisma.replay.count({ where: { createdBy: "amy" } })).toBe(2);
-    // Another agent has a quota of their own; an admin and the API token have none.
-    await checkReplayQuota(h.t.db, { ...amy, operator: { name: "bea" } as Caller["operator"] }, 2);
-    await checkReplayQuota(h.t.db, { ...amy, role: "admin" }, 1_000);
-    await checkReplayQuota(h.t.db, { ...amy, via: "token" }, 1_000);
 
-    // A run of three turns does not fit in Bea's two: refused before anything starts.
+    // A request refused before the model is called (an unknown turn) costs nothing.
+    const asBea = await signedIn("bea");
+    expect((await replays.POST!(asBea("POST", request), { params: Promise.resolve({ id: "2147483647" }) })).status).toBe(404);
+    // A run counts all its turns when it starts: three do not fit in Bea's two, ever (no Retry-After).
     const dataset = await call("datasets", "POST", {}, { name: "three", turnIds: turns.map((t) => t.id) });
-    const bea = { ...amy, operator: { name: "bea" } as Caller["operator"] };
-    const runs = await h.t.db.prisma.datasetRun.count();
-    await expect(
-      startRun(h.t.app.replay, dataset.body.dataset.id, request, "bea", (n) => checkReplayQuota(h.t.db, bea, n)),
-    ).rejects.toMatchObject({ code: "rate_limited", details: { limit: 2, used: 0, wanted: 3 } });
-    expect(await h.t.db.prisma.datasetRun.count()).toBe(runs);
-    // With room for it, the run starts and counts all three turns at once.
+    const runs = await route("datasets/[id]/runs");
+    const run = () => runs.POST!(asBea("POST", request), { params: Promise.resolve({ id: String(dataset.body.dataset.id) }) });
+    const tooBig = await run();
+    expect(tooBig.status).toBe(429);
+    expect(tooBig.headers.get("retry-after")).toBeNull();
+    expect(((await tooBig.json()) as { error: { message: string } }).error.message).toContain("more than an agent may in a day");
+    expect(await h.t.db.prisma.datasetRun.count()).toBe(0);
+    // With room for it, the run starts and takes three at once: one more replay fits, a second does not.
     await updateSettings(h.t.db, { replaysPerAgentPerDay: 4 }, "test");
-    const { finished } = await startRun(h.t.app.replay, dataset.body.dataset.id, request, "bea", (n) => checkReplayQuota(h.t.db, bea, n));
-    await expect(checkReplayQuota(h.t.db, bea, 2)).rejects.toMatchObject({ details: { used: 3 } });
-    await finished;
+    expect((await run()).status).toBe(201);
+    for (let i = 0; i < 200 && (await h.t.db.prisma.datasetRun.findFirstOrThrow()).status === "running"; i++)
+      await new Promise((ok) => setTimeout(ok, 25));
     expect(await h.t.db.prisma.replay.count({ where: { createdBy: "bea" } })).toBe(3);
+    expect((await replays.POST!(asBea("POST", request), { params: Promise.resolve({ id: String(turns[0]!.id) }) })).status).toBe(201);
+    const over = await replays.POST!(asBea("POST", request), { params: Promise.resolve({ id: String(turns[0]!.id) }) });
+    expect(over.status).toBe(429);
+    // With the setting at 0, agents may not replay at all; an admin still may.
+    await updateSettings(h.t.db, { replaysPerAgentPerDay: 0 }, "test");
+    const none = await reserveReplayQuota(h.t.db, { name: "cid", quota: true }, 1).catch((error: unknown) => error);
+    expect(none).toBeInstanceOf(AppError);
+    expect((none as AppError).message).toContain("agents may not run replays");
+    expect((none as AppError).retryAfterSeconds).toBeUndefined();
+    await reserveReplayQuota(h.t.db, replayAsker({ operator: { id: 1, name: "root" }, role: "admin", via: "session" }), 1_000);
   });
 });
 

@@ -102,6 +102,10 @@ describe("a refusal reported inside the stream (HTTP 200, then an error event)",
       await errorPartOf(anthropic({ type: "api_error", message: "Internal server error" })),
       await errorPartOf(openai({ message: "The server had an error", type: "server_error", param: null, code: null })),
       await errorPartOf(openai({ message: "You exceeded your current quota", type: "insufficient_quota", code: "insufficient_quota" })),
+      // Codes that only contain the words: a length limit, a moderation limit.
+      await errorPartOf(compatible({ message: "Too long", code: "max_generate_limit_exceeded" })),
+      await errorPartOf(compatible({ message: "Refused", type: "moderate_limit" })),
+      await errorPartOf(compatible({ message: "Not overloaded", type: "overload_protection_disabled" })),
     ];
     // Not an APICallError with a status: the provider's own object.
     for (const error of [...rateLimits, ...overloads, ...others]) expect(APICallError.isInstance(error)).toBe(false);

@@ -186,6 +186,11 @@ function BotPanel({ bot }: { bot: Bot }) {
               {change.error.message}
             </span>
           )}
+          {typeof change.data === "object" && change.data !== null && "warning" in change.data && (
+            <span className="error" role="alert" data-testid="bot-warning">
+              {String(change.data.warning)}
+            </span>
+          )}
         </div>
       )}
     </section>

@@ -1,4 +1,4 @@
-import { botPatchBody, botRemoveQuery, botRemoveResponse, botResponse } from "@/lib/api/bots";
+import { botChangeResponse, botPatchBody, botRemoveQuery, botRemoveResponse, botResponse } from "@/lib/api/bots";
 import { requireAdmin } from "@/lib/auth/roles";
 import { changeBot, getBotView, removeBot } from "@/lib/bots/manage";
 import { withOperator } from "@/lib/http/api";
@@ -15,7 +15,7 @@ export const PATCH = withOperator<{ id: string }>(async ({ request, params, ctx,
   requireAdmin(caller, "change bots");
   const id = idParam(params.id);
   const body = await readJson(request, botPatchBody);
-  return jsonOf(botResponse, { bot: await changeBot(ctx.bots, id, body) });
+  return jsonOf(botChangeResponse, await changeBot(ctx.bots, id, body));
 });
 
 export const DELETE = withOperator<{ id: string }>(async ({ request, params, ctx, caller }) => {

@@ -3,7 +3,7 @@ import { withOperator } from "@/lib/http/api";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 import { checkVariantAccess } from "@/lib/replay/access";
 import { startRun } from "@/lib/replay/datasets";
-import { checkReplayQuota } from "@/lib/replay/quota";
+import { replayAsker } from "@/lib/replay/quota";
 
 export const dynamic = "force-dynamic";
 
@@ -12,6 +12,6 @@ export const POST = withOperator<{ id: string }>(async ({ request, params, ctx, 
   const id = idParam(params.id);
   const body = await readJson(request, replayRequestSchema, 64 * 1024);
   checkVariantAccess(caller, body);
-  const { run } = await startRun(ctx.replay, id, body, caller.operator.name, (turns) => checkReplayQuota(ctx.db, caller, turns));
+  const { run } = await startRun(ctx.replay, id, body, replayAsker(caller));
   return jsonOf(runResponse, { run: { ...run, mode: body.mode, status: "running", variant: run.variant as Record<string, unknown> } }, 201);
 });

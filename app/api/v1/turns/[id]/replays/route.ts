@@ -5,7 +5,7 @@ import { notFound } from "@/lib/errors";
 import { withOperator } from "@/lib/http/api";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 import { checkVariantAccess } from "@/lib/replay/access";
-import { checkReplayQuota } from "@/lib/replay/quota";
+import { replayAsker } from "@/lib/replay/quota";
 import { replayTurn } from "@/lib/replay/run-replay";
 import { replayView } from "@/lib/replay/view";
 
@@ -16,8 +16,7 @@ export const POST = withOperator<{ id: string }>(async ({ request, params, ctx, 
   const id = idParam(params.id);
   const body = await readJson(request, replayRequestSchema, 64 * 1024);
   checkVariantAccess(caller, body);
-  await checkReplayQuota(ctx.db, caller, 1);
-  const replayId = await replayTurn(ctx.replay, id, body, caller.operator.name);
+  const replayId = await replayTurn(ctx.replay, id, body, replayAsker(caller));
   return jsonOf(replayResponse, { replay: replayView((await findReplay(ctx.db, replayId))!) }, 201);
 });
 
