@@ -8,6 +8,7 @@ import {
   insertBot,
   listBots,
   listBotsByPlatformId,
+  setBotIdentity,
   updateBot,
   type BotChange,
   type BotRow,
@@ -30,6 +31,8 @@ export type BotManagerDeps = {
   runtime: BotRuntime;
   telegramApiRoot?: string;
   lineApiRoot?: string;
+  /** The environment's LINE channel access token (LINE_CHANNEL_ACCESS_TOKEN), to learn that channel's identity. */
+  envLineAccessToken?: string;
 };
 
 export const botCreateBody = z.discriminatedUnion("platform", [
@@ -141,6 +144,7 @@ export async function createBot(deps: BotManagerDeps, body: BotCreateBody) {
       ? await checkTelegramToken(body.token, deps.telegramApiRoot)
       : await checkLineChannel(body.channelAccessToken, deps.lineApiRoot);
   if (!check.ok) throw new AppError("bad_request", `the platform refused the credentials: ${check.answer}`, { platform: check.answer });
+  if (body.platform === "line") await learnEnvLineIdentity(deps);
   await refuseAddedTwice(deps.db, body.platform, check.platformBotId);
   const secret = body.platform === "telegram" ? body.token : body.channelAccessToken;
   const credentials =
@@ -171,6 +175,20 @@ export async function createBot(deps: BotManagerDeps, body: BotCreateBody) {
  * an environment's row only while its variables are set (active), as its identity
  * stays stored after they are unset.
  */
+/**
+ * The environment's LINE channel has no identity stored until asked (Telegram's comes
+ * from its getMe at start): asked here, the one time it matters, so adding that channel
+ * again through the API is refused like any other bot added twice.
+ */
+async function learnEnvLineIdentity(deps: BotManagerDeps) {
+  if (!deps.envLineAccessToken) return;
+  const row = await deps.db.prisma.bot.findUnique({ where: { adapter: "line" } });
+  if (!row || row.source !== "env" || row.status !== "active" || row.platformBotId) return;
+  const check = await checkLineChannel(deps.envLineAccessToken, deps.lineApiRoot);
+  if (check.ok) await setBotIdentity(deps.db, row.id, { username: check.username, platformBotId: check.platformBotId });
+  else log.warn("bots.env_line_identity_failed", { platform: check.answer });
+}
+
 async function refuseAddedTwice(db: Database, platform: "telegram" | "line", platformBotId: string) {
   const holder = (await listBotsByPlatformId(db, platform, platformBotId)).find((row) => row.source === "api" || row.status === "active");
   if (!holder) return;

@@ -285,7 +285,14 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     telegramSecret,
     telegramWebhook,
     lineWebhook,
-    bots: { db, box, runtime, telegramApiRoot: e.TELEGRAM_API_ROOT, lineApiRoot: e.LINE_API_ROOT },
+    bots: {
+      db,
+      box,
+      runtime,
+      telegramApiRoot: e.TELEGRAM_API_ROOT,
+      lineApiRoot: e.LINE_API_ROOT,
+      envLineAccessToken: e.LINE_CHANNEL_ACCESS_TOKEN,
+    },
     botWebhook: (platform, botId, request) =>
       observeWebhook(
         platform,

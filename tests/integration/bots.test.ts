@@ -2,6 +2,8 @@ import { createHmac, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createBot } from "@/lib/bots/manage";
+import { ensureEnvBot } from "@/lib/db/bots";
 import { sqlitePath } from "@/lib/db/migrations.mjs";
 import { SECRET_HEADER } from "@/lib/channels/telegram/webhook";
 import { BOT, update, type UpdateOptions } from "../fixtures/telegram";
@@ -469,6 +471,24 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     expect(erased.body).toMatchObject({ ok: true, erased: true, platform: "Telegram 401: Unauthorized" });
     expect(await t.db.prisma.conversation.count({ where: { botId: ids.a } })).toBe(0);
     expect(await t.db.prisma.bot.findUnique({ where: { id: ids.a } })).toBeNull();
+  });
+
+  it("the environment's LINE channel cannot be added again through the API: its identity is learnt when it matters", async () => {
+    // The environment's LINE channel (its row as the server makes it), and another access token of the same channel.
+    const envAccess = `line-env-${randomBytes(8).toString("hex")}`;
+    const reissued = `line-env-2-${randomBytes(8).toString("hex")}`;
+    const channel = { userId: "Ulineenv01", basicId: "@delta", displayName: "Delta LINE" };
+    line.addChannel(envAccess, channel);
+    line.addChannel(reissued, channel);
+    const envRow = await ensureEnvBot(t.db, { platform: "line", name: "LINE (environment)", username: null, status: "active" });
+    expect(envRow.platformBotId).toBeNull();
+    const body = { platform: "line" as const, channelSecret: `${LINE_SECRET}-env`, channelAccessToken: reissued };
+    const refused = await createBot({ ...t.app.bots, envLineAccessToken: envAccess }, body).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: "conflict", details: { botId: envRow.id } });
+    expect((refused as Error).message).toContain("configured by the environment");
+    expect(await t.db.prisma.bot.count({ where: { platformBotId: "Ulineenv01" } })).toBe(1);
+    // Out of the way of the tests after this one.
+    await t.db.prisma.bot.update({ where: { id: envRow.id }, data: { status: "disabled" } });
   });
 
   it.runIf(name === "sqlite")("keeps no token, secret or model key in the database file (key file 0600 beside it)", async () => {
