@@ -10,6 +10,7 @@ import {
   listBotsByPlatformId,
   setBotIdentity,
   updateBot,
+  updateBotFrom,
   type BotChange,
   type BotRow,
 } from "../db/bots";
@@ -267,11 +268,15 @@ export async function changeBot(deps: BotManagerDeps, id: number, body: BotPatch
   }
   // Last, once the rest of the change is known to be valid: the platform call cannot be taken back.
   const warning = body.status !== undefined ? await setStatusAtPlatform(deps, row, body.status) : null;
-  const updated = await updateBot(deps.db, id, change);
+  // A status is stored only over the one read above: two quick toggles cannot leave the
+  // platform told one thing and the row saying the other.
+  if (body.status !== undefined && !(await updateBotFrom(deps.db, id, row.status, change)))
+    throw new AppError("conflict", `bot ${id} was changed meanwhile (now ${(await existing(deps.db, id)).status}): try again`);
+  if (body.status === undefined) await updateBot(deps.db, id, change);
   forgetBots(deps.db);
   await deps.runtime.sync();
   publish(deps.db, { type: "settings" });
-  return { bot: await getBotView(deps.db, updated.id), ...(warning ? { warning } : {}) };
+  return { bot: await getBotView(deps.db, id), ...(warning ? { warning } : {}) };
 }
 
 function credentialsOf(box: SecretBox, row: BotRow) {

@@ -59,6 +59,15 @@ export function updateBot(db: Database, id: number, change: BotChange) {
   return db.prisma.bot.update({ where: { id }, data: change });
 }
 
+/**
+ * Stores a change that includes a status only if the status is still `from` (what the
+ * caller read and told the platform about); false when another change came first.
+ */
+export async function updateBotFrom(db: Database, id: number, from: string, change: BotChange): Promise<boolean> {
+  const { count } = await db.prisma.bot.updateMany({ where: { id, status: from }, data: change });
+  return count === 1;
+}
+
 /** Deletes a bot's row (erase); its conversations go with it, cascading to their messages. */
 export async function eraseBot(db: Database, id: number) {
   await db.prisma.conversation.deleteMany({ where: { botId: id } });

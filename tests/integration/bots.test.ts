@@ -3,7 +3,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBot } from "@/lib/bots/manage";
-import { ensureEnvBot } from "@/lib/db/bots";
+import { ensureEnvBot, updateBotFrom } from "@/lib/db/bots";
 import { sqlitePath } from "@/lib/db/migrations.mjs";
 import { SECRET_HEADER } from "@/lib/channels/telegram/webhook";
 import { BOT, update, type UpdateOptions } from "../fixtures/telegram";
@@ -471,6 +471,15 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     expect(erased.body).toMatchObject({ ok: true, erased: true, platform: "Telegram 401: Unauthorized" });
     expect(await t.db.prisma.conversation.count({ where: { botId: ids.a } })).toBe(0);
     expect(await t.db.prisma.bot.findUnique({ where: { id: ids.a } })).toBeNull();
+  });
+
+  it("a status is stored only over the one the change read (two quick toggles cannot leave the row and Telegram apart)", async () => {
+    const bot = await t.db.prisma.bot.findFirstOrThrow({ where: { source: "api", status: { in: ["active", "disabled"] } } });
+    const other = bot.status === "active" ? "disabled" : "active";
+    // Another change moved it after this one read the other status: what this one read is not stored over.
+    expect(await updateBotFrom(t.db, bot.id, other, { status: other })).toBe(false);
+    expect((await t.db.prisma.bot.findUniqueOrThrow({ where: { id: bot.id } })).status).toBe(bot.status);
+    expect(await updateBotFrom(t.db, bot.id, bot.status, { name: bot.name })).toBe(true);
   });
 
   it("the environment's LINE channel cannot be added again through the API: its identity is learnt when it matters", async () => {
