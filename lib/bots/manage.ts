@@ -184,7 +184,7 @@ export async function createBot(deps: BotManagerDeps, body: BotCreateBody) {
 async function learnEnvLineIdentity(deps: BotManagerDeps) {
   if (!deps.envLineAccessToken) return;
   const row = await deps.db.prisma.bot.findUnique({ where: { adapter: "line" } });
-  if (!row || row.source !== "env" || row.status !== "active" || row.platformBotId) return;
+  if (row?.source !== "env" || row.status !== "active" || row.platformBotId) return;
   const check = await checkLineChannel(deps.envLineAccessToken, deps.lineApiRoot);
   if (check.ok) await setBotIdentity(deps.db, row.id, { username: check.username, platformBotId: check.platformBotId });
   else log.warn("bots.env_line_identity_failed", { platform: check.answer });
