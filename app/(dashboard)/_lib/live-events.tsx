@@ -35,9 +35,29 @@ export function usePollInterval(fast: number, slow = 30_000): number {
   return useLiveConnected() ? slow : fast;
 }
 
+/**
+ * Marks the queries under `queryKey` (all of them without one) stale, and active ones
+ * refetch. TanStack does not restart a first load already in flight (it hands back that
+ * load's promise), and that load may have read before the change: such a query is
+ * invalidated again once its load lands, or the page would show the older state until
+ * the next change.
+ */
+export function invalidateNow(client: QueryClient, queryKey?: unknown[]) {
+  const cache = client.getQueryCache();
+  for (const query of cache.findAll(queryKey ? { queryKey } : {})) {
+    if (query.state.fetchStatus !== "fetching" || query.state.data !== undefined) continue;
+    const unsubscribe = cache.subscribe((change) => {
+      if (change.query !== query || query.state.fetchStatus === "fetching") return;
+      unsubscribe();
+      void client.invalidateQueries({ queryKey: query.queryKey, exact: true });
+    });
+  }
+  void client.invalidateQueries(queryKey ? { queryKey } : {});
+}
+
 /** Which TanStack queries an event makes stale (prefix keys; only active ones refetch). */
 export function invalidateFor(client: QueryClient, event: LiveEvent) {
-  const invalidate = (queryKey: unknown[]) => void client.invalidateQueries({ queryKey });
+  const invalidate = (queryKey: unknown[]) => invalidateNow(client, queryKey);
   switch (event.type) {
     case "message":
       invalidate(event.conversationId ? ["conversation", event.conversationId] : ["conversation"]);
@@ -92,7 +112,7 @@ export function LiveEvents() {
     source.onopen = () => {
       // Events are not replayed: a change committed after this page's first reads but
       // before the stream opened (or while it was away) reached nobody here. Read again.
-      void client.invalidateQueries();
+      invalidateNow(client);
       setConnected(true);
     };
     source.onerror = () => setConnected(false);

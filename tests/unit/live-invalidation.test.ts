@@ -1,0 +1,60 @@
+import { QueryClient, QueryObserver } from "@tanstack/react-query";
+import { describe, expect, it } from "vitest";
+import { invalidateFor, invalidateNow } from "@/app/(dashboard)/_lib/live-events";
+
+/** A query whose loads the test answers by hand, in order: what each load returns is the server's state when it read. */
+function handAnswered(client: QueryClient, queryKey: unknown[]) {
+  const loads: ((value: string) => void)[] = [];
+  const observer = new QueryObserver(client, {
+    queryKey,
+    queryFn: () => new Promise<string>((resolve) => loads.push(resolve)),
+    retry: false,
+  });
+  const seen: (string | undefined)[] = [];
+  const stop = observer.subscribe((result) => seen.push(result.data));
+  const settled = () => new Promise((r) => setTimeout(r, 0));
+  return { loads, data: () => observer.getCurrentResult().data, stop, settled, seen };
+}
+
+describe("live events and a page's first load", () => {
+  it("a change that arrives while a query's first load is in flight is read again once that load lands", async () => {
+    const client = new QueryClient();
+    const q = handAnswered(client, ["settings"]);
+    await q.settled();
+    expect(q.loads).toHaveLength(1);
+    // The first load read before the change; the change's event comes while it is still on its way.
+    invalidateFor(client, { type: "settings" });
+    await q.settled();
+    q.loads[0]!("before the change");
+    await q.settled();
+    // Without a second read the page would show the older state until the next change.
+    expect(q.loads).toHaveLength(2);
+    q.loads[1]!("after the change");
+    await q.settled();
+    expect(q.data()).toBe("after the change");
+    q.stop();
+    client.clear();
+  });
+
+  it("the stream opening during a first load (invalidate everything) reads it again too; a loaded query refetches once", async () => {
+    const client = new QueryClient();
+    const first = handAnswered(client, ["conversations"]);
+    await first.settled();
+    invalidateNow(client);
+    first.loads[0]!("old");
+    await first.settled();
+    expect(first.loads).toHaveLength(2);
+    first.loads[1]!("new");
+    await first.settled();
+    // Loaded already: an invalidation refetches it once, as TanStack does.
+    invalidateNow(client, ["conversations"]);
+    await first.settled();
+    expect(first.loads).toHaveLength(3);
+    first.loads[2]!("newer");
+    await first.settled();
+    expect(first.data()).toBe("newer");
+    expect(first.loads).toHaveLength(3);
+    first.stop();
+    client.clear();
+  });
+});
