@@ -45,15 +45,20 @@ export function usePollInterval(fast: number, slow = 30_000): number {
 export function invalidateNow(client: QueryClient, queryKey?: unknown[]) {
   const cache = client.getQueryCache();
   for (const query of cache.findAll(queryKey ? { queryKey } : {})) {
-    if (query.state.fetchStatus !== "fetching" || query.state.data !== undefined) continue;
+    if (query.state.fetchStatus !== "fetching" || query.state.data !== undefined || awaitingFirstLoad.has(query)) continue;
+    awaitingFirstLoad.add(query);
     const unsubscribe = cache.subscribe((change) => {
-      if (change.query !== query || query.state.fetchStatus === "fetching") return;
+      if (change.query !== query || (change.type !== "removed" && query.state.fetchStatus === "fetching")) return;
       unsubscribe();
-      void client.invalidateQueries({ queryKey: query.queryKey, exact: true });
+      awaitingFirstLoad.delete(query);
+      if (change.type !== "removed") void client.invalidateQueries({ queryKey: query.queryKey, exact: true });
     });
   }
   void client.invalidateQueries(queryKey ? { queryKey } : {});
 }
+
+/** Queries already waiting for their first load to land (several events during one load read again once). */
+const awaitingFirstLoad = new WeakSet<object>();
 
 /** Which TanStack queries an event makes stale (prefix keys; only active ones refetch). */
 export function invalidateFor(client: QueryClient, event: LiveEvent) {
