@@ -216,11 +216,10 @@ async function refuseAddedTwice(db: Database, platform: "telegram" | "line", pla
  */
 async function setStatusAtPlatform(deps: BotManagerDeps, row: BotRow, status: "active" | "disabled"): Promise<string | null> {
   if (row.platform !== "telegram" || row.status === status) return null;
-  const box = needBox(deps.box);
-  const credentials = credentialsOf(box, row);
   if (status === "disabled") {
     try {
-      await deleteTelegramWebhook(deps, credentials.token!);
+      // Inside the try: credentials that no longer open (a missing or rotated key) must not keep a bot on either.
+      await deleteTelegramWebhook(deps, credentialsOf(needBox(deps.box), row).token!);
       return null;
     } catch (error) {
       const said = platformSaid(error);
@@ -229,6 +228,8 @@ async function setStatusAtPlatform(deps: BotManagerDeps, row: BotRow, status: "a
     }
   }
   if (!row.webhookUrl) return null;
+  const box = needBox(deps.box);
+  const credentials = credentialsOf(box, row);
   try {
     await setPlatformWebhook(deps, { platform: row.platform, credentials, secret: box.open(row.webhookSecret!), url: row.webhookUrl });
     return null;
@@ -270,7 +271,7 @@ export async function changeBot(deps: BotManagerDeps, id: number, body: BotPatch
   const warning = body.status !== undefined ? await setStatusAtPlatform(deps, row, body.status) : null;
   // A status is stored only over the one read above: two quick toggles cannot leave the
   // platform told one thing and the row saying the other.
-  if (body.status !== undefined && !(await updateBotFrom(deps.db, id, row.status, change)))
+  if (body.status !== undefined && !(await updateBotFrom(deps.db, id, row, change)))
     throw new AppError("conflict", `bot ${id} was changed meanwhile (now ${(await existing(deps.db, id)).status}): try again`);
   if (body.status === undefined) await updateBot(deps.db, id, change);
   forgetBots(deps.db);

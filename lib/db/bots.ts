@@ -60,11 +60,12 @@ export function updateBot(db: Database, id: number, change: BotChange) {
 }
 
 /**
- * Stores a change that includes a status only if the status is still `from` (what the
- * caller read and told the platform about); false when another change came first.
+ * Stores a change only if the row is still the one the caller read (its `updatedAt`,
+ * which every write bumps) and told the platform about; false when another change came
+ * first. Comparing the status alone let disabled → active → disabled pass unseen.
  */
-export async function updateBotFrom(db: Database, id: number, from: string, change: BotChange): Promise<boolean> {
-  const { count } = await db.prisma.bot.updateMany({ where: { id, status: from }, data: change });
+export async function updateBotFrom(db: Database, id: number, read: { updatedAt: Date }, change: BotChange): Promise<boolean> {
+  const { count } = await db.prisma.bot.updateMany({ where: { id, updatedAt: read.updatedAt }, data: change });
   return count === 1;
 }
 

@@ -41,14 +41,6 @@ export type WorkerDeps = {
 };
 
 const SAFETY_POLL_MS = 30_000;
-/**
- * A rate-limited turn is put back without counting an attempt, however often the
- * provider refuses; once its oldest message has waited this long it fails instead, so a
- * provider that refuses for good (a request larger than the account's token limit, a
- * spent quota) shows up as a failed envelope the operator can retry, not a turn that
- * waits forever. An answer an hour late is no longer the one the user waited for.
- */
-export const RATE_LIMITED_GIVE_UP_MS = 60 * 60_000;
 const HOUSEKEEPING_MS = 10_000;
 /**
  * How long kicks that arrived during a drain gather before the next one: at least
@@ -249,21 +241,10 @@ export class EnvelopeWorker {
       await this.deps.run(turn);
     } catch (error) {
       const message = (error as Error).message ?? String(error);
-      const oldest = Math.min(...turn.envelopes.map((e) => e.createdAt.getTime()));
-      if (error instanceof RateLimitedError && this.now().getTime() - oldest < RATE_LIMITED_GIVE_UP_MS) {
+      if (error instanceof RateLimitedError) {
         // The provider's limit, not the envelopes' fault: back at the pause's end, no attempt counted.
         log.warn("worker.rate_limited", { envelopeIds: ids, until: error.until.toISOString() });
         await deferEnvelopes(this.deps.db, ids, error.until, error.message);
-        return;
-      }
-      if (error instanceof RateLimitedError) {
-        const minutes = Math.round(RATE_LIMITED_GIVE_UP_MS / 60_000);
-        log.error("worker.rate_limited_too_long", { envelopeIds: ids, error: message });
-        for (const id of ids)
-          await endEnvelope(this.deps.db, id, {
-            status: "failed",
-            error: `the model's provider kept refusing for over ${minutes} minutes (rate limit): ${message}`,
-          });
         return;
       }
       const attempts = Math.max(...turn.envelopes.map((e) => e.attempts));

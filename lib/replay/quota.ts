@@ -24,6 +24,7 @@ const DAY_MS = 86_400_000;
  */
 export async function reserveReplayQuota(db: Database, asker: ReplayAsker, wanted: number, now = new Date()) {
   const release = async () => {};
+  if (!Number.isSafeInteger(wanted) || wanted < 1) throw new Error(`replays wanted must be a whole number of at least 1, not ${wanted}`);
   if (!asker.quota) return release;
   const { replaysPerAgentPerDay: limit } = await getSettings(db);
   const day = now.toISOString().slice(0, 10);

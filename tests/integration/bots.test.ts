@@ -473,13 +473,18 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     expect(await t.db.prisma.bot.findUnique({ where: { id: ids.a } })).toBeNull();
   });
 
-  it("a status is stored only over the one the change read (two quick toggles cannot leave the row and Telegram apart)", async () => {
-    const bot = await t.db.prisma.bot.findFirstOrThrow({ where: { source: "api", status: { in: ["active", "disabled"] } } });
-    const other = bot.status === "active" ? "disabled" : "active";
-    // Another change moved it after this one read the other status: what this one read is not stored over.
-    expect(await updateBotFrom(t.db, bot.id, other, { status: other })).toBe(false);
-    expect((await t.db.prisma.bot.findUniqueOrThrow({ where: { id: bot.id } })).status).toBe(bot.status);
-    expect(await updateBotFrom(t.db, bot.id, bot.status, { name: bot.name })).toBe(true);
+  it("a status is stored only over the row the change read (toggles in between, even back to the same status, refuse it)", async () => {
+    const read = await t.db.prisma.bot.findFirstOrThrow({ where: { source: "api", status: { in: ["active", "disabled"] } } });
+    const other = read.status === "active" ? "disabled" : "active";
+    // Two other changes came meanwhile and put the status back where it was (disabled → active → disabled).
+    await new Promise((r) => setTimeout(r, 5));
+    await t.db.prisma.bot.update({ where: { id: read.id }, data: { status: other } });
+    await new Promise((r) => setTimeout(r, 5));
+    await t.db.prisma.bot.update({ where: { id: read.id }, data: { status: read.status } });
+    expect(await updateBotFrom(t.db, read.id, read, { status: other })).toBe(false);
+    expect((await t.db.prisma.bot.findUniqueOrThrow({ where: { id: read.id } })).status).toBe(read.status);
+    const fresh = await t.db.prisma.bot.findUniqueOrThrow({ where: { id: read.id } });
+    expect(await updateBotFrom(t.db, read.id, fresh, { name: fresh.name })).toBe(true);
   });
 
   it("the environment's LINE channel cannot be added again through the API: its identity is learnt when it matters", async () => {

@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_RATE_LIMIT_PAUSE_MS } from "@/lib/agent/call-limits";
 import { metrics } from "@/lib/metrics/registry";
-import { RATE_LIMITED_GIVE_UP_MS } from "@/lib/pipeline/worker";
 import type { Caller } from "@/lib/auth/operators";
 import { sendEnvelope } from "@/lib/pipeline/envelopes";
 import { updateSettings } from "@/lib/settings/store";
@@ -203,22 +202,6 @@ describe.each(databases)("the worker's queue on $name", ({ open }) => {
     expect(telegram.sends().map((s) => s.body.text)).toEqual(["after the pause"]);
     expect(await envelope()).toMatchObject({ status: "done", attempts: 1 });
     expect(modelCalls(llm)).toHaveLength(2);
-  });
-
-  it("a turn the provider keeps refusing is put back without counting attempts, until its message waited an hour: then it fails, visibly", async () => {
-    llm.setScript(() => ({ status: 429, headers: { "retry-after": "0" } }));
-    await t.post(update({ messageId: 420, text: "anyone there?", ...chatOf(71) }));
-    const envelope = () => t.db.prisma.envelope.findFirstOrThrow({ where: { to: "agent:main", from: "channel:telegram:71" } });
-    await until(async () => modelCalls(llm).length >= 2, "the turn to be refused twice");
-    expect((await envelope()).status).not.toBe("failed");
-    // Its message has now waited longer than the worker keeps putting it back.
-    await t.db.prisma.envelope.updateMany({
-      where: { to: "agent:main", from: "channel:telegram:71" },
-      data: { createdAt: new Date(Date.now() - RATE_LIMITED_GIVE_UP_MS - 60_000) },
-    });
-    await until(async () => (await envelope()).status === "failed", "the turn to fail");
-    expect((await envelope()).lastDeliveryError).toContain("kept refusing for over 60 minutes (rate limit)");
-    expect(telegram.sends()).toHaveLength(0);
   });
 
   it("the turn and model-call limits are settings: a change applies to the running worker, no restart", async () => {
