@@ -269,8 +269,8 @@ export async function changeBot(deps: BotManagerDeps, id: number, body: BotPatch
   }
   // Last, once the rest of the change is known to be valid: the platform call cannot be taken back.
   const warning = body.status !== undefined ? await setStatusAtPlatform(deps, row, body.status) : null;
-  // A status is stored only over the one read above: two quick toggles cannot leave the
-  // platform told one thing and the row saying the other.
+  // A status is stored only over the row read above (its updatedAt): quick toggles cannot
+  // store an older decision over a newer one. The platform call already made stays made.
   if (body.status !== undefined && !(await updateBotFrom(deps.db, id, row, change)))
     throw new AppError("conflict", `bot ${id} was changed meanwhile (now ${(await existing(deps.db, id)).status}): try again`);
   if (body.status === undefined) await updateBot(deps.db, id, change);
