@@ -40,10 +40,20 @@ export function readHandoff(db: Database, conversationId: number): Promise<Hando
   return db.prisma.conversation.findUnique({ where: { id: conversationId }, select: handoffSelect });
 }
 
-/** Just the state, on the turn's hand-written path: checked again right before the agent's reply goes out. */
-export async function readHandoffState(db: Database, conversationId: number): Promise<string | null> {
-  const [row] = await db.read<{ handoffState: string | null }>(`SELECT "handoffState" FROM "Conversation" WHERE "id" = ?`, conversationId);
-  return row?.handoffState ?? null;
+/**
+ * What may stop the agent's reply, read again right before it goes out (on the turn's
+ * hand-written path, one statement): the handoff state, and the bot's membership of
+ * the chat (lib/db/conversations.ts `readMembership`).
+ */
+export async function readReplyGate(
+  db: Database,
+  conversationId: number,
+): Promise<{ handoffState: string | null; membership: string | null }> {
+  const [row] = await db.read<{ handoffState: string | null; membership: string | null }>(
+    `SELECT "handoffState", "membership" FROM "Conversation" WHERE "id" = ?`,
+    conversationId,
+  );
+  return { handoffState: row?.handoffState ?? null, membership: row?.membership ?? null };
 }
 
 /** What one transition writes: the new state's columns and its record in the history. */

@@ -1,7 +1,7 @@
 import { topicKeysLike } from "../envelope/topic-key";
 import type { AttachmentRow } from "../media/intake";
 import type { SharedContent } from "../media/types";
-import type { SqlRunner } from "./sql";
+import type { SqlRunner, SqlValue } from "./sql";
 
 /**
  * The statements of ingest on the hand-written path: reads and writes only, each
@@ -93,8 +93,21 @@ export async function upsertConversation(
       now,
     ))!.id;
   }
-  return (await sql.one<IngestConversation>(
-    `INSERT INTO "Conversation" ("channel", "botId", "platformChatId", "type", "title", "topicId", "topicName", "parentConversationId", "lastMessageAt", "waitingSince", "createdAt", "updatedAt")
+  const upsert = conversationUpsert(channel, chat, at, touch, renamed, parentId);
+  return (await sql.one<IngestConversation>(upsert.text, ...upsert.params))!;
+}
+
+function conversationUpsert(
+  channel: string,
+  chat: ChatRow,
+  at: Date,
+  touch: boolean,
+  renamed: boolean,
+  parentId: number | null,
+): Statement {
+  const now = new Date();
+  return {
+    text: `INSERT INTO "Conversation" ("channel", "botId", "platformChatId", "type", "title", "topicId", "topicName", "parentConversationId", "lastMessageAt", "waitingSince", "createdAt", "updatedAt")
      VALUES (?, (SELECT "id" FROM "Bot" WHERE "adapter" = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT ("channel", "platformChatId") DO UPDATE SET
        "title" = CASE WHEN ? THEN COALESCE(excluded."title", "Conversation"."title") ELSE "Conversation"."title" END,
@@ -104,24 +117,53 @@ export async function upsertConversation(
        "waitingSince" = CASE WHEN ? THEN COALESCE("Conversation"."waitingSince", excluded."lastMessageAt") ELSE "Conversation"."waitingSince" END,
        "updatedAt" = CASE WHEN ? THEN excluded."updatedAt" ELSE "Conversation"."updatedAt" END
      RETURNING "id", "agentEnabled", "activeForkId", "membership", "status"`,
-    channel,
-    channel,
-    chat.id,
-    chat.type,
-    chat.title,
-    chat.topic?.id ?? null,
-    chat.topic?.name ?? null,
-    parentId,
-    touch ? at : null,
-    touch ? at : null,
-    now,
-    now,
-    touch,
-    renamed,
-    touch,
-    touch,
-    touch,
-    touch,
+    params: [
+      channel,
+      channel,
+      chat.id,
+      chat.type,
+      chat.title,
+      chat.topic?.id ?? null,
+      chat.topic?.name ?? null,
+      parentId,
+      touch ? at : null,
+      touch ? at : null,
+      now,
+      now,
+      touch,
+      renamed,
+      touch,
+      touch,
+      touch,
+      touch,
+    ],
+  };
+}
+
+/**
+ * Records a delivery's update id and upserts its conversation (`insertInboundUpdate`,
+ * then `upsertConversation`). On PostgreSQL, for a chat without topics, one statement:
+ * the update id's insert is a data-modifying CTE of the upsert, and a repeated id
+ * still fails the whole statement, and with it the transaction.
+ */
+export async function recordUpdateAndConversation(
+  sql: SqlRunner,
+  update: { channel: string; updateId: string; receivedAt: Date },
+  chat: ChatRow,
+  at: Date,
+  touch: boolean,
+): Promise<IngestConversation> {
+  if (sql.dialect !== "postgresql" || chat.topic) {
+    await insertInboundUpdate(sql, update.channel, update.updateId, update.receivedAt);
+    return upsertConversation(sql, update.channel, chat, at, touch);
+  }
+  const upsert = conversationUpsert(update.channel, chat, at, touch, false, null);
+  return (await sql.one<IngestConversation>(
+    `WITH "update" AS (INSERT INTO "InboundUpdate" ("channel", "updateId", "receivedAt") VALUES (?, ?, ?)) ${upsert.text}`,
+    update.channel,
+    update.updateId,
+    update.receivedAt,
+    ...upsert.params,
   ))!;
 }
 
@@ -292,42 +334,52 @@ export type InboundMessageRow = {
 };
 
 /** The inbound message; the same platform id again violates the (conversation, platform id) key. */
-export async function insertInboundMessage(sql: SqlRunner, row: InboundMessageRow, now: Date): Promise<number> {
+async function insertInboundMessage(sql: SqlRunner, row: InboundMessageRow, now: Date): Promise<number> {
+  const { text, params } = inboundMessageInsert(row, now);
+  return (await sql.one<{ id: number }>(text, ...params))!.id;
+}
+
+/** A statement's text and parameters, for composing two into one (PostgreSQL's data-modifying CTEs). */
+type Statement = { text: string; params: SqlValue[] };
+
+function inboundMessageInsert(row: InboundMessageRow, now: Date): Statement {
   const msg = row.message;
-  return (await sql.one<{ id: number }>(
-    `INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderPlatformId", "senderName", "senderUsername", "senderIsBot",
+  return {
+    text: `INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderPlatformId", "senderName", "senderUsername", "senderIsBot",
        "senderRole", "senderLanguage", "text", "forwardedFrom", "viaBot", "platformMessageId", "platformTopicId", "replyToMessageId", "replyToPlatformId",
        "replyToText", "replyToSenderName", "replyToSenderIsBot", "replyToChatTitle", "quoteText", "threadId", "forkId", "mentionsBot", "sentAt", "editedAt",
        "mediaGroupId", "shared", "createdAt")
      VALUES (?, 'inbound', 'user', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
-    row.conversationId,
-    msg.sender.id,
-    msg.sender.name,
-    msg.sender.username,
-    msg.sender.isBot,
-    msg.sender.role,
-    msg.sender.language ?? null,
-    msg.message.text,
-    msg.message.forwardedFrom,
-    msg.message.viaBot,
-    msg.message.id,
-    msg.message.topicId,
-    row.replyToMessageId,
-    msg.replyTo?.id,
-    msg.replyTo?.text,
-    msg.replyTo?.senderName,
-    msg.replyTo ? msg.replyTo.fromSelf : null,
-    msg.replyTo?.chatTitle,
-    msg.quote,
-    row.threadId,
-    row.forkId,
-    msg.addressesBot,
-    msg.message.sentAt,
-    row.editedAt,
-    msg.message.mediaGroupId ?? null,
-    msg.message.shared ?? null,
-    now,
-  ))!.id;
+    params: [
+      row.conversationId,
+      msg.sender.id,
+      msg.sender.name,
+      msg.sender.username,
+      msg.sender.isBot,
+      msg.sender.role,
+      msg.sender.language ?? null,
+      msg.message.text,
+      msg.message.forwardedFrom,
+      msg.message.viaBot,
+      msg.message.id,
+      msg.message.topicId,
+      row.replyToMessageId,
+      msg.replyTo?.id,
+      msg.replyTo?.text,
+      msg.replyTo?.senderName,
+      msg.replyTo ? msg.replyTo.fromSelf : null,
+      msg.replyTo?.chatTitle,
+      msg.quote,
+      row.threadId,
+      row.forkId,
+      msg.addressesBot,
+      msg.message.sentAt,
+      row.editedAt,
+      msg.message.mediaGroupId ?? null,
+      msg.message.shared ?? null,
+      now,
+    ],
+  };
 }
 
 /**
@@ -375,20 +427,42 @@ export type InboundEnvelopeRow = {
   metadata: Record<string, unknown>;
 };
 
-export async function insertInboundEnvelope(sql: SqlRunner, row: InboundEnvelopeRow, now: Date): Promise<number> {
-  return (await sql.one<{ id: number }>(
+async function insertInboundEnvelope(sql: SqlRunner, row: InboundEnvelopeRow, now: Date): Promise<number> {
+  return (await sql.one<{ id: number }>(...inboundEnvelopeInsert(row, "?", now)))!.id;
+}
+
+function inboundEnvelopeInsert(row: Omit<InboundEnvelopeRow, "messageId"> & { messageId?: number }, messageId: string, now: Date) {
+  const params: SqlValue[] = [row.from, row.to, row.status, row.text, row.conversationId];
+  if (row.messageId !== undefined) params.push(row.messageId);
+  params.push(row.forkId, row.metadata, row.status === "done" ? now : null, now, now);
+  return [
     `INSERT INTO "Envelope" ("from", "to", "status", "text", "conversationId", "messageId", "forkId", "metadata", "doneAt", "createdAt", "updatedAt")
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
-    row.from,
-    row.to,
-    row.status,
-    row.text,
-    row.conversationId,
-    row.messageId,
-    row.forkId,
-    row.metadata,
-    row.status === "done" ? now : null,
-    now,
-    now,
-  ))!.id;
+     VALUES (?, ?, ?, ?, ?, ${messageId}, ?, ?, ?, ?, ?) RETURNING "id"`,
+    ...params,
+  ] as const;
+}
+
+/**
+ * The inbound message and its envelope. On PostgreSQL one statement (the envelope
+ * takes the message's id from a data-modifying CTE): two round trips of every
+ * webhook's transaction become one. A repeated platform id fails it as before.
+ */
+export async function insertInboundMessageAndEnvelope(
+  sql: SqlRunner,
+  message: InboundMessageRow,
+  envelope: Omit<InboundEnvelopeRow, "messageId">,
+  now: Date,
+): Promise<{ messageId: number; envelopeId: number }> {
+  if (sql.dialect !== "postgresql") {
+    const messageId = await insertInboundMessage(sql, message, now);
+    return { messageId, envelopeId: await insertInboundEnvelope(sql, { ...envelope, messageId }, now) };
+  }
+  const insert = inboundMessageInsert(message, now);
+  const [text, ...params] = inboundEnvelopeInsert(envelope, `(SELECT "id" FROM "message")`, now);
+  const row = (await sql.one<{ id: number; messageId: number }>(
+    `WITH "message" AS (${insert.text}) ${text.replace(/RETURNING "id"$/, `RETURNING "id", "messageId"`)}`,
+    ...insert.params,
+    ...params,
+  ))!;
+  return { messageId: row.messageId, envelopeId: row.id };
 }

@@ -319,6 +319,20 @@ export function sqlDate(value: Date | string | null | undefined): Date | null {
 }
 
 /**
+ * A row PostgreSQL handed back as JSON (`to_jsonb(t)`, several tables' rows in one
+ * statement), typed as Prisma returns it. Its JSON columns are already values, and
+ * its timestamps come without a zone: they are UTC, as every stored time.
+ */
+export function prismaRowFromJson<T>(row: Record<string, unknown>, columns: { dates?: string[]; booleans?: string[] }): T {
+  const out: Record<string, unknown> = { ...row };
+  for (const c of columns.dates ?? []) {
+    const value = out[c];
+    if (typeof value === "string" && !/(Z|[+-]\d\d(:?\d\d)?)$/.test(value)) out[c] = `${value}Z`;
+  }
+  return prismaRow<T>(out, { dates: columns.dates, booleans: columns.booleans });
+}
+
+/**
  * A row read with `SELECT *` on the hand-written path, typed as Prisma returns it:
  * timestamps as Dates, booleans (0/1 on SQLite) as booleans, JSON parsed.
  */

@@ -10,10 +10,10 @@ import { turnPrompt } from "../context/turn-prompt";
 import { withImageBytes } from "../media/model-images";
 import { prepareTurnMedia } from "./turn-media";
 import { loadContextFacts } from "../db/context-input";
-import { findEnvelope, repliedEnvelopeIds, type StoredEnvelope } from "../db/envelopes";
+import { findEnvelopeWithMessage, repliedEnvelopeIds, type StoredEnvelope } from "../db/envelopes";
 import { endEnvelope } from "./end-envelope";
 import { updateFork } from "../db/forks";
-import { findMessage } from "../db/messages";
+import type { MessageWithConversation } from "../db/messages";
 import { saveTurn } from "../db/turns";
 import type { ActivityTarget, ChatType } from "../channels/types";
 import { modelTelemetry } from "../tracing/hooks";
@@ -348,17 +348,16 @@ async function openTurn(
   | { outcome: TurnOutcome }
   | {
       envelope: StoredEnvelope;
-      message: NonNullable<Awaited<ReturnType<typeof findMessage>>>;
+      message: MessageWithConversation;
       settings: Settings;
       delivery: Omit<SendInput, "text" | "dedupeKey">;
       earlier: Earlier;
     }
 > {
   const { db } = deps;
-  const envelope = await findEnvelope(db, envelopeId);
+  const { envelope, message } = await findEnvelopeWithMessage(db, envelopeId);
   if (!envelope || envelope.status === "done" || envelope.status === "failed")
     return { outcome: { kind: "skipped", reason: "the envelope is already finished" } };
-  const message = envelope.messageId ? await findMessage(db, envelope.messageId) : null;
   if (!message) {
     const error = "the envelope's message is missing";
     await endEnvelope(db, [...earlier.map((e) => e.id), envelopeId], { status: "failed", error });

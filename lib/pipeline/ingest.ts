@@ -6,8 +6,7 @@ import {
   findByPlatformId,
   findRoutingFork,
   insertDeletedPlaceholder,
-  insertInboundEnvelope,
-  insertInboundMessage,
+  insertInboundMessageAndEnvelope,
   insertInboundUpdate,
   insertAttachments,
   insertRevision,
@@ -19,6 +18,7 @@ import {
   touchFork,
   updateMessageText,
   type IngestConversation,
+  recordUpdateAndConversation,
   upsertConversation,
 } from "../db/ingest";
 import type { SqlRunner } from "../db/sql";
@@ -167,9 +167,13 @@ async function storeInbound(
 ): Promise<StoreInboundResult> {
   const now = new Date();
   // A repeated update id rolls the whole transaction back: ingestInbound answers "duplicate".
-  await insertInboundUpdate(sql, msg.channel, msg.updateId, now);
-
-  let conversation = await upsertConversation(sql, msg.channel, msg.chat, msg.message.sentAt, msg.kind === "new");
+  let conversation = await recordUpdateAndConversation(
+    sql,
+    { channel: msg.channel, updateId: msg.updateId, receivedAt: now },
+    msg.chat,
+    msg.message.sentAt,
+    msg.kind === "new",
+  );
   // A message sent after the bot was blocked or removed proves it is back (a blocked
   // bot receives nothing from that user; a removed one nothing from that group), so
   // the chat and its topics may be sent to again. An older message arriving late changes nothing.
@@ -226,14 +230,6 @@ async function storeInbound(
     handoffCommand: options.handoffCommand,
     standby: msg.platform?.standby === true,
   });
-  // The same message under a new update id hits the (conversation, platform id) key: duplicate.
-  const messageId = await insertInboundMessage(
-    sql,
-    { conversationId, message: msg, replyToMessageId: target?.id ?? null, threadId, forkId, editedAt },
-    now,
-  );
-  const attachments = attachmentRows(msg.message.attachments ?? [], options.mediaMaxBytes ?? DEFAULT_MEDIA_MAX_BYTES);
-  if (attachments.length) await insertAttachments(sql, messageId, attachments, now);
   const metadata = {
     platformMessageId: msg.message.id,
     updateId: msg.updateId,
@@ -243,20 +239,23 @@ async function storeInbound(
     ...(msg.platform ? { platform: msg.platform } : {}),
     ...(outcome.answer ? {} : { skipped: outcome.skipped }),
   } satisfies EnvelopeMetadata;
-  const envelopeId = await insertInboundEnvelope(
+  // The same message under a new update id hits the (conversation, platform id) key: duplicate.
+  const { messageId, envelopeId } = await insertInboundMessageAndEnvelope(
     sql,
+    { conversationId, message: msg, replyToMessageId: target?.id ?? null, threadId, forkId, editedAt },
     {
       from: channelAddress(msg.channel, msg.chat.id),
       to: agentAddress(settings.agentName),
       status: outcome.answer ? "pending" : "done",
       text: msg.message.text,
       conversationId,
-      messageId,
       forkId,
       metadata,
     },
     now,
   );
+  const attachments = attachmentRows(msg.message.attachments ?? [], options.mediaMaxBytes ?? DEFAULT_MEDIA_MAX_BYTES);
+  if (attachments.length) await insertAttachments(sql, messageId, attachments, now);
   return { status: "stored", conversationId, messageId, envelopeId, answer: outcome.answer };
 }
 

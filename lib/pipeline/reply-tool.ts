@@ -1,7 +1,7 @@
 import { tool, zodSchema } from "ai";
 import { z } from "zod";
 import { OUTBOUND_TEXT_LIMIT } from "../channels/text-limit";
-import { readHandoffState } from "../db/handoff";
+import { readReplyGate } from "../db/handoff";
 import { log } from "../log";
 import { agentStaysSilent } from "./handoff-rules";
 import { sendToChat, type SendInput } from "./send-to-chat";
@@ -80,12 +80,13 @@ async function sendReply(
   text: string,
 ): Promise<{ result: ReplyResult; outcome: ReplyOutcome }> {
   const { deps, envelope } = turn;
+  const gate = await readReplyGate(deps.db, turn.conversationId);
   // The turn began while the agent had the conversation; an operator may have taken it since.
-  if (!turn.handedOff() && agentStaysSilent(await readHandoffState(deps.db, turn.conversationId)))
+  if (!turn.handedOff() && agentStaysSilent(gate.handoffState))
     return { result: { kind: "silenced" }, outcome: { error: "not sent: a human operator has this conversation now; say nothing more" } };
   // Nothing else shows in the chat once the answer is on its way: the typing indicator and the draft stop first.
   await turn.beforeSend?.();
-  const sent = await sendToChat(deps, { ...turn.delivery, text, dedupeKey: `reply:${envelope.id}` });
+  const sent = await sendToChat(deps, { ...turn.delivery, text, dedupeKey: `reply:${envelope.id}`, membership: gate.membership });
   switch (sent.kind) {
     case "sent":
       return { result: { kind: "sent", answerEnvelopeId: sent.envelopeId, unrecorded: null }, outcome: { status: "sent" } };

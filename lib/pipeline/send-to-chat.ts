@@ -42,6 +42,8 @@ export type SendInput = {
    * recorded as the message's attachment. Its bytes are already in the blob store.
    */
   media?: { send: MediaSendRequest["media"]; attachment: OutboundAttachment };
+  /** The bot's membership of the chat as the caller just read it (lib/db/handoff.ts `readReplyGate`); read here when absent. */
+  membership?: string | null;
 };
 
 /** How a send ended; callers switch on `kind` (never on the error text). */
@@ -188,7 +190,7 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
   }
 
   // Blocked or removed: the platform would answer 403 to every try. Stop here and say why.
-  const membership = await readMembership(db, input.conversation.id);
+  const membership = input.membership !== undefined ? input.membership : await readMembership(db, input.conversation.id);
   if (membership) {
     const error = membershipError(membership);
     await endEnvelope(db, envelopeId, { status: "failed", error, metadata: { outcome: "not_sent" } });

@@ -2,7 +2,8 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { InboundMessage } from "@/lib/channels/types";
 import { sqlitePath } from "@/lib/db/migrations.mjs";
-import { appendOutboundMessage } from "@/lib/db/messages";
+import { findEnvelope, findEnvelopeWithMessage } from "@/lib/db/envelopes";
+import { appendOutboundMessage, findMessage } from "@/lib/db/messages";
 import { ingestInbound } from "@/lib/pipeline/ingest";
 import { openDb } from "@/lib/db/database";
 import { databases, sqliteTestDb, type TestDb } from "../helpers/db";
@@ -209,5 +210,99 @@ describe.each(databases)("rows written with hand-written SQL on $name", ({ open 
     const texts = (await db.prisma.message.findMany({ where: { direction: "outbound" }, orderBy: { id: "asc" } })).map((m) => m.text);
     expect(texts.sort()).toEqual(["first", "second"]);
     expect((await db.prisma.conversation.findUniqueOrThrow({ where: { id: stored.conversationId } })).generation).toBe(2);
+  });
+
+  it("reads a turn's envelope, message and conversation in one go exactly as the separate reads return them", async () => {
+    const { db } = t;
+    const stored = await ingestInbound(
+      db,
+      inbound(1, {
+        message: {
+          id: "1",
+          text: "look",
+          sentAt: new Date("2026-11-20T10:00:00.250Z"),
+          shared: { type: "location", latitude: 1.5, longitude: 2 },
+        },
+      } as Partial<InboundMessage>),
+    );
+    if (stored.status !== "stored" || stored.envelopeId === null) throw new Error("not stored");
+    await db.prisma.conversation.update({
+      where: { id: stored.conversationId },
+      data: { snoozedUntil: new Date("2026-12-01T08:00:00.000Z") },
+    });
+    const both = await findEnvelopeWithMessage(db, stored.envelopeId);
+    const envelope = await findEnvelope(db, stored.envelopeId);
+    expect(both.envelope).toEqual(envelope);
+    expect(both.message).toEqual(await findMessage(db, stored.messageId));
+    expect(both.message?.conversation.snoozedUntil).toEqual(new Date("2026-12-01T08:00:00.000Z"));
+    expect(both.message?.conversation.waitingSince).toBeInstanceOf(Date);
+    expect(both.message?.sentAt).toEqual(new Date("2026-11-20T10:00:00.250Z"));
+    expect(both.message?.shared).toEqual({ type: "location", latitude: 1.5, longitude: 2 });
+    expect(both.envelope?.metadata).toEqual({ platformMessageId: "1", updateId: "1" });
+
+    // An envelope without a message (a background task), and none at all.
+    const task = await db.prisma.envelope.create({
+      data: { from: "operator:1", to: "agent:main", status: "pending", text: "x", metadata: {} },
+    });
+    expect(await findEnvelopeWithMessage(db, task.id)).toEqual({ envelope: await findEnvelope(db, task.id), message: null });
+    expect(await findEnvelopeWithMessage(db, task.id + 1000)).toEqual({ envelope: null, message: null });
+  });
+
+  it("puts an answer in its target's thread: created at the first answer, counted on the next, and the user's wait ends unless the send keeps it", async () => {
+    const { db } = t;
+    const stored = await ingestInbound(db, inbound(1));
+    if (stored.status !== "stored") throw new Error("not stored");
+    const target = () => db.prisma.message.findUniqueOrThrow({ where: { id: stored.messageId } });
+    const waiting = async () => (await db.prisma.conversation.findUniqueOrThrow({ where: { id: stored.conversationId } })).waitingSince;
+    const base = { conversationId: stored.conversationId, senderKind: "agent" as const, senderName: "main", forkId: null };
+    expect(await waiting()).not.toBeNull();
+
+    const sentAt = new Date("2026-11-20T10:00:05.000Z");
+    const notice = await appendOutboundMessage(db, {
+      ...base,
+      text: "a person will reply",
+      platformMessageId: "100",
+      sentAt,
+      replyTo: { id: stored.messageId, threadId: null, platformMessageId: "1" },
+      keepsWaiting: true,
+    });
+    const rooted = await target();
+    expect(rooted.threadId).not.toBeNull();
+    const thread = await db.prisma.thread.findUniqueOrThrow({ where: { id: rooted.threadId! } });
+    expect(thread).toMatchObject({
+      conversationId: stored.conversationId,
+      rootMessageId: stored.messageId,
+      messageCount: 2,
+      lastMessageAt: sentAt,
+    });
+    expect(await db.prisma.message.findUniqueOrThrow({ where: { id: notice.id } })).toMatchObject({
+      threadId: thread.id,
+      replyToMessageId: stored.messageId,
+      replyToPlatformId: "1",
+      direction: "outbound",
+      senderIsBot: true,
+      sentAt,
+    });
+    expect(await waiting()).not.toBeNull();
+
+    const later = new Date("2026-11-20T10:00:09.000Z");
+    const answer = await appendOutboundMessage(db, {
+      ...base,
+      text: "here you are",
+      platformMessageId: "101",
+      sentAt: later,
+      replyTo: { id: stored.messageId, threadId: rooted.threadId, platformMessageId: "1" },
+    });
+    expect(await db.prisma.thread.count()).toBe(1);
+    expect(await db.prisma.thread.findUniqueOrThrow({ where: { id: thread.id } })).toMatchObject({ messageCount: 3, lastMessageAt: later });
+    expect((await db.prisma.message.findUniqueOrThrow({ where: { id: answer.id } })).threadId).toBe(thread.id);
+    expect(await waiting()).toBeNull();
+    const conversation = await db.prisma.conversation.findUniqueOrThrow({ where: { id: stored.conversationId } });
+    expect(conversation).toMatchObject({ generation: 2, lastMessageAt: later });
+
+    // Not a reply: no thread at all.
+    const plain = await appendOutboundMessage(db, { ...base, text: "news", platformMessageId: "102", sentAt: later, replyTo: null });
+    expect((await db.prisma.message.findUniqueOrThrow({ where: { id: plain.id } })).threadId).toBeNull();
+    expect(await db.prisma.thread.count()).toBe(1);
   });
 });

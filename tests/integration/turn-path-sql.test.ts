@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadContextFacts } from "@/lib/db/context-input";
-import { findEnvelope, insertEnvelope } from "@/lib/db/envelopes";
+import { findEnvelope, findEnvelopeWithMessage, insertEnvelope } from "@/lib/db/envelopes";
+import { readReplyGate } from "@/lib/db/handoff";
 import { findMessage } from "@/lib/db/messages";
 import { readMembership } from "@/lib/db/conversations";
 import { saveTurn } from "@/lib/db/turns";
@@ -27,6 +28,9 @@ describe.each(databases)("the turn path's hand-written SQL on $name", ({ open })
         lastMessageAt: new Date("2026-11-20T10:00:01.500Z"),
         membership: "kicked",
         generation: 3,
+        waitingSince: new Date("2026-11-20T10:00:01.000Z"),
+        snoozedUntil: new Date("2026-11-21T08:00:00.000Z"),
+        statusChangedAt: new Date("2026-11-20T09:00:00.000Z"),
       },
     });
     const base = { conversationId: conversation.id, direction: "inbound", senderKind: "user", senderName: "Ada", text: "x" };
@@ -77,6 +81,12 @@ describe.each(databases)("the turn path's hand-written SQL on $name", ({ open })
       );
     expect(await findMessage(db, 9999)).toBeNull();
     expect(await readMembership(db, conversation.id)).toBe("kicked");
+    expect(await readReplyGate(db, conversation.id)).toEqual({ handoffState: null, membership: "kicked" });
+    // What a turn reads first, in one statement on PostgreSQL.
+    expect(await findEnvelopeWithMessage(db, envelope.id)).toEqual({
+      envelope: await db.prisma.envelope.findUnique({ where: { id: envelope.id } }),
+      message: await db.prisma.message.findUnique({ where: { id: messages[3].id }, include: { conversation: true } }),
+    });
   });
 
   it("reads the recency window in (sentAt, id) order with same-second ties, as the Prisma queries did", async () => {
