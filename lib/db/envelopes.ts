@@ -2,8 +2,7 @@ import { readEnvelopeMetadata, type EnvelopeMetadata } from "../envelope/metadat
 import type { Database } from "./database";
 import { isUniqueViolation } from "./errors";
 import type { Envelope } from "./generated/sqlite/client";
-import { findMessage, messageFromJson, type MessageWithConversation } from "./messages";
-import { inJsonList, jsonList, prismaRow, prismaRowFromJson, type SqlRunner } from "./sql";
+import { inJsonList, jsonList, prismaRow, type SqlRunner, type SqlValue } from "./sql";
 
 export type EnvelopeStatus = "pending" | "processing" | "done" | "failed";
 
@@ -85,7 +84,7 @@ export async function insertEnvelope(db: Database, input: NewEnvelope): Promise<
 /** An envelope read by the pipeline: its metadata parsed (tolerant of older rows). */
 export type StoredEnvelope = Omit<Envelope, "metadata"> & { metadata: EnvelopeMetadata };
 
-function withMetadata<T extends { metadata: unknown }>(row: T): Omit<T, "metadata"> & { metadata: EnvelopeMetadata } {
+export function withMetadata<T extends { metadata: unknown }>(row: T): Omit<T, "metadata"> & { metadata: EnvelopeMetadata } {
   return { ...row, metadata: readEnvelopeMetadata(row.metadata) };
 }
 
@@ -126,7 +125,7 @@ export async function repliedEnvelopeIds(db: Database, ids: number[]): Promise<n
   return rows.map((r) => Number(r.dedupeKey!.slice("reply:".length)));
 }
 
-const envelopeColumns = { dates: ["deliverAt", "leaseUntil", "createdAt", "updatedAt", "doneAt"], json: ["metadata"] };
+export const envelopeColumns = { dates: ["deliverAt", "leaseUntil", "createdAt", "updatedAt", "doneAt"], json: ["metadata"] };
 
 /** One envelope as Prisma returns it, read on the hand-written path. */
 export async function findEnvelope(db: Database, id: number): Promise<StoredEnvelope | null> {
@@ -135,58 +134,33 @@ export async function findEnvelope(db: Database, id: number): Promise<StoredEnve
 }
 
 /**
- * What every turn reads first: its envelope, the envelope's message and the
- * message's conversation (null where missing). On PostgreSQL one statement, the
- * rows as JSON: three round trips cost the server more than the join costs the
- * database. On SQLite three indexed reads, which are calls into the library.
- */
-export async function findEnvelopeWithMessage(
-  db: Database,
-  id: number,
-): Promise<{ envelope: StoredEnvelope | null; message: MessageWithConversation | null }> {
-  if (db.dialect !== "postgresql") {
-    const envelope = await findEnvelope(db, id);
-    return { envelope, message: envelope?.messageId ? await findMessage(db, envelope.messageId) : null };
-  }
-  type Rows = { e: Record<string, unknown>; m: Record<string, unknown> | null; c: Record<string, unknown> | null };
-  const [row] = await db.read<Rows>(
-    `SELECT to_jsonb(e) AS "e", to_jsonb(m) AS "m", to_jsonb(c) AS "c"
-     FROM "Envelope" e LEFT JOIN "Message" m ON m."id" = e."messageId" LEFT JOIN "Conversation" c ON c."id" = m."conversationId"
-     WHERE e."id" = ?`,
-    id,
-  );
-  if (!row) return { envelope: null, message: null };
-  return {
-    envelope: withMetadata(prismaRowFromJson<Envelope>(row.e, envelopeColumns)),
-    message: row.m && row.c ? messageFromJson(row.m, row.c) : null,
-  };
-}
-
-/**
  * Ends an envelope (or all envelopes of a burst, answered by one turn): done, or
  * failed with the error the operator will see (the `lastDeliveryError` column).
  * The metadata keys given are set on top of the stored ones. Callers in the
  * pipeline go through lib/pipeline/end-envelope.ts, which tells open pages.
  */
-export async function finishEnvelope(
-  db: Database,
-  id: number | number[],
-  outcome: { status: "done" | "failed"; error?: string; messageId?: number; metadata?: EnvelopeMetadata },
-) {
-  const patch = outcome.metadata ?? {};
-  const now = new Date();
+export async function finishEnvelope(db: Database, id: number | number[], outcome: EnvelopeOutcome) {
   // One statement on every turn's path: the metadata is merged in SQL, not read first.
-  await db.write(
-    `UPDATE "Envelope" SET "status" = ?, "lastDeliveryError" = COALESCE(?, "lastDeliveryError"), "messageId" = COALESCE(?, "messageId"),
-       "metadata" = ${mergeJson(db)}, "doneAt" = ?, "claimedBy" = NULL, "leaseUntil" = NULL, "updatedAt" = ? WHERE ${inJsonList(db, `"id"`)}`,
-    outcome.status,
-    outcome.error ?? null,
-    outcome.messageId ?? null,
-    patch,
-    now,
-    now,
-    jsonList(Array.isArray(id) ? id : [id]),
-  );
+  await db.write(...finishStatement(db, id, outcome));
+}
+
+export type EnvelopeOutcome = { status: "done" | "failed"; error?: string; messageId?: number; metadata?: EnvelopeMetadata };
+
+/**
+ * `finishEnvelope`'s statement, for writes that end an envelope together with
+ * others (lib/db/messages.ts). `messageId`: SQL for the message's id where it is
+ * not a value yet (a CTE's), else the outcome's.
+ */
+export function finishStatement(sql: Pick<SqlRunner, "dialect">, id: number | number[], outcome: EnvelopeOutcome, messageId?: string) {
+  const now = new Date();
+  const params: SqlValue[] = [outcome.status, outcome.error ?? null];
+  if (!messageId) params.push(outcome.messageId ?? null);
+  params.push(outcome.metadata ?? {}, now, now, jsonList(Array.isArray(id) ? id : [id]));
+  return [
+    `UPDATE "Envelope" SET "status" = ?, "lastDeliveryError" = COALESCE(?, "lastDeliveryError"), "messageId" = COALESCE(${messageId ?? "?"}, "messageId"),
+       "metadata" = ${mergeJson(sql)}, "doneAt" = ?, "claimedBy" = NULL, "leaseUntil" = NULL, "updatedAt" = ? WHERE ${inJsonList(sql, `"id"`)}`,
+    ...params,
+  ] as const;
 }
 
 /** `"metadata"` with the keys of a JSON object parameter set on top, like a spread (callers patch scalar values: json_patch would merge nested objects). */

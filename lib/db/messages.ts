@@ -2,7 +2,8 @@ import type { Database } from "./database";
 import { joinThread } from "./ingest";
 import type { Conversation, Message } from "./generated/sqlite/client";
 import { prismaRow, prismaRowFromJson } from "./sql";
-import { readEnvelopeMetadata } from "../envelope/metadata";
+import { type EnvelopeMetadata, readEnvelopeMetadata } from "../envelope/metadata";
+import { finishStatement } from "./envelopes";
 
 /** An envelope as the timeline shows it: its failure's `outcome` ("unknown" = possibly delivered) read from the metadata, not from the text. */
 function envelopeBrief<T extends { metadata: unknown }>({ metadata, ...envelope }: T) {
@@ -43,8 +44,8 @@ export type OutboundAttachment = {
  * Appends an outbound message (joining its reply target's thread) and bumps the
  * conversation's activity and history generation, in one transaction.
  */
-export function appendOutboundMessage(db: Database, input: OutboundMessageInput): Promise<{ id: number }> {
-  if (db.dialect === "postgresql" && !input.attachment) return appendOutboundInOneStatement(db, input);
+export function appendOutboundMessage(db: Database, input: OutboundMessageInput, ends?: EndedSend): Promise<{ id: number }> {
+  if (db.dialect === "postgresql" && !input.attachment) return appendOutboundInOneStatement(db, input, ends);
   return db.transaction(async (sql) => {
     await sql.run(
       `UPDATE "Conversation" SET "generation" = "generation" + 1, "lastMessageAt" = ?,
@@ -92,9 +93,16 @@ export function appendOutboundMessage(db: Database, input: OutboundMessageInput)
         now,
       );
     }
+    if (ends) await sql.run(...finishStatement(sql, ends.envelopeId, { status: "done", messageId: message.id, metadata: ends.metadata }));
     return message;
   });
 }
+
+/**
+ * The send's own envelope, ended done with the message it delivered in the same
+ * write (callers then tell open pages: lib/pipeline/end-envelope.ts).
+ */
+export type EndedSend = { envelopeId: number; metadata: EnvelopeMetadata };
 
 /**
  * The same writes as one PostgreSQL statement (data-modifying CTEs, atomic like a
@@ -103,10 +111,13 @@ export function appendOutboundMessage(db: Database, input: OutboundMessageInput)
  * statement costs PostgreSQL. The thread is joined as `joinThread` does: bumped when
  * the target has one, else created at the target and the target put in it.
  */
-async function appendOutboundInOneStatement(db: Database, input: OutboundMessageInput): Promise<{ id: number }> {
+async function appendOutboundInOneStatement(db: Database, input: OutboundMessageInput, ends?: EndedSend): Promise<{ id: number }> {
   const now = new Date();
   const target = input.replyTo?.id ?? null;
   const targetThread = input.replyTo?.threadId ?? null;
+  const [end, ...endParams] = ends
+    ? finishStatement(db, ends.envelopeId, { status: "done", metadata: ends.metadata }, `(SELECT "id" FROM "message")`)
+    : [];
   const [row] = await db.write<{ id: number }>(
     `WITH "conversation" AS (
        UPDATE "Conversation" SET "generation" = "generation" + 1, "lastMessageAt" = ?,
@@ -118,10 +129,12 @@ async function appendOutboundInOneStatement(db: Database, input: OutboundMessage
        UPDATE "Thread" SET "messageCount" = "messageCount" + 1, "lastMessageAt" = ? WHERE "id" = CAST(? AS INTEGER)
      ), "rooted" AS (
        UPDATE "Message" SET "threadId" = (SELECT "id" FROM "created") WHERE "id" = CAST(? AS INTEGER) AND EXISTS (SELECT 1 FROM "created")
-     )
-     INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderName", "senderIsBot", "text", "platformMessageId",
-       "platformTopicId", "replyToMessageId", "replyToPlatformId", "threadId", "forkId", "sentAt", "createdAt")
-     VALUES (?, 'outbound', ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(CAST(? AS INTEGER), (SELECT "id" FROM "created")), ?, ?, ?) RETURNING "id"`,
+     ), "message" AS (
+       INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderName", "senderIsBot", "text", "platformMessageId",
+         "platformTopicId", "replyToMessageId", "replyToPlatformId", "threadId", "forkId", "sentAt", "createdAt")
+       VALUES (?, 'outbound', ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(CAST(? AS INTEGER), (SELECT "id" FROM "created")), ?, ?, ?) RETURNING "id"
+     )${end ? `, "ended" AS (${end})` : ""}
+     SELECT "id" FROM "message"`,
     input.sentAt,
     now,
     input.conversationId,
@@ -147,6 +160,7 @@ async function appendOutboundInOneStatement(db: Database, input: OutboundMessage
     input.forkId,
     input.sentAt,
     now,
+    ...endParams,
   );
   return row!;
 }

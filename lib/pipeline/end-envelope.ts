@@ -1,4 +1,5 @@
 import { finishEnvelope } from "../db/envelopes";
+import type { Database } from "../db/database";
 import { publish } from "../events/bus";
 
 /**
@@ -9,5 +10,10 @@ import { publish } from "../events/bus";
 export async function endEnvelope(...args: Parameters<typeof finishEnvelope>) {
   await finishEnvelope(...args);
   const [db, id] = args;
+  envelopeEnded(db, id);
+}
+
+/** Tells open pages an envelope ended, for a write that ended it along with others (a send's message: lib/db/messages.ts `EndedSend`). */
+export function envelopeEnded(db: Database, id: number | number[]) {
   publish(db, { type: "envelope", envelopeId: Array.isArray(id) ? id[0] : id });
 }

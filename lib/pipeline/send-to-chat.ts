@@ -4,7 +4,7 @@ import type { Database } from "../db/database";
 import { markMembership, membershipError, readMembership } from "../db/conversations";
 import { findEnvelopeByDedupeKey, insertEnvelope, reclaimRefusedSend } from "../db/envelopes";
 import { forkSessionState } from "../db/forks";
-import { endEnvelope } from "./end-envelope";
+import { endEnvelope, envelopeEnded } from "./end-envelope";
 import { appendOutboundMessage, confirmKeptMessage, keptMessageOfEnvelope, type OutboundAttachment } from "../db/messages";
 import { channelAddress } from "../envelope/address";
 import type { PlatformDetails } from "../envelope/metadata";
@@ -232,25 +232,26 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
   }
 
   try {
-    const message = await appendOutboundMessage(db, {
-      conversationId: input.conversation.id,
-      senderKind: input.senderKind,
-      senderName: input.senderName,
-      text: input.text,
-      platformMessageId: sent.platformMessageId,
-      sentAt: sent.sentAt,
-      replyTo: input.replyTo,
-      // Decided after the send: the fork may have ended while it went out.
-      forkId: await liveSessionOf(db, input.forkId),
-      platformTopicId: input.replyTo?.platformTopicId ?? null,
-      keepsWaiting: input.automatic,
-      attachment: input.media?.attachment,
-    });
-    await endEnvelope(db, envelopeId, {
-      status: "done",
-      messageId: message.id,
-      metadata: { platformMessageId: sent.platformMessageId },
-    });
+    const message = await appendOutboundMessage(
+      db,
+      {
+        conversationId: input.conversation.id,
+        senderKind: input.senderKind,
+        senderName: input.senderName,
+        text: input.text,
+        platformMessageId: sent.platformMessageId,
+        sentAt: sent.sentAt,
+        replyTo: input.replyTo,
+        // Decided after the send: the fork may have ended while it went out.
+        forkId: await liveSessionOf(db, input.forkId),
+        platformTopicId: input.replyTo?.platformTopicId ?? null,
+        keepsWaiting: input.automatic,
+        attachment: input.media?.attachment,
+      },
+      // The envelope ends with the message in one write: never a stored answer on a still-processing send.
+      { envelopeId, metadata: { platformMessageId: sent.platformMessageId } },
+    );
+    envelopeEnded(db, envelopeId);
     return { kind: "sent", envelopeId, messageId: message.id };
   } catch (error) {
     const saveError = (error as Error).message || String(error);

@@ -2,7 +2,8 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { InboundMessage } from "@/lib/channels/types";
 import { sqlitePath } from "@/lib/db/migrations.mjs";
-import { findEnvelope, findEnvelopeWithMessage } from "@/lib/db/envelopes";
+import { findEnvelope } from "@/lib/db/envelopes";
+import { findEnvelopeWithMessage } from "@/lib/db/turn-start";
 import { appendOutboundMessage, findMessage } from "@/lib/db/messages";
 import { ingestInbound } from "@/lib/pipeline/ingest";
 import { openDb } from "@/lib/db/database";
@@ -286,12 +287,33 @@ describe.each(databases)("rows written with hand-written SQL on $name", ({ open 
     expect(await waiting()).not.toBeNull();
 
     const later = new Date("2026-11-20T10:00:09.000Z");
-    const answer = await appendOutboundMessage(db, {
-      ...base,
-      text: "here you are",
-      platformMessageId: "101",
-      sentAt: later,
-      replyTo: { id: stored.messageId, threadId: rooted.threadId, platformMessageId: "1" },
+    const send = await db.prisma.envelope.create({
+      data: {
+        from: "agent:main",
+        to: "channel:telegram:42",
+        status: "processing",
+        text: "here you are",
+        claimedBy: "w1",
+        metadata: { inReplyToMessageId: 1 },
+      },
+    });
+    const answer = await appendOutboundMessage(
+      db,
+      {
+        ...base,
+        text: "here you are",
+        platformMessageId: "101",
+        sentAt: later,
+        replyTo: { id: stored.messageId, threadId: rooted.threadId, platformMessageId: "1" },
+      },
+      { envelopeId: send.id, metadata: { platformMessageId: "101" } },
+    );
+    // The send's envelope ended with it, in the same write.
+    expect(await db.prisma.envelope.findUniqueOrThrow({ where: { id: send.id } })).toMatchObject({
+      status: "done",
+      messageId: answer.id,
+      claimedBy: null,
+      metadata: { inReplyToMessageId: 1, platformMessageId: "101" },
     });
     expect(await db.prisma.thread.count()).toBe(1);
     expect(await db.prisma.thread.findUniqueOrThrow({ where: { id: thread.id } })).toMatchObject({ messageCount: 3, lastMessageAt: later });

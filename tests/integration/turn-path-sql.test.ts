@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadContextFacts } from "@/lib/db/context-input";
-import { findEnvelope, findEnvelopeWithMessage, insertEnvelope } from "@/lib/db/envelopes";
+import { findEnvelope, insertEnvelope } from "@/lib/db/envelopes";
+import { findEnvelopeWithMessage } from "@/lib/db/turn-start";
 import { readReplyGate } from "@/lib/db/handoff";
 import { findMessage } from "@/lib/db/messages";
 import { readMembership } from "@/lib/db/conversations";
