@@ -18,7 +18,7 @@ export type OutboundMessageInput = {
   /** null: a send whose outcome is unknown, kept in the history as possibly delivered. */
   platformMessageId: string | null;
   sentAt: Date;
-  /** The stored message this answers (its thread is joined). */
+  /** The stored message this answers: its thread, as stored when the message is written, is joined (`threadId` here is not trusted). */
   replyTo: { id: number; threadId: number | null; platformMessageId: string | null } | null;
   forkId: number | null;
   platformTopicId?: string | null;
@@ -54,24 +54,14 @@ export function appendOutboundMessage(db: Database, input: OutboundMessageInput,
       new Date(),
       input.conversationId,
     );
-    const threadId = input.replyTo ? await joinThread(sql, input.conversationId, input.replyTo, input.sentAt) : null;
+    // The target's thread as stored now: a reply to it may have created one since the caller read it.
+    const target =
+      input.replyTo &&
+      (await sql.one<{ id: number; threadId: number | null }>(`SELECT "id", "threadId" FROM "Message" WHERE "id" = ?`, input.replyTo.id));
+    const threadId = target ? await joinThread(sql, input.conversationId, target, input.sentAt) : null;
     const message = (await sql.one<{ id: number }>(
-      `INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderName", "senderIsBot", "text", "platformMessageId",
-         "platformTopicId", "replyToMessageId", "replyToPlatformId", "threadId", "forkId", "sentAt", "createdAt")
-       VALUES (?, 'outbound', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
-      input.conversationId,
-      input.senderKind,
-      input.senderName,
-      true,
-      input.text,
-      input.platformMessageId,
-      input.platformTopicId ?? null,
-      input.replyTo?.id ?? null,
-      input.replyTo?.platformMessageId ?? null,
-      threadId,
-      input.forkId,
-      input.sentAt,
-      new Date(),
+      `INSERT INTO "Message" ${OUTBOUND_COLUMNS} VALUES (?, 'outbound', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
+      ...outboundValues(input, threadId, new Date()),
     ))!;
     const file = input.attachment;
     if (file) {
@@ -98,6 +88,28 @@ export function appendOutboundMessage(db: Database, input: OutboundMessageInput,
   });
 }
 
+const OUTBOUND_COLUMNS = `("conversationId", "direction", "senderKind", "senderName", "senderIsBot", "text", "platformMessageId",
+  "platformTopicId", "replyToMessageId", "replyToPlatformId", "threadId", "forkId", "sentAt", "createdAt")`;
+
+/** The values of `OUTBOUND_COLUMNS` but the direction (a literal). */
+function outboundValues(input: OutboundMessageInput, threadId: number | null, now: Date) {
+  return [
+    input.conversationId,
+    input.senderKind,
+    input.senderName,
+    true,
+    input.text,
+    input.platformMessageId,
+    input.platformTopicId ?? null,
+    input.replyTo?.id ?? null,
+    input.replyTo?.platformMessageId ?? null,
+    threadId,
+    input.forkId,
+    input.sentAt,
+    now,
+  ];
+}
+
 /**
  * The send's own envelope, ended done with the message it delivered in the same
  * write (callers then tell open pages: lib/pipeline/end-envelope.ts).
@@ -107,60 +119,56 @@ export type EndedSend = { envelopeId: number; metadata: EnvelopeMetadata };
 /**
  * The same writes as one PostgreSQL statement (data-modifying CTEs, atomic like a
  * transaction): every agent answer runs this, and the transaction's BEGIN, COMMIT and
- * four statements were six round trips, each costing the server more CPU than the
- * statement costs PostgreSQL. The thread is joined as `joinThread` does: bumped when
- * the target has one, else created at the target and the target put in it.
+ * five statements were seven round trips, each costing the server more CPU than the
+ * statement costs PostgreSQL. The thread is joined as `joinThread` does, from the
+ * target as stored now (a reply to it may have created its thread since the caller
+ * read it): bumped when the target has one, else created at the target and the
+ * target put in it (a thread created meanwhile by a reply still being written leaves
+ * this message outside it, never the answer unrecorded).
+ *
+ * The conversation's UPDATE is the main statement so that its row is locked first,
+ * as ingest and the transaction above lock it: PostgreSQL runs the CTEs the main
+ * statement reads when it reads them (here, in RETURNING, after the row is locked)
+ * and the others after it. With the conversation last, an answer joining a thread
+ * and a webhook replying into the same thread locked in opposite orders: a deadlock.
  */
 async function appendOutboundInOneStatement(db: Database, input: OutboundMessageInput, ends?: EndedSend): Promise<{ id: number }> {
   const now = new Date();
   const target = input.replyTo?.id ?? null;
-  const targetThread = input.replyTo?.threadId ?? null;
   const [end, ...endParams] = ends
     ? finishStatement(db, ends.envelopeId, { status: "done", metadata: ends.metadata }, `(SELECT "id" FROM "message")`)
     : [];
   const [row] = await db.write<{ id: number }>(
-    `WITH "conversation" AS (
-       UPDATE "Conversation" SET "generation" = "generation" + 1, "lastMessageAt" = ?,
-         "waitingSince" = ${input.keepsWaiting ? `"waitingSince"` : "NULL"}, "updatedAt" = ? WHERE "id" = ?
+    `WITH "joined" AS (
+       SELECT "threadId" AS "id" FROM "Message" WHERE "id" = CAST(? AS INTEGER)
      ), "created" AS (
        INSERT INTO "Thread" ("conversationId", "rootMessageId", "messageCount", "lastMessageAt", "createdAt")
-       SELECT ?, CAST(? AS INTEGER), 2, ?, ? WHERE CAST(? AS INTEGER) IS NOT NULL AND CAST(? AS INTEGER) IS NULL RETURNING "id"
+       SELECT ?, CAST(? AS INTEGER), 2, ?, ? WHERE EXISTS (SELECT 1 FROM "joined" WHERE "id" IS NULL)
+       ON CONFLICT ("rootMessageId") DO NOTHING RETURNING "id"
      ), "bumped" AS (
-       UPDATE "Thread" SET "messageCount" = "messageCount" + 1, "lastMessageAt" = ? WHERE "id" = CAST(? AS INTEGER)
+       UPDATE "Thread" SET "messageCount" = "messageCount" + 1, "lastMessageAt" = ? WHERE "id" = (SELECT "id" FROM "joined")
      ), "rooted" AS (
        UPDATE "Message" SET "threadId" = (SELECT "id" FROM "created") WHERE "id" = CAST(? AS INTEGER) AND EXISTS (SELECT 1 FROM "created")
      ), "message" AS (
-       INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderName", "senderIsBot", "text", "platformMessageId",
-         "platformTopicId", "replyToMessageId", "replyToPlatformId", "threadId", "forkId", "sentAt", "createdAt")
-       VALUES (?, 'outbound', ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(CAST(? AS INTEGER), (SELECT "id" FROM "created")), ?, ?, ?) RETURNING "id"
+       INSERT INTO "Message" ${OUTBOUND_COLUMNS}
+       VALUES (?, 'outbound', ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(CAST(? AS INTEGER), (SELECT "id" FROM "joined"), (SELECT "id" FROM "created")), ?, ?, ?) RETURNING "id"
      )${end ? `, "ended" AS (${end})` : ""}
-     SELECT "id" FROM "message"`,
-    input.sentAt,
-    now,
-    input.conversationId,
-    input.conversationId,
-    target,
-    input.sentAt,
-    now,
-    target,
-    targetThread,
-    input.sentAt,
-    targetThread,
+     UPDATE "Conversation" SET "generation" = "generation" + 1, "lastMessageAt" = ?,
+       "waitingSince" = ${input.keepsWaiting ? `"waitingSince"` : "NULL"}, "updatedAt" = ? WHERE "id" = ?
+     RETURNING (SELECT "id" FROM "message") AS "id"`,
     target,
     input.conversationId,
-    input.senderKind,
-    input.senderName,
-    true,
-    input.text,
-    input.platformMessageId,
-    input.platformTopicId ?? null,
     target,
-    input.replyTo?.platformMessageId ?? null,
-    targetThread,
-    input.forkId,
     input.sentAt,
     now,
+    input.sentAt,
+    target,
+    // The thread parameter is NULL: the thread is the one joined or created above.
+    ...outboundValues(input, null, now),
     ...endParams,
+    input.sentAt,
+    now,
+    input.conversationId,
   );
   return row!;
 }
@@ -242,7 +250,7 @@ const conversationColumns = {
 
 export type MessageWithConversation = Message & { conversation: Conversation };
 
-/** A message and its conversation read as PostgreSQL JSON (lib/db/envelopes.ts `findEnvelopeWithMessage`). */
+/** A message and its conversation read as PostgreSQL JSON (lib/db/turn-start.ts `findEnvelopeWithMessage`). */
 export function messageFromJson(message: Record<string, unknown>, conversation: Record<string, unknown>): MessageWithConversation {
   return {
     ...prismaRowFromJson<Message>(message, messageColumns),

@@ -5,6 +5,7 @@ import { sqlitePath } from "@/lib/db/migrations.mjs";
 import { findEnvelope } from "@/lib/db/envelopes";
 import { findEnvelopeWithMessage } from "@/lib/db/turn-start";
 import { appendOutboundMessage, findMessage } from "@/lib/db/messages";
+import { joinThread, recordUpdateAndConversation } from "@/lib/db/ingest";
 import { ingestInbound } from "@/lib/pipeline/ingest";
 import { openDb } from "@/lib/db/database";
 import { databases, sqliteTestDb, type TestDb } from "../helpers/db";
@@ -247,6 +248,71 @@ describe.each(databases)("rows written with hand-written SQL on $name", ({ open 
     });
     expect(await findEnvelopeWithMessage(db, task.id)).toEqual({ envelope: await findEnvelope(db, task.id), message: null });
     expect(await findEnvelopeWithMessage(db, task.id + 1000)).toEqual({ envelope: null, message: null });
+  });
+
+  it("writes an answer into a thread while a webhook replying into the same thread holds its transaction, without a deadlock", async () => {
+    const { db } = t;
+    const stored = await ingestInbound(db, inbound(1));
+    if (stored.status !== "stored") throw new Error("not stored");
+    const base = { conversationId: stored.conversationId, senderKind: "agent" as const, senderName: "main", forkId: null };
+    const first = await appendOutboundMessage(db, {
+      ...base,
+      text: "first",
+      platformMessageId: "100",
+      sentAt: new Date(),
+      replyTo: { id: stored.messageId, threadId: null, platformMessageId: "1" },
+    });
+    const { threadId } = await db.prisma.message.findUniqueOrThrow({ where: { id: first.id } });
+    let answer: Promise<{ id: number }> | undefined;
+    // Ingest's order: the conversation's row first, then the thread. The answer starts in between.
+    await db.transaction(async (sql) => {
+      const conversation = await recordUpdateAndConversation(
+        sql,
+        { channel: "telegram", updateId: "2", receivedAt: new Date() },
+        { id: "42", type: "private" },
+        new Date(),
+        true,
+      );
+      answer = appendOutboundMessage(db, {
+        ...base,
+        text: "second",
+        platformMessageId: "101",
+        sentAt: new Date(),
+        replyTo: { id: stored.messageId, threadId, platformMessageId: "1" },
+      });
+      await sleep(300);
+      await joinThread(sql, conversation.id, { id: stored.messageId, threadId }, new Date());
+    });
+    await answer;
+    expect(await db.prisma.thread.findUniqueOrThrow({ where: { id: threadId! } })).toMatchObject({ messageCount: 4 });
+    expect(await db.prisma.message.count({ where: { threadId } })).toBe(3);
+  });
+
+  it("joins the thread a reply created while the answer was on its way, instead of losing the answer on the thread's unique root", async () => {
+    const { db } = t;
+    const stored = await ingestInbound(db, inbound(1));
+    if (stored.status !== "stored") throw new Error("not stored");
+    // Read when the turn began: no thread yet. Then someone replies to the same message.
+    const replyTo = { id: stored.messageId, threadId: null, platformMessageId: "1" };
+    const reply = await ingestInbound(db, inbound(2, { replyTo: { id: "1", fromSelf: false } }));
+    if (reply.status !== "stored") throw new Error("not stored");
+    const { threadId } = await db.prisma.message.findUniqueOrThrow({ where: { id: reply.messageId } });
+    expect(threadId).not.toBeNull();
+    const answer = await appendOutboundMessage(db, {
+      conversationId: stored.conversationId,
+      senderKind: "agent",
+      senderName: "main",
+      text: "answer",
+      platformMessageId: "100",
+      sentAt: new Date(),
+      replyTo,
+      forkId: null,
+    });
+    expect((await db.prisma.message.findUniqueOrThrow({ where: { id: answer.id } })).threadId).toBe(threadId);
+    expect(await db.prisma.thread.findUniqueOrThrow({ where: { id: threadId! } })).toMatchObject({
+      rootMessageId: stored.messageId,
+      messageCount: 3,
+    });
   });
 
   it("puts an answer in its target's thread: created at the first answer, counted on the next, and the user's wait ends unless the send keeps it", async () => {

@@ -61,8 +61,9 @@ export function lineMedia(message: { id?: string; type: string } & Record<string
     case "audio": {
       const m = schemas[message.type].safeParse(message);
       if (!m.success || !id) break;
-      // LINE gives durations in milliseconds.
-      const durationSeconds = m.data.duration === undefined ? undefined : Math.round(m.data.duration / 1000);
+      // LINE gives durations in milliseconds. Capped at the column's 32-bit integer, like sizes
+      // (a damaged event's 1e308 failed PostgreSQL's insert: a 500, and the batch's good events with it).
+      const durationSeconds = m.data.duration === undefined ? undefined : Math.min(Math.round(m.data.duration / 1000), 2_147_483_647);
       return {
         attachments: [
           {
