@@ -41,10 +41,23 @@ export function rateLimitDelayMs(error: unknown, now = Date.now()): number | nul
     ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(after) - now;
   }
   const status = error.statusCode;
+  if (spentQuota(error)) return null;
   const limited = status === 429 || ((status === 503 || status === 529) && ms !== undefined);
   if (!limited) return null;
   if (ms === undefined || !Number.isFinite(ms) || ms < 0) ms = DEFAULT_RATE_LIMIT_PAUSE_MS;
   return Math.min(ms, MAX_PAUSE_MS);
+}
+
+/**
+ * OpenAI's 429 for an account out of credit (`insufficient_quota`): waiting does not
+ * end it, so it is a failed call (attempts counted, the turn fails with the
+ * provider's message where the operator looks), not a pause that would put every
+ * turn back forever. The AI SDK does not retry it either.
+ */
+function spentQuota(error: APICallError): boolean {
+  const data = (error.data ?? {}) as { error?: { code?: unknown; type?: unknown } };
+  if (data.error?.code === "insufficient_quota" || data.error?.type === "insufficient_quota") return true;
+  return /"(code|type)"\s*:\s*"insufficient_quota"/.test(error.responseBody ?? "");
 }
 
 const RATE_LIMIT_CODES = /^(429|rate_limit_exceeded|rate_limit_error|rate_limited|too_many_requests)$/i;

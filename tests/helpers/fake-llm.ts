@@ -11,7 +11,7 @@ export type ChatRequest = {
 export type Script = (request: ChatRequest) => (
   | { reply: string }
   | { silent: true }
-  | { status: number; headers?: Record<string, string> }
+  | { status: number; headers?: Record<string, string>; error?: Record<string, unknown> }
   /** Streamed requests: HTTP 200, the start of the reply, then this error chunk (a rate limit or overload reported mid-stream). */
   | { streamError: { message: string; type?: string; code?: string | number } }
 ) & {
@@ -107,7 +107,9 @@ export async function startFakeLlm(script: Script = () => ({ reply: "Hello from 
     if ("status" in action) {
       res.writeHead(action.status, { "content-type": "application/json", ...action.headers });
       return res.end(
-        JSON.stringify({ error: { message: "fake model failure", type: action.status === 429 ? "rate_limit_error" : "server_error" } }),
+        JSON.stringify({
+          error: action.error ?? { message: "fake model failure", type: action.status === 429 ? "rate_limit_error" : "server_error" },
+        }),
       );
     }
     if ("streamError" in action) {

@@ -106,6 +106,23 @@ describe("platform and model failures", () => {
     expect((await h.t.db.prisma.envelope.findFirstOrThrow({ where: { to: "agent:main" } })).attempts).toBe(2);
   });
 
+  it("a spent quota (OpenAI's 429 insufficient_quota) is a failed call with attempts counted, not a pause that puts the turn back forever", async () => {
+    let calls = 0;
+    // OpenAI's body for an account out of credit, as its API sends it.
+    const quota = {
+      message: "You exceeded your current quota, please check your plan and billing details.",
+      type: "insufficient_quota",
+      param: null,
+      code: "insufficient_quota",
+    };
+    h.llm.setScript(() => (++calls === 1 ? { status: 429, error: quota } : { reply: "after the top-up" }));
+    await h.t.post(update({ text: "hello" }));
+    await h.t.settle();
+    expect(h.telegram.sends().map((s) => s.body.text)).toEqual(["after the top-up"]);
+    expect((await h.t.db.prisma.envelope.findFirstOrThrow({ where: { to: "agent:main" } })).attempts).toBe(2);
+    expect(h.t.app.gate?.pausedUntil()).toBeNull();
+  });
+
   it("a malformed tool call (bad arguments) sends nothing and is recorded as the turn's error", async () => {
     const server = h.llm;
     server.setScript(() => ({ reply: "x".repeat(6000) })); // over the tool's 5000-character limit
