@@ -1,4 +1,6 @@
+import { type BotScope, conversationScopeSql } from "./conversation-scope";
 import type { Database } from "./database";
+import type { SqlValue } from "./sql";
 
 /** Sums of the Turn usage columns over one group (or all turns in range). */
 export type UsageSums = {
@@ -74,26 +76,40 @@ function sums(row: Row | undefined): UsageSums {
   };
 }
 
-/** Every turn in [from, to), optionally of one conversation, summed. */
-export async function usageTotals(db: Database, range: { from: Date; to: Date; conversationId?: number }): Promise<UsageSums> {
-  const byConversation = range.conversationId !== undefined;
+/** A usage range: [from, to), optionally one conversation, optionally only a caller's bots' conversations. */
+export type UsageRange = { from: Date; to: Date; conversationId?: number; bots?: BotScope };
+
+/** The conditions on a turn or replay alias beyond its time: its conversation, and the caller's bots. */
+function rowFilter(alias: "t" | "r", range: UsageRange): { sql: string; params: SqlValue[] } {
+  const scope = conversationScopeSql(range.bots, "c");
+  return {
+    sql:
+      (range.conversationId !== undefined ? ` AND ${alias}."conversationId" = ?` : "") +
+      (range.bots ? ` AND ${alias}."conversationId" IN (SELECT c."id" FROM "Conversation" c WHERE ${scope.sql})` : ""),
+    params: [...(range.conversationId !== undefined ? [range.conversationId] : []), ...(range.bots ? scope.params : [])],
+  };
+}
+
+/** Every turn in the range, summed. */
+export async function usageTotals(db: Database, range: UsageRange): Promise<UsageSums> {
+  const filter = rowFilter("t", range);
   const [row] = await db.read<Row>(
-    `SELECT ${SUMS} FROM "Turn" t WHERE t."createdAt" >= ? AND t."createdAt" < ?${byConversation ? ` AND t."conversationId" = ?` : ""}`,
+    `SELECT ${SUMS} FROM "Turn" t WHERE t."createdAt" >= ? AND t."createdAt" < ?${filter.sql}`,
     range.from,
     range.to,
-    ...(byConversation ? [range.conversationId] : []),
+    ...filter.params,
   );
   return sums(row);
 }
 
-/** Replays that ended, started in [from, to), optionally of one conversation, summed. */
-export async function replayTotals(db: Database, range: { from: Date; to: Date; conversationId?: number }): Promise<ReplaySums> {
-  const byConversation = range.conversationId !== undefined;
+/** Replays that ended, started in the range, summed. */
+export async function replayTotals(db: Database, range: UsageRange): Promise<ReplaySums> {
+  const filter = rowFilter("r", range);
   const [row] = await db.read<ReplayRow>(
-    `SELECT ${REPLAY_SUMS} FROM "Replay" r WHERE r."createdAt" >= ? AND r."createdAt" < ? AND ${REPLAY_ENDED}${byConversation ? ` AND r."conversationId" = ?` : ""}`,
+    `SELECT ${REPLAY_SUMS} FROM "Replay" r WHERE r."createdAt" >= ? AND r."createdAt" < ? AND ${REPLAY_ENDED}${filter.sql}`,
     range.from,
     range.to,
-    ...(byConversation ? [range.conversationId] : []),
+    ...filter.params,
   );
   return replaySums(row);
 }
@@ -111,10 +127,9 @@ const costOf = (source: 0 | 1) => `SUM(CASE WHEN u."source" = ${source} THEN u."
  * then by tokens). Index-backed on `Turn.createdAt` and `Replay.createdAt`; one
  * pass over the range's rows of both tables.
  */
-export async function usageByGroup(
-  db: Database,
-  query: { from: Date; to: Date; groupBy: UsageGroup; limit?: number },
-): Promise<UsageGroupRow[]> {
+export async function usageByGroup(db: Database, query: UsageRange & { groupBy: UsageGroup; limit?: number }): Promise<UsageGroupRow[]> {
+  const turns = rowFilter("t", query);
+  const replays = rowFilter("r", query);
   const keyOf = (alias: "t" | "r") =>
     query.groupBy === "day" ? dayOf(db, alias) : query.groupBy === "model" ? `${alias}."model"` : `${alias}."conversationId"`;
   const conversation = query.groupBy === "conversation";
@@ -139,16 +154,18 @@ export async function usageByGroup(
        SUM(CASE WHEN u."source" = 1 AND u."costUsd" IS NULL AND (u."inputTokens" IS NOT NULL OR u."outputTokens" IS NOT NULL) THEN 1 ELSE 0 END) AS "unpricedReplays"
      FROM (
        SELECT 0 AS "source", ${keyOf("t")} AS "key", t."inputTokens", t."outputTokens", t."cachedInputTokens", t."costUsd"
-       FROM "Turn" t WHERE t."createdAt" >= ? AND t."createdAt" < ?
+       FROM "Turn" t WHERE t."createdAt" >= ? AND t."createdAt" < ?${turns.sql}
        UNION ALL
        SELECT 1, ${keyOf("r")}, r."inputTokens", r."outputTokens", NULL, r."costUsd"
-       FROM "Replay" r WHERE r."createdAt" >= ? AND r."createdAt" < ? AND ${REPLAY_ENDED}
+       FROM "Replay" r WHERE r."createdAt" >= ? AND r."createdAt" < ? AND ${REPLAY_ENDED}${replays.sql}
      ) u
      GROUP BY u."key" ${order}${query.limit ? ` LIMIT ${Math.trunc(query.limit)}` : ""}`,
     query.from,
     query.to,
+    ...turns.params,
     query.from,
     query.to,
+    ...replays.params,
   );
   const labels = conversation
     ? await conversationLabels(

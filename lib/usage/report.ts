@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { BotScope } from "../db/conversation-scope";
 import type { Database } from "../db/database";
 import { replayTotals, usageByGroup, usageTotals, type ReplaySums, type UsageGroup, type UsageGroupRow, type UsageSums } from "../db/usage";
 
@@ -42,13 +43,15 @@ const startOfDay = (ms: number) => Math.floor(ms / DAY) * DAY;
  * zeros, so a chart has no gaps), per model, or per conversation (the top 20 by
  * spend, replays included), with the range's totals. Live turns (what answering
  * users cost) and replays (what trying settings on past turns cost) are summed
- * apart, in the same rows.
+ * apart, in the same rows. A caller limited to some bots (`bots`) sees only their
+ * conversations' turns and replays.
  */
-export async function usageReport(db: Database, query: UsageQuery) {
+export async function usageReport(db: Database, query: UsageQuery, bots?: BotScope) {
+  const range = { ...query, bots };
   const [totals, replays, groups] = await Promise.all([
-    usageTotals(db, query),
-    replayTotals(db, query),
-    usageByGroup(db, { ...query, limit: query.groupBy === "conversation" ? TOP_CONVERSATIONS : undefined }),
+    usageTotals(db, range),
+    replayTotals(db, range),
+    usageByGroup(db, { ...range, limit: query.groupBy === "conversation" ? TOP_CONVERSATIONS : undefined }),
   ]);
   const rows = query.groupBy === "day" ? everyDay(query, groups) : groups;
   return { from: query.from, to: query.to, groupBy: query.groupBy, totals, replays, rows };

@@ -8,6 +8,7 @@ import { GET as notesRoute, POST as noteRoute } from "@/app/api/v1/conversations
 import { GET as conversationRoute, PATCH as conversationPatchRoute } from "@/app/api/v1/conversations/[id]/route";
 import { GET as listRoute } from "@/app/api/v1/conversations/route";
 import { GET as datasetsRoute, POST as newDatasetRoute } from "@/app/api/v1/datasets/route";
+import { GET as usageRoute } from "@/app/api/v1/usage/route";
 import { POST as forkRoute } from "@/app/api/v1/forks/route";
 import { GET as handoffsRoute } from "@/app/api/v1/handoffs/route";
 import { POST as replyRoute } from "@/app/api/v1/messages/[id]/reply/route";
@@ -207,8 +208,43 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     expect(made.status).toBe(403);
     expect(await db.dataset.count()).toBe(0);
 
+    // Usage: the spend of Alpha's conversation only (totals, by conversation, by day).
+    for (const [conversation, costUsd] of [
+      [s.a, 0.25],
+      [s.b, 4],
+    ] as const) {
+      const envelope = await db.envelope.create({
+        data: { from: "channel:x", to: "agent:main", text: "x", status: "done", conversationId: conversation.id, metadata: {} },
+      });
+      await db.turn.create({
+        data: {
+          envelopeId: envelope.id,
+          conversationId: conversation.id,
+          model: "openai:gpt-4o",
+          system: "",
+          prompt: [],
+          toolCalls: [],
+          usage: {},
+          inputTokens: 100,
+          outputTokens: 10,
+          costUsd,
+        },
+      });
+    }
+    const spend = async (session: Session, groupBy: string) => {
+      const reply = await call(usageRoute, `/api/v1/usage?groupBy=${groupBy}`, { session });
+      expect(reply.status).toBe(200);
+      return reply.body as { totals: { turns: number; costUsd: number }; rows: { key: string; turns: number }[] };
+    };
+    const mine = await spend(bob, "conversation");
+    expect(mine.totals).toMatchObject({ turns: 1, costUsd: 0.25 });
+    expect(mine.rows.map((r) => r.key)).toEqual([String(s.a.id)]);
+    expect((await spend(bob, "day")).rows.reduce((n, r) => n + r.turns, 0)).toBe(1);
+    expect((await spend(s.admin, "conversation")).totals).toMatchObject({ turns: 2, costUsd: 4.25 });
+
     // Every bot again: null.
     expect((await limit(TOKEN, s.agent.id, null)).status).toBe(200);
+    expect((await spend(bob, "model")).totals).toMatchObject({ turns: 2, costUsd: 4.25 });
     expect((await call(datasetsRoute, "/api/v1/datasets", { session: bob })).status).toBe(200);
     expect((await listIds(bob)).ids).toEqual([s.a.id, s.b.id].sort());
     const all = await call(searchRoute, "/api/v1/search?q=quetzalfig", { session: bob });
