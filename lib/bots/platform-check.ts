@@ -1,6 +1,7 @@
 import { HTTPFetchError, messagingApi } from "@line/bot-sdk";
 import { Api, GrammyError, HttpError } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
+import { withinTime } from "../channels/line/adapter";
 
 /** What the platform says about credentials: who the bot is, or its refusal in its own words. */
 export type PlatformCheck =
@@ -27,7 +28,7 @@ export async function checkTelegramToken(token: string, apiRoot?: string): Promi
 export async function checkLineChannel(accessToken: string, apiRoot?: string): Promise<PlatformCheck> {
   const client = new messagingApi.MessagingApiClient({ channelAccessToken: accessToken, ...(apiRoot ? { baseURL: apiRoot } : {}) });
   try {
-    const info = await client.getBotInfo();
+    const info = await withinTime(client.getBotInfo(), 10_000);
     return {
       ok: true,
       platformBotId: info.userId,

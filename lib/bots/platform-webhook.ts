@@ -1,6 +1,7 @@
 import { messagingApi } from "@line/bot-sdk";
 import { Api, GrammyError } from "grammy";
 import { TELEGRAM_ALLOWED_UPDATES } from "./platform-check";
+import { withinTime } from "../channels/line/adapter";
 
 /** The platforms' API roots (tests and self-hosted Bot API servers); unset = the platform's own. */
 export type PlatformRoots = { telegramApiRoot?: string; lineApiRoot?: string };
@@ -40,7 +41,7 @@ export async function setPlatformWebhook(
     channelAccessToken: bot.credentials.channelAccessToken!,
     ...(roots.lineApiRoot ? { baseURL: roots.lineApiRoot } : {}),
   });
-  await client.setWebhookEndpoint({ endpoint: bot.url });
+  await withinTime(client.setWebhookEndpoint({ endpoint: bot.url }), 30_000);
   return "Webhook endpoint was set";
 }
 

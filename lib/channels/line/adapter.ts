@@ -51,7 +51,31 @@ export type LineChannelOptions = {
   name?: string;
   /** The content host (LINE_DATA_API_ROOT); default LINE's api-data.line.me. */
   dataApiRoot?: string;
+  /** How long one Messaging API call may take (default 30 s, as Telegram's). */
+  timeoutMs?: number;
 };
+
+/**
+ * LINE's SDK calls the global fetch with no time limit of its own (undici gives up
+ * after 300 s): a LINE that stops answering held the turn, its typing indicator and
+ * its slot that long. A call is given up after `ms` and fails as a 5xx does: its
+ * outcome is unknown (the message may have gone out), so it is never sent again.
+ */
+export class LineTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`LINE did not answer within ${ms / 1000} s`);
+    this.name = "LineTimeoutError";
+  }
+}
+
+export function withinTime<T>(call: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new LineTimeoutError(ms)), ms);
+    timer.unref?.();
+  });
+  return Promise.race([call, limit]).finally(() => clearTimeout(timer));
+}
 
 const DATA_API_ROOT = "https://api-data.line.me";
 
@@ -66,7 +90,10 @@ export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
     channelAccessToken: options.accessToken,
     ...(options.apiRoot ? { baseURL: options.apiRoot } : {}),
   });
+  const timeoutMs = options.timeoutMs ?? 30_000;
   const failure = (error: unknown) => {
+    if (error instanceof LineTimeoutError)
+      return new DeliveryError(`${error.message}: the message may have gone out`, { outcome: "unknown", retryable: true });
     if (error instanceof HTTPFetchError) {
       // A 5xx or 429 may follow a message that went out; any other status is a refusal.
       const retryable = error.status >= 500 || error.status === 429;
@@ -85,7 +112,7 @@ export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
       // LINE shows the animation in one-to-one chats only; a group or room has none.
       if (target.chatType !== "private") return;
       try {
-        await client.showLoadingAnimation({ chatId: target.chatId, loadingSeconds: LOADING_SECONDS });
+        await withinTime(client.showLoadingAnimation({ chatId: target.chatId, loadingSeconds: LOADING_SECONDS }), timeoutMs);
       } catch (error) {
         throw failure(error);
       }
@@ -121,10 +148,10 @@ export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
       if (fresh) {
         try {
           const quoteToken = typeof platform.quoteToken === "string" ? platform.quoteToken : undefined;
-          const response = await client.replyMessage({
-            replyToken,
-            messages: [{ type: "text", text, ...(quoteToken ? { quoteToken } : {}) }],
-          });
+          const response = await withinTime(
+            client.replyMessage({ replyToken, messages: [{ type: "text", text, ...(quoteToken ? { quoteToken } : {}) }] }),
+            timeoutMs,
+          );
           return { platformMessageId: response.sentMessages[0]?.id ?? `reply-${Date.now()}`, sentAt: new Date() };
         } catch (error) {
           if (!(error instanceof HTTPFetchError && error.status === 400)) throw failure(error);
@@ -132,7 +159,7 @@ export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
         }
       }
       try {
-        const response = await client.pushMessage({ to: request.chatId, messages: [{ type: "text", text }] });
+        const response = await withinTime(client.pushMessage({ to: request.chatId, messages: [{ type: "text", text }] }), timeoutMs);
         return { platformMessageId: response.sentMessages[0]?.id ?? `push-${Date.now()}`, sentAt: new Date() };
       } catch (error) {
         throw failure(error);
@@ -153,7 +180,7 @@ export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
       const messages: messagingApi.Message[] = request.caption ? [file, { type: "text", text: request.caption }] : [file];
       // A push, never the reply token: an operator's file comes later than the token's minute.
       try {
-        const response = await client.pushMessage({ to: request.chatId, messages });
+        const response = await withinTime(client.pushMessage({ to: request.chatId, messages }), timeoutMs);
         return { platformMessageId: response.sentMessages[0]?.id ?? `push-${Date.now()}`, sentAt: new Date() };
       } catch (error) {
         throw failure(error);

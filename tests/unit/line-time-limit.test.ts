@@ -1,0 +1,53 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkLineChannel } from "@/lib/bots/platform-check";
+import { DeliveryError } from "@/lib/channels/types";
+import { createLineChannel } from "@/lib/channels/line/adapter";
+
+/**
+ * A LINE that takes the request and never answers (a hung proxy, an outage mid-call).
+ * Its SDK has no time limit of its own: each call must be given up, as unknown.
+ */
+describe("a LINE API that does not answer", () => {
+  let server: Server;
+  let url: string;
+  const calls: string[] = [];
+  beforeAll(async () => {
+    server = createServer((req) => {
+      calls.push(req.url ?? "");
+      req.resume();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it("a send is given up after the limit with an unknown outcome, and a fresh reply token is not followed by a push", async () => {
+    calls.length = 0;
+    const line = createLineChannel({ accessToken: "t", apiRoot: url, timeoutMs: 150 });
+    const started = Date.now();
+    const error = await line
+      .send({ chatId: "U1", text: "hello", platform: { replyToken: "r1", receivedAt: Date.now() } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect(error).toMatchObject({ outcome: "unknown", message: "LINE did not answer within 0.15 s: the message may have gone out" });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // Possibly delivered: never sent again by push.
+    expect(calls).toEqual(["/v2/bot/message/reply"]);
+  });
+
+  it("a push and the loading animation are given up too", async () => {
+    const line = createLineChannel({ accessToken: "t", apiRoot: url, timeoutMs: 150 });
+    await expect(line.send({ chatId: "U1", text: "hello" })).rejects.toMatchObject({ outcome: "unknown" });
+    await expect(line.showActivity!({ chatId: "U1", chatType: "private" })).rejects.toBeInstanceOf(DeliveryError);
+  });
+
+  it("checking a channel's token says LINE did not answer", async () => {
+    const check = await checkLineChannel("t", url);
+    expect(check).toEqual({ ok: false, answer: "LINE bot info failed: LINE did not answer within 10 s" });
+  }, 20_000);
+});
