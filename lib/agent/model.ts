@@ -25,8 +25,20 @@ const httpFetch: typeof fetch = (input, init) => {
  * LLM_API_KEY. Null when none is configured: messages are stored and operators
  * answer by hand. Tests pass their own ModelHandle (the AI SDK's mock model).
  */
-export function modelFromEnv(env: Pick<Env, "LLM_PROVIDER" | "LLM_MODEL" | "LLM_BASE_URL" | "LLM_API_KEY">): ModelHandle | null {
-  const { LLM_PROVIDER: provider, LLM_MODEL: modelId, LLM_BASE_URL: baseURL, LLM_API_KEY: apiKey } = env;
+export function modelFromEnv(
+  env: Pick<Env, "LLM_PROVIDER" | "LLM_MODEL" | "LLM_BASE_URL" | "LLM_API_KEY">,
+  options: {
+    /**
+     * Without LLM_API_KEY the AI SDK reads the provider's own variable (OPENAI_API_KEY,
+     * ANTHROPIC_API_KEY). False for a model an operator pointed elsewhere (a bot's, a
+     * replay's): the deployment's key must never go to an address someone typed in.
+     */
+    processEnvKey?: boolean;
+  } = {},
+): ModelHandle | null {
+  const { LLM_PROVIDER: provider, LLM_MODEL: modelId, LLM_BASE_URL: baseURL } = env;
+  // An empty key is a string: the SDK sends it (and the provider answers 401) instead of reading the environment.
+  const apiKey = env.LLM_API_KEY ?? (options.processEnvKey === false ? "" : undefined);
   if (!provider || !modelId) return null;
   switch (provider) {
     case "openai":

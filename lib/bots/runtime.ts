@@ -28,7 +28,13 @@ export type BotRuntimeDeps = {
   ingest: Ingest;
   ignored: (platform: string, reason: string) => void;
   /** Wraps a bot's own model like the deployment's (metrics, the provider's gate). */
-  model: { timeoutMs: number; ceiling: () => number; instrument: (handle: ModelHandle) => ModelHandle };
+  model: {
+    timeoutMs: number;
+    ceiling: () => number;
+    instrument: (handle: ModelHandle) => ModelHandle;
+    /** The deployment's model settings (LLM_PROVIDER, LLM_BASE_URL, LLM_API_KEY): whose key goes where. */
+    deployment?: { provider?: string; baseUrl?: string; apiKey?: string };
+  };
 };
 
 type Entry = { version: string; adapter: ChannelAdapter; webhook: (request: Request) => Promise<Response> };
@@ -145,18 +151,21 @@ export class BotRuntime {
     if (!row) return undefined;
     const config = botAgentOf(row).model;
     if (!config) return undefined;
-    const apiKey = row.modelApiKey && this.deps.box ? this.deps.box.open(row.modelApiKey) : undefined;
+    const own = row.modelApiKey && this.deps.box ? this.deps.box.open(row.modelApiKey) : undefined;
+    // Without a key of its own, a bot uses the deployment's only at the deployment's endpoint, and
+    // the provider's own variable (OPENAI_API_KEY…) only at the provider's own address: never at one an admin typed in.
+    const deployment = this.deps.model.deployment ?? {};
+    const sameEndpoint = config.provider === deployment.provider && (config.baseUrl ?? undefined) === (deployment.baseUrl ?? undefined);
+    const apiKey = own ?? (sameEndpoint ? deployment.apiKey : undefined);
     const key = [config.provider, config.model, config.baseUrl ?? "", apiKey ? createHash("sha256").update(apiKey).digest("hex") : ""].join(
       "|",
     );
     let known = this.gates.get(key);
     if (!known) {
-      const handle = modelFromEnv({
-        LLM_PROVIDER: config.provider,
-        LLM_MODEL: config.model,
-        LLM_BASE_URL: config.baseUrl,
-        LLM_API_KEY: apiKey,
-      });
+      const handle = modelFromEnv(
+        { LLM_PROVIDER: config.provider, LLM_MODEL: config.model, LLM_BASE_URL: config.baseUrl, LLM_API_KEY: apiKey },
+        { processEnvKey: !config.baseUrl || sameEndpoint },
+      );
       if (!handle) return undefined;
       const gate = new ProviderGate(handle.provider, this.deps.model.ceiling(), Date.now, handle.modelId, this.deps.model.timeoutMs);
       known = { gate, handle: limitModel(this.deps.model.instrument(handle), gate) };

@@ -43,7 +43,11 @@ export function createReplayModels(
         throw new AppError("bad_request", "an openai-compatible model needs its baseUrl", [
           { path: ["variant", "model", "baseUrl"], message: "required" },
         ]);
-      const handle = modelFromEnv({ LLM_PROVIDER: model.provider, LLM_MODEL: model.model, LLM_BASE_URL: baseUrl, LLM_API_KEY: apiKey });
+      const handle = modelFromEnv(
+        { LLM_PROVIDER: model.provider, LLM_MODEL: model.model, LLM_BASE_URL: baseUrl, LLM_API_KEY: apiKey },
+        // The provider's own variable only for its own address (no base URL) or the server's endpoint.
+        { processEnvKey: baseUrl === undefined || sameEndpoint },
+      );
       if (!handle) throw new AppError("bad_request", "the variant's model cannot be built");
       const key = `${model.provider}\u0000${model.model}\u0000${baseUrl ?? ""}`;
       let gate = gates.get(key);

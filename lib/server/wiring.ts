@@ -179,6 +179,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
       timeoutMs,
       ceiling: () => e.LLM_CONCURRENCY,
       instrument: (handle) => instrumentModel(handle),
+      deployment: { provider: e.LLM_PROVIDER, baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY },
     },
   });
   turnDeps.modelFor = (adapter) => runtime.modelFor(adapter);

@@ -370,6 +370,19 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
       where: { conversationId: conversation.id, from: { startsWith: "channel:" } },
     });
     expect(inbound).toMatchObject({ from: `channel:telegram-${ids.b}:${user.id}`, to: "agent:sales" });
+
+    // OpenAI at an address an admin typed in, with no key of its own: the SDK's OPENAI_API_KEY never goes there.
+    process.env.OPENAI_API_KEY = "sk-env-deployment-secret";
+    try {
+      await patch({ provider: "openai", model: "bravo-model", baseUrl: llmB.baseUrl });
+      llmB.authorizations.length = 0;
+      await postTo(ids.b, secrets.b, { from: user, chat: { id: user.id, type: "private" }, text: "and again" });
+      await t.settle();
+      expect(llmB.authorizations.length).toBeGreaterThan(0);
+      expect(JSON.stringify(llmB.authorizations)).not.toContain("sk-env-deployment-secret");
+    } finally {
+      delete process.env.OPENAI_API_KEY;
+    }
   });
 
   it("a revoked token fails that bot's sends, visibly, while the other bot keeps answering", async () => {

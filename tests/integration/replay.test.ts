@@ -170,6 +170,19 @@ describe.each(databases)("replay on $name", ({ open }) => {
     });
     expect(keyless.status).toBe(201);
     expect(other.authorizations.some((a) => a?.includes("sk-test"))).toBe(false);
+    // Nor the provider's own variable, which the AI SDK reads when given no key.
+    process.env.OPENAI_API_KEY = "sk-env-deployment-secret";
+    try {
+      other.authorizations.length = 0;
+      await replayTurn(turn!.id, {
+        mode: "frozen",
+        variant: { model: { provider: "openai", model: "other-model", baseUrl: other.baseUrl } },
+      });
+      expect(other.authorizations.length).toBeGreaterThan(0);
+      expect(JSON.stringify(other.authorizations)).not.toContain("sk-env-deployment-secret");
+    } finally {
+      delete process.env.OPENAI_API_KEY;
+    }
   });
 
   it("a dataset of ten turns runs to completion with its summary, two runs compare, and applying writes the settings with their change log", async () => {
