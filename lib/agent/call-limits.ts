@@ -54,7 +54,7 @@ export function rateLimitDelayMs(error: unknown, now = Date.now()): number | nul
  * provider's message where the operator looks), not a pause that would put every
  * turn back forever. The AI SDK does not retry it either.
  */
-function spentQuota(error: APICallError): boolean {
+export function spentQuota(error: APICallError): boolean {
   const data = (error.data ?? {}) as { error?: { code?: unknown; type?: unknown } };
   if (data.error?.code === "insufficient_quota" || data.error?.type === "insufficient_quota") return true;
   return /"(code|type)"\s*:\s*"insufficient_quota"/.test(error.responseBody ?? "");

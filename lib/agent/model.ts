@@ -55,3 +55,12 @@ export function modelFromEnv(
       };
   }
 }
+
+/**
+ * Whether two model endpoints are the same address (a trailing slash aside; no base
+ * URL is the provider's own): a key given for one may go to the other.
+ */
+export function sameModelEndpoint(a: { provider?: string; baseUrl?: string | null }, b: { provider?: string; baseUrl?: string | null }) {
+  const address = (url: string | null | undefined) => (url ? url.replace(/\/+$/, "") : "");
+  return a.provider === b.provider && address(a.baseUrl) === address(b.baseUrl);
+}

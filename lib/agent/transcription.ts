@@ -13,7 +13,10 @@ export type Transcriber = {
  * `experimental_transcribe` and OpenAI's transcription API (which OpenAI-compatible
  * servers also speak): TRANSCRIPTION_BASE_URL, else LLM_BASE_URL when the chat model
  * is OpenAI's or compatible, else OpenAI's own; TRANSCRIPTION_API_KEY, else
- * LLM_API_KEY. Null when TRANSCRIPTION_MODEL is unset: the model gets kind and duration.
+ * LLM_API_KEY when that is the chat model's own endpoint, else at OpenAI's own address
+ * the SDK's OPENAI_API_KEY: a key never goes to an address it was not given for (an
+ * Anthropic key to OpenAI, OPENAI_API_KEY to a local server). Null when
+ * TRANSCRIPTION_MODEL is unset: the model gets kind and duration.
  */
 export function transcriberFromEnv(
   env: Pick<
@@ -24,7 +27,9 @@ export function transcriberFromEnv(
   const modelId = env.TRANSCRIPTION_MODEL;
   if (!modelId) return null;
   const baseURL = env.TRANSCRIPTION_BASE_URL ?? (env.LLM_PROVIDER === "anthropic" ? undefined : env.LLM_BASE_URL);
-  const apiKey = env.TRANSCRIPTION_API_KEY ?? env.LLM_API_KEY;
+  const chatEndpoint = env.LLM_PROVIDER !== "anthropic" && baseURL === env.LLM_BASE_URL;
+  // An empty key is a string: the SDK sends it instead of reading OPENAI_API_KEY (lib/agent/model.ts).
+  const apiKey = env.TRANSCRIPTION_API_KEY ?? (chatEndpoint ? env.LLM_API_KEY : undefined) ?? (baseURL === undefined ? undefined : "");
   const model = createOpenAI({ baseURL, apiKey }).transcription(modelId);
   return {
     modelId,

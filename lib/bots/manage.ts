@@ -1,3 +1,4 @@
+import { sameModelEndpoint } from "../agent/model";
 import { randomBytes } from "node:crypto";
 import { GrammyError } from "grammy";
 import { z } from "zod";
@@ -21,7 +22,7 @@ import { log } from "../log";
 import { settingsUpdateSchema } from "../settings/schema";
 import { botAgentOf, botModelSchema, forgetBots } from "./bot-config";
 import { checkLineChannel, checkTelegramToken } from "./platform-check";
-import { deleteTelegramWebhook, platformSaid, setPlatformWebhook, type OpenCredentials } from "./platform-webhook";
+import { deleteTelegramWebhook, platformSaid, platformUnreachable, setPlatformWebhook, type OpenCredentials } from "./platform-webhook";
 import type { BotRuntime } from "./runtime";
 import type { SecretBox } from "./secret-box";
 
@@ -144,7 +145,10 @@ export async function createBot(deps: BotManagerDeps, body: BotCreateBody) {
     body.platform === "telegram"
       ? await checkTelegramToken(body.token, deps.telegramApiRoot)
       : await checkLineChannel(body.channelAccessToken, deps.lineApiRoot);
-  if (!check.ok) throw new AppError("bad_request", `the platform refused the credentials: ${check.answer}`, { platform: check.answer });
+  if (!check.ok)
+    throw check.unreachable
+      ? new AppError("bad_gateway", `the platform did not answer, nothing was added: ${check.answer}`, { platform: check.answer })
+      : new AppError("bad_request", `the platform refused the credentials: ${check.answer}`, { platform: check.answer });
   if (body.platform === "line") await learnEnvLineIdentity(deps);
   await refuseAddedTwice(deps.db, body.platform, check.platformBotId);
   const secret = body.platform === "telegram" ? body.token : body.channelAccessToken;
@@ -262,7 +266,7 @@ export async function changeBot(deps: BotManagerDeps, id: number, body: BotPatch
       // Without a new key the stored one stays (the console never sees it to send it back),
       // but only for the same provider and endpoint: a stored key is never sent to a new address.
       const before = row.model ? (JSON.parse(row.model) as { provider?: string; baseUrl?: string }) : null;
-      const sameEndpoint = before?.provider === model.provider && (before?.baseUrl ?? null) === (model.baseUrl ?? null);
+      const sameEndpoint = before !== null && sameModelEndpoint(before, model);
       if (apiKey !== undefined) change.modelApiKey = needBox(deps.box).seal(apiKey);
       else if (!sameEndpoint) change.modelApiKey = null;
     }
@@ -317,7 +321,9 @@ export async function registerWebhook(deps: BotManagerDeps, id: number, publicUr
     answer = await setPlatformWebhook(deps, { platform: row.platform, credentials, secret: box.open(row.webhookSecret!), url });
   } catch (error) {
     const said = platformSaid(error);
-    throw new AppError("bad_request", `the platform refused the webhook: ${said}`, { platform: said });
+    throw platformUnreachable(error)
+      ? new AppError("bad_gateway", `the platform did not answer: ${said}`, { platform: said })
+      : new AppError("bad_request", `the platform refused the webhook: ${said}`, { platform: said });
   }
   await updateBot(deps.db, id, { webhookUrl: url });
   forgetBots(deps.db);

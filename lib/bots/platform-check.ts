@@ -6,7 +6,8 @@ import { withinTime } from "../channels/line/adapter";
 /** What the platform says about credentials: who the bot is, or its refusal in its own words. */
 export type PlatformCheck =
   | { ok: true; platformBotId: string; name: string; username: string | null; pictureUrl: string | null; botInfo?: UserFromGetMe }
-  | { ok: false; answer: string };
+  /** `unreachable`: no answer at all (a network failure, a timeout), not a refusal of the credentials. */
+  | { ok: false; answer: string; unreachable?: boolean };
 
 const CHECK_TIMEOUT_SECONDS = 10;
 
@@ -19,7 +20,7 @@ export async function checkTelegramToken(token: string, apiRoot?: string): Promi
     return { ok: true, platformBotId: String(me.id), name: me.first_name, username: me.username, pictureUrl: null, botInfo: me };
   } catch (error) {
     if (error instanceof GrammyError) return { ok: false, answer: `Telegram ${error.error_code}: ${error.description}` };
-    if (error instanceof HttpError) return { ok: false, answer: `Telegram unreachable: ${error.message}` };
+    if (error instanceof HttpError) return { ok: false, answer: `Telegram unreachable: ${error.message}`, unreachable: true };
     return { ok: false, answer: `getMe failed: ${(error as Error).message}` };
   }
 }
@@ -39,7 +40,7 @@ export async function checkLineChannel(accessToken: string, apiRoot?: string): P
   } catch (error) {
     if (error instanceof HTTPFetchError)
       return { ok: false, answer: `LINE ${error.status}: ${error.body?.slice(0, 300) ?? error.statusText}` };
-    return { ok: false, answer: `LINE bot info failed: ${(error as Error).message}` };
+    return { ok: false, answer: `LINE bot info failed: ${(error as Error).message}`, unreachable: true };
   }
 }
 

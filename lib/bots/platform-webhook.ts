@@ -1,7 +1,7 @@
-import { messagingApi } from "@line/bot-sdk";
-import { Api, GrammyError } from "grammy";
+import { HTTPFetchError, messagingApi } from "@line/bot-sdk";
+import { Api, GrammyError, HttpError } from "grammy";
 import { TELEGRAM_ALLOWED_UPDATES } from "./platform-check";
-import { withinTime } from "../channels/line/adapter";
+import { LineTimeoutError, withinTime } from "../channels/line/adapter";
 
 /** The platforms' API roots (tests and self-hosted Bot API servers); unset = the platform's own. */
 export type PlatformRoots = { telegramApiRoot?: string; lineApiRoot?: string };
@@ -15,6 +15,15 @@ export function telegramApi(roots: PlatformRoots, token: string) {
 }
 
 /** What a platform answered when it refused, in its own words: `Telegram 401: Unauthorized`. */
+/** No answer from the platform at all (a network failure, a timeout): a 502, not a refusal. */
+export function platformUnreachable(error: unknown): boolean {
+  return (
+    error instanceof HttpError ||
+    error instanceof LineTimeoutError ||
+    (!(error instanceof GrammyError) && !(error instanceof HTTPFetchError))
+  );
+}
+
 export function platformSaid(error: unknown): string {
   return error instanceof GrammyError ? `Telegram ${error.error_code}: ${error.description}` : `failed: ${(error as Error).message}`;
 }

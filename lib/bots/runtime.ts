@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { UserFromGetMe } from "grammy/types";
 import { limitModel, ProviderGate } from "../agent/call-limits";
-import { modelFromEnv, type ModelHandle } from "../agent/model";
+import { modelFromEnv, type ModelHandle, sameModelEndpoint } from "../agent/model";
 import { createLineChannel } from "../channels/line/adapter";
 import { createLineWebhook } from "../channels/line/webhook";
 import { createTelegramChannel } from "../channels/telegram/adapter";
@@ -155,7 +155,7 @@ export class BotRuntime {
     // Without a key of its own, a bot uses the deployment's only at the deployment's endpoint, and
     // the provider's own variable (OPENAI_API_KEY…) only at the provider's own address: never at one an admin typed in.
     const deployment = this.deps.model.deployment ?? {};
-    const sameEndpoint = config.provider === deployment.provider && (config.baseUrl ?? undefined) === (deployment.baseUrl ?? undefined);
+    const sameEndpoint = sameModelEndpoint(config, deployment);
     const apiKey = own ?? (sameEndpoint ? deployment.apiKey : undefined);
     const key = [config.provider, config.model, config.baseUrl ?? "", apiKey ? createHash("sha256").update(apiKey).digest("hex") : ""].join(
       "|",

@@ -1,5 +1,5 @@
 import { APICallError, wrapLanguageModel, type LanguageModel } from "ai";
-import { streamedRefusal } from "../agent/call-limits";
+import { spentQuota, streamedRefusal } from "../agent/call-limits";
 import type { ModelHandle } from "../agent/model";
 import { DeliveryError, type ChannelAdapter, type InboundEvent } from "../channels/types";
 import { metrics } from "./registry";
@@ -156,7 +156,8 @@ export function instrumentModel(handle: ModelHandle): ModelHandle {
 
 /** A failed call's label: the provider asked us to slow down (over HTTP, or inside its stream), or another failure. */
 function failureOf(error: unknown): "rate_limited" | "error" {
-  if (APICallError.isInstance(error)) return [429, 503, 529].includes(error.statusCode ?? 0) ? "rate_limited" : "error";
+  if (APICallError.isInstance(error))
+    return [429, 503, 529].includes(error.statusCode ?? 0) && !spentQuota(error) ? "rate_limited" : "error";
   return streamedRefusal(error) ? "rate_limited" : "error";
 }
 

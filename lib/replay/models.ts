@@ -1,5 +1,5 @@
 import { limitModel, ProviderGate } from "../agent/call-limits";
-import { modelFromEnv, type ModelHandle } from "../agent/model";
+import { modelFromEnv, type ModelHandle, sameModelEndpoint } from "../agent/model";
 import type { Env } from "../env";
 import { AppError } from "../errors";
 import type { VariantModel } from "./variant";
@@ -37,7 +37,7 @@ export function createReplayModels(
       const sameProvider = model.provider === e.LLM_PROVIDER;
       const baseUrl = model.baseUrl ?? (sameProvider ? e.LLM_BASE_URL : undefined);
       // The server's key goes only to the server's own endpoint: another base URL needs its own key.
-      const sameEndpoint = sameProvider && baseUrl === e.LLM_BASE_URL;
+      const sameEndpoint = sameModelEndpoint({ provider: model.provider, baseUrl }, { provider: e.LLM_PROVIDER, baseUrl: e.LLM_BASE_URL });
       const apiKey = model.apiKey ?? (sameEndpoint ? e.LLM_API_KEY : undefined);
       if (model.provider === "openai-compatible" && !baseUrl)
         throw new AppError("bad_request", "an openai-compatible model needs its baseUrl", [

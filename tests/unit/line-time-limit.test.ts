@@ -48,6 +48,32 @@ describe("a LINE API that does not answer", () => {
 
   it("checking a channel's token says LINE did not answer", async () => {
     const check = await checkLineChannel("t", url);
-    expect(check).toEqual({ ok: false, answer: "LINE bot info failed: LINE did not answer within 10 s" });
+    // No answer is not a refusal: adding the bot answers 502, not "the platform refused the credentials".
+    expect(check).toEqual({ ok: false, answer: "LINE bot info failed: LINE did not answer within 10 s", unreachable: true });
   }, 20_000);
+});
+
+describe("a LINE connection that fails", () => {
+  it("cut after LINE read the message: the outcome is unknown (never sent again); no connection at all: not sent", async () => {
+    const cutter = createServer(async (req, res) => {
+      for await (const _ of req) {
+        // read the whole request: LINE has the message
+      }
+      res.socket?.destroy();
+    });
+    await new Promise<void>((resolve) => cutter.listen(0, "127.0.0.1", resolve));
+    const port = (cutter.address() as AddressInfo).port;
+    const cut = await createLineChannel({ accessToken: "t", apiRoot: `http://127.0.0.1:${port}` })
+      .send({ chatId: "U1", text: "hello" })
+      .catch((e: unknown) => e);
+    expect(cut).toMatchObject({ outcome: "unknown" });
+    cutter.closeAllConnections();
+    await new Promise((resolve) => cutter.close(resolve));
+
+    // The same port, nothing listening now: refused before anything was sent.
+    const refused = await createLineChannel({ accessToken: "t", apiRoot: `http://127.0.0.1:${port}` })
+      .send({ chatId: "U1", text: "hello" })
+      .catch((e: unknown) => e);
+    expect(refused).toMatchObject({ outcome: "not_sent", message: expect.stringContaining("ECONNREFUSED") });
+  });
 });

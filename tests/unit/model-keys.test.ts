@@ -2,7 +2,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { generateText } from "ai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { modelFromEnv } from "@/lib/agent/model";
+import { modelFromEnv, sameModelEndpoint } from "@/lib/agent/model";
+import { transcriberFromEnv } from "@/lib/agent/transcription";
 
 /**
  * The AI SDK reads OPENAI_API_KEY / ANTHROPIC_API_KEY when it is given no key. A model
@@ -46,9 +47,50 @@ describe("which key a model sends", () => {
     expect(seen.length).toBeGreaterThan(0);
   });
 
+  it("voice-note transcription sends a key only to the address it was given for", async () => {
+    type Keys = Partial<Parameters<typeof transcriberFromEnv>[0]>;
+    const transcribe = async (env: Keys) => {
+      seen.length = 0;
+      const none = {
+        TRANSCRIPTION_BASE_URL: undefined,
+        TRANSCRIPTION_API_KEY: undefined,
+        LLM_PROVIDER: undefined,
+        LLM_BASE_URL: undefined,
+        LLM_API_KEY: undefined,
+      };
+      await transcriberFromEnv({ ...none, ...env, TRANSCRIPTION_MODEL: "whisper-1" })!
+        .transcribe(new Uint8Array([1, 2, 3]), {})
+        .catch(() => {});
+      expect(seen.length).toBeGreaterThan(0);
+      return JSON.stringify(seen);
+    };
+    // A local OpenAI-compatible server without a key: not OPENAI_API_KEY.
+    expect(await transcribe({ LLM_PROVIDER: "openai-compatible", LLM_BASE_URL: url })).not.toContain("secret");
+    // Another transcription address: not the chat model's key.
+    expect(await transcribe({ LLM_PROVIDER: "openai", LLM_API_KEY: "sk-chat-key", TRANSCRIPTION_BASE_URL: url })).not.toContain(
+      "sk-chat-key",
+    );
+    // The chat model's own endpoint: its key; the transcription's own key wherever it points.
+    expect(await transcribe({ LLM_PROVIDER: "openai-compatible", LLM_BASE_URL: url, LLM_API_KEY: "sk-chat-key" })).toContain(
+      "Bearer sk-chat-key",
+    );
+    expect(await transcribe({ TRANSCRIPTION_BASE_URL: url, TRANSCRIPTION_API_KEY: "sk-stt" })).toContain("Bearer sk-stt");
+  });
+
   it("its own key when it has one; the deployment's model still reads the provider's variable", async () => {
     expect(await call("openai", false, "sk-own")).toContain("Bearer sk-own");
     seen.length = 0;
     expect(await call("openai")).toContain("sk-env-openai-secret");
+  });
+});
+
+describe("the same model endpoint", () => {
+  it("is the same provider at the same address, a trailing slash aside; no base URL is the provider's own", () => {
+    expect(
+      sameModelEndpoint({ provider: "openai", baseUrl: "https://proxy/v1/" }, { provider: "openai", baseUrl: "https://proxy/v1" }),
+    ).toBe(true);
+    expect(sameModelEndpoint({ provider: "openai" }, { provider: "openai", baseUrl: null })).toBe(true);
+    expect(sameModelEndpoint({ provider: "openai", baseUrl: "https://evil/v1" }, { provider: "openai" })).toBe(false);
+    expect(sameModelEndpoint({ provider: "anthropic" }, { provider: "openai" })).toBe(false);
   });
 });

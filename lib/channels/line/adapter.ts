@@ -2,6 +2,7 @@ import { HTTPFetchError, messagingApi } from "@line/bot-sdk";
 import { log } from "../../log";
 import { OUTBOUND_TEXT_LIMIT, tooLongSentence } from "../text-limit";
 import { downloadBytes } from "../../media/fetch-http";
+import { networkCodeOf, neverConnected } from "../never-connected";
 import {
   DeliveryError,
   type ActivityTarget,
@@ -102,7 +103,14 @@ export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
         retryable,
       });
     }
-    return new DeliveryError(`LINE send failed: ${(error as Error).message}`, { outcome: "not_sent", retryable: false });
+    // No connection at all: nothing sent. A connection cut after the request was written: maybe sent (as Telegram's).
+    const code = networkCodeOf(error);
+    return neverConnected(code)
+      ? new DeliveryError(`LINE unreachable: ${(error as Error).message} (${code})`, { outcome: "not_sent", retryable: true })
+      : new DeliveryError(`LINE send failed: ${(error as Error).message}${code ? ` (${code})` : ""}`, {
+          outcome: "unknown",
+          retryable: false,
+        });
   };
   return {
     name: options.name ?? "line",

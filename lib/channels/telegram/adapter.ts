@@ -14,6 +14,7 @@ import {
   type SendResult,
 } from "../types";
 import { splitTopicChatId } from "../../envelope/topic-key";
+import { networkCodeOf, neverConnected } from "../never-connected";
 import type { BotIdentity } from "./parse";
 
 /** Telegram's limit for one message's text. */
@@ -114,10 +115,8 @@ export function toDeliveryError(error: unknown): DeliveryError {
   }
   if (error instanceof HttpError) {
     // No connection at all: nothing sent. A timeout or a cut connection: maybe sent.
-    const code =
-      (error.error as { code?: string; cause?: { code?: string } } | undefined)?.code ??
-      (error.error as { cause?: { code?: string } } | undefined)?.cause?.code;
-    const refused = ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"].includes(code ?? "");
+    const code = networkCodeOf(error.error);
+    const refused = neverConnected(code);
     return new DeliveryError(`Telegram unreachable: ${error.message}${code ? ` (${code})` : ""}`, {
       outcome: refused ? "not_sent" : "unknown",
       retryable: true,
