@@ -18,6 +18,34 @@ export class RateLimitedError extends Error {
   }
 }
 
+/**
+ * A provider that has refused every call (429, or 503/529 with Retry-After) for this
+ * long is refusing for good as far as a waiting user is concerned (a proxy's own
+ * quota, a key locked out): its turns stop waiting and fail where the operator looks.
+ */
+export const REFUSING_FOR_GOOD_MS = 60 * 60_000;
+
+/**
+ * Thrown instead of RateLimitedError once the provider has refused every call for
+ * REFUSING_FOR_GOOD_MS: an ordinary failure (attempts counted, then the turn fails
+ * with this message; an operator's Retry runs it again). The gate still pauses
+ * between calls, so a refusing provider is asked once per pause, not once per turn.
+ */
+export class ProviderRefusingError extends Error {
+  constructor(
+    readonly provider: string,
+    readonly since: Date,
+    readonly lastRefusal: string,
+    waitedMs = REFUSING_FOR_GOOD_MS,
+  ) {
+    const waited = waitedMs >= 60_000 ? `${Math.round(waitedMs / 60_000)} minutes` : `${Math.round(waitedMs / 1000)} s`;
+    super(
+      `${provider} has refused every call since ${since.toISOString()} (${lastRefusal}); the turn stopped waiting after ${waited}: retry it once the provider accepts calls`,
+    );
+    this.name = "ProviderRefusingError";
+  }
+}
+
 /** Without a Retry-After header, a 429 pauses the provider this long. */
 export const DEFAULT_RATE_LIMIT_PAUSE_MS = 5_000;
 /** A longer Retry-After (a spent daily quota) is capped: the turn is tried again then. */
@@ -107,6 +135,9 @@ export class ProviderGate {
   private readonly inFlight = new Set<CallTicket>();
   private readonly waiting: Waiter[] = [];
   private pausedUntilMs = 0;
+  /** When the provider began refusing every call (cleared by a call it accepts), and how it last refused. */
+  private refusingSinceMs: number | null = null;
+  private lastRefusal = "";
   private readonly limiter: AdaptiveLimit;
 
   constructor(
@@ -120,6 +151,8 @@ export class ProviderGate {
      * one is the limiter's, not the provider's, and must not fail the turn.
      */
     private readonly callTimeoutMs?: number,
+    /** How long nothing but refusals means "for good" (shortened in tests). */
+    private readonly refusingForGoodMs = REFUSING_FOR_GOOD_MS,
   ) {
     this.limiter = new AdaptiveLimit(ceiling, clock);
   }
@@ -140,6 +173,11 @@ export class ProviderGate {
     return this.pausedUntilMs > this.clock() ? new Date(this.pausedUntilMs) : null;
   }
 
+  /** Since when the provider has refused every call (429, or 503/529 with Retry-After), or null while it accepts them. */
+  refusingSince(): Date | null {
+    return this.refusingSinceMs === null ? null : new Date(this.refusingSinceMs);
+  }
+
   /** Calls in flight and calls waiting for a free slot, for the dashboard. */
   load() {
     return { active: this.active, waiting: this.waiting.length, limit: this.limiter.limit };
@@ -153,8 +191,16 @@ export class ProviderGate {
   /** Pauses every call of this provider; those waiting for a slot give up now (their turns are put back). */
   pause(untilMs: number) {
     this.pausedUntilMs = Math.max(this.pausedUntilMs, untilMs);
-    const error = new RateLimitedError(this.provider, new Date(this.pausedUntilMs));
+    const error = this.refusal();
     for (const waiter of this.waiting.splice(0)) waiter.reject(error);
+  }
+
+  /** What a call refused by the pause is told: wait (RateLimitedError), or, after an hour of nothing but refusals, stop waiting. */
+  private refusal(): Error {
+    const since = this.refusingSinceMs;
+    if (since !== null && this.clock() - since >= this.refusingForGoodMs)
+      return new ProviderRefusingError(this.provider, new Date(since), this.lastRefusal, this.refusingForGoodMs);
+    return new RateLimitedError(this.provider, new Date(this.pausedUntilMs));
   }
 
   /**
@@ -177,6 +223,7 @@ export class ProviderGate {
     try {
       this.throwIfPaused();
       const result = await call(callSignal);
+      this.refusingSinceMs = null;
       this.limiter.succeeded(ticket, this.saturated());
       return result;
     } catch (error) {
@@ -190,8 +237,12 @@ export class ProviderGate {
           : congestionOf(error, callSignal);
       if (kind) this.backOff(ticket, kind, error, delay);
       if (delay === null) throw error;
+      this.refusingSinceMs ??= this.clock();
+      this.lastRefusal = APICallError.isInstance(error)
+        ? `HTTP ${error.statusCode}${error.message ? `: ${error.message.slice(0, 200)}` : ""}`
+        : `${streamedRefusal(error)?.name ?? "a refusal"} inside the stream`;
       this.pause(this.clock() + delay);
-      throw new RateLimitedError(this.provider, new Date(this.pausedUntilMs));
+      throw this.refusal();
     } finally {
       clearTimeout(admission);
       this.inFlight.delete(ticket);
@@ -224,8 +275,7 @@ export class ProviderGate {
   }
 
   private throwIfPaused() {
-    const until = this.pausedUntil();
-    if (until) throw new RateLimitedError(this.provider, until);
+    if (this.pausedUntil()) throw this.refusal();
   }
 
   private acquire(signal?: AbortSignal): Promise<void> {
@@ -321,7 +371,8 @@ export function streamWithinGate<T extends { stream: ReadableStream<P> }, P>(
                   failure ??= part.error ?? new Error("the model's stream failed");
                   finish(failure);
                   const judged = await verdict;
-                  controller.enqueue(judged instanceof RateLimitedError ? ({ ...part, error: judged } as P) : next.value);
+                  const gateSaid = judged instanceof RateLimitedError || judged instanceof ProviderRefusingError;
+                  controller.enqueue(gateSaid ? ({ ...part, error: judged } as P) : next.value);
                 } else controller.enqueue(next.value);
               }
             } catch (error) {

@@ -52,6 +52,7 @@ export const queueResponse = z.strictObject({
         lastBackoff: limitChange.nullable(),
         latencyMs: z.strictObject({ recent: z.number(), baseline: z.number() }).nullable(),
         pausedUntil: isoDate.nullable(),
+        refusingSince: isoDate.nullable(),
       })
       .nullable(),
   }),

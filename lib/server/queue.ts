@@ -33,5 +33,6 @@ function modelLimits(gate: ProviderGate) {
     lastBackoff: lastBackoff && change(lastBackoff),
     latencyMs,
     pausedUntil: gate.pausedUntil()?.toISOString() ?? null,
+    refusingSince: gate.refusingSince()?.toISOString() ?? null,
   };
 }

@@ -111,6 +111,8 @@ export type AppOverrides = {
   leaseMs?: number;
   backoffMs?: (attempts: number) => number;
   pollMs?: number;
+  /** How long a provider refusing every call is waited for (lib/agent/call-limits.ts), shortened in tests. */
+  refusingForGoodMs?: number;
   /** Media downloads: attempts, backoff and timeout, shortened in tests. */
   media?: { maxAttempts?: number; backoffMs?: (attempts: number) => number; timeoutMs?: number };
 };
@@ -143,7 +145,9 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   const sandbox = telegram.mode === "sandbox" && !e.LINE_CHANNEL_ACCESS_TOKEN;
   const configured = overrides.model !== undefined ? overrides.model : (modelFromEnv(e) ?? (sandbox ? demoModel() : null));
   const timeoutMs = e.LLM_TIMEOUT_SECONDS * 1000;
-  const gate = configured ? new ProviderGate(configured.provider, e.LLM_CONCURRENCY, Date.now, configured.modelId, timeoutMs) : null;
+  const gate = configured
+    ? new ProviderGate(configured.provider, e.LLM_CONCURRENCY, Date.now, configured.modelId, timeoutMs, overrides.refusingForGoodMs)
+    : null;
   // Timed inside the gate: the provider's time, not the wait for a slot.
   const model = configured && gate ? limitModel(instrumentModel(configured), gate) : null;
   const turnDeps: TurnDeps = { db, channels, model, timeoutMs, requestHandoff, transcriber: transcriberFromEnv(e) };

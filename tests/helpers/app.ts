@@ -17,6 +17,8 @@ export type TestAppOptions = {
   /** Or a model handle directly (the AI SDK's mock). */
   model?: ModelHandle | null;
   leaseMs?: number;
+  /** How long a provider refusing every call is waited for (an hour in production). */
+  refusingForGoodMs?: number;
   /** Extra environment (e.g. the LINE adapter's). */
   env?: Record<string, string>;
   /** Media downloads: attempts, backoff, timeout (short in tests). */
@@ -47,6 +49,7 @@ export async function startTestApp(options: TestAppOptions) {
     leaseMs: options.leaseMs ?? 10_000,
     backoffMs: () => 20,
     media: options.media,
+    refusingForGoodMs: options.refusingForGoodMs,
   });
   // The server fetches the bot's identity in the background; tests start once it is known.
   if (options.telegram) await app.telegram.identity();

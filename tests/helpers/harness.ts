@@ -17,7 +17,13 @@ export type Harness = { telegram: FakeTelegram; llm: FakeLlm; testDb: TestDb; t:
  * intact (tests/helpers/prompt-integrity.ts).
  */
 export function useHarness(
-  options: { open?: () => Promise<TestDb>; script?: Script; withModel?: boolean; env?: Record<string, string> } = {},
+  options: {
+    open?: () => Promise<TestDb>;
+    script?: Script;
+    withModel?: boolean;
+    env?: Record<string, string>;
+    refusingForGoodMs?: number;
+  } = {},
 ): Harness {
   const h = {} as Harness;
   const script = options.script ?? (() => ({ reply: "Hello from the fake model" }));
@@ -39,6 +45,7 @@ export function useHarness(
       telegram: h.telegram,
       ...(options.withModel === false ? { model: null } : { llm: h.llm }),
       ...(options.env ? { env: options.env } : {}),
+      refusingForGoodMs: options.refusingForGoodMs,
     });
   });
   afterEach(async () => {

@@ -137,6 +137,40 @@ describe("platform and model failures", () => {
   });
 });
 
+describe("a provider that refuses every call for good", () => {
+  // An hour in production; 400 ms here.
+  const h = useHarness({ refusingForGoodMs: 400 });
+
+  it("is waited for until the limit, then the turn fails with the provider's refusal, and an operator's Retry answers it once the provider is back", async () => {
+    // A proxy's own quota: 429 on every call, with a short Retry-After and no OpenAI quota code.
+    h.llm.setScript(() => ({
+      status: 429,
+      headers: { "retry-after-ms": "50" },
+      error: { message: "quota exceeded for this key", code: "429" },
+    }));
+    await h.t.post(update({ text: "hello" }));
+    const inbound = () => h.t.db.prisma.envelope.findFirstOrThrow({ where: { to: "agent:main" } });
+    const deadline = Date.now() + 10_000;
+    while ((await inbound()).status !== "failed" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const failed = await inbound();
+    expect(failed.status).toBe("failed");
+    expect(failed.lastDeliveryError).toMatch(
+      /^gave up after \d+ attempts: model call failed: openai-compatible has refused every call since .* \(HTTP 429: quota exceeded for this key\); the turn stopped waiting after 0 s/,
+    );
+    // Paced by the provider's pauses while it waited, not one call per claim.
+    expect(h.llm.requests.length).toBeLessThan(20);
+    expect(h.telegram.sends()).toHaveLength(0);
+
+    h.llm.setScript(() => ({ reply: "back again" }));
+    await new Promise((r) => setTimeout(r, 60)); // the last pause ends
+    await expect(retryEnvelope(h.t.db, failed.id)).resolves.toMatchObject({ retried: "turn" });
+    h.t.app.worker.kick();
+    await h.t.settle();
+    expect(h.telegram.sends().map((s) => s.body.text)).toEqual(["back again"]);
+    expect((await inbound()).status).toBe("done");
+  });
+});
+
 describe("background tasks report honestly", () => {
   const h = useHarness({ withModel: false });
 

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_RATE_LIMIT_PAUSE_MS } from "@/lib/agent/call-limits";
 import { metrics } from "@/lib/metrics/registry";
+import { describeQueue } from "@/lib/server/queue";
 import type { Caller } from "@/lib/auth/operators";
 import { sendEnvelope } from "@/lib/pipeline/envelopes";
 import { updateSettings } from "@/lib/settings/store";
@@ -143,6 +144,8 @@ describe.each(databases)("the worker's queue on $name", ({ open }) => {
       "the rate-limited turn to be put back",
     );
     expect(t.app.gate?.pausedUntil()).not.toBeNull();
+    const refusing = async () => (await describeQueue(t.app, new Date())).instance.model?.refusingSince;
+    expect(await refusing()).toEqual(expect.any(String));
     // During the pause another chat's message waits for the model, and mail to a third chat goes out.
     await t.post(update({ messageId: 401, text: "second chat", ...chatOf(67) }));
     await sendEnvelope(t.db, { from: "operator:api", to: "channel:telegram:68", text: "we are on it" }, api);
@@ -167,6 +170,8 @@ describe.each(databases)("the worker's queue on $name", ({ open }) => {
       ["done", 1],
     ]);
     expect(modelCalls(llm)).toHaveLength(4);
+    // The provider accepted a call since: it is not refusing any more.
+    expect(await refusing()).toBeNull();
   });
 
   it("a rate limit reported inside the stream (HTTP 200, then an error chunk) is put back as a 429 is: provider paused, no attempt counted", async () => {

@@ -1,7 +1,7 @@
 import { APICallError } from "ai";
 import { describe, expect, it } from "vitest";
 import { ADDITIVE_STEP, AdaptiveLimit, SLOW_START_AFTER_MS, START_LIMIT } from "@/lib/agent/adaptive-limit";
-import { ProviderGate, RateLimitedError } from "@/lib/agent/call-limits";
+import { ProviderGate, ProviderRefusingError, RateLimitedError, REFUSING_FOR_GOOD_MS } from "@/lib/agent/call-limits";
 
 function clock(start = 1_000_000) {
   const c = { now: start, read: () => c.now };
@@ -165,5 +165,32 @@ describe("the provider gate's adaptive limit", () => {
     const timeout = new DOMException("timed out", "TimeoutError");
     await expect(gate.run(async () => Promise.reject(timeout))).rejects.toBe(timeout);
     expect(gate.limitState()).toMatchObject({ limit: 6, lastBackoff: { reason: "timeout" } });
+  });
+
+  it("a provider that refuses every call for an hour stops being waited for: the turn fails (and an accepted call resets the clock)", async () => {
+    let now = 1_000_000;
+    const gate = new ProviderGate("openai", 1_000, () => now, "gpt");
+    const refused = () => gate.run(async () => Promise.reject(apiError(429, { "retry-after": "60" })));
+    await expect(refused()).rejects.toBeInstanceOf(RateLimitedError);
+    // Asked again after each pause, still refused: waiting is right until the hour is up.
+    for (let minute = 1; minute < 60; minute++) {
+      now += 60_000;
+      await expect(refused()).rejects.toBeInstanceOf(RateLimitedError);
+    }
+    now += 60_000;
+    const gaveUp = await refused().catch((error: unknown) => error);
+    expect(gaveUp).toBeInstanceOf(ProviderRefusingError);
+    expect((gaveUp as Error).message).toMatch(
+      /^openai has refused every call since .* \(HTTP 429.*\); the turn stopped waiting after 60 minutes/,
+    );
+    // Still paced by the pause: a call during it is not made, and is told the same.
+    let made = false;
+    await expect(gate.run(async () => (made = true))).rejects.toBeInstanceOf(ProviderRefusingError);
+    expect(made).toBe(false);
+    // Once the provider accepts a call, the next refusal is a pause again.
+    now += 60_000;
+    await expect(gate.run(async () => "ok")).resolves.toBe("ok");
+    now += REFUSING_FOR_GOOD_MS;
+    await expect(refused()).rejects.toBeInstanceOf(RateLimitedError);
   });
 });

@@ -61,6 +61,13 @@ export function QueuePanel() {
             {instance.model?.pausedUntil && (
               <span className="error"> · rate-limited until {new Date(instance.model.pausedUntil).toLocaleTimeString()}</span>
             )}
+            {instance.model?.refusingSince && (
+              <span className="error" data-testid="queue-model-refusing">
+                {" "}
+                · every call refused since {new Date(instance.model.refusingSince).toLocaleTimeString()} (after an hour, turns fail instead
+                of waiting)
+              </span>
+            )}
           </dd>
           {instance.model && <ModelLimit model={instance.model} />}
           <dt className="muted">Burst debounce</dt>
