@@ -2,7 +2,7 @@ import type { ContextFacts, ContextNeeds } from "../context/assemble";
 import type { AttachmentFact, StoredMessage } from "../context/types";
 import type { Database } from "./database";
 import { forkLineage, mainSessionSince } from "./forks";
-import { inJsonList, jsonList, prismaRow } from "./sql";
+import { inJsonList, jsonList, prismaRow, prismaRowFromJson } from "./sql";
 
 export const storedMessageSelect = {
   id: true,
@@ -98,6 +98,12 @@ export type ContextRequest = {
 export async function loadContextFacts(db: Database, request: ContextRequest): Promise<ContextFacts> {
   const { current, needs } = request;
   const conversationId = request.conversation.id;
+  // The commonest turn (a message in the main session, not a reply, no burst) on PostgreSQL: one statement.
+  if (db.dialect === "postgresql" && current && current.forkId === null && !current.replyToMessageId && !request.burstMessageIds?.length) {
+    const { session, previousSentAt, attachments } = await mainWindowWithFacts(db, current, needs.recency);
+    const none = { forkBase: [], pendingUpdates: [], target: null, targetNeighbours: [], chain: [], burst: [] };
+    return { conversation: request.conversation, current, session, ...none, previousSentAt, attachments };
+  }
   const [session, reply, burst] = await Promise.all([
     current ? loadSession(db, current, needs) : loadNewestMain(db, conversationId, needs.recency),
     current ? loadReplyContext(db, current, needs) : Promise.resolve({ target: null, targetNeighbours: [], chain: [] }),
@@ -120,6 +126,60 @@ export async function loadContextFacts(db: Database, request: ContextRequest): P
   return { conversation: request.conversation, current, ...session, target, targetNeighbours, chain, burst, previousSentAt, attachments };
 }
 
+const ATTACHMENT_COLUMNS = `"id", "messageId", "position", "kind", "mimeType", "fileName", "sizeBytes", "width", "height", "durationSeconds",
+       "status", "error", "details", "transcript", "blobSha256"`;
+
+/** A message's previous time in the chat: a same-second predecessor (elapsed 0), else the latest earlier time; `m` is the message. */
+const PREVIOUS_AT = `CASE WHEN EXISTS (SELECT 1 FROM "Message" t WHERE t."conversationId" = m."conversationId" AND t."sentAt" = m."sentAt" AND t."id" < m."id")
+         THEN m."sentAt"
+         ELSE (SELECT p."sentAt" FROM "Message" p WHERE p."conversationId" = m."conversationId" AND p."sentAt" < m."sentAt" ORDER BY p."sentAt" DESC LIMIT 1)
+       END`;
+
+/**
+ * PostgreSQL: the main session's recency window up to `current` (as `beside`), when
+ * each of its messages' predecessor was sent (as `previousSentAtOf`) and their
+ * attachments (as `attachmentsOf`), in one statement with the same index seeks:
+ * three round trips cost the server more than the statement costs the database.
+ */
+async function mainWindowWithFacts(db: Database, current: StoredMessage, take: number) {
+  const columns = Object.keys(storedMessageSelect)
+    .map((c) => `"${c}"`)
+    .join(", ");
+  type Row = { window: Record<string, unknown>[] | null; previous: PreviousRow[] | null; attachments: Record<string, unknown>[] | null };
+  const [row] = await db.read<Row>(
+    `WITH w AS (
+       SELECT * FROM (
+         SELECT * FROM (SELECT 0 AS "part", ${columns} FROM "Message"
+           WHERE "conversationId" = ? AND "forkId" IS NULL AND "sentAt" = ? AND "id" <= ? ORDER BY "id" DESC LIMIT ?) t1
+         UNION ALL
+         SELECT * FROM (SELECT 1 AS "part", ${columns} FROM "Message"
+           WHERE "conversationId" = ? AND "forkId" IS NULL AND "sentAt" < ? ORDER BY "sentAt" DESC, "id" DESC LIMIT ?) t2
+       ) u ORDER BY "part", "sentAt" DESC, "id" DESC LIMIT ?
+     )
+     SELECT
+       (SELECT jsonb_agg(to_jsonb(w) - 'part' ORDER BY w."part", w."sentAt" DESC, w."id" DESC) FROM w) AS "window",
+       (SELECT jsonb_agg(jsonb_build_object('id', m."id", 'previousAt', ${PREVIOUS_AT})) FROM "Message" m WHERE m."id" IN (SELECT "id" FROM w)) AS "previous",
+       (SELECT jsonb_agg(to_jsonb(a) ORDER BY a."messageId", a."position", a."id")
+          FROM (SELECT ${ATTACHMENT_COLUMNS} FROM "Attachment" WHERE "messageId" IN (SELECT "id" FROM w)) a) AS "attachments"`,
+    current.conversationId,
+    current.sentAt,
+    current.id,
+    take,
+    current.conversationId,
+    current.sentAt,
+    take,
+    take,
+  );
+  const session = (row?.window ?? []).map((m) => prismaRowFromJson<StoredMessage>(m, storedMessageColumns));
+  const previousSentAt = new Map(
+    (row?.previous ?? []).map((p) => [
+      Number(p.id),
+      prismaRowFromJson<{ previousAt: Date | null }>(p, { dates: ["previousAt"] }).previousAt,
+    ]),
+  );
+  return { session, previousSentAt, attachments: attachmentFacts(row?.attachments ?? []) };
+}
+
 type AttachmentSqlRow = Omit<AttachmentFact, "details"> & { details: string | Record<string, unknown> | null };
 
 /**
@@ -130,11 +190,14 @@ export async function attachmentsOf(db: Database, messages: Pick<StoredMessage, 
   const ids = [...new Set(messages.map((m) => m.id))];
   if (ids.length === 0) return new Map();
   const rows = await db.read<AttachmentSqlRow>(
-    `SELECT "id", "messageId", "position", "kind", "mimeType", "fileName", "sizeBytes", "width", "height", "durationSeconds",
-       "status", "error", "details", "transcript", "blobSha256"
-     FROM "Attachment" WHERE ${inJsonList(db, `"messageId"`)} ORDER BY "messageId", "position", "id"`,
+    `SELECT ${ATTACHMENT_COLUMNS} FROM "Attachment" WHERE ${inJsonList(db, `"messageId"`)} ORDER BY "messageId", "position", "id"`,
     jsonList(ids),
   );
+  return attachmentFacts(rows);
+}
+
+/** Attachment rows, in order, per message id. */
+function attachmentFacts(rows: AttachmentSqlRow[] | Record<string, unknown>[]): Map<number, AttachmentFact[]> {
   const out = new Map<number, AttachmentFact[]>();
   for (const row of rows) {
     const fact = prismaRow<AttachmentFact>({ ...row }, { json: ["details"] });
@@ -209,12 +272,7 @@ export async function previousSentAtOf(db: Database, messages: Pick<StoredMessag
   const ids = [...new Set(messages.map((m) => m.id))];
   if (ids.length === 0) return new Map();
   const rows = await db.read<PreviousRow>(
-    `SELECT m."id" AS "id",
-       CASE WHEN EXISTS (SELECT 1 FROM "Message" t WHERE t."conversationId" = m."conversationId" AND t."sentAt" = m."sentAt" AND t."id" < m."id")
-         THEN m."sentAt"
-         ELSE (SELECT p."sentAt" FROM "Message" p WHERE p."conversationId" = m."conversationId" AND p."sentAt" < m."sentAt" ORDER BY p."sentAt" DESC LIMIT 1)
-       END AS "previousAt"
-     FROM "Message" m WHERE ${inJsonList(db, `m."id"`)}`,
+    `SELECT m."id" AS "id", ${PREVIOUS_AT} AS "previousAt" FROM "Message" m WHERE ${inJsonList(db, `m."id"`)}`,
     jsonList(ids),
   );
   // SQLite hands back Prisma's ISO text, PostgreSQL a Date.

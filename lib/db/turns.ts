@@ -1,4 +1,5 @@
 import type { Database } from "./database";
+import { type EnvelopeOutcome, finishStatement } from "./envelopes";
 
 export type TurnRecord = {
   envelopeId: number;
@@ -24,8 +25,30 @@ export type TurnRecord = {
  * hand-written path: every turn writes one.
  */
 export async function saveTurn(db: Database, turn: TurnRecord): Promise<void> {
+  await db.write(...turnStatement(turn));
+}
+
+/**
+ * The turn record and the end of its envelope(s) (lib/db/envelopes.ts `finishStatement`)
+ * together: on PostgreSQL one statement (a data-modifying CTE: one round trip instead
+ * of two), on SQLite one transaction. Never an ended envelope without its turn.
+ */
+export async function saveTurnAndEnd(db: Database, turn: TurnRecord, id: number | number[], outcome: EnvelopeOutcome): Promise<void> {
+  const [insert, ...insertParams] = turnStatement(turn);
+  const [update, ...updateParams] = finishStatement(db, id, outcome);
+  if (db.dialect === "postgresql") {
+    await db.write(`WITH "turn" AS (${insert} RETURNING 1) ${update}`, ...insertParams, ...updateParams);
+    return;
+  }
+  await db.transaction(async (sql) => {
+    await sql.run(insert, ...insertParams);
+    await sql.run(update, ...updateParams);
+  });
+}
+
+function turnStatement(turn: TurnRecord) {
   const json = (value: unknown) => value as Record<string, unknown>;
-  await db.write(
+  return [
     `INSERT INTO "Turn" ("envelopeId", "conversationId", "forkId", "model", "system", "prompt", "toolCalls", "usage", "latencyMs", "error", "createdAt",
          "inputTokens", "outputTokens", "cachedInputTokens", "costUsd")
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -48,7 +71,7 @@ export async function saveTurn(db: Database, turn: TurnRecord): Promise<void> {
     turn.outputTokens ?? null,
     turn.cachedInputTokens ?? null,
     turn.costUsd ?? null,
-  );
+  ] as const;
 }
 
 export function findTurnByEnvelope(db: Database, envelopeId: number) {

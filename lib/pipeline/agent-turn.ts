@@ -12,10 +12,10 @@ import { prepareTurnMedia } from "./turn-media";
 import { loadContextFacts } from "../db/context-input";
 import { repliedEnvelopeIds, type StoredEnvelope } from "../db/envelopes";
 import { findEnvelopeWithMessage } from "../db/turn-start";
-import { endEnvelope } from "./end-envelope";
+import { endEnvelope, endEnvelopeWithTurn } from "./end-envelope";
 import { updateFork } from "../db/forks";
 import type { MessageWithConversation } from "../db/messages";
-import { saveTurn } from "../db/turns";
+import { saveTurn, type TurnRecord } from "../db/turns";
 import type { ActivityTarget, ChatType } from "../channels/types";
 import { modelTelemetry } from "../tracing/hooks";
 import { turnUsageColumns } from "../usage/turn-usage";
@@ -118,7 +118,7 @@ export async function executeTurn(deps: TurnDeps & { model: ModelHandle }, input
     (!sent && failed ? `reply not delivered: ${failed.error}` : null) ??
     (!sent ? run.malformed : null) ??
     (unrecorded ? `reply ${unrecorded}` : null);
-  await saveTurn(deps.db, {
+  const record: TurnRecord = {
     envelopeId: input.envelope.id,
     conversationId: input.conversationId,
     forkId: input.forkId,
@@ -130,10 +130,13 @@ export async function executeTurn(deps: TurnDeps & { model: ModelHandle }, input
     latencyMs: run.latencyMs,
     error: turnError,
     ...(await turnUsageColumns(deps.db, deps.model, run.usage)),
-  });
+  };
   // A failure after the reply went out ends the turn: the user has the answer.
-  if (run.error && !sent) throw run.failure instanceof RateLimitedError ? run.failure : new TurnError(`model call failed: ${run.error}`);
-  return finishTurn(deps, input, run, turnError);
+  if (run.error && !sent) {
+    await saveTurn(deps.db, record);
+    throw run.failure instanceof RateLimitedError ? run.failure : new TurnError(`model call failed: ${run.error}`);
+  }
+  return finishTurn(deps, input, run, turnError, record);
 }
 
 /** The model call itself, with the turn's tools; it stops once the reply went out or a human has the conversation. */
@@ -218,7 +221,13 @@ function draftingModel(model: LanguageModel, draft: AnswerDraft): LanguageModel 
 }
 
 /** Ends the turn's envelope(s) with what the model did, and says how the turn ended. */
-async function finishTurn(deps: TurnDeps, input: TurnInput, run: ModelRun, turnError: string | null): Promise<TurnOutcome> {
+async function finishTurn(
+  deps: TurnDeps,
+  input: TurnInput,
+  run: ModelRun,
+  turnError: string | null,
+  record: TurnRecord,
+): Promise<TurnOutcome> {
   const { envelope } = input;
   const reply = run.reply;
   const sent = reply?.kind === "sent";
@@ -231,11 +240,15 @@ async function finishTurn(deps: TurnDeps, input: TurnInput, run: ModelRun, turnE
     // Nothing reached the user: the turn's envelope (the burst's latest) fails with the
     // reason, so the operator sees it and has one Retry; the burst's earlier ones point at it.
     if (coalesced.length) await endEnvelope(deps.db, coalesced, { status: "done", metadata: { replied: false, ...burst } });
-    await endEnvelope(deps.db, envelope.id, { status: "failed", error: turnError!, metadata: { replied: false, ...burst } });
+    await endEnvelopeWithTurn(deps.db, record, envelope.id, {
+      status: "failed",
+      error: turnError!,
+      metadata: { replied: false, ...burst },
+    });
     return { kind: "not_answered", error: turnError! };
   }
   // An unknown outcome is shown on the reply itself (kept in the history as possibly delivered).
-  await endEnvelope(deps.db, [...coalesced, envelope.id], {
+  await endEnvelopeWithTurn(deps.db, record, [...coalesced, envelope.id], {
     status: "done",
     metadata: {
       replied: outcomeUnknown ? "unknown" : sent,

@@ -1,4 +1,5 @@
-import { finishEnvelope } from "../db/envelopes";
+import { type EnvelopeOutcome, finishEnvelope } from "../db/envelopes";
+import { saveTurnAndEnd, type TurnRecord } from "../db/turns";
 import type { Database } from "../db/database";
 import { publish } from "../events/bus";
 
@@ -16,4 +17,10 @@ export async function endEnvelope(...args: Parameters<typeof finishEnvelope>) {
 /** Tells open pages an envelope ended, for a write that ended it along with others (a send's message: lib/db/messages.ts `EndedSend`). */
 export function envelopeEnded(db: Database, id: number | number[]) {
   publish(db, { type: "envelope", envelopeId: Array.isArray(id) ? id[0] : id });
+}
+
+/** Records a turn and ends its envelope(s) in one write (lib/db/turns.ts `saveTurnAndEnd`), then tells open pages. */
+export async function endEnvelopeWithTurn(db: Database, turn: TurnRecord, id: number | number[], outcome: EnvelopeOutcome) {
+  await saveTurnAndEnd(db, turn, id, outcome);
+  envelopeEnded(db, id);
 }

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadContextFacts } from "@/lib/db/context-input";
+import { attachmentsOf, loadContextFacts, previousSentAtOf, storedMessageSelect } from "@/lib/db/context-input";
 import { findEnvelope, insertEnvelope } from "@/lib/db/envelopes";
 import { findEnvelopeWithMessage } from "@/lib/db/turn-start";
 import { readReplyGate } from "@/lib/db/handoff";
 import { findMessage } from "@/lib/db/messages";
 import { readMembership } from "@/lib/db/conversations";
-import { saveTurn } from "@/lib/db/turns";
+import { saveTurn, saveTurnAndEnd } from "@/lib/db/turns";
 import { databases, type TestDb } from "../helpers/db";
 
 // The agent turn reads and writes on the hand-written path: what it reads must be
@@ -106,6 +106,80 @@ describe.each(databases)("the turn path's hand-written SQL on $name", ({ open })
     expect(input.session[2].replyToSenderIsBot).toBeNull();
   });
 
+  it("reads a main-session turn's window, predecessors' times and attachments (one statement on PostgreSQL) as the separate reads do", async () => {
+    const { db } = t;
+    const { conversation, messages } = await seed();
+    // A fork's message: outside the main window, but still the chat's previous message for the time between.
+    const fork = await db.prisma.fork.create({
+      data: { conversationId: conversation.id, kind: "interactive", baseMessageId: messages[1].id, status: "closed" },
+    });
+    const inFork = await db.prisma.message.create({
+      data: {
+        conversationId: conversation.id,
+        direction: "outbound",
+        senderKind: "agent",
+        senderName: "bot",
+        text: "in fork",
+        sentAt: new Date("2026-11-20T10:00:00.500Z"),
+        forkId: fork.id,
+      },
+    });
+    await db.prisma.message.update({ where: { id: messages[2].id }, data: { shared: { kind: "location", latitude: 1.5, longitude: 2 } } });
+    for (const [position, kind] of ["photo", "document"].entries())
+      await db.prisma.attachment.create({
+        data: {
+          messageId: messages[2].id,
+          position,
+          kind,
+          source: "telegram",
+          sourceRef: `f${position}`,
+          status: position ? "failed" : "stored",
+          error: position ? "too big" : null,
+          sizeBytes: 1234,
+          details: { emoji: "👍", nested: { a: [1, "b"] } },
+        },
+      });
+    await db.prisma.attachment.create({
+      data: { messageId: inFork.id, kind: "voice", source: "telegram", durationSeconds: 3, transcript: "hi" },
+    });
+    const current = (await findMessage(db, messages[3].id))!;
+    for (const recency of [1, 3, 10]) {
+      const input = await loadContextFacts(db, {
+        conversation: current.conversation,
+        current,
+        needs: { recency, replyNeighbours: 2, replyChainDepth: 2, pendingUpdates: 20 },
+      });
+      const expected = await db.prisma.message.findMany({
+        where: {
+          conversationId: conversation.id,
+          forkId: null,
+          OR: [{ sentAt: { lt: current.sentAt } }, { sentAt: current.sentAt, id: { lte: current.id } }],
+        },
+        orderBy: [{ sentAt: "desc" }, { id: "desc" }],
+        take: recency,
+        select: storedMessageSelect,
+      });
+      expect(input.session).toEqual(expected);
+      expect(input.previousSentAt).toEqual(await previousSentAtOf(db, expected));
+      expect(input.attachments).toEqual(await attachmentsOf(db, expected));
+      expect(input).toMatchObject({ forkBase: [], pendingUpdates: [], target: null, targetNeighbours: [], chain: [], burst: [] });
+    }
+    const full = await loadContextFacts(db, {
+      conversation: current.conversation,
+      current,
+      needs: { recency: 10, replyNeighbours: 2, replyChainDepth: 2, pendingUpdates: 20 },
+    });
+    // The fork's message (10:00:00.5) came after m1 and before the 10:00:01 messages: their time since counts from it.
+    expect(full.previousSentAt.get(messages[0].id)).toEqual(new Date("2026-11-20T10:00:00.500Z"));
+    expect(full.previousSentAt.get(messages[2].id)).toEqual(new Date("2026-11-20T10:00:01.000Z"));
+    expect(full.previousSentAt.get(messages[1].id)).toBeNull();
+    expect(full.attachments?.get(messages[2].id)?.map((a) => [a.kind, a.status, a.details])).toEqual([
+      ["photo", "stored", { emoji: "👍", nested: { a: [1, "b"] } }],
+      ["document", "failed", { emoji: "👍", nested: { a: [1, "b"] } }],
+    ]);
+    expect(full.session.find((m) => m.id === messages[2].id)?.shared).toEqual({ kind: "location", latitude: 1.5, longitude: 2 });
+  });
+
   it("writes the outbound envelope once per dedupe key and the turn record as Prisma reads them", async () => {
     const { db } = t;
     const { conversation, envelope } = await seed();
@@ -153,5 +227,25 @@ describe.each(databases)("the turn path's hand-written SQL on $name", ({ open })
     expect(after!.id).toBe(before!.id);
     expect(after!.createdAt).toEqual(before!.createdAt);
     expect(await db.prisma.turn.count()).toBe(1);
+
+    // The turn record with its envelope's end, in one write: both land.
+    await saveTurnAndEnd(db, { ...turn, latencyMs: 44, error: "not delivered" }, [envelope.id], {
+      status: "failed",
+      error: "not delivered",
+      metadata: { replied: false },
+    });
+    expect(await db.prisma.turn.findUnique({ where: { envelopeId: envelope.id } })).toMatchObject({
+      latencyMs: 44,
+      error: "not delivered",
+    });
+    expect(await db.prisma.envelope.findUnique({ where: { id: envelope.id } })).toMatchObject({
+      status: "failed",
+      lastDeliveryError: "not delivered",
+      metadata: { platform: { a: 1 }, forkConflict: false, replied: false },
+      claimedBy: null,
+    });
+    // Neither without the other: a turn that cannot be written leaves the envelope as it was.
+    await expect(saveTurnAndEnd(db, { ...turn, envelopeId: 999_999 }, [envelope.id], { status: "done" })).rejects.toThrow();
+    expect(await db.prisma.envelope.findUnique({ where: { id: envelope.id } })).toMatchObject({ status: "failed" });
   });
 });
