@@ -8,7 +8,6 @@ import {
   findBot,
   insertBot,
   listBots,
-  listBotsByPlatformId,
   setBotIdentity,
   updateBot,
   updateBotFrom,
@@ -150,23 +149,26 @@ export async function createBot(deps: BotManagerDeps, body: BotCreateBody) {
       ? new AppError("bad_gateway", `the platform did not answer, nothing was added: ${check.answer}`, { platform: check.answer })
       : new AppError("bad_request", `the platform refused the credentials: ${check.answer}`, { platform: check.answer });
   if (body.platform === "line") await learnEnvLineIdentity(deps);
-  await refuseAddedTwice(deps.db, body.platform, check.platformBotId);
   const secret = body.platform === "telegram" ? body.token : body.channelAccessToken;
   const credentials =
     body.platform === "telegram"
       ? { token: body.token }
       : { channelSecret: body.channelSecret, channelAccessToken: body.channelAccessToken };
-  const row = await insertBot(deps.db, {
-    platform: body.platform,
-    name: body.name ?? check.name,
-    username: check.username,
-    pictureUrl: check.pictureUrl,
-    platformBotId: check.platformBotId,
-    credentials: box.seal(JSON.stringify(credentials)),
-    tokenHint: secret.slice(-4),
-    // Telegram's secret_token: 1–256 characters of A–Z, a–z, 0–9, _ and -.
-    webhookSecret: box.seal(randomBytes(32).toString("base64url")),
-  });
+  const row = await insertBot(
+    deps.db,
+    {
+      platform: body.platform,
+      name: body.name ?? check.name,
+      username: check.username,
+      pictureUrl: check.pictureUrl,
+      platformBotId: check.platformBotId,
+      credentials: box.seal(JSON.stringify(credentials)),
+      tokenHint: secret.slice(-4),
+      // Telegram's secret_token: 1–256 characters of A–Z, a–z, 0–9, _ and -.
+      webhookSecret: box.seal(randomBytes(32).toString("base64url")),
+    },
+    refuseAddedTwice,
+  );
   await deps.runtime.sync();
   publish(deps.db, { type: "settings" });
   log.info("bots.added", { botId: row.id, platform: row.platform, username: row.username });
@@ -194,8 +196,8 @@ async function learnEnvLineIdentity(deps: BotManagerDeps) {
   else log.warn("bots.env_line_identity_failed", { platform: check.answer });
 }
 
-async function refuseAddedTwice(db: Database, platform: "telegram" | "line", platformBotId: string) {
-  const holder = (await listBotsByPlatformId(db, platform, platformBotId)).find((row) => row.source === "api" || row.status === "active");
+function refuseAddedTwice(holders: BotRow[]) {
+  const holder = holders.find((row) => row.source === "api" || row.status === "active");
   if (!holder) return;
   const where =
     holder.source === "env"

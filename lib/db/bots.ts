@@ -19,11 +19,6 @@ export function listBots(db: Database, options: { removed?: boolean } = {}) {
   return db.prisma.bot.findMany({ where: options.removed ? {} : { status: { not: "removed" } }, orderBy: { id: "asc" } });
 }
 
-/** The bots, removed ones aside, that the platform knows by this id (Telegram's bot user id, LINE's user id), oldest first. */
-export function listBotsByPlatformId(db: Database, platform: string, platformBotId: string) {
-  return db.prisma.bot.findMany({ where: { platform, platformBotId, status: { not: "removed" } }, orderBy: { id: "asc" } });
-}
-
 export type NewBot = {
   platform: "telegram" | "line";
   name: string;
@@ -35,9 +30,25 @@ export type NewBot = {
   webhookSecret: string;
 };
 
-/** Inserts a bot and names its adapter after its id ("telegram-7"), in one transaction. */
-export async function insertBot(db: Database, bot: NewBot) {
+/**
+ * Inserts a bot and names its adapter after its id ("telegram-7"), in one transaction.
+ * `refuse` sees the rows that already hold the platform's bot id, inside that
+ * transaction, and throws to add nothing: on PostgreSQL under a lock on that id,
+ * so two adds of one bot at once (a double submit, two instances) make one row;
+ * SQLite runs one write transaction at a time.
+ */
+export async function insertBot(db: Database, bot: NewBot, refuse: (holders: BotRow[]) => void = () => {}) {
   return db.prisma.$transaction(async (tx) => {
+    if (bot.platformBotId) {
+      if (db.dialect === "postgresql")
+        await tx.$queryRaw`SELECT 1 AS "locked" FROM (SELECT pg_advisory_xact_lock(hashtext(${`bot:${bot.platform}:${bot.platformBotId}`}))) AS l`;
+      refuse(
+        await tx.bot.findMany({
+          where: { platform: bot.platform, platformBotId: bot.platformBotId, status: { not: "removed" } },
+          orderBy: { id: "asc" },
+        }),
+      );
+    }
     const row = await tx.bot.create({ data: { ...bot, source: "api", adapter: `pending-${crypto.randomUUID()}` } });
     return tx.bot.update({ where: { id: row.id }, data: { adapter: `${bot.platform}-${row.id}` } });
   });

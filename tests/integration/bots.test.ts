@@ -186,6 +186,20 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     expect(line.calls.slice(lineCalls).map((c) => c.path)).toEqual(["/v2/bot/info"]);
   });
 
+  it("two adds of one bot at once (a double submit, two instances) make one row: the other is the 409", async () => {
+    const rows = await t.db.prisma.bot.count();
+    const twin = `5550009:${"T".repeat(8)}${randomBytes(12).toString("hex")}`;
+    telegram.addBot(twin, { id: 5550009, username: "twin_bot", first_name: "Twin" });
+    const add = () => api("app/api/v1/bots/route.ts", "POST", "/api/v1/bots", {}, { platform: "telegram", token: twin });
+    const results = await Promise.all([add(), add(), add()]);
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+    const added = results.find((r) => r.status === 201)!.body.bot;
+    for (const refused of results.filter((r) => r.status === 409))
+      expect(refused.body.error).toMatchObject({ code: "conflict", details: { botId: added.id } });
+    expect(await t.db.prisma.bot.count()).toBe(rows + 1);
+    await api("app/api/v1/bots/[id]/route.ts", "DELETE", `/api/v1/bots/${added.id}`, { id: String(added.id) });
+  });
+
   it("registers each webhook with setWebhook: the bot's URL, its own secret, the update kinds the pipeline handles", async () => {
     for (const [key, token] of [
       ["a", TOKEN_A],
