@@ -24,6 +24,12 @@ export class RateLimitedError extends Error {
  * quota, a key locked out): its turns stop waiting and fail where the operator looks.
  */
 export const REFUSING_FOR_GOOD_MS = 60 * 60_000;
+/**
+ * A refusal counts toward that hour only if calls were being made: one that comes
+ * longer than this after the last pause ended starts a new streak (a quiet night
+ * after one refused call is not an hour of refusals).
+ */
+const STREAK_GAP_MS = 60_000;
 
 /**
  * Thrown instead of RateLimitedError once the provider has refused every call for
@@ -38,9 +44,9 @@ export class ProviderRefusingError extends Error {
     readonly lastRefusal: string,
     waitedMs = REFUSING_FOR_GOOD_MS,
   ) {
-    const waited = waitedMs >= 60_000 ? `${Math.round(waitedMs / 60_000)} minutes` : `${Math.round(waitedMs / 1000)} s`;
+    const limit = waitedMs >= 60_000 ? `${Math.round(waitedMs / 60_000)} minutes` : `${Math.round(waitedMs / 1000)} s`;
     super(
-      `${provider} has refused every call since ${since.toISOString()} (${lastRefusal}); the turn stopped waiting after ${waited}: retry it once the provider accepts calls`,
+      `${provider} has refused every call since ${since.toISOString()} (${lastRefusal}); after ${limit} of refusals turns no longer wait for it: retry this one once the provider accepts calls`,
     );
     this.name = "ProviderRefusingError";
   }
@@ -173,9 +179,10 @@ export class ProviderGate {
     return this.pausedUntilMs > this.clock() ? new Date(this.pausedUntilMs) : null;
   }
 
-  /** Since when the provider has refused every call (429, or 503/529 with Retry-After), or null while it accepts them. */
+  /** Since when the provider has refused every call (429, or 503/529 with Retry-After), or null while it accepts them or nothing asks. */
   refusingSince(): Date | null {
-    return this.refusingSinceMs === null ? null : new Date(this.refusingSinceMs);
+    if (this.refusingSinceMs === null || this.clock() > this.pausedUntilMs + STREAK_GAP_MS) return null;
+    return new Date(this.refusingSinceMs);
   }
 
   /** Calls in flight and calls waiting for a free slot, for the dashboard. */
@@ -197,7 +204,7 @@ export class ProviderGate {
 
   /** What a call refused by the pause is told: wait (RateLimitedError), or, after an hour of nothing but refusals, stop waiting. */
   private refusal(): Error {
-    const since = this.refusingSinceMs;
+    const since = this.refusingSince()?.getTime() ?? null;
     if (since !== null && this.clock() - since >= this.refusingForGoodMs)
       return new ProviderRefusingError(this.provider, new Date(since), this.lastRefusal, this.refusingForGoodMs);
     return new RateLimitedError(this.provider, new Date(this.pausedUntilMs));
@@ -237,7 +244,8 @@ export class ProviderGate {
           : congestionOf(error, callSignal);
       if (kind) this.backOff(ticket, kind, error, delay);
       if (delay === null) throw error;
-      this.refusingSinceMs ??= this.clock();
+      // A streak goes on while each refusal follows the last pause's end closely (calls kept being made).
+      if (this.refusingSince() === null) this.refusingSinceMs = this.clock();
       this.lastRefusal = APICallError.isInstance(error)
         ? `HTTP ${error.statusCode}${error.message ? `: ${error.message.slice(0, 200)}` : ""}`
         : `${streamedRefusal(error)?.name ?? "a refusal"} inside the stream`;

@@ -176,13 +176,6 @@ export async function createBot(deps: BotManagerDeps, body: BotCreateBody) {
 }
 
 /**
- * Refuses a bot the platform already delivers to another row: a second row would
- * register its own webhook over the first one's and take its updates. An api row
- * holds its identity until removed (disabled too: enabling sets its webhook again);
- * an environment's row only while its variables are set (active), as its identity
- * stays stored after they are unset.
- */
-/**
  * The environment's LINE channel has no identity stored until asked (Telegram's comes
  * from its getMe at start): asked here, the one time it matters, so adding that channel
  * again through the API is refused like any other bot added twice.
@@ -196,6 +189,13 @@ async function learnEnvLineIdentity(deps: BotManagerDeps) {
   else log.warn("bots.env_line_identity_failed", { platform: check.answer });
 }
 
+/**
+ * Refuses a bot the platform already delivers to another row: a second row would
+ * register its own webhook over the first one's and take its updates. An api row
+ * holds its identity until removed (disabled too: enabling sets its webhook again);
+ * an environment's row only while its variables are set (active), as its identity
+ * stays stored after they are unset.
+ */
 function refuseAddedTwice(holders: BotRow[]) {
   const holder = holders.find((row) => row.source === "api" || row.status === "active");
   if (!holder) return;

@@ -72,7 +72,7 @@ async function beside(
     pivot.sentAt,
     take,
   );
-  return rows.slice(0, take).map(({ part: _part, ...row }) => prismaRow<StoredMessage>(row, storedMessageColumns));
+  return rows.slice(0, take).map(({ part: _part, ...row }) => prismaRow<StoredMessage>(row, storedMessageColumns, db.dialect));
 }
 
 const storedMessageColumns = { dates: ["sentAt", "editedAt", "deletedAt"], booleans: ["replyToSenderIsBot"], json: ["shared"] };
@@ -177,7 +177,7 @@ async function mainWindowWithFacts(db: Database, current: StoredMessage, take: n
       prismaRowFromJson<{ previousAt: Date | null }>(p, { dates: ["previousAt"] }).previousAt,
     ]),
   );
-  return { session, previousSentAt, attachments: attachmentFacts(row?.attachments ?? []) };
+  return { session, previousSentAt, attachments: attachmentFacts(row?.attachments ?? [], "postgresql") };
 }
 
 type AttachmentSqlRow = Omit<AttachmentFact, "details"> & { details: string | Record<string, unknown> | null };
@@ -193,14 +193,17 @@ export async function attachmentsOf(db: Database, messages: Pick<StoredMessage, 
     `SELECT ${ATTACHMENT_COLUMNS} FROM "Attachment" WHERE ${inJsonList(db, `"messageId"`)} ORDER BY "messageId", "position", "id"`,
     jsonList(ids),
   );
-  return attachmentFacts(rows);
+  return attachmentFacts(rows, db.dialect);
 }
 
 /** Attachment rows, in order, per message id. */
-function attachmentFacts(rows: AttachmentSqlRow[] | Record<string, unknown>[]): Map<number, AttachmentFact[]> {
+function attachmentFacts(
+  rows: AttachmentSqlRow[] | Record<string, unknown>[],
+  dialect: Database["dialect"],
+): Map<number, AttachmentFact[]> {
   const out = new Map<number, AttachmentFact[]>();
   for (const row of rows) {
-    const fact = prismaRow<AttachmentFact>({ ...row }, { json: ["details"] });
+    const fact = prismaRow<AttachmentFact>({ ...row }, { json: ["details"] }, dialect);
     const messageId = Number(fact.messageId);
     out.set(messageId, [...(out.get(messageId) ?? []), { ...fact, id: Number(fact.id), messageId }]);
   }

@@ -130,7 +130,7 @@ export const envelopeColumns = { dates: ["deliverAt", "leaseUntil", "createdAt",
 /** One envelope as Prisma returns it, read on the hand-written path. */
 export async function findEnvelope(db: Database, id: number): Promise<StoredEnvelope | null> {
   const [row] = await db.read<Record<string, unknown>>(`SELECT * FROM "Envelope" WHERE "id" = ?`, id);
-  return row ? withMetadata(prismaRow<Envelope>(row, envelopeColumns)) : null;
+  return row ? withMetadata(prismaRow<Envelope>(row, envelopeColumns, db.dialect)) : null;
 }
 
 /**

@@ -267,7 +267,10 @@ export async function findMessage(db: Database, id: number): Promise<MessageWith
     row.conversationId as number,
   );
   if (!conversation) return null;
-  return { ...prismaRow<Message>(row, messageColumns), conversation: prismaRow<Conversation>(conversation, conversationColumns) };
+  return {
+    ...prismaRow<Message>(row, messageColumns, db.dialect),
+    conversation: prismaRow<Conversation>(conversation, conversationColumns, db.dialect),
+  };
 }
 
 /** A page of a conversation's timeline, newest first (the dashboard reverses it). */

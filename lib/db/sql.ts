@@ -329,17 +329,22 @@ export function prismaRowFromJson<T>(row: Record<string, unknown>, columns: { da
     const value = out[c];
     if (typeof value === "string" && !/(Z|[+-]\d\d(:?\d\d)?)$/.test(value)) out[c] = `${value}Z`;
   }
-  return prismaRow<T>(out, { dates: columns.dates, booleans: columns.booleans });
+  return prismaRow<T>(out, { dates: columns.dates, booleans: columns.booleans }, "postgresql");
 }
 
 /**
  * A row read with `SELECT *` on the hand-written path, typed as Prisma returns it:
  * timestamps as Dates, booleans (0/1 on SQLite) as booleans, JSON parsed.
  */
-export function prismaRow<T>(row: Record<string, unknown>, columns: { dates?: string[]; booleans?: string[]; json?: string[] }): T {
+export function prismaRow<T>(
+  row: Record<string, unknown>,
+  columns: { dates?: string[]; booleans?: string[]; json?: string[] },
+  dialect: SqlRunner["dialect"],
+): T {
   const out: Record<string, unknown> = { ...row };
   for (const c of columns.dates ?? []) out[c] = sqlDate(row[c] as Date | string | null);
   for (const c of columns.booleans ?? []) out[c] = row[c] === null || row[c] === undefined ? null : Boolean(row[c]);
-  for (const c of columns.json ?? []) out[c] = typeof row[c] === "string" ? JSON.parse(row[c] as string) : row[c];
+  // SQLite stores JSON as text; node-postgres has parsed jsonb already (a JSON string value stays a string).
+  if (dialect === "sqlite") for (const c of columns.json ?? []) out[c] = typeof row[c] === "string" ? JSON.parse(row[c] as string) : row[c];
   return out as T;
 }

@@ -37,7 +37,14 @@ export async function saveTurnAndEnd(db: Database, turn: TurnRecord, id: number 
   const [insert, ...insertParams] = turnStatement(turn);
   const [update, ...updateParams] = finishStatement(db, id, outcome);
   if (db.dialect === "postgresql") {
-    await db.write(`WITH "turn" AS (${insert} RETURNING 1) ${update}`, ...insertParams, ...updateParams);
+    // The conversation is locked before the envelopes, as deleting it does (its cascade reaches them after):
+    // the Turn's foreign key check would otherwise take it after the envelopes' locks, a deadlock with a delete.
+    await db.write(
+      `WITH "turn" AS (${insert} RETURNING 1) ${update} AND EXISTS (SELECT 1 FROM "Conversation" WHERE "id" = ? FOR KEY SHARE)`,
+      ...insertParams,
+      ...updateParams,
+      turn.conversationId,
+    );
     return;
   }
   await db.transaction(async (sql) => {

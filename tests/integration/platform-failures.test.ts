@@ -155,7 +155,7 @@ describe("a provider that refuses every call for good", () => {
     const failed = await inbound();
     expect(failed.status).toBe("failed");
     expect(failed.lastDeliveryError).toMatch(
-      /^gave up after \d+ attempts: model call failed: openai-compatible has refused every call since .* \(HTTP 429: quota exceeded for this key\); the turn stopped waiting after 0 s/,
+      /^gave up after \d+ attempts: model call failed: openai-compatible has refused every call since .* \(HTTP 429: quota exceeded for this key\); after 0 s of refusals turns no longer wait for it/,
     );
     // Paced by the provider's pauses while it waited, not one call per claim.
     expect(h.llm.requests.length).toBeLessThan(20);

@@ -180,6 +180,21 @@ describe.each(databases)("the turn path's hand-written SQL on $name", ({ open })
     expect(full.session.find((m) => m.id === messages[2].id)?.shared).toEqual({ kind: "location", latitude: 1.5, longitude: 2 });
   });
 
+  it("reads JSON columns holding a JSON string or number as Prisma does (not parsed a second time)", async () => {
+    const { db } = t;
+    const { messages } = await seed();
+    for (const [i, shared] of ["hello", "42", '{"type":"x"}', 7].entries()) {
+      await db.prisma.message.update({ where: { id: messages[i].id }, data: { shared } });
+      expect(await findMessage(db, messages[i].id)).toEqual(
+        await db.prisma.message.findUnique({ where: { id: messages[i].id }, include: { conversation: true } }),
+      );
+    }
+    const attachment = await db.prisma.attachment.create({
+      data: { messageId: messages[0].id, kind: "sticker", source: "telegram", details: "hello" },
+    });
+    expect((await attachmentsOf(db, [messages[0]])).get(messages[0].id)?.[0]).toMatchObject({ id: attachment.id, details: "hello" });
+  });
+
   it("writes the outbound envelope once per dedupe key and the turn record as Prisma reads them", async () => {
     const { db } = t;
     const { conversation, envelope } = await seed();

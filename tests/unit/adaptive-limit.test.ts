@@ -181,7 +181,7 @@ describe("the provider gate's adaptive limit", () => {
     const gaveUp = await refused().catch((error: unknown) => error);
     expect(gaveUp).toBeInstanceOf(ProviderRefusingError);
     expect((gaveUp as Error).message).toMatch(
-      /^openai has refused every call since .* \(HTTP 429.*\); the turn stopped waiting after 60 minutes/,
+      /^openai has refused every call since .* \(HTTP 429.*\); after 60 minutes of refusals turns no longer wait for it: retry this one/,
     );
     // Still paced by the pause: a call during it is not made, and is told the same.
     let made = false;
@@ -192,5 +192,22 @@ describe("the provider gate's adaptive limit", () => {
     await expect(gate.run(async () => "ok")).resolves.toBe("ok");
     now += REFUSING_FOR_GOOD_MS;
     await expect(refused()).rejects.toBeInstanceOf(RateLimitedError);
+  });
+
+  it("an hour with no calls is not an hour of refusals: a refusal long after the last pause starts a new streak", async () => {
+    let now = 1_000_000;
+    const gate = new ProviderGate("openai", 1_000, () => now, "gpt");
+    const refused = () => gate.run(async () => Promise.reject(apiError(429, { "retry-after": "60" })));
+    // One refused call (a fork summary, never retried), then a quiet night.
+    await expect(refused()).rejects.toBeInstanceOf(RateLimitedError);
+    expect(gate.refusingSince()).toEqual(new Date(1_000_000));
+    now += 60_000; // the pause's end
+    expect(gate.refusingSince()).toEqual(new Date(1_000_000));
+    now += 60_001; // and a minute without a call since
+    expect(gate.refusingSince()).toBeNull();
+    now += 2 * REFUSING_FOR_GOOD_MS;
+    // A short throttle in the morning is waited for, and counts from now.
+    await expect(refused()).rejects.toBeInstanceOf(RateLimitedError);
+    expect(gate.refusingSince()).toEqual(new Date(now));
   });
 });

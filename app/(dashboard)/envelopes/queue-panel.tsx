@@ -64,8 +64,8 @@ export function QueuePanel() {
             {instance.model?.refusingSince && (
               <span className="error" data-testid="queue-model-refusing">
                 {" "}
-                · every call refused since {new Date(instance.model.refusingSince).toLocaleTimeString()} (after an hour, turns fail instead
-                of waiting)
+                · every call refused since {new Date(instance.model.refusingSince).toLocaleString()} (after an hour, turns fail instead of
+                waiting)
               </span>
             )}
           </dd>
