@@ -66,13 +66,18 @@ export async function readBody(request: Request, maxBytes: number): Promise<stri
   return new TextDecoder("utf-8", { fatal: false }).decode(await readRawBody(request, maxBytes));
 }
 
+/** A body read waits at most this long for its next bytes. */
+export const BODY_IDLE_MS = 30_000;
+
 /**
  * Reads the body's bytes (for signatures computed over them), refusing more than
  * `maxBytes` (413) without buffering it all. A body that breaks off (the client went
  * away mid-upload) is the client's doing, not a fault of ours: a 400 nobody will read,
- * logged at info.
+ * logged at info. One that stops arriving for `idleMs` is a 408 (a slow upload that
+ * keeps sending is read to its end).
  */
-export async function readRawBody(request: Request, maxBytes: number): Promise<Buffer> {
+
+export async function readRawBody(request: Request, maxBytes: number, idleMs = BODY_IDLE_MS): Promise<Buffer> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw new AppError("payload_too_large", `body exceeds ${maxBytes} bytes`);
   if (!request.body) return Buffer.alloc(0);
@@ -80,12 +85,26 @@ export async function readRawBody(request: Request, maxBytes: number): Promise<B
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    let read: ReadableStreamReadResult<Uint8Array>;
+    let read: ReadableStreamReadResult<Uint8Array> | "stalled";
+    let timer: NodeJS.Timeout | undefined;
     try {
-      read = await reader.read();
+      read = await Promise.race([
+        reader.read(),
+        new Promise<"stalled">((resolve) => {
+          timer = setTimeout(() => resolve("stalled"), idleMs);
+        }),
+      ]);
     } catch (error) {
       log.info("http.body_aborted", { path: new URL(request.url).pathname, bytesRead: size, error });
       throw new AppError("bad_request", "the request body ended early (the client went away)");
+    } finally {
+      clearTimeout(timer);
+    }
+    if (read === "stalled") {
+      // A client that stops sending holds its socket (and an upload its slot) until Node's 300 s request timeout.
+      reader.cancel().catch(() => {});
+      log.info("http.body_stalled", { path: new URL(request.url).pathname, bytesRead: size, idleMs });
+      throw new AppError("request_timeout", `the request body stalled: no bytes for ${Math.round(idleMs / 1000)} s`);
     }
     const { done, value } = read;
     if (done) break;
