@@ -101,7 +101,7 @@ export async function readRawBody(request: Request, maxBytes: number, idleMs = B
       clearTimeout(timer);
     }
     if (read === "stalled") {
-      // A client that stops sending holds its socket (and an upload its slot) until Node's 300 s request timeout.
+      // Else a client that stops sending would hold what the handler holds (an upload's slot) until Node's 300 s request timeout.
       reader.cancel().catch(() => {});
       log.info("http.body_stalled", { path: new URL(request.url).pathname, bytesRead: size, idleMs });
       throw new AppError("request_timeout", `the request body stalled: no bytes for ${Math.round(idleMs / 1000)} s`);
