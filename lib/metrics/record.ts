@@ -57,6 +57,11 @@ export function reasonLabel(reason: string): string {
 }
 
 /** One update acknowledged and ignored. */
+/** A turn whose answer went out without a draft because the instance was busy. */
+export function countDraftShed() {
+  metrics()?.draftsShed.inc();
+}
+
 export function countIgnored(channel: string, reason: string) {
   metrics()?.updatesIgnored.inc({ channel, reason: reasonLabel(reason) });
 }

@@ -62,6 +62,11 @@ function createMetrics() {
       labelNames: ["provider", "model", "type"] as const,
       registers,
     }),
+    draftsShed: new Counter({
+      name: "switchboard_drafts_shed_total",
+      help: "Answers sent without a draft (sendMessageDraft) because this instance was busy: many turns running, event loop saturated",
+      registers,
+    }),
     modelRateLimited: new Counter({
       name: "switchboard_model_rate_limited_total",
       help: "Model calls the provider answered with a rate limit (429, or 503/529 with Retry-After)",

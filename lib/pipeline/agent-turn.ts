@@ -20,6 +20,7 @@ import type { ActivityTarget, ChatType } from "../channels/types";
 import { modelTelemetry } from "../tracing/hooks";
 import { turnUsageColumns } from "../usage/turn-usage";
 import { startAnswerDraft, type AnswerDraft } from "./answer-draft";
+import { countDraftShed } from "../metrics/record";
 import { startChatActivity } from "./chat-activity";
 import type { EnvelopeMetadata } from "../envelope/metadata";
 import type { Settings } from "../settings/schema";
@@ -312,7 +313,9 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: 
       timeoutMs: deps.timeoutMs,
     });
     const prompt = turnPrompt(facts, { ...settings, modelSeesImages });
-    const draft = settings.streamDrafts ? startAnswerDraft(channel, target, draftIdOf(envelope.id)) : null;
+    const shed = settings.streamDrafts && deps.draftsShed?.() === true;
+    if (shed) countDraftShed();
+    const draft = settings.streamDrafts && !shed ? startAnswerDraft(channel, target, draftIdOf(envelope.id)) : null;
     const outcome = await executeTurn(
       { ...deps, model },
       {

@@ -21,6 +21,18 @@ export type AnswerDraft = {
 
 export type AnswerDraftOptions = { intervalMs?: number; firstDelayMs?: number; settleMs?: number; now?: () => number };
 
+/** With at least this many turns running on the instance and its event loop this busy, answers go out without drafts. */
+export const DRAFTS_SHED_AT = { turnsRunning: 32, loopBusy: 0.7 };
+
+/**
+ * Drafts are the first thing a busy instance gives up: streaming a call and parsing
+ * each of its deltas cost about a fifth of a turn's CPU (bench/NOTES.md), which a
+ * burst of chats needs for answering. A few turns at once never shed them.
+ */
+export function shedDrafts(turnsRunning: number, loopBusy: number): boolean {
+  return turnsRunning >= DRAFTS_SHED_AT.turnsRunning && loopBusy >= DRAFTS_SHED_AT.loopBusy;
+}
+
 /** Drafts for this chat, or null when the channel cannot show them there. */
 export function startAnswerDraft(
   channel: ChannelAdapter | undefined,

@@ -26,6 +26,8 @@ export type TurnDeps = {
   timeoutMs: number;
   /** Speech to text for voice notes (TRANSCRIPTION_MODEL); null or absent: none. */
   transcriber?: Transcriber | null;
+  /** True while the instance is too busy for answer drafts (lib/pipeline/answer-draft.ts `shedDrafts`); absent: never. */
+  draftsShed?: () => boolean;
   /** A bot's own model for a conversation's channel adapter; undefined (or absent) = `model`. */
   modelFor?: (adapter: string) => Promise<ModelHandle | undefined>;
   /**

@@ -29,6 +29,8 @@ import { createReplayModels } from "../replay/models";
 import type { ReplayDeps } from "../replay/run-replay";
 import type { TurnDeps } from "../pipeline/turn-deps";
 import { EnvelopeWorker } from "../pipeline/worker";
+import { shedDrafts } from "../pipeline/answer-draft";
+import { eventLoopBusy } from "../pipeline/event-loop-busy";
 import { getSettings } from "../settings/store";
 import { throughput } from "../settings/throughput";
 import {
@@ -225,6 +227,8 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     maxAttempts: 4,
     backoffMs: overrides.backoffMs ?? ((attempts) => Math.min(5_000 * 2 ** (attempts - 1), 5 * 60_000)),
   });
+  const loopBusy = eventLoopBusy();
+  turnDeps.draftsShed = () => shedDrafts(worker.load().running, loopBusy());
   const telegramSecret = e.TELEGRAM_WEBHOOK_SECRET ?? randomBytes(24).toString("base64url");
   const telegramUpdate = createTelegramWebhook({
     secret: telegramSecret,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { metrics } from "@/lib/metrics/registry";
 import { describeStatus } from "@/lib/server/status";
 import { updateSettings } from "@/lib/settings/store";
 import { group, update } from "../fixtures/telegram";
@@ -85,6 +86,26 @@ describe("the user sees the bot working (typing, drafts)", () => {
     // The turn record says the answer was previewed, and how often.
     const turn = await h.t.db.prisma.turn.findFirstOrThrow();
     expect(turn.toolCalls).toEqual([{ message: answer, outcome: { status: "sent" }, drafts: drafts.length }]);
+  }, 30_000);
+
+  it("a busy instance sheds drafts: the answer goes out once, from a call that is not streamed, and the metric counts it", async () => {
+    const answer = "Your parcel left the warehouse this morning and should arrive on Thursday.";
+    h.llm.setScript(() => ({ reply: answer, chunks: 6, chunkDelayMs: 400 }));
+    const shedCount = async () => ((await metrics()!.draftsShed.get()).values[0]?.value ?? 0) as number;
+    const before = await shedCount();
+    const wired = h.t.app.turnDeps.draftsShed;
+    expect(wired?.()).toBe(false); // one test's turns never make an instance busy
+    h.t.app.turnDeps.draftsShed = () => true;
+    try {
+      await h.t.post(update({ text: "where is my parcel?" }));
+      await h.t.settle();
+    } finally {
+      h.t.app.turnDeps.draftsShed = wired;
+    }
+    expect(h.telegram.callsOf("sendMessageDraft")).toHaveLength(0);
+    expect(h.telegram.sends().map((c) => c.body.text)).toEqual([answer]);
+    expect(h.llm.requests.map((r) => r.stream ?? false)).toEqual([false]);
+    expect(await shedCount()).toBe(before + 1);
   }, 30_000);
 
   it("an answer that arrives within a moment is sent as the message alone, with no draft a moment before it", async () => {
