@@ -36,7 +36,7 @@ const target = `p99 ≤ 1.5 × L + D = ${TARGET_MS} ms`;
 const SETTINGS = process.env.BENCH_SETTINGS ? (JSON.parse(process.env.BENCH_SETTINGS) as Record<string, unknown>) : null;
 
 /** Every model call, by the chat it came from (the sender's name is `C<chat id>`), with its prompt text. */
-let calls: { chat: number; prompt: string; at: number }[] = [];
+let calls: { chat: number; prompt: string; at: number; streamed: boolean }[] = [];
 let inFlight = 0;
 let maxInFlight = 0;
 /** Calls above this many in flight are refused with 429 (0: no limit). */
@@ -55,7 +55,7 @@ const llm = await listen(async (req, res) => {
     .map((m: { content: unknown }) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
     .join("\n");
   const chat = Number(/from C(\d+)/.exec(String(last.content))?.[1] ?? 0);
-  calls.push({ chat, prompt, at: performance.now() });
+  calls.push({ chat, prompt, at: performance.now(), streamed: payload.stream === true });
   inFlight += 1;
   maxInFlight = Math.max(maxInFlight, inFlight);
   await new Promise((r) => setTimeout(r, L));
@@ -453,7 +453,7 @@ async function manyChats(
     label,
     chats,
     acked,
-    `peak server RSS ${rss.map((r) => `${r} MiB`).join(" + ")} (${rssBefore.map((r) => `${r} MiB`).join(" + ")} before the chats: about ${perTurnKiB} KiB per turn waiting on the model, ${maxInFlight} at most); ${refused} calls refused with 429; server CPU ${cpu.map((c) => `${c} ms`).join(" + ")} (${cpuPerChat} ms per chat, ${cpuPosted.reduce((a, c, i) => a + c - cpuBefore[i], 0)} ms of it while the ${CHATS} webhooks were posted, in ${postedMs} ms); ${calls.length} model calls`,
+    `peak server RSS ${rss.map((r) => `${r} MiB`).join(" + ")} (${rssBefore.map((r) => `${r} MiB`).join(" + ")} before the chats: about ${perTurnKiB} KiB per turn waiting on the model, ${maxInFlight} at most); ${refused} calls refused with 429; server CPU ${cpu.map((c) => `${c} ms`).join(" + ")} (${cpuPerChat} ms per chat, ${cpuPosted.reduce((a, c, i) => a + c - cpuBefore[i], 0)} ms of it while the ${CHATS} webhooks were posted, in ${postedMs} ms); ${calls.length} model calls (${calls.filter((c) => c.streamed).length} streamed for drafts)`,
     goal,
   );
   const serverPosted = cpuPosted.reduce((a, c, i) => a + c - cpuBefore[i], 0);
