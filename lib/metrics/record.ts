@@ -56,12 +56,12 @@ export function reasonLabel(reason: string): string {
   return label;
 }
 
-/** One update acknowledged and ignored. */
-/** A turn whose answer went out without a draft because the instance was busy. */
+/** A turn in a chat that shows drafts, run without them because the instance was busy. */
 export function countDraftShed() {
   metrics()?.draftsShed.inc();
 }
 
+/** One update acknowledged and ignored. */
 export function countIgnored(channel: string, reason: string) {
   metrics()?.updatesIgnored.inc({ channel, reason: reasonLabel(reason) });
 }

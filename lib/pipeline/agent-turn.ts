@@ -19,7 +19,7 @@ import { saveTurn, type TurnRecord } from "../db/turns";
 import type { ActivityTarget, ChatType } from "../channels/types";
 import { modelTelemetry } from "../tracing/hooks";
 import { turnUsageColumns } from "../usage/turn-usage";
-import { startAnswerDraft, type AnswerDraft } from "./answer-draft";
+import { draftsPossible, startAnswerDraft, type AnswerDraft } from "./answer-draft";
 import { countDraftShed } from "../metrics/record";
 import { startChatActivity } from "./chat-activity";
 import type { EnvelopeMetadata } from "../envelope/metadata";
@@ -313,9 +313,11 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: 
       timeoutMs: deps.timeoutMs,
     });
     const prompt = turnPrompt(facts, { ...settings, modelSeesImages });
-    const shed = settings.streamDrafts && deps.draftsShed?.() === true;
+    // Decided once, before the call: a turn is streamed for drafts from its start or not at all.
+    const wantsDraft = settings.streamDrafts && draftsPossible(channel, target);
+    const shed = wantsDraft && deps.draftsShed?.() === true;
     if (shed) countDraftShed();
-    const draft = settings.streamDrafts && !shed ? startAnswerDraft(channel, target, draftIdOf(envelope.id)) : null;
+    const draft = wantsDraft && !shed ? startAnswerDraft(channel, target, draftIdOf(envelope.id)) : null;
     const outcome = await executeTurn(
       { ...deps, model },
       {

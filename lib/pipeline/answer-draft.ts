@@ -26,11 +26,16 @@ export const DRAFTS_SHED_AT = { turnsRunning: 32, loopBusy: 0.7 };
 
 /**
  * Drafts are the first thing a busy instance gives up: streaming a call and parsing
- * each of its deltas cost about a fifth of a turn's CPU (bench/NOTES.md), which a
+ * each of its deltas cost about a sixth of a turn's CPU (docs/BENCHMARKS.md), which a
  * burst of chats needs for answering. A few turns at once never shed them.
  */
 export function shedDrafts(turnsRunning: number, loopBusy: number): boolean {
   return turnsRunning >= DRAFTS_SHED_AT.turnsRunning && loopBusy >= DRAFTS_SHED_AT.loopBusy;
+}
+
+/** Whether the channel can show drafts in this chat (Telegram private chats, while the Bot API has the method). */
+export function draftsPossible(channel: ChannelAdapter | undefined, target: ActivityTarget): boolean {
+  return Boolean(channel?.sendDraft && channel.draftsFor?.(target));
 }
 
 /** Drafts for this chat, or null when the channel cannot show them there. */
@@ -40,7 +45,7 @@ export function startAnswerDraft(
   draftId: number,
   options: AnswerDraftOptions = {},
 ): AnswerDraft | null {
-  if (!channel?.sendDraft || !channel.draftsFor?.(target)) return null;
+  if (!channel?.sendDraft || !draftsPossible(channel, target)) return null;
   const sendDraft = channel.sendDraft.bind(channel);
   const intervalMs = options.intervalMs ?? 500;
   // An answer that is all there within this time of its first words goes out as the message

@@ -227,8 +227,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     maxAttempts: 4,
     backoffMs: overrides.backoffMs ?? ((attempts) => Math.min(5_000 * 2 ** (attempts - 1), 5 * 60_000)),
   });
-  const loopBusy = eventLoopBusy();
-  turnDeps.draftsShed = () => shedDrafts(worker.load().running, loopBusy());
+  turnDeps.draftsShed = () => shedDrafts(worker.load().running, eventLoopBusy());
   const telegramSecret = e.TELEGRAM_WEBHOOK_SECRET ?? randomBytes(24).toString("base64url");
   const telegramUpdate = createTelegramWebhook({
     secret: telegramSecret,

@@ -106,6 +106,18 @@ describe("the user sees the bot working (typing, drafts)", () => {
     expect(h.telegram.sends().map((c) => c.body.text)).toEqual([answer]);
     expect(h.llm.requests.map((r) => r.stream ?? false)).toEqual([false]);
     expect(await shedCount()).toBe(before + 1);
+    // A chat that never shows drafts (a group) loses nothing: not counted as shed.
+    h.t.app.turnDeps.draftsShed = () => true;
+    try {
+      await h.t.post(
+        update({ messageId: 2, chat: group, text: "/help@switchboard_bot", entities: [{ type: "bot_command", offset: 0, length: 21 }] }),
+      );
+      await h.t.settle();
+    } finally {
+      h.t.app.turnDeps.draftsShed = wired;
+    }
+    expect(h.telegram.sends()).toHaveLength(2);
+    expect(await shedCount()).toBe(before + 1);
   }, 30_000);
 
   it("an answer that arrives within a moment is sent as the message alone, with no draft a moment before it", async () => {

@@ -12,12 +12,16 @@ describe("drafts under load", () => {
     expect(shedDrafts(0, 0)).toBe(false);
   });
 
-  it("the loop's busyness reads a blocked stretch as busy", () => {
-    const busy = eventLoopBusy(100);
-    const until = performance.now() + 300;
+  it("the loop's busyness covers the last half second, not the quiet spell before it", async () => {
+    const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    eventLoopBusy(); // starts the measurement
+    await wait(1_600); // quiet: three windows with nothing to do
+    expect(eventLoopBusy()).toBeLessThan(0.5);
+    const until = performance.now() + 1_500;
     while (performance.now() < until) {
-      // the thread is held: nothing else runs
+      // the thread is held: nothing else runs (the timer's reading then spans at most one quiet window before it)
     }
-    expect(busy()).toBeGreaterThan(0.9);
+    await wait(20);
+    expect(eventLoopBusy()).toBeGreaterThan(0.7);
   });
 });
