@@ -34,7 +34,10 @@ export function shedDrafts(turnsRunning: number, loopBusy: number): boolean {
 }
 
 /** Whether the channel can show drafts in this chat (Telegram private chats, while the Bot API has the method). */
-export function draftsPossible(channel: ChannelAdapter | undefined, target: ActivityTarget): boolean {
+export function draftsPossible(
+  channel: ChannelAdapter | undefined,
+  target: ActivityTarget,
+): channel is ChannelAdapter & Required<Pick<ChannelAdapter, "sendDraft">> {
   return Boolean(channel?.sendDraft && channel.draftsFor?.(target));
 }
 
@@ -45,7 +48,7 @@ export function startAnswerDraft(
   draftId: number,
   options: AnswerDraftOptions = {},
 ): AnswerDraft | null {
-  if (!channel?.sendDraft || !draftsPossible(channel, target)) return null;
+  if (!draftsPossible(channel, target)) return null;
   const sendDraft = channel.sendDraft.bind(channel);
   const intervalMs = options.intervalMs ?? 500;
   // An answer that is all there within this time of its first words goes out as the message
