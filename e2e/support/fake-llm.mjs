@@ -3,6 +3,7 @@
 // real model. Started by playwright.config.ts as a web server on E2E_LLM_PORT.
 // A message containing "[malformed]" gets a `reply` call with invalid arguments, as
 // models sometimes produce; one containing "[handoff]" also gets a `handoff` call.
+// A message containing "[refuse]" is refused three times (429 with Retry-After: 2), then answered.
 // Instructions (the system prompt) containing "[shout]" make the answer upper case (replays try other instructions).
 // It also plays the Bot API for bots added from the Bots page (TELEGRAM_API_ROOT points
 // here): /bot<token>/<method>, every call recorded and listed at GET /__telegram/calls.
@@ -16,6 +17,8 @@ const port = Number(process.env.E2E_LLM_PORT ?? 3901);
 let calls = 0;
 const telegramCalls = [];
 let nextMessageId = 90_000;
+/** Refusals so far per "[refuse]" message text. */
+const refused = new Map();
 
 const FILES = {
   photo: {
@@ -117,6 +120,14 @@ createServer(async (req, res) => {
   const text = String(typeof last.content === "string" ? last.content : JSON.stringify(last.content))
     .split("\n")
     .pop();
+  if (text.includes("[refuse]") && (refused.get(text) ?? 0) < 3) {
+    refused.set(text, (refused.get(text) ?? 0) + 1);
+    res.statusCode = 429;
+    res.setHeader("retry-after", "2");
+    return res.end(
+      JSON.stringify({ error: { message: "Rate limit reached for requests", type: "requests", code: "rate_limit_exceeded" } }),
+    );
+  }
   const system = body.messages.find((m) => m.role === "system");
   const shout = typeof system?.content === "string" && system.content.includes("[shout]");
   const args = text.includes("[malformed]") ? { msg: 42 } : { message: shout ? `ECHO: ${text.toUpperCase()}` : `Echo: ${text}` };
