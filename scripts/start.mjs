@@ -9,6 +9,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { migrate, projectRoot } from "../lib/db/migrations.mjs";
 import { PEER_HEADER_PREFIX, peerHeaderName, resolveClientAddress } from "../lib/http/client-address.mjs";
+import { closeIfBodyUnread } from "../lib/http/close-unread.mjs";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 process.env.DATABASE_URL ||= "file:./data/switchboard.db";
@@ -57,8 +58,9 @@ if (process.env.SKIP_BUILD !== "1" && !buildIsCurrent()) {
 
 // One process serves: Next's request handler behind our own HTTP server, which alone
 // sees the socket. It records the client's address for sign-in throttling in a
-// header only it can set (lib/http/client-address.mjs), honours HOSTNAME, and on
-// SIGTERM/SIGINT stops gracefully (docs/DEPLOYMENT.md).
+// header only it can set (lib/http/client-address.mjs), closes a connection whose
+// request body was not read to its end (lib/http/close-unread.mjs), honours
+// HOSTNAME, and on SIGTERM/SIGINT stops gracefully (docs/DEPLOYMENT.md).
 process.env.NODE_ENV = "production";
 const hostname = process.env.HOSTNAME || undefined; // unset: every interface
 const trustedHops = Number(process.env.TRUST_PROXY || 0);
@@ -98,6 +100,7 @@ const server = createServer((req, res) => {
     Array.isArray(forwarded) ? forwarded.join(",") : forwarded,
     trustedHops,
   );
+  closeIfBodyUnread(req, res);
   handle(req, res);
 });
 server.listen(Number(port), hostname, () => {

@@ -74,7 +74,8 @@ export const BODY_IDLE_MS = 30_000;
  * `maxBytes` (413) without buffering it all. A body that breaks off (the client went
  * away mid-upload) is the client's doing, not a fault of ours: a 400 nobody will read,
  * logged at info. One that stops arriving for `idleMs` is a 408 (a slow upload that
- * keeps sending is not cut by it; Node's request timeout, 300 s, bounds the whole request).
+ * keeps sending is not cut by it; Node's request timeout, 300 s, bounds the whole request),
+ * and the server closes that connection once the 408 is sent (lib/http/close-unread.mjs).
  */
 export async function readRawBody(request: Request, maxBytes: number, idleMs = BODY_IDLE_MS): Promise<Buffer> {
   const declared = Number(request.headers.get("content-length") ?? "0");
