@@ -154,7 +154,7 @@ test("an operator turns the model's pictures on and caps them per turn", async (
 test("a provider refusing every call shows on the queue panel until it answers again", async ({ page, dashboard }) => {
   await dashboard.signIn();
   // The fake provider refuses this message's first three calls (429, Retry-After: 2 s), then answers.
-  await dashboard.simulate("[refuse] are you there", { firstName: "Rae", userId: 8282 });
+  await dashboard.simulate("[refuse] are you there", { firstName: "Rae", userId: 8383 });
   await page.getByRole("link", { name: "Envelopes" }).click();
   const queue = page.getByTestId("queue-panel");
   await expect(queue.getByTestId("queue-model-refusing")).toContainText("every call refused since");
@@ -162,7 +162,7 @@ test("a provider refusing every call shows on the queue panel until it answers a
   await dashboard.screenshot("queue-provider-refusing");
   // The fourth call is accepted: the streak ends, the line goes, and the user has the answer.
   await expect(queue.getByTestId("queue-model-refusing")).toHaveCount(0, { timeout: 30_000 });
-  await page.getByLabel("Address").fill("channel:telegram:8282");
+  await page.getByLabel("Address").fill("channel:telegram:8383");
   const rows = page.getByTestId("envelope-row");
   await expect(rows).toHaveCount(2);
   // (The prompt escapes the user's brackets, so the echo carries "\\[refuse]".)

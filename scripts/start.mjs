@@ -9,7 +9,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { migrate, projectRoot } from "../lib/db/migrations.mjs";
 import { PEER_HEADER_PREFIX, peerHeaderName, resolveClientAddress } from "../lib/http/client-address.mjs";
-import { closeIfBodyUnread } from "../lib/http/close-unread.mjs";
+import { closeIfBodyStalled } from "../lib/http/close-stalled.mjs";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 process.env.DATABASE_URL ||= "file:./data/switchboard.db";
@@ -58,9 +58,9 @@ if (process.env.SKIP_BUILD !== "1" && !buildIsCurrent()) {
 
 // One process serves: Next's request handler behind our own HTTP server, which alone
 // sees the socket. It records the client's address for sign-in throttling in a
-// header only it can set (lib/http/client-address.mjs), closes a connection whose
-// request body was not read to its end (lib/http/close-unread.mjs), honours
-// HOSTNAME, and on SIGTERM/SIGINT stops gracefully (docs/DEPLOYMENT.md).
+// header only it can set (lib/http/client-address.mjs), closes the connection of a
+// request whose body stalled (lib/http/close-stalled.mjs), honours HOSTNAME, and on
+// SIGTERM/SIGINT stops gracefully (docs/DEPLOYMENT.md).
 process.env.NODE_ENV = "production";
 const hostname = process.env.HOSTNAME || undefined; // unset: every interface
 const trustedHops = Number(process.env.TRUST_PROXY || 0);
@@ -87,6 +87,7 @@ function decodablePath(url = "/") {
 }
 
 const server = createServer((req, res) => {
+  closeIfBodyStalled(req, res);
   // A path that does not decode is the client's error; Next would answer it 500.
   if (!decodablePath(req.url)) {
     res.writeHead(400, { "content-type": "text/plain; charset=utf-8", "content-security-policy": "default-src 'none'" });
@@ -100,7 +101,6 @@ const server = createServer((req, res) => {
     Array.isArray(forwarded) ? forwarded.join(",") : forwarded,
     trustedHops,
   );
-  closeIfBodyUnread(req, res);
   handle(req, res);
 });
 server.listen(Number(port), hostname, () => {

@@ -75,7 +75,7 @@ export const BODY_IDLE_MS = 30_000;
  * away mid-upload) is the client's doing, not a fault of ours: a 400 nobody will read,
  * logged at info. One that stops arriving for `idleMs` is a 408 (a slow upload that
  * keeps sending is not cut by it; Node's request timeout, 300 s, bounds the whole request),
- * and the server closes that connection once the 408 is sent (lib/http/close-unread.mjs).
+ * and the server closes that connection once the 408 is sent (lib/http/close-stalled.mjs).
  */
 export async function readRawBody(request: Request, maxBytes: number, idleMs = BODY_IDLE_MS): Promise<Buffer> {
   const declared = Number(request.headers.get("content-length") ?? "0");
