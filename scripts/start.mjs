@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { migrate, projectRoot } from "../lib/db/migrations.mjs";
 import { PEER_HEADER_PREFIX, peerHeaderName, resolveClientAddress } from "../lib/http/client-address.mjs";
 import { closeIfBodyStalled } from "../lib/http/close-stalled.mjs";
+import { isPageWrite } from "../lib/http/page-writes.mjs";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 process.env.DATABASE_URL ||= "file:./data/switchboard.db";
@@ -59,8 +60,9 @@ if (process.env.SKIP_BUILD !== "1" && !buildIsCurrent()) {
 // One process serves: Next's request handler behind our own HTTP server, which alone
 // sees the socket. It records the client's address for sign-in throttling in a
 // header only it can set (lib/http/client-address.mjs), closes the connection of a
-// request whose body stalled (lib/http/close-stalled.mjs), honours HOSTNAME, and on
-// SIGTERM/SIGINT stops gracefully (docs/DEPLOYMENT.md).
+// request whose body stalled (lib/http/close-stalled.mjs), refuses writes to pages
+// (lib/http/page-writes.mjs), honours HOSTNAME, and on SIGTERM/SIGINT stops
+// gracefully (docs/DEPLOYMENT.md).
 process.env.NODE_ENV = "production";
 const hostname = process.env.HOSTNAME || undefined; // unset: every interface
 const trustedHops = Number(process.env.TRUST_PROXY || 0);
@@ -92,6 +94,17 @@ const server = createServer((req, res) => {
   if (!decodablePath(req.url)) {
     res.writeHead(400, { "content-type": "text/plain; charset=utf-8", "content-security-policy": "default-src 'none'" });
     res.end("Bad request: the path has malformed percent-encoding.\n");
+    return;
+  }
+  // Pages only read; a write there would have Next wait on its body for a Server Action this app does not have.
+  if (isPageWrite(req.method, req.url)) {
+    res.writeHead(405, {
+      allow: "GET, HEAD",
+      connection: "close",
+      "content-type": "text/plain; charset=utf-8",
+      "content-security-policy": "default-src 'none'",
+    });
+    res.end("Method not allowed: pages only read; changes go through /api.\n");
     return;
   }
   for (const name of Object.keys(req.headers)) if (name.startsWith(PEER_HEADER_PREFIX)) delete req.headers[name];

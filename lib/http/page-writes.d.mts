@@ -1,0 +1,1 @@
+export declare function isPageWrite(method: string | undefined, url?: string): boolean;

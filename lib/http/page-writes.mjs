@@ -1,0 +1,22 @@
+// Writes to the console's pages, refused by the HTTP server in front of Next
+// (scripts/start.mjs). Plain JavaScript so that script can import it without a
+// TypeScript loader.
+
+const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * Whether a request writes to something other than the API. The console's pages
+ * only read: every change goes through /api (and the webhooks under it). Next reads
+ * the body of a POST to a page looking for a Server Action (this app has none), with
+ * no limit on how long the body may take, so a stranger's page POSTs that stopped
+ * sending each held a socket until Node's 300 s request timeout. Refused at once
+ * instead, before any of the body is read.
+ *
+ * @param {string | undefined} method
+ * @param {string | undefined} url the request target, e.g. "/login?next=%2F"
+ */
+export function isPageWrite(method, url = "/") {
+  if (READS.has((method ?? "GET").toUpperCase())) return false;
+  const path = url.split(/[?#]/)[0];
+  return !(path === "/api" || path.startsWith("/api/"));
+}

@@ -1,0 +1,30 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { isPageWrite } from "@/lib/http/page-writes.mjs";
+
+describe("writes to the console's pages", () => {
+  it("are refused: a POST (a Server Action's shape), PUT, PATCH or DELETE to a page", () => {
+    expect(isPageWrite("POST", "/login")).toBe(true);
+    expect(isPageWrite("POST", "/")).toBe(true);
+    expect(isPageWrite("put", "/conversations/1?x=1")).toBe(true);
+    expect(isPageWrite("DELETE", "/settings")).toBe(true);
+    expect(isPageWrite("POST", "/apix")).toBe(true);
+    expect(isPageWrite("POST", "/metrics")).toBe(true);
+  });
+
+  it("are the only ones: reads anywhere and writes to the API (webhooks included) pass", () => {
+    expect(isPageWrite("GET", "/login")).toBe(false);
+    expect(isPageWrite("HEAD", "/")).toBe(false);
+    expect(isPageWrite("OPTIONS", "/")).toBe(false);
+    expect(isPageWrite("POST", "/api/auth/login")).toBe(false);
+    expect(isPageWrite("POST", "/api/webhooks/telegram?x=1")).toBe(false);
+    expect(isPageWrite("DELETE", "/api/v1/conversations/3")).toBe(false);
+    expect(isPageWrite(undefined, undefined)).toBe(false);
+  });
+
+  it("is what the server in front of Next checks before handing a request on", () => {
+    const start = readFileSync(new URL("../../scripts/start.mjs", import.meta.url), "utf8");
+    expect(start).toMatch(/if \(isPageWrite\(req\.method, req\.url\)\) \{\s*res\.writeHead\(405/);
+    expect(start.indexOf("isPageWrite(req.method")).toBeLessThan(start.indexOf("handle(req, res)"));
+  });
+});
