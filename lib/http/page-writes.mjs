@@ -17,6 +17,7 @@ const READS = new Set(["GET", "HEAD", "OPTIONS"]);
  */
 export function isPageWrite(method, url = "/") {
   if (READS.has((method ?? "GET").toUpperCase())) return false;
-  const path = url.split(/[?#]/)[0];
+  // The absolute form ("http://host/api/x") names the same path as the origin form.
+  const path = (/^https?:\/\//i.test(url) ? url.replace(/^https?:\/\/[^/?#]*/i, "") || "/" : url).split(/[?#]/)[0];
   return !(path === "/api" || path.startsWith("/api/"));
 }

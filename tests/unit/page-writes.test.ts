@@ -20,6 +20,10 @@ describe("writes to the console's pages", () => {
     expect(isPageWrite("POST", "/api/webhooks/telegram?x=1")).toBe(false);
     expect(isPageWrite("DELETE", "/api/v1/conversations/3")).toBe(false);
     expect(isPageWrite(undefined, undefined)).toBe(false);
+    // The absolute form a proxy may send names the same paths.
+    expect(isPageWrite("POST", "http://console.example/api/webhooks/line")).toBe(false);
+    expect(isPageWrite("POST", "https://console.example/login")).toBe(true);
+    expect(isPageWrite("POST", "http://console.example")).toBe(true);
   });
 
   it("is what the server in front of Next checks before handing a request on", () => {
