@@ -17,7 +17,13 @@ const READS = new Set(["GET", "HEAD", "OPTIONS"]);
  */
 export function isPageWrite(method, url = "/") {
   if (READS.has((method ?? "GET").toUpperCase())) return false;
-  // The absolute form ("http://host/api/x") names the same path as the origin form.
-  const path = (/^https?:\/\//i.test(url) ? url.replace(/^https?:\/\/[^/?#]*/i, "") || "/" : url).split(/[?#]/)[0];
+  // As Next will route it: dot segments ("/api/../login", "%2e%2e", backslashes) resolved,
+  // the absolute form ("http://host/api/x") reduced to its path.
+  let path;
+  try {
+    path = new URL(url, "http://localhost").pathname;
+  } catch {
+    return true;
+  }
   return !(path === "/api" || path.startsWith("/api/"));
 }

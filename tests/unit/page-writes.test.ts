@@ -24,6 +24,11 @@ describe("writes to the console's pages", () => {
     expect(isPageWrite("POST", "http://console.example/api/webhooks/line")).toBe(false);
     expect(isPageWrite("POST", "https://console.example/login")).toBe(true);
     expect(isPageWrite("POST", "http://console.example")).toBe(true);
+    // A path that only looks like the API's is the page it resolves to.
+    expect(isPageWrite("POST", "/api/../login")).toBe(true);
+    expect(isPageWrite("POST", "/api/%2e%2e/login")).toBe(true);
+    expect(isPageWrite("POST", "/api\\..\\settings")).toBe(true);
+    expect(isPageWrite("POST", "/api/v1/../auth/login")).toBe(false);
   });
 
   it("is what the server in front of Next checks before handing a request on", () => {
