@@ -104,7 +104,7 @@ const server = createServer((req, res) => {
       "content-type": "text/plain; charset=utf-8",
       "content-security-policy": "default-src 'none'",
     });
-    res.end("Method not allowed: pages only read; changes go through /api.\n");
+    res.end("Method not allowed: pages only read; changes go through /api/.\n");
     return;
   }
   for (const name of Object.keys(req.headers)) if (name.startsWith(PEER_HEADER_PREFIX)) delete req.headers[name];

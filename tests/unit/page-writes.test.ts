@@ -3,19 +3,24 @@ import { describe, expect, it } from "vitest";
 import { isPageWrite } from "@/lib/http/page-writes.mjs";
 
 describe("writes to the console's pages", () => {
-  it("are refused: a POST (a Server Action's shape), PUT, PATCH or DELETE to a page", () => {
+  it("are refused: a POST (a Server Action's shape), PUT, PATCH, DELETE or OPTIONS to a page", () => {
     expect(isPageWrite("POST", "/login")).toBe(true);
     expect(isPageWrite("POST", "/")).toBe(true);
     expect(isPageWrite("put", "/conversations/1?x=1")).toBe(true);
     expect(isPageWrite("DELETE", "/settings")).toBe(true);
     expect(isPageWrite("POST", "/apix")).toBe(true);
     expect(isPageWrite("POST", "/metrics")).toBe(true);
+    // "/api" itself is a page (Next's not-found), and pages need no preflight.
+    expect(isPageWrite("POST", "/api")).toBe(true);
+    expect(isPageWrite("PUT", "/api?x=1")).toBe(true);
+    expect(isPageWrite("OPTIONS", "/login")).toBe(true);
+    expect(isPageWrite("OPTIONS", "/api")).toBe(true);
   });
 
   it("are the only ones: reads anywhere and writes to the API (webhooks included) pass", () => {
     expect(isPageWrite("GET", "/login")).toBe(false);
     expect(isPageWrite("HEAD", "/")).toBe(false);
-    expect(isPageWrite("OPTIONS", "/")).toBe(false);
+    expect(isPageWrite("OPTIONS", "/api/v1/bots")).toBe(false);
     expect(isPageWrite("POST", "/api/auth/login")).toBe(false);
     expect(isPageWrite("POST", "/api/webhooks/telegram?x=1")).toBe(false);
     expect(isPageWrite("DELETE", "/api/v1/conversations/3")).toBe(false);
