@@ -19,6 +19,9 @@ const PORT = Number(process.env.BENCH_PORT ?? 3950);
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = 20;
+const RATE = Number(process.env.BENCH_RATE ?? 0);
+/** BENCH_CASES=sqlite,postgres (default: both) runs only those, for repeated runs of one. */
+const CASES = new Set((process.env.BENCH_CASES ?? "sqlite,postgres").split(",").map((c) => c.trim()));
 const SECRET = "bench-secret";
 let updateId = 1;
 
@@ -77,7 +80,8 @@ async function bench(
     // The target's rate is half the trivial route's maximum. Without a target
     // (PostgreSQL) it is half of whichever is lower, so the ingest is not driven
     // past its own capacity, where latency only measures the growing queue.
-    const rate = Math.max(10, Math.floor((withTargets ? median(trivialMax) : Math.min(median(trivialMax), median(ingestMax))) / 2));
+    // BENCH_RATE sets it instead, so two builds compare at the same rate.
+    const rate = RATE || Math.max(10, Math.floor((withTargets ? median(trivialMax) : Math.min(median(trivialMax), median(ingestMax))) / 2));
     const trivialFixed: { p50: number; p99: number }[] = [];
     const ingestFixed: { p50: number; p99: number }[] = [];
     let sent = 0;
@@ -149,21 +153,22 @@ async function bench(
   }
 }
 
-await bench(
-  "SQLite (WAL, synchronous=NORMAL)",
-  {},
-  async (databaseUrl) => {
-    const db = new Database(sqlitePath(databaseUrl), { readonly: true });
-    const stored = (db.prepare(`SELECT COUNT(*) AS n FROM "InboundUpdate"`).get() as { n: number }).n;
-    db.close();
-    return stored;
-  },
-  true,
-);
+if (CASES.has("sqlite"))
+  await bench(
+    "SQLite (WAL, synchronous=NORMAL)",
+    {},
+    async (databaseUrl) => {
+      const db = new Database(sqlitePath(databaseUrl), { readonly: true });
+      const stored = (db.prepare(`SELECT COUNT(*) AS n FROM "InboundUpdate"`).get() as { n: number }).n;
+      db.close();
+      return stored;
+    },
+    true,
+  );
 
-const postgres = await benchPostgres();
-if (!postgres) console.error(POSTGRES_SKIPPED);
-else {
+const postgres = CASES.has("postgres") ? await benchPostgres() : undefined;
+if (CASES.has("postgres") && !postgres) console.error(POSTGRES_SKIPPED);
+if (postgres) {
   try {
     await bench(
       "PostgreSQL",

@@ -6,7 +6,8 @@ import type { SqlRunner, SqlValue } from "./sql";
 /**
  * The statements of ingest on the hand-written path: reads and writes only, each
  * one statement, all run inside the caller's transaction (lib/pipeline/ingest.ts
- * composes them and decides what to write).
+ * composes them and decides what to write), except `storeOrdinaryMessage`, which
+ * commits on its own.
  */
 
 /**
@@ -104,6 +105,8 @@ function conversationUpsert(
   touch: boolean,
   renamed: boolean,
   parentId: number | null,
+  /** An existing conversation is updated (and returned) only where this holds. */
+  onlyIf = "",
 ): Statement {
   const now = new Date();
   return {
@@ -115,7 +118,7 @@ function conversationUpsert(
        "lastMessageAt" = CASE WHEN ? THEN excluded."lastMessageAt" ELSE "Conversation"."lastMessageAt" END,
        "generation" = "Conversation"."generation" + CASE WHEN ? THEN 1 ELSE 0 END,
        "waitingSince" = CASE WHEN ? THEN COALESCE("Conversation"."waitingSince", excluded."lastMessageAt") ELSE "Conversation"."waitingSince" END,
-       "updatedAt" = CASE WHEN ? THEN excluded."updatedAt" ELSE "Conversation"."updatedAt" END
+       "updatedAt" = CASE WHEN ? THEN excluded."updatedAt" ELSE "Conversation"."updatedAt" END${onlyIf && `\n     WHERE ${onlyIf}`}
      RETURNING "id", "agentEnabled", "activeForkId", "membership", "status"`,
     params: [
       channel,
@@ -342,44 +345,49 @@ async function insertInboundMessage(sql: SqlRunner, row: InboundMessageRow, now:
 /** A statement's text and parameters, for composing two into one (PostgreSQL's data-modifying CTEs). */
 type Statement = { text: string; params: SqlValue[] };
 
-function inboundMessageInsert(row: InboundMessageRow, now: Date): Statement {
+/**
+ * The inbound message's insert. `conversation` names where its conversation id
+ * comes from instead of a parameter: a column of the "conversation" CTE
+ * (`storeOrdinaryMessage`), so the row is inserted only when that CTE returned one.
+ */
+function inboundMessageInsert(row: InboundMessageRow, now: Date, conversation?: string): Statement {
   const msg = row.message;
-  return {
-    text: `INSERT INTO "Message" ("conversationId", "direction", "senderKind", "senderPlatformId", "senderName", "senderUsername", "senderIsBot",
+  const columns = `"Message" ("conversationId", "direction", "senderKind", "senderPlatformId", "senderName", "senderUsername", "senderIsBot",
        "senderRole", "senderLanguage", "text", "forwardedFrom", "viaBot", "platformMessageId", "platformTopicId", "replyToMessageId", "replyToPlatformId",
        "replyToText", "replyToSenderName", "replyToSenderIsBot", "replyToChatTitle", "quoteText", "threadId", "forkId", "mentionsBot", "sentAt", "editedAt",
-       "mediaGroupId", "shared", "createdAt")
-     VALUES (?, 'inbound', 'user', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
-    params: [
-      row.conversationId,
-      msg.sender.id,
-      msg.sender.name,
-      msg.sender.username,
-      msg.sender.isBot,
-      msg.sender.role,
-      msg.sender.language ?? null,
-      msg.message.text,
-      msg.message.forwardedFrom,
-      msg.message.viaBot,
-      msg.message.id,
-      msg.message.topicId,
-      row.replyToMessageId,
-      msg.replyTo?.id,
-      msg.replyTo?.text,
-      msg.replyTo?.senderName,
-      msg.replyTo ? msg.replyTo.fromSelf : null,
-      msg.replyTo?.chatTitle,
-      msg.quote,
-      row.threadId,
-      row.forkId,
-      msg.addressesBot,
-      msg.message.sentAt,
-      row.editedAt,
-      msg.message.mediaGroupId ?? null,
-      msg.message.shared ?? null,
-      now,
-    ],
-  };
+       "mediaGroupId", "shared", "createdAt")`;
+  const values = `'inbound', 'user', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`;
+  const params: SqlValue[] = [
+    msg.sender.id,
+    msg.sender.name,
+    msg.sender.username,
+    msg.sender.isBot,
+    msg.sender.role,
+    msg.sender.language ?? null,
+    msg.message.text,
+    msg.message.forwardedFrom,
+    msg.message.viaBot,
+    msg.message.id,
+    msg.message.topicId,
+    row.replyToMessageId,
+    msg.replyTo?.id,
+    msg.replyTo?.text,
+    msg.replyTo?.senderName,
+    msg.replyTo ? msg.replyTo.fromSelf : null,
+    msg.replyTo?.chatTitle,
+    msg.quote,
+    row.threadId,
+    row.forkId,
+    msg.addressesBot,
+    msg.message.sentAt,
+    row.editedAt,
+    msg.message.mediaGroupId ?? null,
+    msg.message.shared ?? null,
+    now,
+  ];
+  return conversation === undefined
+    ? { text: `INSERT INTO ${columns}\n     VALUES (?, ${values}) RETURNING "id"`, params: [row.conversationId, ...params] }
+    : { text: `INSERT INTO ${columns}\n     SELECT ${conversation}, ${values} FROM "conversation" RETURNING "id"`, params };
 }
 
 /**
@@ -465,4 +473,61 @@ export async function insertInboundMessageAndEnvelope(
     ...params,
   ))!;
   return { messageId: row.messageId, envelopeId: row.id };
+}
+
+/**
+ * The commonest inbound message on PostgreSQL in one statement, committed on its
+ * own: a new text in a chat without topics, replying to nothing we would look up,
+ * whose conversation is (or becomes) open, agent on, with no fork and no
+ * membership mark. The conversation's upsert updates only such a row (ON CONFLICT
+ * ... WHERE), and the update id, message and envelope are inserted from its
+ * result, so for any other conversation nothing is written and this returns
+ * undefined: the caller stores it the long way. A repeated update or platform id
+ * fails the statement (unique violation), as in the transaction. One round trip
+ * instead of four (BEGIN, two statements, COMMIT) on the path of every webhook.
+ */
+export async function storeOrdinaryMessage(
+  write: <T>(sql: string, ...params: SqlValue[]) => Promise<T[]>,
+  update: { channel: string; updateId: string; receivedAt: Date },
+  chat: ChatRow,
+  message: InboundMessageFields,
+  envelope: Omit<InboundEnvelopeRow, "messageId" | "conversationId" | "forkId">,
+  now: Date,
+): Promise<{ conversationId: number; messageId: number; envelopeId: number } | undefined> {
+  const upsert = conversationUpsert(
+    update.channel,
+    chat,
+    message.message.sentAt,
+    true,
+    false,
+    null,
+    `"Conversation"."status" = 'open' AND "Conversation"."agentEnabled" AND "Conversation"."activeForkId" IS NULL AND "Conversation"."membership" IS NULL`,
+  );
+  const insert = inboundMessageInsert(
+    { message, replyToMessageId: null, threadId: null, forkId: null, editedAt: null, conversationId: 0 },
+    now,
+    `"conversation"."id"`,
+  );
+  const [row] = await write<{ id: number; messageId: number; conversationId: number }>(
+    `WITH "conversation" AS (${upsert.text}),
+     "update" AS (INSERT INTO "InboundUpdate" ("channel", "updateId", "receivedAt") SELECT ?, ?, ? FROM "conversation"),
+     "message" AS (${insert.text})
+     INSERT INTO "Envelope" ("from", "to", "status", "text", "conversationId", "messageId", "forkId", "metadata", "doneAt", "createdAt", "updatedAt")
+     SELECT ?, ?, ?, ?, "conversation"."id", "message"."id", NULL, ?, ?, ?, ? FROM "conversation", "message"
+     RETURNING "id", "messageId", "conversationId"`,
+    ...upsert.params,
+    update.channel,
+    update.updateId,
+    update.receivedAt,
+    ...insert.params,
+    envelope.from,
+    envelope.to,
+    envelope.status,
+    envelope.text,
+    envelope.metadata,
+    envelope.status === "done" ? now : null,
+    now,
+    now,
+  );
+  return row && { conversationId: row.conversationId, messageId: row.messageId, envelopeId: row.id };
 }

@@ -19,6 +19,7 @@ import {
   updateMessageText,
   type IngestConversation,
   recordUpdateAndConversation,
+  storeOrdinaryMessage,
   upsertConversation,
 } from "../db/ingest";
 import type { SqlRunner } from "../db/sql";
@@ -88,9 +89,10 @@ export async function ingestInbound(
         settings.handoffCommand,
       )
     : null;
-  let stored: StoreInboundResult;
+  let stored: StoreInboundResult | undefined;
   try {
-    stored = await db.transaction((sql) => storeInbound(sql, clean, settings, { ...options, handoffCommand: command !== null }));
+    if (db.dialect === "postgresql" && command === null && isOrdinary(clean)) stored = await storeOrdinary(db, clean, settings, options);
+    stored ??= await db.transaction((sql) => storeInbound(sql, clean, settings, { ...options, handoffCommand: command !== null }));
   } catch (error) {
     // A concurrent delivery of the same update committed first.
     if (isUniqueViolation(error)) return { status: "duplicate" };
@@ -159,6 +161,50 @@ export async function ingestEvent(
   return result;
 }
 
+/**
+ * A message whose storing needs no decision read from the database but its
+ * conversation's state: new, in a chat without topics, replying to no message we
+ * would look up, without attachments. On PostgreSQL it may go in one statement.
+ */
+function isOrdinary(msg: InboundMessage): boolean {
+  return msg.kind === "new" && !msg.chat.topic && !msg.replyTo?.id && !msg.message.attachments?.length;
+}
+
+/**
+ * An ordinary message in one statement (lib/db/ingest.ts `storeOrdinaryMessage`),
+ * decided as storeInbound decides it for an open conversation, agent on, no fork.
+ * Undefined when the conversation is anything else: nothing was written.
+ */
+async function storeOrdinary(
+  db: Database,
+  msg: InboundMessage,
+  settings: Settings,
+  options: IngestOptions,
+): Promise<StoreInboundResult | undefined> {
+  const now = new Date();
+  const { outcome, metadata } = inboundDecision(
+    msg,
+    settings,
+    { ...options, handoffCommand: false },
+    { agentEnabled: true, repliesToBot: Boolean(msg.replyTo?.fromSelf), forkConflict: false },
+  );
+  const stored = await storeOrdinaryMessage(
+    db.write,
+    { channel: msg.channel, updateId: msg.updateId, receivedAt: now },
+    msg.chat,
+    msg,
+    {
+      from: channelAddress(msg.channel, msg.chat.id),
+      to: agentAddress(settings.agentName),
+      status: outcome.answer ? "pending" : "done",
+      text: msg.message.text,
+      metadata,
+    },
+    now,
+  );
+  return stored && { status: "stored", ...stored, answer: outcome.answer };
+}
+
 async function storeInbound(
   sql: SqlRunner,
   msg: InboundMessage,
@@ -215,30 +261,11 @@ async function storeInbound(
     settings.forkReplyTtlDays * 86_400_000,
   );
 
-  const repliesToBot = Boolean(msg.replyTo?.fromSelf || target?.senderKind === "agent");
-  const agentEnabled = Boolean(conversation.agentEnabled);
-  const addressed = shouldAnswer(
-    { chatType: msg.chat.type, senderIsBot: msg.sender.isBot, senderRole: msg.sender.role, addressesBot: msg.addressesBot, repliesToBot },
-    settings.groupAnswerMode,
-    settings.answerChatSenders,
-  );
-  const outcome = inboundOutcome({
-    agentEnabled,
-    addressed,
-    modelConfigured: options.modelConfigured,
+  const { outcome, metadata } = inboundDecision(msg, settings, options, {
+    agentEnabled: Boolean(conversation.agentEnabled),
+    repliesToBot: Boolean(msg.replyTo?.fromSelf || target?.senderKind === "agent"),
     forkConflict,
-    handoffCommand: options.handoffCommand,
-    standby: msg.platform?.standby === true,
   });
-  const metadata = {
-    platformMessageId: msg.message.id,
-    updateId: msg.updateId,
-    ...(forkConflict ? { forkConflict: true } : {}),
-    // Part of an album: its turn waits for the album's last part (lib/pipeline/turn-plan.ts).
-    ...(msg.message.mediaGroupId ? { mediaGroup: true } : {}),
-    ...(msg.platform ? { platform: msg.platform } : {}),
-    ...(outcome.answer ? {} : { skipped: outcome.skipped }),
-  } satisfies EnvelopeMetadata;
   // The same message under a new update id hits the (conversation, platform id) key: duplicate.
   const { messageId, envelopeId } = await insertInboundMessageAndEnvelope(
     sql,
@@ -257,6 +284,44 @@ async function storeInbound(
   const attachments = attachmentRows(msg.message.attachments ?? [], options.mediaMaxBytes ?? DEFAULT_MEDIA_MAX_BYTES);
   if (attachments.length) await insertAttachments(sql, messageId, attachments, now);
   return { status: "stored", conversationId, messageId, envelopeId, answer: outcome.answer };
+}
+
+/** Whether the agent answers a stored message, and what its envelope records about it. */
+function inboundDecision(
+  msg: InboundMessage,
+  settings: Settings,
+  options: IngestOptions & { handoffCommand: boolean },
+  found: { agentEnabled: boolean; repliesToBot: boolean; forkConflict: boolean },
+) {
+  const addressed = shouldAnswer(
+    {
+      chatType: msg.chat.type,
+      senderIsBot: msg.sender.isBot,
+      senderRole: msg.sender.role,
+      addressesBot: msg.addressesBot,
+      repliesToBot: found.repliesToBot,
+    },
+    settings.groupAnswerMode,
+    settings.answerChatSenders,
+  );
+  const outcome = inboundOutcome({
+    agentEnabled: found.agentEnabled,
+    addressed,
+    modelConfigured: options.modelConfigured,
+    forkConflict: found.forkConflict,
+    handoffCommand: options.handoffCommand,
+    standby: msg.platform?.standby === true,
+  });
+  const metadata = {
+    platformMessageId: msg.message.id,
+    updateId: msg.updateId,
+    ...(found.forkConflict ? { forkConflict: true } : {}),
+    // Part of an album: its turn waits for the album's last part (lib/pipeline/turn-plan.ts).
+    ...(msg.message.mediaGroupId ? { mediaGroup: true } : {}),
+    ...(msg.platform ? { platform: msg.platform } : {}),
+    ...(outcome.answer ? {} : { skipped: outcome.skipped }),
+  } satisfies EnvelopeMetadata;
+  return { outcome, metadata };
 }
 
 /**
