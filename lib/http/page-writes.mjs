@@ -7,11 +7,10 @@ const READS = new Set(["GET", "HEAD"]);
 /**
  * Whether a request outside the API is anything but a read (GET, HEAD). The
  * console's pages only read: every change goes through /api/ (and the webhooks
- * under it). Next reads
- * the body of a POST to a page looking for a Server Action (this app has none), with
- * no limit on how long the body may take, so a stranger's page POSTs that stopped
- * sending each held a socket until Node's 300 s request timeout. Refused at once
- * instead, before any of the body is read.
+ * under it). Next reads the body of a POST to a page looking for a Server Action
+ * (this app has none), with no limit on how long the body may take, so a
+ * stranger's page POSTs that stopped sending each held a socket until Node's
+ * 300 s request timeout. Refused at once instead, before any of the body is read.
  *
  * @param {string | undefined} method
  * @param {string | undefined} url the request target, e.g. "/login?next=%2F"
