@@ -172,4 +172,35 @@ describe.skipIf(!hasPostgres)("ingest in one statement on PostgreSQL", () => {
     expect(await stored(postgres.db)).toEqual(before);
     expect(await stored(postgres.db)).toEqual(await stored(sqlite.db));
   });
+
+  it("takes concurrent deliveries: one update ten times at once is stored once, ten messages to a new chat share one conversation", async () => {
+    const chat = { ...privateChat, id: 6_300_001 };
+    const from = { ...dana, id: chat.id };
+    const message = (n: number) => ({ message_id: 9_000 + n, date: 1_790_200_000 + n, chat, from, text: `at once ${n}` });
+    const event = (update: Record<string, unknown>) => {
+      const parsed = parseUpdate(updateSchema.parse(update) as never, BOT);
+      if (parsed.type !== "message") throw new Error(`not a message: ${parsed.type}`);
+      return parsed;
+    };
+    const once = event({ update_id: 996_000, message: message(0) });
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => ingestEvent(postgres.db, structuredClone(once), { modelConfigured: true })),
+    );
+    expect(results.filter((r) => r.status === "stored")).toHaveLength(1);
+    expect(results.filter((r) => r.status === "duplicate")).toHaveLength(9);
+    const many = await Promise.all(
+      Array.from({ length: 10 }, (_, n) =>
+        ingestEvent(postgres.db, event({ update_id: 996_001 + n, message: message(n + 1) }), { modelConfigured: true }),
+      ),
+    );
+    expect(many.every((r) => r.status === "stored")).toBe(true);
+    const conversations = await postgres.db.prisma.conversation.findMany({
+      where: { platformChatId: String(chat.id) },
+      include: { messages: true },
+    });
+    expect(conversations).toHaveLength(1);
+    expect(conversations[0].messages).toHaveLength(11);
+    // Every message after the one that created it bumped the history generation: none was lost to a race.
+    expect(conversations[0].generation).toBe(10);
+  });
 });
