@@ -366,31 +366,40 @@ async function routeToFork(
  * deleted), a forum topic's name.
  */
 async function storeEvent(db: Database, event: Exclude<InboundEvent, { type: "message" | "ignored" }>): Promise<StoreEventResult> {
-  const clean = storable(event);
-  try {
-    return await db.transaction(async (sql) => {
-      await insertInboundUpdate(sql, clean.channel, clean.updateId, new Date());
-      if (clean.type === "membership") {
-        await upsertConversation(sql, clean.channel, clean.chat, clean.at, false);
-        // A later change wins even when Telegram delivers the two out of order.
-        await setMembership(sql, clean.channel, clean.chat.id, clean.membership, clean.at);
-        return { status: "membership", membership: clean.membership };
-      }
-      if (clean.type === "deleted") {
-        if ((await markMessageDeleted(sql, clean.channel, clean.chat.id, clean.messageId, clean.at)) > 0)
-          return { status: "deleted", found: true };
-        // Unknown: it may still come (a redelivery after our failure overtaken by the
-        // unsend). A taken-back placeholder holds its id, so the late message is a
-        // duplicate and its text is neither stored nor answered.
-        const conversation = await upsertConversation(sql, clean.channel, clean.chat, clean.at, false);
-        await insertDeletedPlaceholder(sql, conversation.id, clean.messageId, clean.at);
-        return { status: "deleted", found: false };
-      }
-      await upsertConversation(sql, clean.channel, clean.chat, new Date(), false, true);
-      return { status: "topic" };
-    });
-  } catch (error) {
-    if (isUniqueViolation(error)) return { status: "duplicate" };
-    throw error;
+  // An unsend racing its own message (LINE delivers both at once): the message was not
+  // committed when looked for, so the placeholder hit its key. Once more, it is found;
+  // a repeated update id fails again and is the duplicate.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await storeEventOnce(db, event);
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      if (event.type !== "deleted" || attempt === 2) return { status: "duplicate" };
+    }
   }
+}
+
+async function storeEventOnce(db: Database, event: Exclude<InboundEvent, { type: "message" | "ignored" }>): Promise<StoreEventResult> {
+  const clean = storable(event);
+  return db.transaction(async (sql) => {
+    await insertInboundUpdate(sql, clean.channel, clean.updateId, new Date());
+    if (clean.type === "membership") {
+      await upsertConversation(sql, clean.channel, clean.chat, clean.at, false);
+      // A later change wins even when Telegram delivers the two out of order.
+      await setMembership(sql, clean.channel, clean.chat.id, clean.membership, clean.at);
+      return { status: "membership", membership: clean.membership };
+    }
+    if (clean.type === "deleted") {
+      if ((await markMessageDeleted(sql, clean.channel, clean.chat.id, clean.messageId, clean.at)) > 0)
+        return { status: "deleted", found: true };
+      // Unknown: it may still come (a redelivery after our failure overtaken by the
+      // unsend). A taken-back placeholder holds its id, so the late message is a
+      // duplicate and its text is neither stored nor answered.
+      const conversation = await upsertConversation(sql, clean.channel, clean.chat, clean.at, false);
+      await insertDeletedPlaceholder(sql, conversation.id, clean.messageId, clean.at);
+      return { status: "deleted", found: false };
+    }
+    await upsertConversation(sql, clean.channel, clean.chat, new Date(), false, true);
+    return { status: "topic" };
+  });
 }

@@ -203,4 +203,38 @@ describe.skipIf(!hasPostgres)("ingest in one statement on PostgreSQL", () => {
     // Every message after the one that created it bumped the history generation: none was lost to a race.
     expect(conversations[0].generation).toBe(10);
   });
+
+  it("applies a LINE unsend delivered at the same moment as its message (found once the message commits)", async () => {
+    let notApplied = 0;
+    for (let n = 0; n < 50; n++) {
+      const chat = { id: `Uunsend${n % 5}`, type: "private" as const };
+      const message: Extract<InboundEvent, { type: "message" }> = {
+        type: "message",
+        message: {
+          channel: "line",
+          updateId: `unsend-msg-${n}`,
+          kind: "new",
+          chat,
+          message: { id: `unsend-${n}`, text: "oops", sentAt: new Date(1_790_300_000_000 + n) },
+          sender: { id: chat.id, name: "D", isBot: false },
+          addressesBot: false,
+        },
+      };
+      const unsend: InboundEvent = {
+        type: "deleted",
+        channel: "line",
+        updateId: `unsend-del-${n}`,
+        chat,
+        messageId: `unsend-${n}`,
+        at: new Date(1_790_300_000_500 + n),
+      };
+      const [, deleted] = await Promise.all([ingestEvent(postgres.db, message), ingestEvent(postgres.db, unsend)]);
+      expect(deleted.status).toBe("deleted");
+      const row = await postgres.db.prisma.message.findFirst({
+        where: { platformMessageId: `unsend-${n}`, conversation: { platformChatId: chat.id } },
+      });
+      if (!row?.deletedAt) notApplied += 1;
+    }
+    expect(notApplied).toBe(0);
+  });
 });
