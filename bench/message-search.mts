@@ -192,14 +192,14 @@ try {
   // longest term a search takes, which no message holds. Baseline: the same term
   // as a LIKE scan newest first, what substring search did before the n-gram index.
   const flood = "あ".repeat(4096);
-  await db.write(
+  await db.write([
     `INSERT INTO "Message" ("conversationId", "direction", "senderKind", "text", "sentAt", "createdAt")
      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) SELECT ?, 'inbound', 'user', ?, ?, ? FROM n`,
     big,
     flood,
     new Date(),
     new Date(),
-  );
+  ]);
   const hostileTerms = [`${"あ".repeat(63)}い`, `い${"あ".repeat(63)}`, "あああい", "ああ"];
   const hostile: number[] = [];
   let incomplete = 0;

@@ -39,7 +39,7 @@ export async function claimAttachments(db: Database, options: { now: Date; lease
   if (options.take <= 0) return [];
   const leaseUntil = new Date(options.now.getTime() + options.leaseMs);
   const lock = db.dialect === "postgresql" ? " FOR UPDATE SKIP LOCKED" : "";
-  const rows = await db.write<ClaimRow>(
+  const rows = await db.write<ClaimRow>([
     `UPDATE "Attachment" SET "attempts" = "attempts" + 1, "nextAttemptAt" = ?, "updatedAt" = ?
      WHERE "id" IN (SELECT "id" FROM "Attachment" WHERE ${DUE} ORDER BY "id" LIMIT ?${lock}) AND ${DUE}
      RETURNING "id", "messageId", "kind", "source", "sourceRef", "sizeBytes", "attempts"`,
@@ -48,7 +48,7 @@ export async function claimAttachments(db: Database, options: { now: Date; lease
     options.now,
     options.take,
     options.now,
-  );
+  ]);
   if (rows.length === 0) return [];
   // Which bot's adapter fetches each file: a Telegram file id is valid only for the bot that received it.
   const messageIds = [...new Set(rows.map((row) => row.messageId))];
@@ -110,14 +110,14 @@ export async function finishAttachment(
           ? { error: outcome.error, nextAttemptAt: outcome.nextAttemptAt }
           : { status: outcome.status, error: outcome.error, nextAttemptAt: null };
   const names = Object.keys(columns);
-  const rows = await db.write<{ id: number }>(
+  const rows = await db.write<{ id: number }>([
     `UPDATE "Attachment" SET ${names.map((name) => `"${name}" = ?`).join(", ")}, "updatedAt" = ?
      WHERE "id" = ? AND "status" = 'pending' AND "attempts" = ? RETURNING "id"`,
     ...names.map((name) => columns[name]),
     now,
     claim.id,
     claim.attempts,
-  );
+  ]);
   return rows.length === 1;
 }
 

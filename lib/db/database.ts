@@ -4,7 +4,7 @@ import { PrismaClient as PostgresClient } from "./generated/postgres/client";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
 import { postgresTarget, providerOf, sqlitePath } from "./migrations.mjs";
 import { SettingRowsCache } from "./settings-cache";
-import { postgresSql, sqliteSql, sqliteValue, type SqlRunner, type SqlValue } from "./sql";
+import { postgresSql, sqliteSql, sqliteValue, type SqlRunner, type SqlValue, type WriteStatement } from "./sql";
 import { SqliteConnection } from "./sqlite-connection";
 import { countedAdapter, timedSql } from "../metrics/db";
 import { type BoundedRows, SqliteReadThread } from "./sqlite-read-thread";
@@ -45,9 +45,10 @@ export interface Database {
    * One write statement committed on its own, with what it returns (RETURNING).
    * Durable like `transaction` when it resolves; on PostgreSQL it skips the BEGIN
    * and COMMIT round trips (a third of a turn's statements were those), on SQLite
-   * it joins the group commit.
+   * it joins the group commit. A statement that records the time is given as a
+   * function: it is built once the write runs, after any wait for the pool.
    */
-  write<T>(sql: string, ...params: SqlValue[]): Promise<T[]>;
+  write<T>(statement: WriteStatement): Promise<T[]>;
   /**
    * A read that may be slow (message search over text anyone can send): it never
    * runs on the request thread nor holds more than two of the pool's connections,

@@ -51,29 +51,31 @@ export async function createEnvelopeOnce(db: Database, input: NewEnvelope & { de
  * insert), returning only the id. Null when the dedupe key is taken (at-most-once).
  */
 export async function insertEnvelope(db: Database, input: NewEnvelope): Promise<{ id: number } | null> {
-  const now = new Date();
   const parent = input.replyToEnvelopeId ?? null;
   try {
-    const [row] = await db.write<{ id: number }>(
-      `INSERT INTO "Envelope" ("from", "to", "status", "text", "deliverAt", "replyToEnvelopeId", "threadRootId", "conversationId", "messageId", "forkId",
+    const [row] = await db.write<{ id: number }>(() => {
+      const now = new Date();
+      return [
+        `INSERT INTO "Envelope" ("from", "to", "status", "text", "deliverAt", "replyToEnvelopeId", "threadRootId", "conversationId", "messageId", "forkId",
          "metadata", "dedupeKey", "createdAt", "updatedAt")
        VALUES (?, ?, ?, ?, ?, ?, (SELECT COALESCE("threadRootId", "id") FROM "Envelope" WHERE "id" = ?),
          ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
-      input.from,
-      input.to,
-      input.status ?? "pending",
-      input.text,
-      input.deliverAt ?? null,
-      parent,
-      parent,
-      input.conversationId ?? null,
-      input.messageId ?? null,
-      input.forkId ?? null,
-      input.metadata ?? {},
-      input.dedupeKey ?? null,
-      now,
-      now,
-    );
+        input.from,
+        input.to,
+        input.status ?? "pending",
+        input.text,
+        input.deliverAt ?? null,
+        parent,
+        parent,
+        input.conversationId ?? null,
+        input.messageId ?? null,
+        input.forkId ?? null,
+        input.metadata ?? {},
+        input.dedupeKey ?? null,
+        now,
+        now,
+      ];
+    });
     return row!;
   } catch (error) {
     if (input.dedupeKey && isUniqueViolation(error)) return null;
@@ -141,7 +143,7 @@ export async function findEnvelope(db: Database, id: number): Promise<StoredEnve
  */
 export async function finishEnvelope(db: Database, id: number | number[], outcome: EnvelopeOutcome) {
   // One statement on every turn's path: the metadata is merged in SQL, not read first.
-  await db.write(...finishStatement(db, id, outcome));
+  await db.write(() => finishStatement(db, id, outcome));
 }
 
 export type EnvelopeOutcome = { status: "done" | "failed"; error?: string; messageId?: number; metadata?: EnvelopeMetadata };
@@ -170,14 +172,14 @@ function mergeJson(sql: Pick<SqlRunner, "dialect">) {
 
 /** Puts a claimed envelope back for a later attempt (model error, timeout). */
 export async function retryEnvelopeLater(db: Database, id: number, at: Date, error: string) {
-  await db.write(
+  await db.write(() => [
     `UPDATE "Envelope" SET "status" = 'pending', "deliverAt" = ?, "lastDeliveryError" = ?,
        "claimedBy" = NULL, "leaseUntil" = NULL, "updatedAt" = ? WHERE "id" = ?`,
     at,
     error,
     new Date(),
     id,
-  );
+  ]);
 }
 
 export type EnvelopeFilter = {

@@ -1,7 +1,7 @@
 import { topicKeysLike } from "../envelope/topic-key";
 import type { AttachmentRow } from "../media/intake";
 import type { SharedContent } from "../media/types";
-import type { SqlRunner, SqlValue } from "./sql";
+import type { SqlRunner, SqlValue, WriteStatement } from "./sql";
 
 /**
  * The statements of ingest on the hand-written path: reads and writes only, each
@@ -107,8 +107,8 @@ function conversationUpsert(
   parentId: number | null,
   /** An existing conversation is updated (and returned) only where this holds. */
   onlyIf = "",
+  now = new Date(),
 ): Statement {
-  const now = new Date();
   return {
     text: `INSERT INTO "Conversation" ("channel", "botId", "platformChatId", "type", "title", "topicId", "topicName", "parentConversationId", "lastMessageAt", "waitingSince", "createdAt", "updatedAt")
      VALUES (?, (SELECT "id" FROM "Bot" WHERE "adapter" = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -346,11 +346,11 @@ async function insertInboundMessage(sql: SqlRunner, row: InboundMessageRow, now:
 type Statement = { text: string; params: SqlValue[] };
 
 /**
- * The inbound message's insert. `conversation` names where its conversation id
- * comes from instead of a parameter: a column of the "conversation" CTE
- * (`storeOrdinaryMessage`), so the row is inserted only when that CTE returned one.
+ * The inbound message's insert. `from` names where its conversation id comes from
+ * instead of a parameter, and the CTEs it is selected from (`storeOrdinaryMessage`),
+ * so the row is inserted only when they returned one.
  */
-function inboundMessageInsert(row: InboundMessageRow, now: Date, conversation?: string): Statement {
+function inboundMessageInsert(row: InboundMessageRow, now: Date, from?: { conversation: string; tables: string }): Statement {
   const msg = row.message;
   const columns = `"Message" ("conversationId", "direction", "senderKind", "senderPlatformId", "senderName", "senderUsername", "senderIsBot",
        "senderRole", "senderLanguage", "text", "forwardedFrom", "viaBot", "platformMessageId", "platformTopicId", "replyToMessageId", "replyToPlatformId",
@@ -385,9 +385,9 @@ function inboundMessageInsert(row: InboundMessageRow, now: Date, conversation?: 
     msg.message.shared ?? null,
     now,
   ];
-  return conversation === undefined
+  return from === undefined
     ? { text: `INSERT INTO ${columns}\n     VALUES (?, ${values}) RETURNING "id"`, params: [row.conversationId, ...params] }
-    : { text: `INSERT INTO ${columns}\n     SELECT ${conversation}, ${values} FROM "conversation" RETURNING "id"`, params };
+    : { text: `INSERT INTO ${columns}\n     SELECT ${from.conversation}, ${values} FROM ${from.tables} RETURNING "id"`, params };
 }
 
 /**
@@ -487,47 +487,53 @@ export async function insertInboundMessageAndEnvelope(
  * instead of four (BEGIN, two statements, COMMIT) on the path of every webhook.
  */
 export async function storeOrdinaryMessage(
-  write: <T>(sql: string, ...params: SqlValue[]) => Promise<T[]>,
-  update: { channel: string; updateId: string; receivedAt: Date },
+  write: <T>(statement: WriteStatement) => Promise<T[]>,
+  update: { channel: string; updateId: string },
   chat: ChatRow,
   message: InboundMessageFields,
   envelope: Omit<InboundEnvelopeRow, "messageId" | "conversationId" | "forkId">,
-  now: Date,
 ): Promise<{ conversationId: number; messageId: number; envelopeId: number } | undefined> {
-  const upsert = conversationUpsert(
-    update.channel,
-    chat,
-    message.message.sentAt,
-    true,
-    false,
-    null,
-    `"Conversation"."status" = 'open' AND "Conversation"."agentEnabled" AND "Conversation"."activeForkId" IS NULL AND "Conversation"."membership" IS NULL`,
-  );
-  const insert = inboundMessageInsert(
-    { message, replyToMessageId: null, threadId: null, forkId: null, editedAt: null, conversationId: 0 },
-    now,
-    `"conversation"."id"`,
-  );
-  const [row] = await write<{ id: number; messageId: number; conversationId: number }>(
-    `WITH "conversation" AS (${upsert.text}),
-     "update" AS (INSERT INTO "InboundUpdate" ("channel", "updateId", "receivedAt") SELECT ?, ?, ? FROM "conversation"),
-     "message" AS (${insert.text})
-     INSERT INTO "Envelope" ("from", "to", "status", "text", "conversationId", "messageId", "forkId", "metadata", "doneAt", "createdAt", "updatedAt")
-     SELECT ?, ?, ?, ?, "conversation"."id", "message"."id", NULL, ?, ?, ?, ? FROM "conversation", "message"
-     RETURNING "id", "messageId", "conversationId"`,
-    ...upsert.params,
-    update.channel,
-    update.updateId,
-    update.receivedAt,
-    ...insert.params,
-    envelope.from,
-    envelope.to,
-    envelope.status,
-    envelope.text,
-    envelope.metadata,
-    envelope.status === "done" ? now : null,
-    now,
-    now,
-  );
+  // Built when the write holds its connection: the rows' times are the commit's, not
+  // the moment it queued for the pool (the burst debounce counts from the envelope's).
+  const [row] = await write<{ id: number; messageId: number; conversationId: number }>(() => {
+    const now = new Date();
+    const upsert = conversationUpsert(
+      update.channel,
+      chat,
+      message.message.sentAt,
+      true,
+      false,
+      null,
+      `"Conversation"."status" = 'open' AND "Conversation"."agentEnabled" AND "Conversation"."activeForkId" IS NULL AND "Conversation"."membership" IS NULL`,
+      now,
+    );
+    const insert = inboundMessageInsert(
+      { message, replyToMessageId: null, threadId: null, forkId: null, editedAt: null, conversationId: 0 },
+      now,
+      // Reading "update" runs its insert first: a repeated update id fails before the message takes an id.
+      { conversation: `"conversation"."id"`, tables: `"conversation", "update"` },
+    );
+    return [
+      `WITH "conversation" AS (${upsert.text}),
+       "update" AS (INSERT INTO "InboundUpdate" ("channel", "updateId", "receivedAt") SELECT ?, ?, ? FROM "conversation" RETURNING 1),
+       "message" AS (${insert.text})
+       INSERT INTO "Envelope" ("from", "to", "status", "text", "conversationId", "messageId", "forkId", "metadata", "doneAt", "createdAt", "updatedAt")
+       SELECT ?, ?, ?, ?, "conversation"."id", "message"."id", NULL, ?, ?, ?, ? FROM "conversation", "message"
+       RETURNING "id", "messageId", "conversationId"`,
+      ...upsert.params,
+      update.channel,
+      update.updateId,
+      now,
+      ...insert.params,
+      envelope.from,
+      envelope.to,
+      envelope.status,
+      envelope.text,
+      envelope.metadata,
+      envelope.status === "done" ? now : null,
+      now,
+      now,
+    ];
+  });
   return row && { conversationId: row.conversationId, messageId: row.messageId, envelopeId: row.id };
 }

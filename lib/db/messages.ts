@@ -133,13 +133,14 @@ export type EndedSend = { envelopeId: number; metadata: EnvelopeMetadata };
  * and a webhook replying into the same thread locked in opposite orders: a deadlock.
  */
 async function appendOutboundInOneStatement(db: Database, input: OutboundMessageInput, ends?: EndedSend): Promise<{ id: number }> {
-  const now = new Date();
   const target = input.replyTo?.id ?? null;
-  const [end, ...endParams] = ends
-    ? finishStatement(db, ends.envelopeId, { status: "done", metadata: ends.metadata }, `(SELECT "id" FROM "message")`)
-    : [];
-  const [row] = await db.write<{ id: number }>(
-    `WITH "joined" AS (
+  const [row] = await db.write<{ id: number }>(() => {
+    const now = new Date();
+    const [end, ...endParams] = ends
+      ? finishStatement(db, ends.envelopeId, { status: "done", metadata: ends.metadata }, `(SELECT "id" FROM "message")`)
+      : [];
+    return [
+      `WITH "joined" AS (
        SELECT "threadId" AS "id" FROM "Message" WHERE "id" = CAST(? AS INTEGER)
      ), "created" AS (
        INSERT INTO "Thread" ("conversationId", "rootMessageId", "messageCount", "lastMessageAt", "createdAt")
@@ -156,20 +157,21 @@ async function appendOutboundInOneStatement(db: Database, input: OutboundMessage
      UPDATE "Conversation" SET "generation" = "generation" + 1, "lastMessageAt" = ?,
        "waitingSince" = ${input.keepsWaiting ? `"waitingSince"` : "NULL"}, "updatedAt" = ? WHERE "id" = ?
      RETURNING (SELECT "id" FROM "message") AS "id"`,
-    target,
-    input.conversationId,
-    target,
-    input.sentAt,
-    now,
-    input.sentAt,
-    target,
-    // The thread parameter is NULL: the thread is the one joined or created above.
-    ...outboundValues(input, null, now),
-    ...endParams,
-    input.sentAt,
-    now,
-    input.conversationId,
-  );
+      target,
+      input.conversationId,
+      target,
+      input.sentAt,
+      now,
+      input.sentAt,
+      target,
+      // The thread parameter is NULL: the thread is the one joined or created above.
+      ...outboundValues(input, null, now),
+      ...endParams,
+      input.sentAt,
+      now,
+      input.conversationId,
+    ];
+  });
   return row!;
 }
 

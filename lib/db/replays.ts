@@ -134,7 +134,7 @@ export function createRun(db: Database, input: { datasetId: number; mode: string
  * one). Returns the day's total after it, or null when it would not fit.
  */
 export async function reserveReplays(db: Database, operator: string, day: string, wanted: number, limit: number): Promise<number | null> {
-  const [row] = await db.write<{ used: number }>(
+  const [row] = await db.write<{ used: number }>([
     `INSERT INTO "ReplayAllowance" ("operator", "day", "used") SELECT ?, ?, CAST(? AS INTEGER) WHERE CAST(? AS INTEGER) <= CAST(? AS INTEGER)
      ON CONFLICT ("operator", "day") DO UPDATE SET "used" = "ReplayAllowance"."used" + excluded."used"
        WHERE "ReplayAllowance"."used" + excluded."used" <= CAST(? AS INTEGER)
@@ -145,19 +145,19 @@ export async function reserveReplays(db: Database, operator: string, day: string
     wanted,
     limit,
     limit,
-  );
+  ]);
   return row ? Number(row.used) : null;
 }
 
 /** Gives back replays reserved for a request refused before any model call (an unknown turn, a model that is gone). */
 export async function releaseReplays(db: Database, operator: string, day: string, count: number) {
-  await db.write(
+  await db.write([
     `UPDATE "ReplayAllowance" SET "used" = CASE WHEN "used" > CAST(? AS INTEGER) THEN "used" - CAST(? AS INTEGER) ELSE 0 END WHERE "operator" = ? AND "day" = ?`,
     count,
     count,
     operator,
     day,
-  );
+  ]);
 }
 
 /** Replays `operator` reserved on `day`. */

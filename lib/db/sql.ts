@@ -8,6 +8,18 @@ import type { SqliteConnection } from "./sqlite-connection";
 /** A bound parameter. Objects are JSON columns; dates and booleans are mapped per database as Prisma maps them. */
 export type SqlValue = string | number | boolean | Date | null | undefined | Record<string, unknown>;
 
+/** A statement and its parameters. */
+export type Statement = readonly [string, ...SqlValue[]];
+
+/**
+ * A write as a statement, or as a function that builds it when the write runs:
+ * a write whose parameters read the clock (createdAt, doneAt) is built once it
+ * holds the connection, so a wait in the queue before does not backdate it.
+ */
+export type WriteStatement = Statement | (() => Statement);
+
+const built = (write: WriteStatement): Statement => (typeof write === "function" ? write() : write);
+
 /**
  * Hand-written SQL for the write paths that run on every message (ingest,
  * outbound messages, claiming and ending envelopes). Statements use `?` placeholders and quoted column names,
@@ -32,7 +44,11 @@ export function sqliteSql(connection: SqliteConnection) {
   return {
     transaction: <T>(fn: (sql: SqlRunner) => Promise<T>): Promise<T> => group.submit(fn),
     read: <T>(sql: string, ...params: SqlValue[]): Promise<T[]> => connection.exclusive((raw) => sqliteRunner(raw).all<T>(sql, ...params)),
-    write: <T>(sql: string, ...params: SqlValue[]): Promise<T[]> => group.submit((runner) => runner.all<T>(sql, ...params)),
+    write: <T>(write: WriteStatement): Promise<T[]> =>
+      group.submit((runner) => {
+        const [sql, ...params] = built(write);
+        return runner.all<T>(sql, ...params);
+      }),
   };
 }
 
@@ -45,11 +61,12 @@ export function postgresSql(pool: pg.Pool, connections: number) {
   const slots = new PQueue({ concurrency: connections });
   const byArrival = <T>(fn: () => Promise<T>): Promise<T> => slots.add(fn, { priority: -currentArrival() }) as Promise<T>;
   // One statement outside a transaction commits on its own (autocommit): reads, and writes that need no other statement.
-  const single = <T>(sql: string, ...params: SqlValue[]): Promise<T[]> =>
+  const single = <T>(statement: WriteStatement): Promise<T[]> =>
     byArrival(async () => {
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
+        const [sql, ...params] = built(statement);
         const query = postgresQuery(sql, params);
         try {
           return (await client.query(query)).rows as T[];
@@ -90,7 +107,7 @@ export function postgresSql(pool: pg.Pool, connections: number) {
     }) as Promise<{ rows: T[]; complete: boolean }>;
   return {
     transaction: <T>(fn: (sql: SqlRunner) => Promise<T>): Promise<T> => byArrival(() => postgresTransaction(pool, fn)),
-    read: single,
+    read: <T>(sql: string, ...params: SqlValue[]): Promise<T[]> => single<T>([sql, ...params]),
     write: single,
     readBounded,
   };

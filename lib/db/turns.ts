@@ -25,7 +25,7 @@ export type TurnRecord = {
  * hand-written path: every turn writes one.
  */
 export async function saveTurn(db: Database, turn: TurnRecord): Promise<void> {
-  await db.write(...turnStatement(turn));
+  await db.write(() => turnStatement(turn));
 }
 
 /**
@@ -34,22 +34,24 @@ export async function saveTurn(db: Database, turn: TurnRecord): Promise<void> {
  * of two), on SQLite one transaction. Never an ended envelope without its turn.
  */
 export async function saveTurnAndEnd(db: Database, turn: TurnRecord, id: number | number[], outcome: EnvelopeOutcome): Promise<void> {
-  const [insert, ...insertParams] = turnStatement(turn);
-  const [update, ...updateParams] = finishStatement(db, id, outcome);
   if (db.dialect === "postgresql") {
     // The conversation is locked before the envelopes, as deleting it does (its cascade reaches them after):
     // the Turn's foreign key check would otherwise take it after the envelopes' locks, a deadlock with a delete.
-    await db.write(
-      `WITH "turn" AS (${insert} RETURNING 1) ${update} AND EXISTS (SELECT 1 FROM "Conversation" WHERE "id" = ? FOR KEY SHARE)`,
-      ...insertParams,
-      ...updateParams,
-      turn.conversationId,
-    );
+    await db.write(() => {
+      const [insert, ...insertParams] = turnStatement(turn);
+      const [update, ...updateParams] = finishStatement(db, id, outcome);
+      return [
+        `WITH "turn" AS (${insert} RETURNING 1) ${update} AND EXISTS (SELECT 1 FROM "Conversation" WHERE "id" = ? FOR KEY SHARE)`,
+        ...insertParams,
+        ...updateParams,
+        turn.conversationId,
+      ];
+    });
     return;
   }
   await db.transaction(async (sql) => {
-    await sql.run(insert, ...insertParams);
-    await sql.run(update, ...updateParams);
+    await sql.run(...turnStatement(turn));
+    await sql.run(...finishStatement(db, id, outcome));
   });
 }
 

@@ -1,11 +1,11 @@
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from "@prisma/driver-adapter-utils";
-import type { SqlRunner, SqlValue } from "../db/sql";
+import type { SqlRunner, SqlValue, WriteStatement } from "../db/sql";
 import { metrics } from "./registry";
 
 type SqlPath = {
   transaction: <T>(fn: (sql: SqlRunner) => Promise<T>) => Promise<T>;
   read: <T>(sql: string, ...params: SqlValue[]) => Promise<T[]>;
-  write: <T>(sql: string, ...params: SqlValue[]) => Promise<T[]>;
+  write: <T>(statement: WriteStatement) => Promise<T[]>;
 };
 
 /**
@@ -34,22 +34,20 @@ function countedRunner(runner: SqlRunner, dialect: string): SqlRunner {
  * Every statement is counted too.
  */
 export function timedSql<S extends SqlPath>(sql: S, dialect: string): S {
-  const timed =
-    (kind: "read" | "write") =>
-    async <T>(text: string, ...params: SqlValue[]): Promise<T[]> => {
-      const m = metrics();
-      if (!m) return sql[kind]<T>(text, ...params);
-      const started = performance.now();
-      try {
-        return await counted(dialect, "sql", () => sql[kind]<T>(text, ...params));
-      } finally {
-        m.dbStatementDuration.observe({ dialect, kind }, (performance.now() - started) / 1000);
-      }
-    };
+  const timed = async <T>(kind: "read" | "write", run: () => Promise<T[]>): Promise<T[]> => {
+    const m = metrics();
+    if (!m) return run();
+    const started = performance.now();
+    try {
+      return await counted(dialect, "sql", run);
+    } finally {
+      m.dbStatementDuration.observe({ dialect, kind }, (performance.now() - started) / 1000);
+    }
+  };
   return {
     ...sql,
-    read: timed("read"),
-    write: timed("write"),
+    read: <T>(text: string, ...params: SqlValue[]) => timed("read", () => sql.read<T>(text, ...params)),
+    write: <T>(statement: WriteStatement) => timed("write", () => sql.write<T>(statement)),
     transaction: async <T>(fn: (runner: SqlRunner) => Promise<T>): Promise<T> => {
       const m = metrics();
       if (!m) return sql.transaction(fn);

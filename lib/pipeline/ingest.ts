@@ -181,27 +181,19 @@ async function storeOrdinary(
   settings: Settings,
   options: IngestOptions,
 ): Promise<StoreInboundResult | undefined> {
-  const now = new Date();
   const { outcome, metadata } = inboundDecision(
     msg,
     settings,
     { ...options, handoffCommand: false },
     { agentEnabled: true, repliesToBot: Boolean(msg.replyTo?.fromSelf), forkConflict: false },
   );
-  const stored = await storeOrdinaryMessage(
-    db.write,
-    { channel: msg.channel, updateId: msg.updateId, receivedAt: now },
-    msg.chat,
-    msg,
-    {
-      from: channelAddress(msg.channel, msg.chat.id),
-      to: agentAddress(settings.agentName),
-      status: outcome.answer ? "pending" : "done",
-      text: msg.message.text,
-      metadata,
-    },
-    now,
-  );
+  const stored = await storeOrdinaryMessage(db.write, { channel: msg.channel, updateId: msg.updateId }, msg.chat, msg, {
+    from: channelAddress(msg.channel, msg.chat.id),
+    to: agentAddress(settings.agentName),
+    status: outcome.answer ? "pending" : "done",
+    text: msg.message.text,
+    metadata,
+  });
   return stored && { status: "stored", ...stored, answer: outcome.answer };
 }
 

@@ -30,7 +30,7 @@ describe.each(databases)("Liveness and readiness on $name", ({ open }) => {
     const [last] = await h.t.db.read<{ migration_name: string }>(
       `SELECT "migration_name" FROM "_prisma_migrations" ORDER BY "migration_name" DESC LIMIT 1`,
     );
-    await h.t.db.write(`DELETE FROM "_prisma_migrations" WHERE "migration_name" = ?`, last!.migration_name);
+    await h.t.db.write([`DELETE FROM "_prisma_migrations" WHERE "migration_name" = ?`, last!.migration_name]);
     const r = await readiness();
     expect(r.status).toBe(503);
     expect(r.body).toMatchObject({

@@ -166,8 +166,13 @@ describe.skipIf(!hasPostgres)("ingest in one statement on PostgreSQL", () => {
     const [first] = await ingestBoth(update);
     expect(first).toMatchObject({ status: "stored" });
     const before = await stored(postgres.db);
+    const messageIds = async () =>
+      (await postgres.db.read<{ last_value: string }>(`SELECT "last_value" FROM "Message_id_seq"`))[0].last_value;
+    const lastMessageId = await messageIds();
     // The same update again, and the same message under a new update id.
     expect(await ingestBoth(update)).toEqual([{ status: "duplicate" }, { status: "duplicate" }]);
+    // The repeated update failed before the message's insert took an id from its sequence.
+    expect(await messageIds()).toBe(lastMessageId);
     expect(await ingestBoth({ ...update, update_id: 995_002 })).toEqual([{ status: "duplicate" }, { status: "duplicate" }]);
     expect(await stored(postgres.db)).toEqual(before);
     expect(await stored(postgres.db)).toEqual(await stored(sqlite.db));
@@ -202,6 +207,31 @@ describe.skipIf(!hasPostgres)("ingest in one statement on PostgreSQL", () => {
     expect(conversations[0].messages).toHaveLength(11);
     // Every message after the one that created it bumped the history generation: none was lost to a race.
     expect(conversations[0].generation).toBe(10);
+  });
+
+  it("dates the message, envelope and update when they are written, not when they queued for a pool connection", async () => {
+    // Every connection of the pool held for a second: the message waits for one.
+    const held = Date.now();
+    const holding = Promise.all(Array.from({ length: 5 }, () => postgres.db.read("SELECT pg_sleep(1)")));
+    const chat = { ...privateChat, id: 6_300_002 };
+    const parsed = parseUpdate(
+      updateSchema.parse({
+        update_id: 996_100,
+        message: { message_id: 9_100, date: 1_790_200_100, chat, from: { ...dana, id: chat.id }, text: "queued" },
+      }) as never,
+      BOT,
+    );
+    if (parsed.type !== "message") throw new Error(`not a message: ${parsed.type}`);
+    const [result] = await Promise.all([ingestEvent(postgres.db, parsed, { modelConfigured: true }), holding]);
+    expect(result.status).toBe("stored");
+    const message = await postgres.db.prisma.message.findFirstOrThrow({
+      where: { platformMessageId: "9100", conversation: { platformChatId: String(chat.id) } },
+      include: { envelopes: true, conversation: true },
+    });
+    const update = await postgres.db.prisma.inboundUpdate.findFirstOrThrow({ where: { updateId: "996100" } });
+    // The burst debounce counts from the envelope's createdAt: a time from before the wait would make it due at once.
+    for (const at of [message.createdAt, message.envelopes[0].createdAt, update.receivedAt, message.conversation.createdAt])
+      expect(at.getTime()).toBeGreaterThanOrEqual(held + 900);
   });
 
   it("applies a LINE unsend delivered at the same moment as its message (found once the message commits)", async () => {

@@ -54,7 +54,7 @@ describe.skipIf(!hasPostgres)("PostgreSQL connections by arrival (PostgreSQL)", 
     const pid = async () => (await db.read<{ pid: number }>(`SELECT pg_backend_pid() AS "pid"`))[0].pid;
     const before = await pid();
     const insert = () =>
-      db.write(`INSERT INTO "InboundUpdate" ("channel", "updateId", "receivedAt") VALUES ('telegram', 'dup', ?)`, new Date());
+      db.write([`INSERT INTO "InboundUpdate" ("channel", "updateId", "receivedAt") VALUES ('telegram', 'dup', ?)`, new Date()]);
     await insert();
     await expect(insert()).rejects.toThrow(/duplicate key|unique/i);
     expect(await pid()).toBe(before);

@@ -333,13 +333,13 @@ describe.each(databases)("GET /api/v1/search ($name)", ({ open }) => {
         ? `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) SELECT ?, 'inbound', 'user', ?, ?, ? FROM n`
         : "SELECT CAST(? AS int), 'inbound', 'user', CAST(? AS text), CAST(? AS timestamp), CAST(? AS timestamp) FROM generate_series(1, 2000)";
     const now = new Date();
-    await app.t.db.write(
+    await app.t.db.write([
       `INSERT INTO "Message" ("conversationId", "direction", "senderKind", "text", "sentAt", "createdAt") ${rows}`,
       conversationId,
       text,
       now,
       now,
-    );
+    ]);
     expect(await app.t.db.prisma.message.count()).toBe(2001);
     const absent = ["あいえあいう", `${"あいう".repeat(21)}え`, "えあいう", "う".repeat(64)];
     const present = [`${"あいう".repeat(21)}あ`, "あい", "いえ"];
