@@ -1,7 +1,7 @@
-import { HTTPFetchError, messagingApi } from "@line/bot-sdk";
+import { HTTPFetchError } from "@line/bot-sdk";
 import { Api, GrammyError, HttpError } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
-import { withinTime } from "../channels/line/adapter";
+import { lineMessagingApi } from "../channels/line/messaging-api";
 
 /** What the platform says about credentials: who the bot is, or its refusal in its own words. */
 export type PlatformCheck =
@@ -27,9 +27,8 @@ export async function checkTelegramToken(token: string, apiRoot?: string): Promi
 
 /** LINE's bot info with this access token (the channel secret cannot be checked until LINE signs a webhook). */
 export async function checkLineChannel(accessToken: string, apiRoot?: string): Promise<PlatformCheck> {
-  const client = new messagingApi.MessagingApiClient({ channelAccessToken: accessToken, ...(apiRoot ? { baseURL: apiRoot } : {}) });
   try {
-    const info = await withinTime(client.getBotInfo(), 10_000);
+    const info = await lineMessagingApi(accessToken, { apiRoot, timeoutMs: 10_000 }).getBotInfo();
     return {
       ok: true,
       platformBotId: info.userId,

@@ -1,7 +1,7 @@
-import { HTTPFetchError, messagingApi } from "@line/bot-sdk";
+import { HTTPFetchError } from "@line/bot-sdk";
 import { Api, GrammyError, HttpError } from "grammy";
 import { TELEGRAM_ALLOWED_UPDATES } from "./platform-check";
-import { LineTimeoutError, withinTime } from "../channels/line/adapter";
+import { LineTimeoutError, lineMessagingApi } from "../channels/line/messaging-api";
 
 /** The platforms' API roots (tests and self-hosted Bot API servers); unset = the platform's own. */
 export type PlatformRoots = { telegramApiRoot?: string; lineApiRoot?: string };
@@ -46,11 +46,9 @@ export async function setPlatformWebhook(
     });
     return "Webhook was set";
   }
-  const client = new messagingApi.MessagingApiClient({
-    channelAccessToken: bot.credentials.channelAccessToken!,
-    ...(roots.lineApiRoot ? { baseURL: roots.lineApiRoot } : {}),
+  await lineMessagingApi(bot.credentials.channelAccessToken!, { apiRoot: roots.lineApiRoot, timeoutMs: 30_000 }).setWebhookEndpoint({
+    endpoint: bot.url,
   });
-  await withinTime(client.setWebhookEndpoint({ endpoint: bot.url }), 30_000);
   return "Webhook endpoint was set";
 }
 

@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkLineChannel } from "@/lib/bots/platform-check";
 import { DeliveryError } from "@/lib/channels/types";
@@ -13,9 +13,11 @@ describe("a LINE API that does not answer", () => {
   let server: Server;
   let url: string;
   const calls: string[] = [];
+  const requestSockets: Socket[] = [];
   beforeAll(async () => {
     server = createServer((req) => {
       calls.push(req.url ?? "");
+      requestSockets.push(req.socket);
       req.resume();
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -38,6 +40,18 @@ describe("a LINE API that does not answer", () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     // Possibly delivered: never sent again by push.
     expect(calls).toEqual(["/v2/bot/message/reply"]);
+  });
+
+  it("closes the connection of a call it gave up on (it is not left open until undici's 300 s)", async () => {
+    requestSockets.length = 0;
+    const line = createLineChannel({ accessToken: "t", apiRoot: url, timeoutMs: 150 });
+    await expect(line.send({ chatId: "U1", text: "hello" })).rejects.toMatchObject({ outcome: "unknown" });
+    await expect(line.showActivity!({ chatId: "U1", chatType: "private" })).rejects.toBeInstanceOf(DeliveryError);
+    expect(requestSockets).toHaveLength(2);
+    // The server sees each call's connection end once the client aborts (at once here; undici's own limit is 300 s).
+    const deadline = Date.now() + 3_000;
+    while (requestSockets.some((socket) => !socket.destroyed) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(requestSockets.filter((socket) => !socket.destroyed)).toHaveLength(0);
   });
 
   it("a push and the loading animation are given up too", async () => {

@@ -1,8 +1,9 @@
-import { HTTPFetchError, messagingApi } from "@line/bot-sdk";
+import { HTTPFetchError, type messagingApi } from "@line/bot-sdk";
 import { log } from "../../log";
 import { OUTBOUND_TEXT_LIMIT, tooLongSentence } from "../text-limit";
 import { downloadBytes } from "../../media/fetch-http";
 import { networkCodeOf, neverConnected } from "../never-connected";
+import { LineTimeoutError, lineMessagingApi } from "./messaging-api";
 import {
   DeliveryError,
   type ActivityTarget,
@@ -56,28 +57,6 @@ export type LineChannelOptions = {
   timeoutMs?: number;
 };
 
-/**
- * LINE's SDK calls the global fetch with no time limit of its own (undici gives up
- * after 300 s): a LINE that stops answering held the turn, its typing indicator and
- * its slot that long. A call is given up after `ms` and fails as a 5xx does: its
- * outcome is unknown (the message may have gone out), so it is never sent again.
- */
-export class LineTimeoutError extends Error {
-  constructor(ms: number) {
-    super(`LINE did not answer within ${ms / 1000} s`);
-    this.name = "LineTimeoutError";
-  }
-}
-
-export function withinTime<T>(call: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new LineTimeoutError(ms)), ms);
-    timer.unref?.();
-  });
-  return Promise.race([call, limit]).finally(() => clearTimeout(timer));
-}
-
 const DATA_API_ROOT = "https://api-data.line.me";
 
 /**
@@ -87,11 +66,8 @@ const DATA_API_ROOT = "https://api-data.line.me";
  * when LINE refused the token (400), never after an unknown outcome.
  */
 export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
-  const client = new messagingApi.MessagingApiClient({
-    channelAccessToken: options.accessToken,
-    ...(options.apiRoot ? { baseURL: options.apiRoot } : {}),
-  });
   const timeoutMs = options.timeoutMs ?? 30_000;
+  const client = lineMessagingApi(options.accessToken, { apiRoot: options.apiRoot, timeoutMs });
   const failure = (error: unknown) => {
     if (error instanceof LineTimeoutError)
       return new DeliveryError(`${error.message}: the message may have gone out`, { outcome: "unknown", retryable: true });
@@ -120,7 +96,7 @@ export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
       // LINE shows the animation in one-to-one chats only; a group or room has none.
       if (target.chatType !== "private") return;
       try {
-        await withinTime(client.showLoadingAnimation({ chatId: target.chatId, loadingSeconds: LOADING_SECONDS }), timeoutMs);
+        await client.showLoadingAnimation({ chatId: target.chatId, loadingSeconds: LOADING_SECONDS });
       } catch (error) {
         throw failure(error);
       }
@@ -156,10 +132,10 @@ export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
       if (fresh) {
         try {
           const quoteToken = typeof platform.quoteToken === "string" ? platform.quoteToken : undefined;
-          const response = await withinTime(
-            client.replyMessage({ replyToken, messages: [{ type: "text", text, ...(quoteToken ? { quoteToken } : {}) }] }),
-            timeoutMs,
-          );
+          const response = await client.replyMessage({
+            replyToken,
+            messages: [{ type: "text", text, ...(quoteToken ? { quoteToken } : {}) }],
+          });
           return { platformMessageId: response.sentMessages[0]?.id ?? `reply-${Date.now()}`, sentAt: new Date() };
         } catch (error) {
           if (!(error instanceof HTTPFetchError && error.status === 400)) throw failure(error);
@@ -167,7 +143,7 @@ export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
         }
       }
       try {
-        const response = await withinTime(client.pushMessage({ to: request.chatId, messages: [{ type: "text", text }] }), timeoutMs);
+        const response = await client.pushMessage({ to: request.chatId, messages: [{ type: "text", text }] });
         return { platformMessageId: response.sentMessages[0]?.id ?? `push-${Date.now()}`, sentAt: new Date() };
       } catch (error) {
         throw failure(error);
@@ -188,7 +164,7 @@ export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
       const messages: messagingApi.Message[] = request.caption ? [file, { type: "text", text: request.caption }] : [file];
       // A push, never the reply token: an operator's file comes later than the token's minute.
       try {
-        const response = await withinTime(client.pushMessage({ to: request.chatId, messages }), timeoutMs);
+        const response = await client.pushMessage({ to: request.chatId, messages });
         return { platformMessageId: response.sentMessages[0]?.id ?? `push-${Date.now()}`, sentAt: new Date() };
       } catch (error) {
         throw failure(error);
