@@ -63,10 +63,12 @@ export function postgresSql(pool: pg.Pool, connections: number) {
   // One statement outside a transaction commits on its own (autocommit): reads, and writes that need no other statement.
   const single = <T>(statement: WriteStatement): Promise<T[]> =>
     byArrival(async () => {
+      // Built once its turn for a connection came (the pool has one per slot), and before
+      // taking it: a builder's own error is not a failed connection.
+      const [sql, ...params] = built(statement);
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
-        const [sql, ...params] = built(statement);
         const query = postgresQuery(sql, params);
         try {
           return (await client.query(query)).rows as T[];

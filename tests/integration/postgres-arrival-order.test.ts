@@ -50,13 +50,20 @@ describe.skipIf(!hasPostgres)("PostgreSQL connections by arrival (PostgreSQL)", 
     ]);
   });
 
-  it("keeps the connection (and its prepared statements) when a statement fails on its own, as a duplicate key does", async () => {
+  it("keeps the connection (and its prepared statements) when a statement fails on its own, as a duplicate key or a failing builder does", async () => {
     const pid = async () => (await db.read<{ pid: number }>(`SELECT pg_backend_pid() AS "pid"`))[0].pid;
     const before = await pid();
     const insert = () =>
       db.write([`INSERT INTO "InboundUpdate" ("channel", "updateId", "receivedAt") VALUES ('telegram', 'dup', ?)`, new Date()]);
     await insert();
     await expect(insert()).rejects.toThrow(/duplicate key|unique/i);
+    expect(await pid()).toBe(before);
+    // A statement whose builder throws never reached the connection.
+    await expect(
+      db.write(() => {
+        throw new Error("builder failed");
+      }),
+    ).rejects.toThrow("builder failed");
     expect(await pid()).toBe(before);
   });
 });
