@@ -33,6 +33,8 @@ export function lineMessagingApi(accessToken: string, options: { apiRoot?: strin
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(options.timeoutMs),
+        // LINE's API does not redirect: one that does is not LINE, and is not sent the token again.
+        redirect: "error",
       });
       const text = await response.text();
       if (!response.ok)
