@@ -29,6 +29,9 @@ export async function checkTelegramToken(token: string, apiRoot?: string): Promi
 export async function checkLineChannel(accessToken: string, apiRoot?: string): Promise<PlatformCheck> {
   try {
     const info = await lineMessagingApi(accessToken, { apiRoot, timeoutMs: 10_000 }).getBotInfo();
+    // Not LINE's bot info (an empty or foreign answer): no bot to add, and no id to tell it is added twice.
+    if (typeof info?.userId !== "string" || !info.userId)
+      return { ok: false, answer: "LINE bot info failed: the answer had no bot user id", unreachable: true };
     return {
       ok: true,
       platformBotId: info.userId,

@@ -67,6 +67,55 @@ describe("a LINE API that does not answer", () => {
   }, 20_000);
 });
 
+describe("a LINE that answers 200 and then trickles the body", () => {
+  let server: Server;
+  let url: string;
+  const requestSockets: Socket[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      requestSockets.push(req.socket);
+      req.resume();
+      if (req.url === "/v2/bot/info") return res.writeHead(200, { "content-type": "application/json" }).end("");
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"sentMessages":[');
+      const trickle = setInterval(() => res.write(" "), 50);
+      res.on("close", () => clearInterval(trickle));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it("gives the call up at its limit while the process makes garbage (undici's own watch of the signal is collected), and closes the connection", async () => {
+    // Ordinary garbage, as a busy server makes: young-generation collections several times a second.
+    const churn = setInterval(() => Array.from({ length: 200_000 }, (_, i) => ({ i })), 20);
+    try {
+      const line = createLineChannel({ accessToken: "t", apiRoot: url, timeoutMs: 500 });
+      const outcome = await Promise.race([
+        line.send({ chatId: "U1", text: "hello" }).catch((e: unknown) => e),
+        new Promise((resolve) => setTimeout(() => resolve("still reading"), 8_000)),
+      ]);
+      expect(outcome).toMatchObject({ outcome: "unknown", message: "LINE did not answer within 0.5 s: the message may have gone out" });
+    } finally {
+      clearInterval(churn);
+    }
+    const deadline = Date.now() + 3_000;
+    while (requestSockets.some((socket) => !socket.destroyed) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(requestSockets.filter((socket) => !socket.destroyed)).toHaveLength(0);
+  }, 20_000);
+
+  it("an empty bot info is not a bot to add", async () => {
+    expect(await checkLineChannel("t", url)).toEqual({
+      ok: false,
+      answer: "LINE bot info failed: the answer had no bot user id",
+      unreachable: true,
+    });
+  });
+});
+
 describe("a LINE connection that fails", () => {
   it("cut after LINE read the message: the outcome is unknown (never sent again); no connection at all: not sent", async () => {
     const cutter = createServer(async (req, res) => {

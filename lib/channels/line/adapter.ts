@@ -136,7 +136,7 @@ export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
             replyToken,
             messages: [{ type: "text", text, ...(quoteToken ? { quoteToken } : {}) }],
           });
-          return { platformMessageId: response.sentMessages[0]?.id ?? `reply-${Date.now()}`, sentAt: new Date() };
+          return { platformMessageId: response?.sentMessages?.[0]?.id ?? `reply-${Date.now()}`, sentAt: new Date() };
         } catch (error) {
           if (!(error instanceof HTTPFetchError && error.status === 400)) throw failure(error);
           log.info("line.reply_token_refused", { chatId: request.chatId });
@@ -144,7 +144,7 @@ export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
       }
       try {
         const response = await client.pushMessage({ to: request.chatId, messages: [{ type: "text", text }] });
-        return { platformMessageId: response.sentMessages[0]?.id ?? `push-${Date.now()}`, sentAt: new Date() };
+        return { platformMessageId: response?.sentMessages?.[0]?.id ?? `push-${Date.now()}`, sentAt: new Date() };
       } catch (error) {
         throw failure(error);
       }
@@ -165,7 +165,7 @@ export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
       // A push, never the reply token: an operator's file comes later than the token's minute.
       try {
         const response = await client.pushMessage({ to: request.chatId, messages });
-        return { platformMessageId: response.sentMessages[0]?.id ?? `push-${Date.now()}`, sentAt: new Date() };
+        return { platformMessageId: response?.sentMessages?.[0]?.id ?? `push-${Date.now()}`, sentAt: new Date() };
       } catch (error) {
         throw failure(error);
       }
