@@ -13,8 +13,8 @@ export type Statement = readonly [string, ...SqlValue[]];
 
 /**
  * A write as a statement, or as a function that builds it when the write runs:
- * a write whose parameters read the clock (createdAt, doneAt) is built once it
- * holds the connection, so a wait in the queue before does not backdate it.
+ * a write whose parameters read the clock (createdAt, doneAt) is built when its
+ * turn for a connection comes, so a wait in the queue before does not backdate it.
  */
 export type WriteStatement = Statement | (() => Statement);
 
