@@ -1,32 +1,48 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkLineChannel } from "@/lib/bots/platform-check";
 import { DeliveryError } from "@/lib/channels/types";
 import { createLineChannel } from "@/lib/channels/line/adapter";
 
+/** A local stand-in for LINE's API on a free port. */
+async function listen(handler: RequestListener): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** The sockets still open after the client had up to three seconds to close them. */
+async function stillOpen(sockets: Socket[]): Promise<Socket[]> {
+  const deadline = Date.now() + 3_000;
+  while (sockets.some((socket) => !socket.destroyed) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  return sockets.filter((socket) => !socket.destroyed);
+}
+
 /**
  * A LINE that takes the request and never answers (a hung proxy, an outage mid-call).
  * Its SDK has no time limit of its own: each call must be given up, as unknown.
  */
 describe("a LINE API that does not answer", () => {
-  let server: Server;
+  let fake: Awaited<ReturnType<typeof listen>>;
   let url: string;
   const calls: string[] = [];
   const requestSockets: Socket[] = [];
   beforeAll(async () => {
-    server = createServer((req) => {
+    fake = await listen((req) => {
       calls.push(req.url ?? "");
       requestSockets.push(req.socket);
       req.resume();
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    url = fake.url;
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
+  afterAll(() => fake.close());
 
   it("a send is given up after the limit with an unknown outcome, and a fresh reply token is not followed by a push", async () => {
     calls.length = 0;
@@ -49,9 +65,7 @@ describe("a LINE API that does not answer", () => {
     await expect(line.showActivity!({ chatId: "U1", chatType: "private" })).rejects.toBeInstanceOf(DeliveryError);
     expect(requestSockets).toHaveLength(2);
     // The server sees each call's connection end once the client aborts (at once here; undici's own limit is 300 s).
-    const deadline = Date.now() + 3_000;
-    while (requestSockets.some((socket) => !socket.destroyed) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(requestSockets.filter((socket) => !socket.destroyed)).toHaveLength(0);
+    expect(await stillOpen(requestSockets)).toHaveLength(0);
   });
 
   it("a push and the loading animation are given up too", async () => {
@@ -68,11 +82,11 @@ describe("a LINE API that does not answer", () => {
 });
 
 describe("a LINE that answers 200 and then trickles the body", () => {
-  let server: Server;
+  let fake: Awaited<ReturnType<typeof listen>>;
   let url: string;
   const requestSockets: Socket[] = [];
   beforeAll(async () => {
-    server = createServer((req, res) => {
+    fake = await listen((req, res) => {
       requestSockets.push(req.socket);
       req.resume();
       if (req.url === "/v2/bot/info") return res.writeHead(200, { "content-type": "application/json" }).end("");
@@ -81,13 +95,9 @@ describe("a LINE that answers 200 and then trickles the body", () => {
       const trickle = setInterval(() => res.write(" "), 50);
       res.on("close", () => clearInterval(trickle));
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    url = fake.url;
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
+  afterAll(() => fake.close());
 
   it("gives the call up at its limit while the process makes garbage (undici's own watch of the signal is collected), and closes the connection", async () => {
     // Ordinary garbage, as a busy server makes: young-generation collections several times a second.
@@ -102,9 +112,7 @@ describe("a LINE that answers 200 and then trickles the body", () => {
     } finally {
       clearInterval(churn);
     }
-    const deadline = Date.now() + 3_000;
-    while (requestSockets.some((socket) => !socket.destroyed) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(requestSockets.filter((socket) => !socket.destroyed)).toHaveLength(0);
+    expect(await stillOpen(requestSockets)).toHaveLength(0);
   }, 20_000);
 
   it("an empty bot info is not a bot to add", async () => {
