@@ -148,9 +148,19 @@ const ROLE_WORDS = [
 ];
 const ROLE_SKELETONS = skeletonSet(ROLE_WORDS);
 
+// Non-letters read as Latin letters (`|` and `1` as l, `0` as O): `A|` reads as `AI`.
+const LETTER_LOOKALIKES = new Set([...lookalikes(/^[A-Za-z]$/)].filter((ch) => !/[\p{L}\p{M}]/u.test(ch)));
+/** The leading word as read: letters and the non-letters that read as one. */
+const leadingWord = (text: string) => {
+  const chars = [...text];
+  let n = 0;
+  while (n < chars.length && (/[\p{L}\p{M}]/u.test(chars[n]) || LETTER_LOOKALIKES.has(chars[n]))) n += 1;
+  return chars.slice(0, n).join("");
+};
+
 /** A role word (by skeleton) followed by a colon (or look-alike) within a few non-letters, or by nothing but non-letters. */
 function isRoleMarker(text: string): boolean {
-  const word = /^[\p{L}\p{M}]+/u.exec(text)?.[0] ?? "";
+  const word = leadingWord(text);
   const readings = skeletons(word);
   // A colon-like letter: `System꞉`.
   if (readings.some((sk) => sk.includes(":") && ROLE_SKELETONS.has(sk.slice(0, sk.indexOf(":"))))) return true;
