@@ -18,13 +18,19 @@ export async function startServer(port: number, env: Record<string, string> = {}
   const args = profileDir
     ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "node_modules/next/dist/bin/next", "start", "-p", String(port)]
     : ["scripts/start.mjs"];
-  const child: ChildProcess = spawn(process.execPath, args, {
+  // BENCH_SERVER_NODE=<path to node>: the server on another Node.js than the bench's own
+  // (its native modules, better-sqlite3, built for that version); BENCH_SERVER_NODE_OPTIONS
+  // is the server's NODE_OPTIONS alone (a flag the bench's Node may not know).
+  const serverNode = process.env.BENCH_SERVER_NODE || process.execPath;
+  const nodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS;
+  const child: ChildProcess = spawn(serverNode, args, {
     env: {
       ...process.env,
       PORT: String(port),
       LOG_LEVEL: "error",
       NODE_ENV: "production",
       ADMIN_PASSWORD: "bench-password-1",
+      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
       ...env,
       DATABASE_URL: databaseUrl,
     },

@@ -47,6 +47,13 @@ if (filter && writeFiltered) mergeIntoDoc(rows);
 
 if (!filter) {
   const cpu = cpus()[0]?.model ?? "unknown CPU";
+  // BENCH_SERVER_NODE (bench/server.mts): the servers ran on another Node.js than this one.
+  const serverNode = () => {
+    const path = process.env.BENCH_SERVER_NODE;
+    if (!path) return "";
+    const version = spawnSync(path, ["--version"], { encoding: "utf8" }).stdout?.trim();
+    return ` (the servers on Node ${version || path}, \`BENCH_SERVER_NODE\`)`;
+  };
   const table = [
     "| benchmark | case | metric | value | baseline (same run) | ratio | target | met |",
     "| --- | --- | --- | --- | --- | --- | --- | --- |",
@@ -61,7 +68,7 @@ if (!filter) {
   const doc = `# Benchmarks
 
 Produced by \`${command}\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB,
-Node ${process.version}, production build (\`npm start\`'s path), SQLite in WAL mode with
+Node ${process.version}${serverNode()}, production build (\`npm start\`'s path), SQLite in WAL mode with
 \`synchronous = NORMAL\`${postgres ? " and PostgreSQL on the same machine" : " (PostgreSQL cases skipped: no BENCH_DATABASE_URL)"}, load generators
 (autocannon; an open-loop generator for fixed rates) on the same machine over loopback.
 Machines here are noisy: read the ratio to the baseline measured in the same run,
