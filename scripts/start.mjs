@@ -122,7 +122,7 @@ server.listen(Number(port), hostname, () => {
   // Runs, but past its end of life and measurably slower: said once, where the operator looks.
   if (Number(process.versions.node.split(".")[0]) < 22)
     console.log(
-      `[start] Node ${process.version} is past its end of life; Node 24 (LTS) used 30–40% less CPU per answered chat in our benchmarks (docs/DEPLOYMENT.md)`,
+      `[start] Node ${process.version} is past its end of life; run Node 24 or later (LTS): Node 24 used 30–40% less CPU per answered chat in our benchmarks (docs/DEPLOYMENT.md)`,
     );
 });
 
