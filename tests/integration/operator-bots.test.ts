@@ -7,11 +7,14 @@ import { GET as timelineRoute, POST as messageRoute } from "@/app/api/v1/convers
 import { GET as notesRoute, POST as noteRoute } from "@/app/api/v1/conversations/[id]/notes/route";
 import { GET as conversationRoute, PATCH as conversationPatchRoute } from "@/app/api/v1/conversations/[id]/route";
 import { GET as listRoute } from "@/app/api/v1/conversations/route";
+import { GET as conversationsCsvRoute } from "@/app/api/v1/conversations/export/route";
 import { GET as datasetsRoute, POST as newDatasetRoute } from "@/app/api/v1/datasets/route";
 import { GET as usageRoute } from "@/app/api/v1/usage/route";
-import { POST as forkRoute } from "@/app/api/v1/forks/route";
+import { GET as forksRoute, POST as forkRoute } from "@/app/api/v1/forks/route";
 import { GET as handoffsRoute } from "@/app/api/v1/handoffs/route";
 import { POST as replyRoute } from "@/app/api/v1/messages/[id]/reply/route";
+import { GET as messageThreadRoute } from "@/app/api/v1/messages/[id]/thread/route";
+import { GET as turnRoute } from "@/app/api/v1/turns/[id]/route";
 import { PATCH as patchOperatorRoute } from "@/app/api/v1/operators/[id]/route";
 import { GET as operatorsRoute, POST as inviteRoute } from "@/app/api/v1/operators/route";
 import { GET as searchRoute } from "@/app/api/v1/search/route";
@@ -116,6 +119,28 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     return { alpha, bravo, a, b, messageA, messageB, admin, adminId, agent };
   }
 
+  /** An agent turn in a conversation (its envelope done), costing `costUsd`. */
+  async function turnIn(conversationId: number, costUsd = 0.25) {
+    const db = app.t.db.prisma;
+    const envelope = await db.envelope.create({
+      data: { from: "channel:x", to: "agent:main", text: "x", status: "done", conversationId, metadata: {} },
+    });
+    return db.turn.create({
+      data: {
+        envelopeId: envelope.id,
+        conversationId,
+        model: "openai:gpt-4o",
+        system: "",
+        prompt: [],
+        toolCalls: [],
+        usage: {},
+        inputTokens: 100,
+        outputTokens: 10,
+        costUsd,
+      },
+    });
+  }
+
   const limit = (who: Session | string, id: number, botIds: number[] | null) =>
     call(patchOperatorRoute, `/api/v1/operators/${id}`, {
       method: "PATCH",
@@ -209,28 +234,8 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     expect(await db.dataset.count()).toBe(0);
 
     // Usage: the spend of Alpha's conversation only (totals, by conversation, by day).
-    for (const [conversation, costUsd] of [
-      [s.a, 0.25],
-      [s.b, 4],
-    ] as const) {
-      const envelope = await db.envelope.create({
-        data: { from: "channel:x", to: "agent:main", text: "x", status: "done", conversationId: conversation.id, metadata: {} },
-      });
-      await db.turn.create({
-        data: {
-          envelopeId: envelope.id,
-          conversationId: conversation.id,
-          model: "openai:gpt-4o",
-          system: "",
-          prompt: [],
-          toolCalls: [],
-          usage: {},
-          inputTokens: 100,
-          outputTokens: 10,
-          costUsd,
-        },
-      });
-    }
+    await turnIn(s.a.id, 0.25);
+    await turnIn(s.b.id, 4);
     const spend = async (session: Session, groupBy: string) => {
       const reply = await call(usageRoute, `/api/v1/usage?groupBy=${groupBy}`, { session });
       expect(reply.status).toBe(200);
@@ -249,6 +254,45 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     expect((await listIds(bob)).ids).toEqual([s.a.id, s.b.id].sort());
     const all = await call(searchRoute, "/api/v1/search?q=quetzalfig", { session: bob });
     expect((all.body.results as { conversationId: number }[]).map((r) => r.conversationId).sort()).toEqual([s.a.id, s.b.id].sort());
+  });
+
+  it("an agent limited to no bots (an empty list) reaches no conversation, message or turn, and lists nothing", async () => {
+    const s = await seed();
+    const turn = await turnIn(s.a.id);
+    const bob = s.agent.session;
+    const limited = await limit(s.admin, s.agent.id, []);
+    expect(limited.status).toBe(200);
+    expect((limited.body.operator as { botIds: number[] }).botIds).toEqual([]);
+
+    const byId = [
+      await call(conversationRoute, `/api/v1/conversations/${s.a.id}`, { session: bob, params: { id: String(s.a.id) } }),
+      await call(timelineRoute, `/api/v1/conversations/${s.a.id}/messages`, { session: bob, params: { id: String(s.a.id) } }),
+      await call(messageThreadRoute, `/api/v1/messages/${s.messageA.id}/thread`, { session: bob, params: { id: String(s.messageA.id) } }),
+      await call(turnRoute, `/api/v1/turns/${turn.id}`, { session: bob, params: { id: String(turn.id) } }),
+    ];
+    expect(byId.map((r) => r.status)).toEqual([404, 404, 404, 404]);
+    expect(byId.map((r) => r.body.error?.message)).toEqual([
+      "conversation not found",
+      "conversation not found",
+      "message not found",
+      "turn not found",
+    ]);
+
+    const { ids, counts } = await listIds(bob);
+    expect(ids).toEqual([]);
+    expect(counts.all).toBe(0);
+    expect((await call(searchRoute, "/api/v1/search?q=quetzalfig", { session: bob })).body).toMatchObject({ results: [], notes: [] });
+    expect((await call(handoffsRoute, "/api/v1/handoffs", { session: bob })).body.handoffs).toEqual([]);
+    expect((await call(forksRoute, "/api/v1/forks", { session: bob })).body.forks).toEqual([]);
+    const spend = await call(usageRoute, "/api/v1/usage?groupBy=conversation", { session: bob });
+    expect(spend.body).toMatchObject({ totals: { turns: 0 }, rows: [] });
+    const csv = await call(conversationsCsvRoute, "/api/v1/conversations/export", { session: bob });
+    expect((await csv.response.text()).trim().split("\r\n")).toHaveLength(1);
+
+    // The same calls with every bot again reach both.
+    await limit(s.admin, s.agent.id, null);
+    expect((await listIds(bob)).ids).toEqual([s.a.id, s.b.id].sort());
+    expect((await call(turnRoute, `/api/v1/turns/${turn.id}`, { session: bob, params: { id: String(turn.id) } })).status).toBe(200);
   });
 
   it("a static route called as Next calls it, with no route params, answers (the scope check needs no id)", async () => {
