@@ -77,12 +77,15 @@ export const operations = defineOperations([
     summary: "Send an envelope (deliverAt: ISO time or +30m/+2h); to this instance's agent with conversationId, a background task",
     body: sendEnvelopeSchema,
     response: { status: 201, schema: sentEnvelopeResponse },
-    errors: { 403: "An agent not bound to the channel's adapter, or a session operator sending as someone else" },
+    errors: {
+      403: "An agent not bound to the channel's adapter, or a session operator sending as someone else",
+      404: "An unknown chat, conversation or replyTo envelope, or (for an agent limited to some bots) one of another bot's",
+    },
   },
   {
     method: "get",
     path: "/envelopes",
-    summary: "List envelopes, newest first (changes nothing)",
+    summary: "List envelopes, newest first (changes nothing); an agent limited to some bots sees their bots' and those of no conversation",
     query: listEnvelopesSchema,
     response: { status: 200, schema: envelopeListResponse },
   },

@@ -63,7 +63,7 @@ export const operations = defineOperations([
     method: "get",
     path: "/queue",
     summary:
-      "The worker's queue: turns waiting and running, oldest wait, limits in force, this instance's model calls, time to answer per minute (p50/p99, last hour); ?botId= counts one bot's conversations",
+      "The worker's queue: turns waiting and running, oldest wait, limits in force, this instance's model calls, time to answer per minute (p50/p99, last hour); ?botId= counts one bot's conversations; an agent limited to some bots counts theirs only",
     query: queueQuery,
     response: { status: 200, schema: queueResponse },
   },

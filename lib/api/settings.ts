@@ -27,7 +27,7 @@ export const operations = defineOperations([
     summary: "Settings and their change log (newest 50); with conversationId, the settings in force for that conversation's bot",
     query: z.strictObject({ conversationId: z.string().regex(/^\d+$/).optional() }),
     response: { status: 200, schema: settingsResponse },
-    errors: { 404: "Unknown conversation" },
+    errors: { 404: "Unknown conversation, or another bot's for an agent limited to some bots" },
   },
   {
     method: "patch",

@@ -1,6 +1,7 @@
 import { type BotScope, inScope } from "../db/conversation-scope";
 import type { Database } from "../db/database";
 import { AppError } from "../errors";
+import type { LiveEvent } from "../events/bus";
 import { recordIdParam } from "../record-id";
 import type { Role } from "./roles";
 
@@ -101,11 +102,46 @@ export async function refuseOutOfScope(db: Database, scope: BotScope | undefined
   if (!inScope(scope, row.botId)) throw new AppError("not_found", resource.missing);
 }
 
-/** The same check for a conversation named in a request's body (POST /forks): 404 as for an unknown one. */
-export async function refuseConversationOutOfScope(db: Database, scope: BotScope | undefined, conversationId: number) {
-  if (!scope) return;
+/**
+ * Whether a caller may reach a conversation named in a request's body or query: unlimited,
+ * one of their bots', or none (null: an envelope between operators or agents). An unknown
+ * id counts as reachable: the caller answers it as unknown, with the same words.
+ */
+export async function reachesConversation(db: Database, scope: BotScope | undefined, conversationId: number | null): Promise<boolean> {
+  if (!scope || conversationId === null) return true;
   const row = await resources.conversations.botOf(db, conversationId);
-  if (row && row !== "any" && !inScope(scope, row.botId)) throw new AppError("not_found", resources.conversations.missing);
+  return !row || row === "any" || inScope(scope, row.botId);
+}
+
+/** The same check for a conversation named in a request's body (POST /forks, a task envelope) or query: 404 as for an unknown one. */
+export async function refuseConversationOutOfScope(db: Database, scope: BotScope | undefined, conversationId: number) {
+  if (!(await reachesConversation(db, scope, conversationId))) throw new AppError("not_found", resources.conversations.missing);
+}
+
+/** Conversations whose bot one event stream remembers (a conversation's bot, once set, never changes). */
+const REMEMBERED_CONVERSATIONS = 1000;
+
+/**
+ * Which live events (GET /events) a caller hears of: every one when unlimited (undefined);
+ * for an agent limited to some bots, those naming no conversation or one of their bots'.
+ * Events carry ids only, but another bot's conversation id is not theirs to learn.
+ */
+export function liveEventFilter(db: Database, scope: BotScope | undefined) {
+  if (!scope) return undefined;
+  const botOf = new Map<number, number>();
+  return async (event: LiveEvent): Promise<boolean> => {
+    const id = "conversationId" in event ? event.conversationId : null;
+    if (id === null || id === undefined) return true;
+    let botId = botOf.get(id) ?? null;
+    if (botId === null) {
+      const row = await resources.conversations.botOf(db, id);
+      if (!row || row === "any" || row.botId === null) return false;
+      botId = row.botId;
+      if (botOf.size >= REMEMBERED_CONVERSATIONS) botOf.delete(botOf.keys().next().value!);
+      botOf.set(id, botId);
+    }
+    return inScope(scope, botId);
+  };
 }
 
 /** Refuses unknown bot ids in a limit (400), naming them. */

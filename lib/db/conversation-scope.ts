@@ -8,6 +8,13 @@ export type BotScope = number[] | null;
 /** A Prisma `where` on Conversation that keeps the scope's conversations (empty when unlimited). */
 export const conversationScopeWhere = (scope: BotScope | undefined) => (scope ? { botId: { in: scope } } : {});
 
+/**
+ * A Prisma `where` on a record that may belong to a conversation (an envelope): those of the
+ * scope's conversations, and those of none (between operators or agents, reachable by id too).
+ */
+export const ofConversationScopeWhere = (scope: BotScope | undefined) =>
+  scope ? { OR: [{ conversationId: null }, { conversation: conversationScopeWhere(scope) }] } : {};
+
 /** Whether a conversation of this bot is in the scope (a conversation without a bot only for the unlimited). */
 export const inScope = (scope: BotScope | undefined, botId: number | null) => !scope || (botId !== null && scope.includes(botId));
 

@@ -1,4 +1,5 @@
 import { readEnvelopeMetadata, type EnvelopeMetadata } from "../envelope/metadata";
+import { type BotScope, ofConversationScopeWhere } from "./conversation-scope";
 import type { Database } from "./database";
 import { isUniqueViolation } from "./errors";
 import type { Envelope } from "./generated/sqlite/client";
@@ -193,6 +194,8 @@ export type EnvelopeFilter = {
   scheduled?: boolean;
   beforeId?: number;
   take: number;
+  /** The caller's bots (lib/auth/bot-scope.ts): their conversations' envelopes and those of none; null / absent: every bot. */
+  bots?: BotScope;
 };
 
 export function listEnvelopes(db: Database, filter: EnvelopeFilter, now: Date) {
@@ -205,6 +208,7 @@ export function listEnvelopes(db: Database, filter: EnvelopeFilter, now: Date) {
       ...(filter.conversationId ? { conversationId: filter.conversationId } : {}),
       ...(filter.scheduled ? { deliverAt: { gt: now } } : {}),
       ...(filter.beforeId ? { id: { lt: filter.beforeId } } : {}),
+      AND: [ofConversationScopeWhere(filter.bots)],
     },
     orderBy: { id: "desc" },
     take: filter.take,
@@ -216,9 +220,9 @@ export function listEnvelopes(db: Database, filter: EnvelopeFilter, now: Date) {
  * Hands an agent its due pending mail and marks each one done, one conditional
  * update per envelope, so two concurrent readers never both receive the same one.
  */
-export async function takeAgentMail(db: Database, to: string, now: Date, take: number) {
+export async function takeAgentMail(db: Database, to: string, now: Date, take: number, bots?: BotScope) {
   const due = await db.prisma.envelope.findMany({
-    where: { to, status: "pending", OR: [{ deliverAt: null }, { deliverAt: { lte: now } }] },
+    where: { to, status: "pending", OR: [{ deliverAt: null }, { deliverAt: { lte: now } }], AND: [ofConversationScopeWhere(bots)] },
     orderBy: { id: "asc" },
     take,
   });

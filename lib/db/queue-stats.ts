@@ -1,3 +1,4 @@
+import { type BotScope, conversationScopeSql } from "./conversation-scope";
 import type { Database } from "./database";
 import { WORKER_MAIL_SQL } from "./claim";
 
@@ -9,17 +10,28 @@ const toDate = (v: string | Date) => (v instanceof Date ? v : new Date(v));
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
+/** Whose queue: one bot's (`botId`), a caller's bots (`bots`, lib/auth/bot-scope.ts), both, or (neither) every bot's. */
+export type QueueOf = { botId?: number; bots?: BotScope };
+
+/** The bots counted: one bot outside a caller's bots is none (as an unknown bot). */
+function queueScope({ botId, bots }: QueueOf): BotScope {
+  if (botId === undefined) return bots ?? null;
+  return !bots || bots.includes(botId) ? [botId] : [];
+}
+
 /**
  * What the queue looks like now, for operators: turns waiting (conversations with
  * a due envelope, each one turn), envelopes waiting, the oldest wait, turns
  * running; and the time to answer (a user's message stored → its envelope done
  * with the answer sent) as p50/p99 per minute over the last `minutes`.
  */
-export async function queueStats(db: Database, now: Date, minutes = 60, botId?: number) {
+export async function queueStats(db: Database, now: Date, minutes = 60, of: QueueOf = {}) {
   const since = new Date(Math.floor(now.getTime() / MINUTE) * MINUTE - (minutes - 1) * MINUTE);
-  // One bot's share of the queue: its conversations' envelopes only.
-  const ofBot = botId ? `AND "conversationId" IN (SELECT "id" FROM "Conversation" WHERE "botId" = ?)` : "";
-  const bot = botId ? [botId] : [];
+  // Some bots' share of the queue: their conversations' envelopes only.
+  const scope = queueScope(of);
+  const condition = conversationScopeSql(scope, "c");
+  const ofBot = scope ? `AND "conversationId" IN (SELECT c."id" FROM "Conversation" c WHERE ${condition.sql})` : "";
+  const bot = condition.params;
   const { waiting, running, answered } = await db.transaction(async (sql) => {
     const waiting = await sql.one<{ turns: number; envelopes: number; oldest: string | Date | null }>(
       `SELECT COUNT(DISTINCT COALESCE("conversationId", -"id")) AS "turns", COUNT(*) AS "envelopes", MIN("createdAt") AS "oldest"

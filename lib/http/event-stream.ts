@@ -16,6 +16,11 @@ export type EventStreamOptions = {
   stillAuthorized?: () => Promise<boolean>;
   /** Called once when the stream has ended, whatever ended it. */
   onEnd?: () => void;
+  /**
+   * Whether this reader may hear of an event (one naming another bot's conversation is
+   * not sent to an agent limited to some bots). Absent: every event. Events keep their order.
+   */
+  visible?: (event: LiveEvent) => boolean | Promise<boolean>;
 };
 
 /**
@@ -60,10 +65,21 @@ export function eventStreamResponse(bus: EventBus, signal: AbortSignal, options:
             (yes) => yes || close(),
             () => {}, // a failed check (database busy) ends nothing; the next heartbeat asks again
           );
+        const send = (event: LiveEvent) => write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+        // Decisions that need a look-up are chained, so events still go out in the order they came.
+        let decided = Promise.resolve();
         const unsubscribe = bus.subscribe((event: LiveEvent) => {
           // An operator was disabled or removed, or a session ended: ask at once, not at the next heartbeat.
           if (event.type === "operators") void recheck();
-          write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+          const visible = options.visible;
+          if (!visible) return send(event);
+          decided = decided.then(async () => {
+            try {
+              if (await visible(event)) send(event);
+            } catch {
+              // A failed look-up (database busy) sends nothing for that event: never another bot's id.
+            }
+          });
         });
         const heartbeat = setInterval(() => {
           write(`: heartbeat ${Date.now()}\n\n`);

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { reachesConversation, refuseConversationOutOfScope } from "../auth/bot-scope";
 import type { Caller } from "../auth/operators";
+import { type BotScope, inScope } from "../db/conversation-scope";
 import type { Database } from "../db/database";
 import { findConversationByChat } from "../db/conversations";
 import { publish } from "../events/bus";
@@ -52,9 +54,11 @@ export async function sendEnvelope(db: Database, input: SendEnvelopeInput, calle
   let conversationId: number | null = null;
   if (to.kind === "channel") {
     const conversation = await findConversationByChat(db, to.adapter, to.chatId);
-    if (!conversation) throw new AppError("not_found", `no conversation ${input.to} is known`);
+    // Another bot's chat is as unknown to an agent limited to some bots (lib/auth/bot-scope.ts).
+    if (!conversation || !inScope(caller.bots, conversation.botId)) throw new AppError("not_found", `no conversation ${input.to} is known`);
     conversationId = conversation.id;
   }
+  if (input.conversationId) await refuseConversationOutOfScope(db, caller.bots, input.conversationId);
   const deliverAt = parseDeliverAt(input.deliverAt, now);
   if (to.kind === "agent" && input.conversationId) {
     // Mail for this instance's agent about a conversation is a background task: a fork.
@@ -64,7 +68,9 @@ export async function sendEnvelope(db: Database, input: SendEnvelopeInput, calle
         .envelope;
   }
   const parent = input.replyTo ? await findEnvelope(db, input.replyTo) : null;
-  if (input.replyTo && !parent) throw notFound(`envelope ${input.replyTo}`);
+  // A reply joins its parent's conversation: one of another bot's is as unknown as a missing one.
+  if (input.replyTo && !(parent && (await reachesConversation(db, caller.bots, parent.conversationId))))
+    throw notFound(`envelope ${input.replyTo}`);
   const envelope = await createEnvelope(db, {
     from: input.from,
     to: input.to,
@@ -79,11 +85,14 @@ export async function sendEnvelope(db: Database, input: SendEnvelopeInput, calle
   return envelope;
 }
 
-/** Lists envelopes; never changes them (GET must not: a cross-site link would consume an agent's mail). */
-export async function queryEnvelopes(db: Database, query: z.infer<typeof listEnvelopesSchema>, now = new Date()) {
+/**
+ * Lists envelopes; never changes them (GET must not: a cross-site link would consume an agent's mail).
+ * A caller limited to some bots (`bots`) sees their conversations' envelopes and those of none.
+ */
+export async function queryEnvelopes(db: Database, query: z.infer<typeof listEnvelopesSchema>, bots?: BotScope, now = new Date()) {
   const envelopes = await listEnvelopes(
     db,
-    { ...query, status: query.status as EnvelopeStatus | undefined, beforeId: query.before, conversationId: query.conversation },
+    { ...query, status: query.status as EnvelopeStatus | undefined, beforeId: query.before, conversationId: query.conversation, bots },
     now,
   );
   // A full page may have more behind it: the next page is ?before=<the last id>.
@@ -107,7 +116,8 @@ export const receiveMailSchema = z.object({
 /**
  * How an agent receives its mail (POST /envelopes/receive): its due pending
  * envelopes, each marked done as it is handed over, so each is received at most once.
+ * A caller limited to some bots (`bots`) takes only mail about their conversations (or none); the rest stays pending.
  */
-export async function receiveAgentMail(db: Database, input: z.infer<typeof receiveMailSchema>, now = new Date()) {
-  return { envelopes: await takeAgentMail(db, input.to, now, input.take), acknowledged: true as const };
+export async function receiveAgentMail(db: Database, input: z.infer<typeof receiveMailSchema>, bots?: BotScope, now = new Date()) {
+  return { envelopes: await takeAgentMail(db, input.to, now, input.take, bots), acknowledged: true as const };
 }

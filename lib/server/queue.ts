@@ -1,4 +1,4 @@
-import { queueStats } from "../db/queue-stats";
+import { type QueueOf, queueStats } from "../db/queue-stats";
 import { getSettings } from "../settings/store";
 import { throughput } from "../settings/throughput";
 import type { LimitChange } from "../agent/adaptive-limit";
@@ -6,8 +6,8 @@ import type { ProviderGate } from "../agent/call-limits";
 import type { App } from "./wiring";
 
 /** The queue as operators see it: the database's view (all instances) plus this instance's limits and model gate. */
-export async function describeQueue(ctx: App, now: Date, botId?: number) {
-  const [stats, settings] = await Promise.all([queueStats(ctx.db, now, 60, botId), getSettings(ctx.db)]);
+export async function describeQueue(ctx: App, now: Date, of?: QueueOf) {
+  const [stats, settings] = await Promise.all([queueStats(ctx.db, now, 60, of), getSettings(ctx.db)]);
   return {
     ...stats,
     limits: throughput(settings, ctx.env),

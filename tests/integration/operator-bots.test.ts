@@ -10,6 +10,12 @@ import { GET as listRoute } from "@/app/api/v1/conversations/route";
 import { GET as conversationsCsvRoute } from "@/app/api/v1/conversations/export/route";
 import { GET as datasetsRoute, POST as newDatasetRoute } from "@/app/api/v1/datasets/route";
 import { GET as usageRoute } from "@/app/api/v1/usage/route";
+import { GET as envelopesRoute, POST as sendRoute } from "@/app/api/v1/envelopes/route";
+import { POST as receiveRoute } from "@/app/api/v1/envelopes/receive/route";
+import { GET as eventsRoute } from "@/app/api/v1/events/route";
+import { GET as queueRoute } from "@/app/api/v1/queue/route";
+import { GET as settingsRoute } from "@/app/api/v1/settings/route";
+import { eventBus } from "@/lib/events/bus";
 import { GET as forksRoute, POST as forkRoute } from "@/app/api/v1/forks/route";
 import { GET as handoffsRoute } from "@/app/api/v1/handoffs/route";
 import { POST as replyRoute } from "@/app/api/v1/messages/[id]/reply/route";
@@ -23,6 +29,7 @@ import { hashPassword } from "@/lib/auth/password";
 import { createFirstOperator } from "@/lib/db/operators";
 import { databases } from "../helpers/db";
 import { useRoutedApp } from "../helpers/route-app";
+import { readUntil } from "../helpers/sse";
 
 const TOKEN = "operator-bots-test-token-0123456789";
 type Handler = (r: Request, c: { params: Promise<unknown> }) => Promise<Response>;
@@ -254,6 +261,141 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     expect((await listIds(bob)).ids).toEqual([s.a.id, s.b.id].sort());
     const all = await call(searchRoute, "/api/v1/search?q=quetzalfig", { session: bob });
     expect((all.body.results as { conversationId: number }[]).map((r) => r.conversationId).sort()).toEqual([s.a.id, s.b.id].sort());
+  });
+
+  it("envelopes, settings, the queue and the event stream keep an agent limited to one bot to it", async () => {
+    const s = await seed();
+    const db = app.t.db.prisma;
+    const bob = s.agent.session;
+    await db.bot.update({ where: { id: s.bravo.id }, data: { instructions: "bravo's private instructions" } });
+    const envelope = (
+      conversationId: number | null,
+      data: { from?: string; to?: string; text: string; status?: string; messageId?: number },
+    ) =>
+      db.envelope.create({
+        data: { from: "operator:root", to: "agent:outside", status: "pending", metadata: {}, conversationId, ...data },
+      });
+    // Mail about each bot's chat for an outside agent (taken with POST /envelopes/receive), and one about none.
+    const mailA = await envelope(s.a.id, { from: "channel:telegram-901:7001", text: "alpha's user wrote this" });
+    const mailB = await envelope(s.b.id, { from: "channel:telegram-902:7002", text: "bravo's user wrote this" });
+    const loose = await envelope(null, { to: "operator:bob", text: "between operators", status: "done" });
+    await limit(s.admin, s.agent.id, [s.alpha.id]);
+
+    // Lists: Alpha's and none's, however asked; Bravo's conversation lists as an unknown one does.
+    const listed = async (query = "") => {
+      const reply = await call(envelopesRoute, `/api/v1/envelopes${query}`, { session: bob });
+      expect(reply.status).toBe(200);
+      return (reply.body.envelopes as { id: number }[]).map((e) => e.id);
+    };
+    expect(await listed()).toEqual([loose.id, mailA.id]);
+    expect(await listed(`?conversation=${s.b.id}`)).toEqual([]);
+    expect(await listed("?address=channel:telegram-902:7002")).toEqual([]);
+    expect(await listed("?address=channel:telegram-901:7001")).toEqual([mailA.id]);
+    const all = await call(envelopesRoute, "/api/v1/envelopes", { session: s.admin });
+    expect((all.body.envelopes as { id: number }[]).map((e) => e.id)).toEqual([loose.id, mailB.id, mailA.id]);
+
+    // Receiving an agent's mail takes Alpha's only; Bravo's stays for whoever may take it.
+    const received = await call(receiveRoute, "/api/v1/envelopes/receive", { method: "POST", session: bob, body: { to: "agent:outside" } });
+    expect(received.status).toBe(200);
+    expect((received.body.envelopes as { id: number }[]).map((e) => e.id)).toEqual([mailA.id]);
+    expect((await db.envelope.findUniqueOrThrow({ where: { id: mailB.id } })).status).toBe("pending");
+
+    // Sends into Bravo's chat, tasks for Bravo's agent and replies joining Bravo's conversation: 404 as unknown ones.
+    const send = (body: Record<string, unknown>) =>
+      call(sendRoute, "/api/v1/envelopes", { method: "POST", session: bob, body: { from: "operator:bob", text: "from bob", ...body } });
+    const before = await db.envelope.count();
+    const intoB = await send({ to: "channel:telegram-902:7002" });
+    const intoUnknown = await send({ to: "channel:telegram-902:7999" });
+    expect([intoB.status, intoB.body.error?.message]).toEqual([404, "no conversation channel:telegram-902:7002 is known"]);
+    expect(intoUnknown.status).toBe(404);
+    const task = await send({ to: "agent:main", conversationId: s.b.id });
+    const unknownTask = await send({ to: "agent:main", conversationId: 99999 });
+    expect([task.status, unknownTask.status]).toEqual([404, 404]);
+    expect(task.body).toEqual(unknownTask.body);
+    const reply = await send({ to: "operator:root", replyTo: mailB.id });
+    const unknownReply = await send({ to: "operator:root", replyTo: 99999 });
+    expect([reply.status, reply.body.error?.message]).toEqual([404, `envelope ${mailB.id} not found`]);
+    expect(unknownReply.status).toBe(404);
+    expect(await db.envelope.count()).toBe(before);
+    expect(await db.fork.count()).toBe(0);
+    // Alpha's chat and an operator are theirs to write to.
+    expect((await send({ to: "channel:telegram-901:7001" })).status).toBe(201);
+    expect((await send({ to: "operator:root", replyTo: mailA.id })).status).toBe(201);
+    await app.t.settle();
+    expect(app.telegram.calls.filter((c) => c.method === "sendMessage" && String(c.body.chat_id) === "7002")).toEqual([]);
+
+    // The settings in force for Bravo's conversation (its private instructions) are not theirs.
+    const settingsOf = (id: number, session = bob) => call(settingsRoute, `/api/v1/settings?conversationId=${id}`, { session });
+    const bravoSettings = await settingsOf(s.b.id);
+    expect(bravoSettings.status).toBe(404);
+    expect(bravoSettings.body).toEqual((await settingsOf(99999)).body);
+    expect(JSON.stringify(bravoSettings.body)).not.toContain("private instructions");
+    expect((await settingsOf(s.a.id)).status).toBe(200);
+    expect(JSON.stringify((await settingsOf(s.b.id, s.admin)).body)).toContain("bravo's private instructions");
+
+    // The queue: time to answer counts Alpha's answered messages only (one; Bravo's two are not theirs).
+    const answered = async (conversationId: number, messageId: number) =>
+      envelope(conversationId, { to: "agent:main", text: "q", status: "done", messageId });
+    const extra = await db.message.create({
+      data: {
+        conversationId: s.b.id,
+        direction: "inbound",
+        senderKind: "user",
+        text: "again",
+        sentAt: new Date(),
+        platformMessageId: "again",
+      },
+    });
+    await answered(s.a.id, s.messageA.id);
+    await answered(s.b.id, s.messageB.id);
+    await answered(s.b.id, extra.id);
+    await db.envelope.updateMany({ where: { to: "agent:main", status: "done" }, data: { doneAt: new Date() } });
+    const answeredCount = async (session: Session, query = "") => {
+      const reply = await call(queueRoute, `/api/v1/queue${query}`, { session });
+      expect(reply.status).toBe(200);
+      return (reply.body.timeToAnswer as { n: number }[]).reduce((n, m) => n + m.n, 0);
+    };
+    expect(await answeredCount(s.admin)).toBe(3);
+    expect(await answeredCount(s.admin, `?botId=${s.bravo.id}`)).toBe(2);
+    expect(await answeredCount(bob)).toBe(1);
+    expect(await answeredCount(bob, `?botId=${s.bravo.id}`)).toBe(0);
+    expect(await answeredCount(bob, `?botId=${s.alpha.id}`)).toBe(1);
+  });
+
+  it("the live event stream names none of another bot's conversations to an agent limited to one bot, and ends when the limit changes", async () => {
+    const s = await seed();
+    await limit(s.admin, s.agent.id, [s.alpha.id]);
+    const open = async (session: Session) => {
+      const abort = new AbortController();
+      const response = await eventsRoute(
+        new Request("http://localhost/api/v1/events", { headers: { cookie: session.cookie }, signal: abort.signal }),
+        { params: Promise.resolve({}) },
+      );
+      expect(response.status).toBe(200);
+      return { abort, body: response.body! };
+    };
+    const bobStream = await open(s.agent.session);
+    const adminStream = await open(s.admin);
+    const bus = eventBus(app.t.db);
+    // Bravo's first, then Alpha's, then one naming no conversation: events stay in order.
+    bus.publish({ type: "message", conversationId: s.b.id, messageId: s.messageB.id });
+    bus.publish({ type: "envelope", conversationId: s.b.id, envelopeId: 1 });
+    bus.publish({ type: "message", conversationId: s.a.id, messageId: s.messageA.id });
+    bus.publish({ type: "settings" });
+    const last = (frame: string) => frame.startsWith("event: settings");
+    const seen = await readUntil(bobStream.body, last);
+    const events = seen.frames.filter((f) => f.startsWith("event:"));
+    expect(events.map((f) => JSON.parse(f.split("data: ")[1]))).toEqual([
+      { type: "message", conversationId: s.a.id, messageId: s.messageA.id },
+      { type: "settings" },
+    ]);
+    const adminSeen = await readUntil(adminStream.body, last);
+    expect(adminSeen.frames.filter((f) => f.includes(`"conversationId":${s.b.id}`))).toHaveLength(2);
+
+    // Every bot now: bob's stream (opened under the old limit) ends; the page reconnects under the new one.
+    await limit(s.admin, s.agent.id, null);
+    expect((await readUntil(bobStream.body, () => false)).ended).toBe(true);
+    adminStream.abort.abort();
   });
 
   it("an agent limited to no bots (an empty list) reaches no conversation, message or turn, and lists nothing", async () => {

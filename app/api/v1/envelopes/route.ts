@@ -12,8 +12,8 @@ export const POST = withOperator(async ({ request, ctx, caller }) => {
   return jsonOf(sentEnvelopeResponse, { envelope }, 201);
 });
 
-/** List envelopes (changes nothing; an agent receives its mail with POST /envelopes/receive). */
-export const GET = withOperator(async ({ request, ctx }) => {
+/** List envelopes (changes nothing; an agent receives its mail with POST /envelopes/receive); an agent limited to some bots sees theirs. */
+export const GET = withOperator(async ({ request, ctx, caller }) => {
   const query = listEnvelopesSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
-  return jsonOf(envelopeListResponse, await queryEnvelopes(ctx.db, query));
+  return jsonOf(envelopeListResponse, await queryEnvelopes(ctx.db, query, caller.bots));
 });

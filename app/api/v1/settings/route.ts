@@ -1,3 +1,4 @@
+import { type BotScope, refuseConversationOutOfScope } from "@/lib/auth/bot-scope";
 import { requireAdmin } from "@/lib/auth/roles";
 import { withOperator } from "@/lib/http/api";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
@@ -10,17 +11,21 @@ import { settingsUpdateSchema } from "@/lib/settings/schema";
 
 export const dynamic = "force-dynamic";
 
-/** `?conversationId=`: the settings in force for that conversation's bot (its overrides and instructions over the global ones). */
-export const GET = withOperator(async ({ request, ctx }) => {
+/**
+ * `?conversationId=`: the settings in force for that conversation's bot (its overrides and instructions over the
+ * global ones); another bot's conversation is a 404 for an agent limited to some bots, as an unknown one.
+ */
+export const GET = withOperator(async ({ request, ctx, caller }) => {
   const id = new URL(request.url).searchParams.get("conversationId");
   const [settings, changes] = await Promise.all([
-    id === null ? getSettings(ctx.db) : settingsOfConversation(ctx.db, idParam(id)),
+    id === null ? getSettings(ctx.db) : settingsOfConversation(ctx.db, idParam(id), caller.bots),
     listSettingChanges(ctx.db),
   ]);
   return jsonOf(settingsResponse, { settings, changes });
 });
 
-async function settingsOfConversation(db: Database, id: number) {
+async function settingsOfConversation(db: Database, id: number, bots: BotScope | undefined) {
+  await refuseConversationOutOfScope(db, bots, id);
   const conversation = await db.prisma.conversation.findUnique({ where: { id }, select: { channel: true } });
   if (!conversation) throw notFound("conversation");
   return settingsForChannel(db, conversation.channel);
