@@ -56,6 +56,7 @@ export function csvCell(value: string | number | boolean | Date | null | undefin
 export type CsvConversation = {
   id: number;
   channel: string;
+  botId: number | null;
   platformChatId: string;
   type: string;
   title: string | null;
@@ -88,10 +89,12 @@ const columns = [
   "last message",
 ];
 
-/** Who the CSV says sent a message: the bot by its username, operators by the name the console shows. */
+/** Who the CSV says sent a message: the conversation's bot by its username, operators by the name the console shows. */
 export type CsvNames = {
   operators: readonly { id: number; name: string; displayName: string | null }[];
-  /** The bot's username (getMe), null while unknown. */
+  /** Every bot (removed ones too: their conversations may still be listed). */
+  bots: readonly { id: number; adapter: string; name: string; username: string | null }[];
+  /** The environment's Telegram bot's username (getMe), for its row while that has none yet; null while unknown. */
   botUsername: string | null;
 };
 
@@ -102,9 +105,15 @@ export type CsvNames = {
 export function conversationsCsv(rows: CsvConversation[], names: CsvNames): string {
   const byId = new Map(names.operators.map((o) => [o.id, o.displayName ?? o.name]));
   const byName = new Map(names.operators.map((o) => [o.name, o.displayName ?? o.name]));
-  const sender = (m: NonNullable<CsvConversation["lastMessage"]>) => {
-    // Not "@name": a cell starting with @ would get the formula guard's quote.
-    if (m.senderKind === "agent") return names.botUsername ? `${names.botUsername} (bot)` : "the bot";
+  const bots = new Map(names.bots.map((b) => [b.id, b]));
+  // Not "@name": a cell starting with @ would get the formula guard's quote.
+  const botOf = (c: CsvConversation) => {
+    const bot = c.botId === null ? undefined : bots.get(c.botId);
+    const username = bot?.username ?? (bot?.adapter === "telegram" ? names.botUsername : null);
+    return username ? `${username} (bot)` : bot ? `${bot.name} (bot)` : "the bot";
+  };
+  const sender = (c: CsvConversation, m: NonNullable<CsvConversation["lastMessage"]>) => {
+    if (m.senderKind === "agent") return botOf(c);
     if (m.senderKind === "operator" && m.senderName) return byName.get(m.senderName) ?? m.senderName;
     return m.senderName ?? m.senderKind;
   };
@@ -123,7 +132,7 @@ export function conversationsCsv(rows: CsvConversation[], names: CsvNames): stri
       c.lastMessageAt,
       c.waitingSince,
       c.unread,
-      c.lastMessage ? sender(c.lastMessage) : null,
+      c.lastMessage ? sender(c, c.lastMessage) : null,
       c.lastMessage?.text,
     ]
       .map(csvCell)

@@ -487,6 +487,21 @@ describe.each(databases)("the team inbox on $name", ({ name, open }) => {
     const [, answered] = (await call("GET", "/conversations/export?view=open")).text.trim().split("\r\n");
     expect(answered).toContain(`,${bot},Happy to help`);
     expect(answered).not.toContain(",main,");
+
+    // Another bot's conversation names that bot, not the environment's.
+    const db = h.t.db.prisma;
+    const bravo = await db.bot.create({
+      data: { platform: "telegram", source: "api", adapter: "telegram-77", name: "Bravo", username: "bravo_help_bot" },
+    });
+    const theirs = await db.conversation.create({
+      data: { channel: bravo.adapter, botId: bravo.id, platformChatId: "603", type: "private", lastMessageAt: new Date() },
+    });
+    await db.message.create({
+      data: { conversationId: theirs.id, direction: "outbound", senderKind: "agent", text: "Bravo answers", sentAt: new Date() },
+    });
+    const rows = (await call("GET", "/conversations/export?view=open")).text.trim().split("\r\n");
+    expect(rows.find((r) => r.startsWith(`${theirs.id},`))).toContain(",bravo_help_bot (bot),Bravo answers");
+    expect(rows.filter((r) => r.includes(`,${bot},`))).toHaveLength(1);
   });
 
   if (name === "sqlite" && !hasPostgres) it.skipIf(!hasPostgres)(`PostgreSQL variant: ${POSTGRES_SKIP_REASON}`, () => {});
