@@ -2,6 +2,7 @@ import { APICallError, wrapLanguageModel, type LanguageModel } from "ai";
 import { spentQuota, streamedRefusal } from "../agent/call-limits";
 import type { ModelHandle } from "../agent/model";
 import { DeliveryError, type ChannelAdapter, type InboundEvent } from "../channels/types";
+import { OTHER_MODEL_LABEL } from "./model-label";
 import { metrics } from "./registry";
 
 /**
@@ -93,21 +94,32 @@ export function observeTurns<T extends { to: string; turn?: { kind: string } }, 
 
 type Usage = { inputTokens?: { total?: number; cacheRead?: number }; outputTokens?: { total?: number } };
 
+type ModelLabels = { provider: string; model: string };
+
 /**
  * The model with every call (each step of a turn, summaries, background tasks)
  * timed and its tokens counted. Placed inside the provider's gate, so the time
- * is the provider's, not the wait for a slot.
+ * is the provider's, not the wait for a slot. `modelLabel`: for a model someone
+ * typed in (a replay's), the label it is counted under (lib/metrics/model-label.ts),
+ * asked before each call; without it, the model's id (a configured model).
  */
-export function instrumentModel(handle: ModelHandle): ModelHandle {
+export function instrumentModel(handle: ModelHandle, modelLabel?: (model: ModelLabels) => Promise<string>): ModelHandle {
   if (typeof handle.model === "string") return handle;
-  const labels = { provider: handle.provider, model: handle.modelId };
+  const named = { provider: handle.provider, model: handle.modelId };
+  const labelsNow = async (): Promise<ModelLabels> => {
+    if (!modelLabel) return named;
+    // A failed look-up counts the call as "other" rather than failing it.
+    const model = await modelLabel(named).catch(() => OTHER_MODEL_LABEL);
+    return { provider: handle.provider, model };
+  };
   const observe = async <R>(call: () => PromiseLike<R>, streamed: boolean): Promise<R> => {
     const m = metrics();
     if (!m) return call();
+    const labels = await labelsNow();
     const started = performance.now();
     try {
       const result = await call();
-      if (streamed) return observeStream(result as R & { stream: ReadableStream<{ type: string; usage?: Usage }> }, started);
+      if (streamed) return observeStream(result as R & { stream: ReadableStream<{ type: string; usage?: Usage }> }, labels, started);
       m.modelCallDuration.observe({ ...labels, result: "ok" }, since(started));
       countTokens(labels, (result as { usage?: Usage }).usage);
       return result;
@@ -125,6 +137,7 @@ export function instrumentModel(handle: ModelHandle): ModelHandle {
    */
   const observeStream = <R extends { stream: ReadableStream<{ type: string; usage?: Usage; error?: unknown }> }>(
     result: R,
+    labels: ModelLabels,
     started: number,
   ): R => {
     let timed = false;
@@ -166,7 +179,7 @@ function failureOf(error: unknown): "rate_limited" | "error" {
   return streamedRefusal(error) ? "rate_limited" : "error";
 }
 
-function countTokens(labels: { provider: string; model: string }, usage: Usage | undefined) {
+function countTokens(labels: ModelLabels, usage: Usage | undefined) {
   const m = metrics();
   if (!m || !usage) return;
   const add = (type: string, n: number | undefined) => {

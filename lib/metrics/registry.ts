@@ -3,7 +3,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 /**
  * This process's Prometheus metrics (each instance serves its own). Labels are
  * bounded on purpose: channel and adapter names, outcomes from fixed lists, the
- * configured provider and model; never a chat id, a user or any text.
+ * configured provider and model (any other model a replay names: "other",
+ * lib/metrics/model-label.ts); never a chat id, a user or any text.
  */
 function createMetrics() {
   const registry = new Registry();

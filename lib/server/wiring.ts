@@ -43,6 +43,7 @@ import {
   observeTurns,
   observeWebhook,
 } from "../metrics/record";
+import { configuredModelLabel } from "../metrics/model-label";
 import { setMetricsEnabled } from "../metrics/registry";
 import { ensureEnvBot, setBotIdentity } from "../db/bots";
 import { sqlitePath } from "../db/migrations.mjs";
@@ -153,7 +154,10 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   // Timed inside the gate: the provider's time, not the wait for a slot.
   const model = configured && gate ? limitModel(instrumentModel(configured), gate) : null;
   const turnDeps: TurnDeps = { db, channels, model, timeoutMs, requestHandoff, transcriber: transcriberFromEnv(e) };
-  const replay: ReplayDeps = { db, models: createReplayModels(e, model, timeoutMs, instrumentModel), timeoutMs };
+  // A replay may name any model: its calls are labelled by it only when it is a configured one, else "other".
+  const deployment = configured ? { provider: configured.provider, model: configured.modelId } : null;
+  const bounded = (handle: ModelHandle) => instrumentModel(handle, (named) => configuredModelLabel(db, deployment, named));
+  const replay: ReplayDeps = { db, models: createReplayModels(e, model, timeoutMs, bounded), timeoutMs };
   // Bot credentials are sealed with this key (lib/bots/secret-box.ts); null on PostgreSQL without SWITCHBOARD_SECRET_KEY.
   const key = loadSecretKey({ envKey: e.SWITCHBOARD_SECRET_KEY, sqliteFile: db.dialect === "sqlite" ? sqlitePath(e.DATABASE_URL) : null });
   const box = key ? secretBox(key, loadPreviousKey(e.SWITCHBOARD_SECRET_KEY_PREVIOUS)) : null;

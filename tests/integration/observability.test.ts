@@ -92,6 +92,44 @@ describe.each(databases)("Metrics, cost and usage on $name", ({ name, open }) =>
     expect(sampleValue(samples, "switchboard_turns_total", { outcome: "rate_limited" })).toBeGreaterThanOrEqual(1);
   });
 
+  it("model labels name only configured models: a model typed into a replay counts as other", async () => {
+    await h.t.post(update({ text: "hello there" }));
+    await h.t.settle();
+    const turn = await h.t.db.prisma.turn.findFirstOrThrow();
+    const before = parseExposition((await scrape(METRICS_TOKEN)).text);
+    const replayWith = (model: string) =>
+      replayTurn(
+        h.t.app.replay,
+        turn.id,
+        { mode: "frozen", variant: { model: { provider: "openai-compatible", model, baseUrl: h.llm.baseUrl } } },
+        { name: "test", quota: false },
+      );
+    // Five names nobody configured, one in the price table, one a bot's own model.
+    for (let i = 1; i <= 5; i++) await replayWith(`typed-in-${i}`);
+    await updateSettings(h.t.db, { modelPrices: [{ ...PRICE, model: "priced-model" }] }, "test");
+    await replayWith("priced-model");
+    await h.t.db.prisma.bot.create({
+      data: {
+        platform: "telegram",
+        source: "api",
+        adapter: "telegram-88",
+        name: "Bravo",
+        model: JSON.stringify({ provider: "openai-compatible", model: "bots-model", baseUrl: h.llm.baseUrl }),
+      },
+    });
+    await replayWith("bots-model");
+    await replayWith("fake-model");
+    expect(await h.t.db.prisma.replay.count({ where: { status: "done" } })).toBe(8);
+
+    const after = parseExposition((await scrape(METRICS_TOKEN)).text);
+    const calls = (model: string) =>
+      sampleValue(after, "switchboard_model_call_duration_seconds_count", { provider: "openai-compatible", model, result: "ok" }) -
+      sampleValue(before, "switchboard_model_call_duration_seconds_count", { provider: "openai-compatible", model, result: "ok" });
+    expect([calls("other"), calls("priced-model"), calls("bots-model"), calls("fake-model")]).toEqual([5, 1, 1, 1]);
+    const models = new Set(after.flatMap((sample) => (sample.labels.model === undefined ? [] : [String(sample.labels.model)])));
+    expect([...models].sort()).toEqual(["bots-model", "fake-model", "other", "priced-model"]);
+  });
+
   it("stores each turn's cost as tokens × price, null without a price", async () => {
     await updateSettings(h.t.db, { modelPrices: [PRICE] }, "test");
     await h.t.post(update({ text: "first" }));
