@@ -1,3 +1,4 @@
+import { type BotScope, conversationScopeWhere } from "./conversation-scope";
 import type { Database } from "./database";
 
 export type ThreadEnvelope = {
@@ -15,6 +16,7 @@ export type ThreadEnvelope = {
 type Row = Omit<ThreadEnvelope, "createdAt" | "depth" | "id" | "replyToEnvelopeId"> & {
   id: number | bigint;
   replyToEnvelopeId: number | bigint | null;
+  conversationId: number | bigint | null;
   createdAt: Date | string | number;
   depth: number | bigint;
 };
@@ -29,13 +31,16 @@ const date = (v: Date | string | number | null) =>
  * lookup by that id, found from the envelope in the same statement. The chain
  * from the envelope up to the root (root first) and each envelope's depth are
  * then read off the tree by parent pointers in memory. Null when the id is unknown.
+ * A caller limited to some bots (`bots`) gets the thread without other bots' envelopes
+ * (a thread can join conversations: a reply may go to another chat).
  */
-export async function envelopeThread(db: Database, envelopeId: number) {
-  const rows = await db.prisma.$queryRaw<Row[]>`
-    SELECT t.id, t."from", t."to", t.status, t.text, t."replyToEnvelopeId", t."lastDeliveryError", t."createdAt"
+export async function envelopeThread(db: Database, envelopeId: number, bots?: BotScope) {
+  const all = await db.prisma.$queryRaw<Row[]>`
+    SELECT t.id, t."from", t."to", t.status, t.text, t."replyToEnvelopeId", t."lastDeliveryError", t."createdAt", t."conversationId"
     FROM "Envelope" t
     JOIN (SELECT COALESCE("threadRootId", id) AS root FROM "Envelope" WHERE id = ${envelopeId}) r
       ON t.id = r.root OR t."threadRootId" = r.root`;
+  const rows = bots ? await inScopeRows(db, all, bots) : all;
   if (rows.length === 0) return null;
   const byId = new Map<number, ThreadEnvelope>();
   for (const r of rows) {
@@ -69,6 +74,14 @@ export async function envelopeThread(db: Database, envelopeId: number) {
   for (let e = byId.get(envelopeId); e; e = e.replyToEnvelopeId === null ? undefined : byId.get(e.replyToEnvelopeId)) chain.push(e);
   chain.reverse();
   return { envelopeId, root: tree[0].id, chain, tree };
+}
+
+/** The rows of no conversation or of one of the scope's. */
+async function inScopeRows(db: Database, rows: Row[], bots: BotScope) {
+  const ids = [...new Set(rows.flatMap((r) => (r.conversationId === null ? [] : [Number(r.conversationId)])))];
+  const kept = await db.prisma.conversation.findMany({ where: { id: { in: ids }, ...conversationScopeWhere(bots) }, select: { id: true } });
+  const reachable = new Set(kept.map((c) => c.id));
+  return rows.filter((r) => r.conversationId === null || reachable.has(Number(r.conversationId)));
 }
 
 /** The naive way, one query per hop: kept for the benchmark's baseline. */

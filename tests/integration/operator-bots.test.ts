@@ -12,6 +12,7 @@ import { GET as datasetsRoute, POST as newDatasetRoute } from "@/app/api/v1/data
 import { GET as usageRoute } from "@/app/api/v1/usage/route";
 import { GET as envelopesRoute, POST as sendRoute } from "@/app/api/v1/envelopes/route";
 import { POST as receiveRoute } from "@/app/api/v1/envelopes/receive/route";
+import { GET as threadRoute } from "@/app/api/v1/envelopes/[id]/thread/route";
 import { GET as eventsRoute } from "@/app/api/v1/events/route";
 import { GET as queueRoute } from "@/app/api/v1/queue/route";
 import { GET as settingsRoute } from "@/app/api/v1/settings/route";
@@ -293,6 +294,18 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     expect(await listed("?address=channel:telegram-901:7001")).toEqual([mailA.id]);
     const all = await call(envelopesRoute, "/api/v1/envelopes", { session: s.admin });
     expect((all.body.envelopes as { id: number }[]).map((e) => e.id)).toEqual([loose.id, mailB.id, mailA.id]);
+
+    // A thread may join conversations (an admin's reply into Bravo's chat): theirs shows without Bravo's part.
+    const intoBravo = await envelope(s.b.id, { to: "channel:telegram-902:7002", text: "root answers in bravo's chat", status: "done" });
+    await db.envelope.update({ where: { id: intoBravo.id }, data: { replyToEnvelopeId: loose.id, threadRootId: loose.id } });
+    const thread = async (session: Session) => {
+      const reply = await call(threadRoute, `/api/v1/envelopes/${loose.id}/thread`, { session, params: { id: String(loose.id) } });
+      expect(reply.status).toBe(200);
+      return (reply.body.tree as { id: number }[]).map((e) => e.id);
+    };
+    expect(await thread(s.admin)).toEqual([loose.id, intoBravo.id]);
+    expect(await thread(bob)).toEqual([loose.id]);
+    await db.envelope.delete({ where: { id: intoBravo.id } });
 
     // Receiving an agent's mail takes Alpha's only; Bravo's stays for whoever may take it.
     const received = await call(receiveRoute, "/api/v1/envelopes/receive", { method: "POST", session: bob, body: { to: "agent:outside" } });
