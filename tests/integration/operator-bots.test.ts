@@ -443,6 +443,14 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     expect(spend.body).toMatchObject({ totals: { turns: 0 }, rows: [] });
     const csv = await call(conversationsCsvRoute, "/api/v1/conversations/export", { session: bob });
     expect((await csv.response.text()).trim().split("\r\n")).toHaveLength(1);
+    expect((await call(envelopesRoute, "/api/v1/envelopes", { session: bob })).body.envelopes).toEqual([]);
+    expect((await call(settingsRoute, `/api/v1/settings?conversationId=${s.a.id}`, { session: bob })).status).toBe(404);
+    const sent = await call(sendRoute, "/api/v1/envelopes", {
+      method: "POST",
+      session: bob,
+      body: { from: "operator:bob", to: "channel:telegram-901:7001", text: "from bob" },
+    });
+    expect(sent.status).toBe(404);
 
     // The same calls with every bot again reach both.
     await limit(s.admin, s.agent.id, null);
