@@ -5,7 +5,7 @@ import { keepPossiblyDelivered } from "./send-to-chat";
 import { failForksOfFailedTasks } from "../db/forks";
 import { findReplyTarget } from "../db/messages";
 import { deleteExpiredSessions } from "../db/operators";
-import { failInterruptedReplays } from "../db/replays";
+import { endInterruptedReplays } from "../replay/interrupted";
 import { applyMediaRetention } from "../media/retention";
 import { getSettings } from "../settings/store";
 import { sweepForks } from "./forks";
@@ -20,7 +20,7 @@ import type { TurnDeps } from "./agent-turn";
  * at most once a minute: purging expired operator sessions, ending the forks
  * of background tasks the worker gave up on ("failed", with the reason), and the
  * media retention (`mediaRetentionDays`) with its sweep of unreferenced files, and
- * failing the replays and dataset runs a stopped process left running.
+ * failing the replays and dataset runs a stopped process left running (giving an agent back a run's turns it never reached).
  */
 export async function housekeeping(deps: TurnDeps, staleSendMs: number, now = new Date()) {
   await sweepForks(deps, now);
@@ -33,8 +33,7 @@ export async function housekeeping(deps: TurnDeps, staleSendMs: number, now = ne
     await deleteExpiredSessions(deps.db, now);
     await failForksOfFailedTasks(deps.db, now);
     await applyMediaRetention(deps.db, (await getSettings(deps.db)).mediaRetentionDays, now);
-    // A replay makes at most three model calls, each within the timeout: well past that, it was interrupted.
-    await failInterruptedReplays(deps.db, deps.timeoutMs * 4 + 60_000, now);
+    await endInterruptedReplays(deps.db, deps.timeoutMs, now);
   }
 }
 
