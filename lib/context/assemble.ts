@@ -21,7 +21,12 @@ export type ContextSettings = Pick<
 
 /** What the loader is asked for: sizes of its queries, derived from the settings. */
 export type ContextNeeds = {
-  /** The session's newest messages up to the current one: the window, and one more for the gap note's previous message. */
+  /**
+   * The session's newest messages up to the current one: the window, and one more,
+   * the message before it (the gap note measures from it, and a window of one holds
+   * only the current message). The window is then cut from what was loaded
+   * (`assembleMessages`) for every size, never by the load's own limit.
+   */
   recency: number;
   /** Messages on each side of a reply target. */
   replyNeighbours: number;
@@ -33,7 +38,7 @@ export type ContextNeeds = {
 
 export function contextNeeds(settings: ContextSettings): ContextNeeds {
   return {
-    recency: Math.max(settings.recencyWindow, 2),
+    recency: settings.recencyWindow + 1,
     replyNeighbours: settings.replyContextWindow,
     replyChainDepth: settings.replyChainDepth,
     pendingUpdates: settings.forkPendingUpdates,

@@ -25,12 +25,17 @@ export type QueuedEnvelope = {
 /** Take these envelopes as one turn now, or look again at a time (debounce, backoff, rate limit). */
 export type QueuePlan = { take: QueuedEnvelope[] } | { waitUntil: Date } | null;
 
+/** An envelope taken over from a worker whose lease on it had run out. */
+export type Takeover = { envelopeId: number; conversationId: number | null; from: string | null; leaseUntil: Date };
+
 /** A claimed turn: one or more envelopes of one conversation (a burst), oldest first. */
 export type ClaimedTurn = {
   conversationId: number | null;
   /** What work it is (lib/envelope/work-kinds.ts): its handler and retry policy. */
   kind: WorkerKind;
   envelopes: { id: number; to: string; messageId: number | null; forkId: number | null; attempts: number; createdAt: Date }[];
+  /** Set by the worker while the turn runs: aborted once another worker holds its envelopes (nothing more is sent). */
+  lease?: AbortSignal;
 };
 
 export type ClaimOptions = {
@@ -57,6 +62,8 @@ export type ClaimOptions = {
 
 export type ClaimResult = {
   turns: ClaimedTurn[];
+  /** Envelopes claimed here whose earlier claim's lease had run out (its worker died or stalled). */
+  takeovers: Takeover[];
   /** The earliest time a turn seen here becomes due (debounce, backoff), or scheduled mail or a lease falls due. */
   wakeAt: Date | null;
 };
@@ -74,7 +81,8 @@ const LEASED_SQL = `SELECT "conversationId" FROM "Envelope" WHERE "status" = 'pr
 
 const toDate = (v: string | Date | null): Date | null => (v === null ? null : v instanceof Date ? v : new Date(v));
 
-type CandidateRow = { key: number; conversationId: number | null };
+/** A candidate; for one without a conversation (one envelope), its lapsed lease and holder when it was claimed before. */
+type CandidateRow = { key: number; conversationId: number | null; lapsedAt?: string | Date | null; lapsedBy?: string | null };
 type QueueRow = {
   id: number;
   conversationId: number;
@@ -85,6 +93,7 @@ type QueueRow = {
   createdAt: string | Date;
   deliverAt: string | Date | null;
   leaseUntil: string | Date | null;
+  claimedBy: string | null;
   forkConflict: number | boolean | null;
   mediaGroup: number | boolean | null;
 };
@@ -115,7 +124,7 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
       await sql.run(`UPDATE "Conversation" SET "servedAt" = ? WHERE "id" = ?`, at, conversationId);
     }
     const quietSince = new Date(now.getTime() - o.quietMs);
-    const result: ClaimResult = { turns: [], wakeAt: await nextWake(sql, now, o.channelMailOnly, o.quietMs) };
+    const result: ClaimResult = { turns: [], takeovers: [], wakeAt: await nextWake(sql, now, o.channelMailOnly, o.quietMs) };
     const wake = (at: Date) => {
       if (!result.wakeAt || at < result.wakeAt) result.wakeAt = at;
     };
@@ -134,10 +143,14 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
     const queues = await readQueues(sql, conversations, now);
 
     const claim: { conversationId: number | null; ids: number[]; kind: WorkerKind | null }[] = [];
+    // What each envelope's lapsed claim was, read with the queue: the update below tells a takeover from a first claim by it.
+    const lapsed = new Map<number, Takeover>();
     for (const c of candidates) {
       if (claim.length >= o.take) break;
       if (c.conversationId === null) {
         claim.push({ conversationId: null, ids: [-c.key], kind: null });
+        const leaseUntil = toDate(c.lapsedAt ?? null);
+        if (leaseUntil) lapsed.set(-c.key, { envelopeId: -c.key, conversationId: null, from: c.lapsedBy ?? null, leaseUntil });
         continue;
       }
       const queue = queues.get(c.conversationId);
@@ -156,7 +169,12 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
       );
       if (!plan) continue;
       if ("waitUntil" in plan) wake(plan.waitUntil);
-      else claim.push({ conversationId: c.conversationId, ids: plan.take.map((e) => e.id), kind: workerKindOf(plan.take[0]) });
+      else {
+        claim.push({ conversationId: c.conversationId, ids: plan.take.map((e) => e.id), kind: workerKindOf(plan.take[0]) });
+        for (const r of queue)
+          if (r.status === "processing" && plan.take.some((e) => e.id === r.id))
+            lapsed.set(r.id, { envelopeId: r.id, conversationId: r.conversationId, from: r.claimedBy, leaseUntil: toDate(r.leaseUntil)! });
+      }
     }
     if (claim.length === 0) return result;
 
@@ -185,6 +203,11 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
       now,
     );
     const byId = new Map(claimed.map((e) => [e.id, { ...e, createdAt: toDate(e.createdAt)! }]));
+    // A lapsed row the update took is a takeover (one renewed meanwhile was not due, so not taken).
+    for (const e of claimed) {
+      const takeover = lapsed.get(e.id);
+      if (takeover) result.takeovers.push(takeover);
+    }
     for (const c of claim) {
       const envelopes = c.ids.map((id) => byId.get(id)).filter((e) => e !== undefined);
       if (envelopes.length) result.turns.push({ conversationId: c.conversationId, kind: c.kind ?? workerKindOf(envelopes[0]), envelopes });
@@ -196,7 +219,7 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
 /** Each candidate conversation's queue, oldest first (live leases included, to re-check under the lock). */
 async function readQueues(sql: SqlRunner, conversations: number[], now: Date): Promise<Map<number, QueueRow[]>> {
   // forkConflict and mediaGroup as lib/envelope/metadata.ts reads them: only a JSON true is the flag.
-  const columns = `"id", "conversationId", "to", "status", "messageId", "forkId", "createdAt", "deliverAt", "leaseUntil",
+  const columns = `"id", "conversationId", "to", "status", "messageId", "forkId", "createdAt", "deliverAt", "leaseUntil", "claimedBy",
     ${sql.dialect === "sqlite" ? `json_type("metadata", '$.forkConflict') = 'true'` : `CAST("metadata"->'forkConflict' = 'true'::jsonb AS int)`} AS "forkConflict",
     ${sql.dialect === "sqlite" ? `json_type("metadata", '$.mediaGroup') = 'true'` : `CAST("metadata"->'mediaGroup' = 'true'::jsonb AS int)`} AS "mediaGroup"`;
   // A conversation's waiting envelopes only, sought by (conversationId, status): never every
@@ -296,8 +319,9 @@ function waitingConversations(sql: SqlRunner, o: ClaimOptions, limit: number, qu
   return sql.all<WaitingRow>(
     `${horizonOffset !== null ? `WITH "h" AS (SELECT "createdAt" AS "at" FROM "Envelope" WHERE "status" = 'pending' ORDER BY "createdAt" LIMIT 1 OFFSET ?) ` : ""}SELECT q."key", q."conversationId", ${
       sql.dialect === "sqlite" ? `MAX(q."arrived", COALESCE(${SERVED_AT}, q."arrived"))` : `GREATEST(q."arrived", ${SERVED_AT})`
-    } AS "waitKey"${horizonOffset !== null ? `, (SELECT "at" FROM "h") AS "horizon"` : ""} FROM (
-       SELECT COALESCE("conversationId", -"id") AS "key", MAX("conversationId") AS "conversationId", MIN("id") AS "head", MIN("createdAt") AS "arrived"
+    } AS "waitKey", q."lapsedAt", q."lapsedBy"${horizonOffset !== null ? `, (SELECT "at" FROM "h") AS "horizon"` : ""} FROM (
+       SELECT COALESCE("conversationId", -"id") AS "key", MAX("conversationId") AS "conversationId", MIN("id") AS "head", MIN("createdAt") AS "arrived",
+         MAX(CASE WHEN "status" = 'processing' THEN "leaseUntil" END) AS "lapsedAt", MAX(CASE WHEN "status" = 'processing' THEN "claimedBy" END) AS "lapsedBy"
        FROM "Envelope"
        WHERE ${due} AND ${o.channelMailOnly ? DURING_MODEL_PAUSE_SQL : WORKER_MAIL_SQL}
          AND ("conversationId" IS NULL OR "conversationId" NOT IN (${LEASED_SQL}))
@@ -356,12 +380,17 @@ export async function deferEnvelopes(db: Database, ids: number[], until: Date, r
   );
 }
 
-/** Extends the leases a live worker holds, so a long turn (a slow model, a queue for model slots) is never taken over. */
-export async function renewLeases(db: Database, worker: string, until: Date) {
-  await db.transaction((sql) =>
-    sql.dialect === "postgresql"
+/**
+ * The worker's heartbeat: extends the leases it holds, so a long turn (a slow model,
+ * a queue for model slots) is never taken over, and says which of `held` (the
+ * envelopes of its running turns) another worker holds now: their lease ran out
+ * before this renewal (the process stalled) and they were taken over.
+ */
+export async function renewLeases(db: Database, worker: string, until: Date, held: number[]): Promise<number[]> {
+  return db.transaction(async (sql) => {
+    await (sql.dialect === "postgresql"
       ? // Never waits for a row lock, so it cannot deadlock with a turn finishing a burst: a row
-        // locked right now is being finished (or taken over), and the next renewal comes in leaseMs / 3.
+        // locked right now is being finished (or taken over), and the next renewal comes in a third of a lease.
         sql.run(
           `UPDATE "Envelope" SET "leaseUntil" = ? WHERE "id" IN (
              SELECT "id" FROM "Envelope" WHERE "claimedBy" = ? AND "status" = 'processing' FOR NO KEY UPDATE SKIP LOCKED)
@@ -370,8 +399,15 @@ export async function renewLeases(db: Database, worker: string, until: Date) {
           worker,
           worker,
         )
-      : sql.run(`UPDATE "Envelope" SET "leaseUntil" = ? WHERE "claimedBy" = ? AND "status" = 'processing'`, until, worker),
-  );
+      : sql.run(`UPDATE "Envelope" SET "leaseUntil" = ? WHERE "claimedBy" = ? AND "status" = 'processing'`, until, worker));
+    if (!held.length) return [];
+    const lost = await sql.all<{ id: number }>(
+      `SELECT "id" FROM "Envelope" WHERE ${inJsonList(sql, `"id"`)} AND "claimedBy" <> ?`,
+      list(held),
+      worker,
+    );
+    return lost.map((r) => r.id);
+  });
 }
 
 /** Whether any worker mail is due by `horizon` (tests and shutdown wait for an idle queue). */

@@ -105,8 +105,15 @@ export function findDataset(db: Database, id: number) {
   return db.prisma.dataset.findUnique({ where: { id } });
 }
 
+/** A run's bookkeeping the API does not show: the quota day is for giving back turns it never reached (lib/replay/interrupted.ts). */
+const RUN_INTERNALS = { quotaDay: true } as const;
+
 export function listDatasets(db: Database, take = 100) {
-  return db.prisma.dataset.findMany({ orderBy: { id: "desc" }, take, include: { runs: { orderBy: { id: "desc" }, take: 20 } } });
+  return db.prisma.dataset.findMany({
+    orderBy: { id: "desc" },
+    take,
+    include: { runs: { orderBy: { id: "desc" }, take: 20, omit: RUN_INTERNALS } },
+  });
 }
 
 /** Which of these turns exist, with their conversation. */
@@ -124,8 +131,11 @@ export async function conversationTurnIds(db: Database, conversationId: number, 
   return rows.map((r) => r.id).reverse();
 }
 
-export function createRun(db: Database, input: { datasetId: number; mode: string; variant: unknown; total: number; createdBy: string }) {
-  return db.prisma.datasetRun.create({ data: { ...input, variant: json(input.variant), status: "running" } });
+export function createRun(
+  db: Database,
+  input: { datasetId: number; mode: string; variant: unknown; total: number; createdBy: string; quotaDay: string | null },
+) {
+  return db.prisma.datasetRun.create({ data: { ...input, variant: json(input.variant), status: "running" }, omit: RUN_INTERNALS });
 }
 
 /**
@@ -171,7 +181,7 @@ export function finishRun(db: Database, id: number, status: "done" | "failed", e
 }
 
 export function findRun(db: Database, datasetId: number, runId: number) {
-  return db.prisma.datasetRun.findFirst({ where: { id: runId, datasetId } });
+  return db.prisma.datasetRun.findFirst({ where: { id: runId, datasetId }, omit: RUN_INTERNALS });
 }
 
 export function deleteDataset(db: Database, id: number) {
@@ -189,20 +199,20 @@ const INTERRUPTED_REPLAY = "interrupted: the server stopped while this replay ra
  * that started them, not from a queue): a replay still running after `staleMs` (longer
  * than any model call it makes), and a run with no replay started or finished for that
  * long, end failed with the reason, so the console never shows them running forever.
- * Returns how many of each.
+ * Returns how many replays, and the runs ended, with how many of their turns never started.
  */
 export async function failInterruptedReplays(db: Database, staleMs: number, now = new Date()) {
   const before = new Date(now.getTime() - staleMs);
   const running = await db.prisma.datasetRun.findMany({
     where: { status: "running", createdAt: { lt: before } },
-    select: { id: true, total: true, replays: { select: { createdAt: true, finishedAt: true } } },
+    select: { id: true, total: true, createdBy: true, quotaDay: true, replays: { select: { createdAt: true, finishedAt: true } } },
   });
   // Read before the replays below are ended: their end is this sweep, not the run's activity.
   const replays = await db.prisma.replay.updateMany({
     where: { status: "running", createdAt: { lt: before } },
     data: { status: "failed", error: INTERRUPTED_REPLAY, finishedAt: now },
   });
-  let runs = 0;
+  const runs: { id: number; createdBy: string; quotaDay: string | null; unrun: number }[] = [];
   for (const run of running) {
     const lastActivity = Math.max(0, ...run.replays.flatMap((r) => [r.createdAt.getTime(), r.finishedAt?.getTime() ?? 0]));
     if (lastActivity >= before.getTime()) continue;
@@ -214,7 +224,8 @@ export async function failInterruptedReplays(db: Database, staleMs: number, now 
         error: `interrupted: the server stopped during the run after ${run.replays.length} of ${run.total} turns; start the run again`,
       },
     });
-    runs += count;
+    if (count)
+      runs.push({ id: run.id, createdBy: run.createdBy, quotaDay: run.quotaDay, unrun: Math.max(0, run.total - run.replays.length) });
   }
   return { replays: replays.count, runs };
 }

@@ -62,6 +62,11 @@ export function countDraftShed() {
   metrics()?.draftsShed.inc();
 }
 
+/** One envelope taken over from a worker whose lease ran out. */
+export function countTakeover() {
+  metrics()?.takeovers.inc();
+}
+
 /** One update acknowledged and ignored. */
 export function countIgnored(channel: string, reason: string) {
   metrics()?.updatesIgnored.inc({ channel, reason: reasonLabel(reason) });
@@ -85,7 +90,8 @@ export function observeTurns<T extends { to: string; turn?: { kind: string } }, 
       }
       return outcome;
     } catch (error) {
-      m.turns.inc({ outcome: (error as Error)?.name === "RateLimitedError" ? "rate_limited" : "failed" });
+      const name = (error as Error)?.name;
+      m.turns.inc({ outcome: name === "RateLimitedError" ? "rate_limited" : name === "LeaseLostError" ? "lease_lost" : "failed" });
       m.turnDuration.observe(since(started));
       throw error;
     }

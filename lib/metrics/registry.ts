@@ -80,6 +80,11 @@ function createMetrics() {
       labelNames: ["channel", "outcome"] as const,
       registers,
     }),
+    takeovers: new Counter({
+      name: "switchboard_worker_takeovers_total",
+      help: "Envelopes this instance's worker took over after their holder's lease ran out (an instance died or stalled mid-turn)",
+      registers,
+    }),
     mediaDownloads: new Counter({
       name: "switchboard_media_downloads_total",
       help: "Media download attempts by source (telegram, line, url) and outcome (stored, too_large, failed, unsupported, retry)",

@@ -112,6 +112,8 @@ type ModelRun = {
 export async function executeTurn(deps: TurnDeps & { model: ModelHandle }, input: TurnInput): Promise<TurnOutcome> {
   const run = await callModel(deps, input);
   const sent = run.reply?.kind === "sent";
+  // Another worker may be running this turn now: record nothing (what it writes counts). A sent reply is still recorded.
+  if (!sent) deps.lease?.throwIfAborted();
   const failed = run.reply?.kind === "not_delivered" ? run.reply : null;
   const unrecorded = run.reply?.kind === "sent" ? run.reply.unrecorded : null;
   const turnError =
@@ -172,7 +174,7 @@ async function callModel(deps: TurnDeps & { model: ModelHandle }, input: TurnInp
       stopWhen: [() => reply.result()?.kind === "sent" || reply.result()?.kind === "silenced" || handoff.handedOff(), stepCountIs(3)],
       maxRetries: 0,
       // The gate times each call out from when it gets a slot; waiting for one is not the call's time.
-      abortSignal: deps.model.callsTimeOut ? undefined : AbortSignal.timeout(deps.timeoutMs),
+      abortSignal: anySignal(deps.model.callsTimeOut ? undefined : AbortSignal.timeout(deps.timeoutMs), deps.lease),
       experimental_telemetry: modelTelemetry(),
     };
     const result = await generateText(call);
@@ -197,6 +199,12 @@ async function callModel(deps: TurnDeps & { model: ModelHandle }, input: TurnInp
   run.reply = reply.result();
   run.handedOff = handoff.handedOff();
   return run;
+}
+
+/** Aborts when any of the given signals does (none: undefined). */
+function anySignal(...signals: (AbortSignal | undefined)[]) {
+  const given = signals.filter((s) => s !== undefined);
+  return given.length > 1 ? AbortSignal.any(given) : given[0];
 }
 
 /**

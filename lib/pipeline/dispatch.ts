@@ -39,7 +39,7 @@ const handlers: { [K in WorkerKind]: (deps: TurnDeps, turn: ClaimedTurn) => Prom
 
 /** Runs a claimed turn with its kind's handler. */
 export function dispatchEnvelope(deps: TurnDeps, turn: ClaimedTurn): Promise<DispatchOutcome> {
-  return handlers[turn.kind](deps, turn);
+  return handlers[turn.kind](turn.lease ? { ...deps, lease: turn.lease } : deps, turn);
 }
 
 /** Delivers an envelope addressed to channel:<adapter>:<chat> (scheduled or API sends). */

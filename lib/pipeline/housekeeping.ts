@@ -5,7 +5,7 @@ import { keepPossiblyDelivered } from "./send-to-chat";
 import { failForksOfFailedTasks } from "../db/forks";
 import { findReplyTarget } from "../db/messages";
 import { deleteExpiredSessions } from "../db/operators";
-import { failInterruptedReplays } from "../db/replays";
+import { endInterruptedReplays } from "../replay/interrupted";
 import { applyMediaRetention } from "../media/retention";
 import { getSettings } from "../settings/store";
 import { sweepForks } from "./forks";
@@ -16,25 +16,24 @@ import type { TurnDeps } from "./agent-turn";
 /**
  * What the scheduler does on each timer tick besides delivering due envelopes:
  * fork idle timeouts and expiry, snoozed conversations whose time came, and failing sends a crashed process left
- * half-done (older than one lease), so nothing stays "processing" forever, and
+ * half-done (in flight longer than `staleSendMs`, far past any platform call's time limit), so nothing stays "processing" forever, and
  * at most once a minute: purging expired operator sessions, ending the forks
  * of background tasks the worker gave up on ("failed", with the reason), and the
  * media retention (`mediaRetentionDays`) with its sweep of unreferenced files, and
- * failing the replays and dataset runs a stopped process left running.
+ * failing the replays and dataset runs a stopped process left running (giving an agent back a run's turns it never reached).
  */
-export async function housekeeping(deps: TurnDeps, leaseMs: number, now = new Date()) {
+export async function housekeeping(deps: TurnDeps, staleSendMs: number, now = new Date()) {
   await sweepForks(deps, now);
   await handoffTimeouts(deps, now);
   await wakeSnoozed(deps.db, now);
-  await keepStaleSends(deps, new Date(now.getTime() - leaseMs));
+  await keepStaleSends(deps, new Date(now.getTime() - staleSendMs));
   const last = lastPurge.get(deps.db) ?? 0;
   if (now.getTime() - last >= 60_000) {
     lastPurge.set(deps.db, now.getTime());
     await deleteExpiredSessions(deps.db, now);
     await failForksOfFailedTasks(deps.db, now);
     await applyMediaRetention(deps.db, (await getSettings(deps.db)).mediaRetentionDays, now);
-    // A replay makes at most three model calls, each within the timeout: well past that, it was interrupted.
-    await failInterruptedReplays(deps.db, deps.timeoutMs * 4 + 60_000, now);
+    await endInterruptedReplays(deps.db, deps.timeoutMs, now);
   }
 }
 

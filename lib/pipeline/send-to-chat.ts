@@ -12,7 +12,12 @@ import { publish } from "../events/bus";
 import { log } from "../log";
 import { sessionOfOutbound } from "./fork-routing";
 
-export type SendDeps = { db: Database; channels: Record<string, ChannelAdapter> };
+export type SendDeps = {
+  db: Database;
+  channels: Record<string, ChannelAdapter>;
+  /** A worker's turn's lease: once aborted (another worker runs the turn now) nothing is sent. */
+  lease?: AbortSignal;
+};
 
 export type SendInput = {
   from: string;
@@ -142,6 +147,8 @@ export async function sendToChat(deps: SendDeps, input: SendInput): Promise<Send
 
 async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResult> {
   const { db } = deps;
+  // Before the outbound envelope is written: the turn's new holder sends instead (its dedupe key is still free).
+  deps.lease?.throwIfAborted();
   const to = channelAddress(input.conversation.channel, input.conversation.platformChatId);
   const envelopeData = {
     from: input.from,

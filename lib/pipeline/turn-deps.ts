@@ -24,6 +24,11 @@ export type TurnDeps = {
   model: ModelHandle | null;
   /** How long one model call may take. */
   timeoutMs: number;
+  /**
+   * The running turn's lease (lib/pipeline/worker.ts): aborted once another worker
+   * holds its envelopes. The model call stops and nothing more is sent or recorded.
+   */
+  lease?: AbortSignal;
   /** Speech to text for voice notes (TRANSCRIPTION_MODEL); null or absent: none. */
   transcriber?: Transcriber | null;
   /** True while the instance is too busy for answer drafts (lib/pipeline/answer-draft.ts `shedDrafts`); absent: never. */

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { RateLimitedError } from "../agent/call-limits";
 import type { Database } from "../db/database";
 import { QUEUE_WORK, withArrival } from "../db/arrival";
-import { claimTurns, deferEnvelopes, hasDueWork, renewLeases, type ClaimedTurn } from "../db/claim";
+import { claimTurns, deferEnvelopes, hasDueWork, renewLeases, type ClaimedTurn, type Takeover } from "../db/claim";
 import { retryEnvelopeLater } from "../db/envelopes";
 import { endEnvelope } from "./end-envelope";
 import { isTransientConflict } from "../db/errors";
@@ -11,7 +11,12 @@ import { workKinds } from "../envelope/work-kinds";
 import { log } from "../log";
 import { planTurn } from "./turn-plan";
 
-export type { ClaimedTurn };
+export type { ClaimedTurn, Takeover };
+
+/** Why a running turn stopped: another worker holds its envelopes now. Nothing more of it goes to the chat. */
+export class LeaseLostError extends Error {
+  override name = "LeaseLostError";
+}
 
 /** What the worker reads before every drain: an operator's change applies at once, no restart. */
 export type WorkerLimits = {
@@ -25,7 +30,11 @@ export type WorkerDeps = {
   db: Database;
   /** Runs one claimed turn (one envelope, or a burst of one conversation's messages); throws to ask for a retry. Its outcome is on the envelopes. */
   run: (turn: ClaimedTurn) => Promise<unknown>;
-  /** How long a claim holds before another worker may take the envelope over. */
+  /**
+   * How long a claim holds before another worker may take the envelope over. Running
+   * turns renew it every third of it (a heartbeat), so it bounds how long a dead
+   * instance's conversations wait, not how long a turn may take.
+   */
   leaseMs: number;
   maxAttempts: number;
   /** Delay before attempt n+1 after n failed attempts. */
@@ -38,8 +47,18 @@ export type WorkerDeps = {
   /** The longest sleep between ticks when nothing is due (default 30 s). */
   pollMs?: number;
   now?: () => Date;
+  /** Each envelope taken over from a worker whose lease ran out (the wiring counts them). */
+  onTakeover?: (takeover: Takeover) => void;
 };
 
+/** A running turn's hold on its envelopes: aborted when another worker has taken them. */
+type Lease = { ids: number[]; lost: AbortController };
+
+/**
+ * A claim's lease: how long a dead (or stalled) instance's turns wait before another
+ * instance takes them over. BullMQ's default lock, 30 s, renewed here every 10 s.
+ */
+export const WORKER_LEASE_MS = 30_000;
 const SAFETY_POLL_MS = 30_000;
 const HOUSEKEEPING_MS = 10_000;
 /**
@@ -76,6 +95,8 @@ export class EnvelopeWorker {
   private housekeptAt = 0;
   private housekeeping: Promise<void> | undefined;
   private renewal: NodeJS.Timeout | undefined;
+  private renewing = false;
+  private readonly leases = new Set<Lease>();
   /**
    * The async context the worker was made in (server start). Drains run in it, not in
    * the context of the webhook request whose message woke them: turns are background
@@ -194,11 +215,15 @@ export class EnvelopeWorker {
       this.wakeAt(now.getTime() + 1_000);
       throw error;
     }
+    this.reportTakeovers(result.takeovers, now);
     for (const turn of result.turns) {
       if (this.stopped) break;
       const conversationId = turn.conversationId;
       if (conversationId !== null) this.busy.add(conversationId);
-      const task = this.execute(turn).finally(() => {
+      const lease: Lease = { ids: turn.envelopes.map((e) => e.id), lost: new AbortController() };
+      this.leases.add(lease);
+      const task = this.execute({ ...turn, lease: lease.lost.signal }).finally(() => {
+        this.leases.delete(lease);
         if (conversationId !== null) {
           this.busy.delete(conversationId);
           this.served.push({ conversationId, at: this.now() });
@@ -213,21 +238,68 @@ export class EnvelopeWorker {
       this.running.add(task);
     }
     if (this.running.size > 0 && !this.renewal) {
-      // While turns run, their leases are renewed: only a dead worker's claims run out.
-      this.renewal = setInterval(
-        () => {
-          withArrival(QUEUE_WORK, () => renewLeases(this.deps.db, this.id, new Date(this.now().getTime() + this.deps.leaseMs))).catch(
-            (error) => log.error("worker.renew_failed", { error }),
-          );
-        },
-        Math.max(1_000, this.deps.leaseMs / 3),
-      );
+      // While turns run, a timer of its own renews their leases (whatever a turn is waiting
+      // for): only a dead or stalled worker's claims run out. A third of the lease, so one
+      // late or failed renewal still leaves one more before the lease ends.
+      this.renewal = setInterval(() => this.heartbeat(), Math.max(10, this.deps.leaseMs / 3));
       this.renewal.unref?.();
     }
     const wake = [result.wakeAt?.getTime(), paused?.getTime(), this.arrivedWake].filter(
       (t): t is number => t !== undefined && t !== Infinity,
     );
     this.wakeAt(wake.length ? Math.min(...wake) : Infinity, true);
+  }
+
+  /**
+   * Renews the running turns' leases. A turn whose envelopes another worker holds now
+   * (this one stalled past its lease and was taken over) is stopped before it sends
+   * anything more: the new holder answers it. Its envelopes are left to that holder.
+   * (Were it to send first, the reply's dedupe key would still keep it to one answer.)
+   */
+  private async heartbeat() {
+    if (this.renewing) return;
+    this.renewing = true;
+    try {
+      const held = [...this.leases].filter((l) => !l.lost.signal.aborted);
+      const until = new Date(this.now().getTime() + this.deps.leaseMs);
+      const lost = new Set(
+        await withArrival(QUEUE_WORK, () =>
+          renewLeases(
+            this.deps.db,
+            this.id,
+            until,
+            held.flatMap((l) => l.ids),
+          ),
+        ),
+      );
+      for (const lease of held)
+        if (lease.ids.some((id) => lost.has(id))) lease.lost.abort(new LeaseLostError("another worker took the envelopes over"));
+    } catch (error) {
+      log.error("worker.renew_failed", { error });
+    } finally {
+      this.renewing = false;
+    }
+  }
+
+  /** Logs and counts envelopes claimed here after their holder's lease ran out, one line per turn taken over. */
+  private reportTakeovers(takeovers: Takeover[], now: Date) {
+    const byTurn = new Map<number | string, Takeover[]>();
+    for (const t of takeovers) {
+      const key = t.conversationId ?? `envelope-${t.envelopeId}`;
+      byTurn.set(key, [...(byTurn.get(key) ?? []), t]);
+      this.deps.onTakeover?.(t);
+    }
+    for (const group of byTurn.values()) {
+      const leaseUntil = Math.min(...group.map((t) => t.leaseUntil.getTime()));
+      log.warn("worker.takeover", {
+        envelopeIds: group.map((t) => t.envelopeId),
+        conversationId: group[0].conversationId,
+        from: group[0].from,
+        // Since its holder's last renewal (a lease ago from its end): how long its user waited on a dead worker.
+        orphanedMs: now.getTime() - leaseUntil + this.deps.leaseMs,
+        leaseEndedAt: new Date(leaseUntil).toISOString(),
+      });
+    }
   }
 
   /** A turn's database work is as old as its oldest message (lib/db/arrival.ts): older turns get connections first. */
@@ -241,6 +313,15 @@ export class EnvelopeWorker {
       await this.deps.run(turn);
     } catch (error) {
       const message = (error as Error).message ?? String(error);
+      if (turn.lease?.aborted) {
+        // Its envelopes are another worker's now (or will be once claimed again): not ours to retry or fail.
+        log.warn("worker.lease_lost", {
+          envelopeIds: ids,
+          conversationId: turn.conversationId,
+          reason: String(turn.lease.reason?.message ?? ""),
+        });
+        return;
+      }
       if (error instanceof RateLimitedError) {
         // The provider's limit, not the envelopes' fault: back at the pause's end, no attempt counted.
         log.warn("worker.rate_limited", { envelopeIds: ids, until: error.until.toISOString() });

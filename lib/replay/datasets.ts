@@ -66,7 +66,7 @@ export async function startRun(deps: ReplayDeps, datasetId: number, request: Rep
   // Without a model in the variant, each turn's own model must still be there: checked per turn.
   if (request.variant.model) resolveReplayModel(deps.models, request.variant.model, "");
   // An agent's quota, for every turn of the run at once (lib/replay/quota.ts).
-  await reserveReplayQuota(deps.db, asker, turnIds.length);
+  const { day: quotaDay } = await reserveReplayQuota(deps.db, asker, turnIds.length);
   const createdBy = asker.name;
   const run = await createRun(deps.db, {
     datasetId,
@@ -74,6 +74,7 @@ export async function startRun(deps: ReplayDeps, datasetId: number, request: Rep
     variant: storedVariant(request.variant),
     total: turnIds.length,
     createdBy,
+    quotaDay,
   });
   const finished = runAll(deps, run.id, turnIds, request, createdBy).catch(async (error) => {
     log.error("replay.run_failed", { runId: run.id, error });

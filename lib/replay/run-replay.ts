@@ -193,7 +193,7 @@ export async function runReplay(deps: ReplayDeps, prepared: PreparedReplay): Pro
  * before the model is called.
  */
 export async function replayTurn(deps: ReplayDeps, turnId: number, request: ReplayRequest, asker: ReplayAsker): Promise<number> {
-  const release = await reserveReplayQuota(deps.db, asker, 1);
+  const { release } = await reserveReplayQuota(deps.db, asker, 1);
   let prepared: PreparedReplay;
   try {
     prepared = await prepareReplay(deps, turnId, request, asker.name);

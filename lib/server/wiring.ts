@@ -28,7 +28,7 @@ import { requestHandoff } from "../pipeline/handoff";
 import { createReplayModels } from "../replay/models";
 import type { ReplayDeps } from "../replay/run-replay";
 import type { TurnDeps } from "../pipeline/turn-deps";
-import { EnvelopeWorker } from "../pipeline/worker";
+import { EnvelopeWorker, WORKER_LEASE_MS } from "../pipeline/worker";
 import { shedDrafts } from "../pipeline/answer-draft";
 import { eventLoopBusy } from "../pipeline/event-loop-busy";
 import { getSettings } from "../settings/store";
@@ -36,6 +36,7 @@ import { throughput } from "../settings/throughput";
 import {
   channelOf,
   countIgnored,
+  countTakeover,
   countIngested,
   instrumentChannel,
   observeMediaFetch,
@@ -110,8 +111,9 @@ export const processHolder: ProcessHolder = processGlobal.__switchboard;
 export type AppOverrides = {
   /** A model to use instead of the one LLM_* describes (tests: the AI SDK's mock). */
   model?: ModelHandle | null;
-  /** Worker lease and backoff, shortened in tests. */
+  /** Worker lease (30 s; lib/pipeline/worker.ts), the age of a send a stopped process left (4 × the model timeout) and backoff, shortened in tests. */
   leaseMs?: number;
+  staleSendMs?: number;
   backoffMs?: (attempts: number) => number;
   pollMs?: number;
   /** How long a provider refusing every call is waited for (lib/agent/call-limits.ts), shortened in tests. */
@@ -195,8 +197,12 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   turnDeps.modelFor = (adapter) => runtime.modelFor(adapter);
   replay.models.ofChannel = (adapter) => runtime.modelFor(adapter);
   await runtime.sync();
-  // Longer than a whole turn (three model steps), so a live turn is never taken over.
-  const leaseMs = overrides.leaseMs ?? timeoutMs * 4;
+  // Renewed every third of it while a turn runs (however long its model calls take), so it
+  // only bounds how long a dead instance's conversations wait before another takes them.
+  const leaseMs = overrides.leaseMs ?? WORKER_LEASE_MS;
+  // A send (outbound envelope written, the platform called) still in flight after this was cut
+  // by a stopped process: far past the platform calls' 30 s limit, and past a whole turn.
+  const staleSendMs = overrides.staleSendMs ?? timeoutMs * 4;
   const media = new MediaFetcher({
     db,
     // The bot that received the file fetches it (a Telegram file id is valid for that bot only).
@@ -216,7 +222,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
       await runtime.syncAtMost(5_000).catch((error) => log.error("bots.sync_failed", { error: (error as Error).message }));
       // Downloads a crashed instance left, and retries now due, are picked up on the tick too.
       media.wake();
-      return housekeeping(turnDeps, leaseMs);
+      return housekeeping(turnDeps, staleSendMs);
     },
     // Read before every drain (settings are cached for a second): a change applies without a restart.
     limits: async () => {
@@ -228,6 +234,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     modelPausedUntil: () => gate?.pausedUntil() ?? null,
     pollMs: overrides.pollMs,
     leaseMs,
+    onTakeover: countTakeover,
     maxAttempts: 4,
     backoffMs: overrides.backoffMs ?? ((attempts) => Math.min(5_000 * 2 ** (attempts - 1), 5 * 60_000)),
   });

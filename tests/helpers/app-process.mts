@@ -11,6 +11,7 @@ const env = parseEnv(process.env);
 // The server's connection settings: WAL checkpoints on a worker thread.
 const app = await createApp(env, await openDb(env.DATABASE_URL, { backgroundCheckpoints: true }), {
   leaseMs: Number(process.env.TEST_LEASE_MS ?? 2000),
+  staleSendMs: Number(process.env.TEST_LEASE_MS ?? 2000),
   backoffMs: () => 50,
   pollMs: 300,
 });

@@ -16,7 +16,8 @@ export type TestAppOptions = {
   llm?: FakeLlm;
   /** Or a model handle directly (the AI SDK's mock). */
   model?: ModelHandle | null;
-  leaseMs?: number;
+  /** The worker's lease (10 s unless given; null: the server's own). */
+  leaseMs?: number | null;
   /** How long a provider refusing every call is waited for (an hour in production). */
   refusingForGoodMs?: number;
   /** Extra environment (e.g. the LINE adapter's). */
@@ -46,7 +47,7 @@ export async function startTestApp(options: TestAppOptions) {
   });
   const app: App = await createApp(env, options.db.db, {
     ...(options.model !== undefined ? { model: options.model } : options.llm || options.wiringChoosesModel ? {} : { model: null }),
-    leaseMs: options.leaseMs ?? 10_000,
+    leaseMs: options.leaseMs === null ? undefined : (options.leaseMs ?? 10_000),
     backoffMs: () => 20,
     media: options.media,
     refusingForGoodMs: options.refusingForGoodMs,

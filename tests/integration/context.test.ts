@@ -39,6 +39,18 @@ describe.each(databases)("the prompt the model receives, on $name", ({ open }) =
     expect(turns.map((c) => c.split("\n").pop())).toEqual(["m14", "m15", "m16"]);
   });
 
+  it("a window of one message sends only the message answered, and the gap note still sees the one before it", async () => {
+    await history(3);
+    await updateSettings(h.t.db, { recencyWindow: 1 }, "test");
+    await h.t.post(update({ messageId: 4, text: "m4", date: T0 + 3 * 60 + 2 * 3600 }));
+    await h.t.settle();
+    expect(userTurns(h.llm).map((c) => c.split("\n").pop())).toEqual(["m4"]);
+    expect(systemOf(h.llm)).toContain("the previous message in this conversation was 2 hours before this one");
+    // The prompt inspector's copy is the same one message.
+    const turn = await h.t.db.prisma.turn.findFirstOrThrow({ orderBy: { id: "desc" } });
+    expect(JSON.stringify(turn.prompt)).not.toContain("m3");
+  });
+
   it("for a reply adds the target with its neighbours, marked, in time order, deduplicated", async () => {
     await history(30);
     await updateSettings(h.t.db, { recencyWindow: 4, replyContextWindow: 2 }, "test");

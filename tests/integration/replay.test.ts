@@ -4,7 +4,8 @@ import { replayListResponse, replayResponse, runReportResponse } from "@/lib/api
 import { update } from "../fixtures/telegram";
 import { databases } from "../helpers/db";
 import { startFakeLlm, type ChatRequest, type FakeLlm } from "../helpers/fake-llm";
-import { failInterruptedReplays } from "@/lib/db/replays";
+import { failInterruptedReplays, replaysReserved } from "@/lib/db/replays";
+import { endInterruptedReplays } from "@/lib/replay/interrupted";
 import { openSession } from "@/lib/auth/operators";
 import { AppError } from "@/lib/errors";
 import { replayAsker, reserveReplayQuota } from "@/lib/replay/quota";
@@ -314,7 +315,10 @@ describe.each(databases)("replay on $name", ({ open }) => {
     const base = { turnId: turn!.id, conversationId, mode: "frozen", variant: {}, status: "running" };
     const stale = await db.replay.create({ data: { ...base, runId: run.id, createdAt: hourAgo } });
     const live = await db.replay.create({ data: base });
-    expect(await failInterruptedReplays(h.t.db, 5 * 60_000)).toEqual({ replays: 1, runs: 1 });
+    expect(await failInterruptedReplays(h.t.db, 5 * 60_000)).toEqual({
+      replays: 1,
+      runs: [{ id: run.id, createdBy: "admin", quotaDay: null, unrun: 1 }],
+    });
     expect(await db.replay.findUniqueOrThrow({ where: { id: stale.id } })).toMatchObject({
       status: "failed",
       error: expect.stringMatching(/^interrupted/),
@@ -325,7 +329,59 @@ describe.each(databases)("replay on $name", ({ open }) => {
       error: expect.stringContaining("after 1 of 2 turns"),
     });
     // A second sweep finds nothing more.
-    expect(await failInterruptedReplays(h.t.db, 5 * 60_000)).toEqual({ replays: 0, runs: 0 });
+    expect(await failInterruptedReplays(h.t.db, 5 * 60_000)).toEqual({ replays: 0, runs: [] });
+  });
+
+  it("a run a stopped server left running ends failed once idle past 4 model timeouts + 1 minute, not before; its agent gets back the turns it never reached", async () => {
+    const [turn] = await chat(["hello"]);
+    const db = h.t.db.prisma;
+    await updateSettings(h.t.db, { replaysPerAgentPerDay: 10 }, "test");
+    const started = new Date(Date.now() - 60_000);
+    // Amy's run of four turns was reserved as startRun reserves it; the server stopped after starting one.
+    const { day } = await reserveReplayQuota(h.t.db, { name: "amy", quota: true }, 4, started);
+    expect(day).toBe(started.toISOString().slice(0, 10));
+    const dataset = await db.dataset.create({ data: { name: "cut short", turnIds: Array(4).fill(turn!.id), createdBy: "amy" } });
+    // Runs as a stopped server left them: started a minute ago, still "running".
+    const leftRunning = (createdBy: string, quotaDay: string | null) =>
+      db.datasetRun.create({
+        data: { datasetId: dataset.id, mode: "frozen", variant: {}, status: "running", total: 4, createdBy, quotaDay, createdAt: started },
+      });
+    const run = await leftRunning("amy", day);
+    await db.replay.create({
+      data: {
+        turnId: turn!.id,
+        conversationId: turn!.conversationId,
+        mode: "frozen",
+        variant: {},
+        status: "running",
+        runId: run.id,
+        createdAt: started,
+      },
+    });
+    // An admin's run (not counted: no quota day) gives nothing back to a count of the same name.
+    await reserveReplayQuota(h.t.db, { name: "bo", quota: true }, 2, started);
+    const admins = await leftRunning("bo", null);
+
+    // With the 5 s model timeout of the tests, interrupted means idle past 80 s.
+    const timeoutMs = h.t.app.turnDeps.timeoutMs;
+    expect(await endInterruptedReplays(h.t.db, timeoutMs, new Date(started.getTime() + timeoutMs * 4 + 59_000))).toMatchObject({
+      runs: [],
+    });
+    expect((await db.datasetRun.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("running");
+    expect(await replaysReserved(h.t.db, "amy", day!)).toBe(4);
+
+    const ended = await endInterruptedReplays(h.t.db, timeoutMs, new Date(started.getTime() + timeoutMs * 4 + 61_000));
+    expect(ended.runs.map((r) => r.id).sort()).toEqual([run.id, admins.id].sort());
+    expect(await db.datasetRun.findUniqueOrThrow({ where: { id: run.id } })).toMatchObject({
+      status: "failed",
+      error: expect.stringContaining("after 1 of 4 turns; start the run again"),
+    });
+    // The one it started counts (it may have called the model); the three it never reached are Amy's again.
+    expect(await replaysReserved(h.t.db, "amy", day!)).toBe(1);
+    expect(await replaysReserved(h.t.db, "bo", day!)).toBe(2);
+    // Ended once: a second sweep gives nothing back again.
+    expect((await endInterruptedReplays(h.t.db, timeoutMs, new Date(started.getTime() + 3_600_000))).runs).toEqual([]);
+    expect(await replaysReserved(h.t.db, "amy", day!)).toBe(1);
   });
 
   it("an agent's replays are bounded per UTC day, reserved at once (parallel requests, deleted replays and runs cannot get past it); admins and the API token are not", async () => {
@@ -381,6 +437,8 @@ describe.each(databases)("replay on $name", ({ open }) => {
     // With room for it, the run starts and takes three at once: one more replay fits, a second does not.
     await updateSettings(h.t.db, { replaysPerAgentPerDay: 4 }, "test");
     expect((await run()).status).toBe(201);
+    // Counted against today's: the day is on the run, for giving back turns it never reaches.
+    expect((await h.t.db.prisma.datasetRun.findFirstOrThrow()).quotaDay).toBe(new Date().toISOString().slice(0, 10));
     for (let i = 0; i < 200 && (await h.t.db.prisma.datasetRun.findFirstOrThrow()).status === "running"; i++)
       await new Promise((ok) => setTimeout(ok, 25));
     expect(await h.t.db.prisma.replay.count({ where: { createdBy: "bea" } })).toBe(3);

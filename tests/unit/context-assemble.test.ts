@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assembleContext, buildContext, type ContextFacts, gapNote } from "@/lib/context/assemble";
+import { assembleContext, buildContext, contextNeeds, type ContextFacts, gapNote } from "@/lib/context/assemble";
 import { msg } from "../helpers/messages";
 
 const settings = { gapThresholdMinutes: 15 };
@@ -135,6 +135,21 @@ describe("assembleContext", () => {
         .pendingUpdates,
     ).toEqual([]);
   });
+
+  it.each([1, 2, 3])(
+    "a window of %i keeps exactly that many of the messages loaded (the load has one more, for the gap note)",
+    (window) => {
+      const current = msg(100);
+      const loaded = [current, msg(99), msg(98), msg(97), msg(96)].slice(0, contextNeeds({ ...settings, recencyWindow: window }).recency);
+      const out = assembleContext(facts({ current, session: loaded }), { ...settings, recencyWindow: window });
+      expect(out.messages.map((m) => m.id)).toEqual([100, 99, 98].slice(0, window).reverse());
+      // The gap note's previous message is the one before the current, in the window or not (59 minutes: over the threshold).
+      const late = msg(100, { sentAt: new Date(Date.parse("2026-11-20T10:00:00Z") + 158 * 60_000) });
+      expect(
+        assembleContext(facts({ current: late, session: [late, ...loaded.slice(1)] }), { ...settings, recencyWindow: window }).gapNote,
+      ).toMatch(/59 minutes before this one/);
+    },
+  );
 
   it("a burst: every message in, even beyond the window; the gap note measures the silence before the burst", () => {
     const current = msg(100);

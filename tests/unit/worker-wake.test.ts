@@ -22,7 +22,7 @@ async function until(condition: () => boolean) {
 describe("the worker's timer", () => {
   let worker: InstanceType<typeof EnvelopeWorker> | undefined;
   afterEach(async () => {
-    for (const c of claims.splice(0)) c.resolve({ turns: [], wakeAt: null });
+    for (const c of claims.splice(0)) c.resolve({ turns: [], takeovers: [], wakeAt: null });
     await worker?.stop();
   });
 
@@ -38,12 +38,12 @@ describe("the worker's timer", () => {
     });
     worker.start();
     await until(() => claims.length === 1);
-    claims[0].resolve({ turns: [], wakeAt: null }); // nothing due: the worker sleeps until the safety poll
+    claims[0].resolve({ turns: [], takeovers: [], wakeAt: null }); // nothing due: the worker sleeps until the safety poll
     await new Promise((r) => setTimeout(r, 20));
     worker.kick(); // another drain (a turn ended elsewhere) …
     await until(() => claims.length === 2);
     worker.messageArrived(); // … and a message arrives while it claims, after its snapshot
-    claims[1].resolve({ turns: [], wakeAt: null });
+    claims[1].resolve({ turns: [], takeovers: [], wakeAt: null });
     // The message's debounce (50 ms) ends: the worker drains again to take it.
     await until(() => claims.length === 3);
     expect(claims.length).toBe(3);

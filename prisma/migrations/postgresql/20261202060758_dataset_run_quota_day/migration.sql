@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "DatasetRun" ADD COLUMN     "quotaDay" TEXT;
