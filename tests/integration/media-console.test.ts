@@ -173,13 +173,10 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
   }
 
   /** An inbound message carrying a stored file, as the fetch job leaves it. */
-  async function storedAttachment(bytes: Buffer, o: { kind: string; fileName?: string }) {
+  async function storedAttachment(bytes: Buffer, o: { kind: string; fileName?: string; sniffed?: string }) {
     const { message } = await telegramConversation();
     const mimeType = o.kind === "photo" ? "image/jpeg" : "application/octet-stream";
-    const { sha256 } = await blobStoreFor(t.db).put(
-      bytes,
-      o.fileName?.endsWith(".svg") ? "image/svg+xml" : o.fileName?.endsWith(".html") ? "text/html" : mimeType,
-    );
+    const { sha256 } = await blobStoreFor(t.db).put(bytes, o.sniffed ?? mimeType);
     return t.db.prisma.attachment.create({
       data: {
         messageId: message.id,
@@ -234,18 +231,23 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
     expect((await call("GET", "/media/999999")).status).toBe(404);
   });
 
-  it("an SVG and an HTML document are served as attachments with a neutral type, never inline", async () => {
-    for (const [bytes, fileName] of [
-      [SVG, "drawing.svg"],
-      [HTML, "page.html"],
+  it("an SVG and an HTML document are served as attachments with a neutral type, never inline, named or nameless", async () => {
+    for (const [bytes, fileName, sniffed] of [
+      [SVG, "drawing.svg", "image/svg+xml"],
+      [HTML, "page.html", "text/html"],
+      // Sent without a name (a document with no file_name): still a download.
+      [SVG, undefined, "image/svg+xml"],
+      [HTML, undefined, "text/html"],
     ] as const) {
-      const attachment = await storedAttachment(bytes, { kind: "document", fileName });
+      const attachment = await storedAttachment(bytes, { kind: "document", fileName, sniffed });
       const response = await call("GET", `/media/${attachment.id}`);
       expect(response.status).toBe(200);
-      expect(response.headers.get("content-disposition")).toMatch(/^attachment; filename="/);
-      expect(response.headers.get("content-disposition")).toContain(fileName);
+      expect(response.headers.get("content-disposition")).toBe(
+        fileName ? `attachment; filename="${fileName}"; filename*=UTF-8''${fileName}` : "attachment",
+      );
       expect(response.headers.get("content-type")).toBe("application/octet-stream");
       expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(Buffer.from(await response.arrayBuffer()).equals(bytes)).toBe(true);
       // Not an image: no thumbnail.
       expect((await call("GET", `/media/${attachment.id}?size=thumb`)).status).toBe(404);
     }
