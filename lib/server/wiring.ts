@@ -6,7 +6,7 @@ import { transcriberFromEnv } from "../agent/transcription";
 import { ensureBootstrapOperator, newSetupCode } from "../auth/operators";
 import { createTelegramChannel, type TelegramChannel } from "../channels/telegram/adapter";
 import { createTelegramWebhook } from "../channels/telegram/webhook";
-import { createLineChannel } from "../channels/line/adapter";
+import { createLineChannel, type LineHosts } from "../channels/line/adapter";
 import { createLineWebhook } from "../channels/line/webhook";
 import type { ChannelAdapter, InboundEvent } from "../channels/types";
 import { AppError } from "../errors";
@@ -137,11 +137,10 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     }),
   );
   const channels: Record<string, ChannelAdapter> = { telegram };
+  // The environment's LINE channel and those added as records reach LINE at the same hosts.
+  const lineHosts: LineHosts = { apiRoot: e.LINE_API_ROOT, dataApiRoot: e.LINE_DATA_API_ROOT };
   // LINE is on only with its access token (and secret); else its webhook answers 503.
-  if (e.LINE_CHANNEL_ACCESS_TOKEN)
-    channels.line = observed(
-      createLineChannel({ accessToken: e.LINE_CHANNEL_ACCESS_TOKEN, apiRoot: e.LINE_API_ROOT, dataApiRoot: e.LINE_DATA_API_ROOT }),
-    );
+  if (e.LINE_CHANNEL_ACCESS_TOKEN) channels.line = observed(createLineChannel({ ...lineHosts, accessToken: e.LINE_CHANNEL_ACCESS_TOKEN }));
   // In the sandbox (no platform token) with no model configured, the labelled demo model answers;
   // with a real Telegram or LINE token it never does.
   const sandbox = telegram.mode === "sandbox" && !e.LINE_CHANNEL_ACCESS_TOKEN;
@@ -176,7 +175,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     db,
     box,
     telegramApiRoot: e.TELEGRAM_API_ROOT,
-    lineApiRoot: e.LINE_API_ROOT,
+    lineHosts,
     channels,
     observe: observed,
     ingest: (event) => ingest(event),
