@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { CSRF_HEADER, SESSION_COOKIE } from "@/lib/auth/operators";
 import { createSession } from "@/lib/db/operators";
 import { log } from "@/lib/log";
-import { blobStoreFor } from "@/lib/media/blob-store";
+import { blobStoreFor, READ_CHUNK_BYTES } from "@/lib/media/blob-store";
 import { signedMediaUrl } from "@/lib/media/signed-url";
 import { processHolder } from "@/lib/server/wiring";
 import { update } from "../fixtures/telegram";
@@ -251,6 +251,39 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
       // Not an image: no thumbnail.
       expect((await call("GET", `/media/${attachment.id}?size=thumb`)).status).toBe(404);
     }
+  });
+
+  it("a download holds one chunk of the file, not the file: 20 at once of a 9 MB PNG, each having read its first chunk, and the same through a signed link", async () => {
+    // A real PNG of noise (it does not compress): 2,000 × 1,500 pixels, about 9 MB.
+    const big = await sharp({
+      create: { width: 2000, height: 1500, channels: 3, background: "#808080", noise: { type: "gaussian", mean: 128, sigma: 60 } },
+    })
+      .png({ compressionLevel: 0 })
+      .toBuffer();
+    expect(big.byteLength).toBeGreaterThan(8 * 1024 * 1024);
+    const attachment = await storedAttachment(big, { kind: "document", fileName: "noise.png", sniffed: "image/png" });
+
+    // Read whole, it is the same file.
+    const whole = await call("GET", `/media/${attachment.id}`);
+    expect(whole.headers.get("content-length")).toBe(String(big.byteLength));
+    expect(Buffer.from(await whole.arrayBuffer()).equals(big)).toBe(true);
+
+    const before = process.memoryUsage().arrayBuffers;
+    const readers = await Promise.all(
+      Array.from({ length: 20 }, async () => (await call("GET", `/media/${attachment.id}`)).body!.getReader()),
+    );
+    const first = await Promise.all(readers.map((reader) => reader.read()));
+    const held = process.memoryUsage().arrayBuffers - before;
+    for (const { value } of first) expect(value!.byteLength).toBeLessThanOrEqual(READ_CHUNK_BYTES);
+    // Twenty whole files would be 180 MB; twenty chunks are 5 MB (the rest is the test's own garbage).
+    expect(held).toBeLessThan(60 * 1024 * 1024);
+    await Promise.all(readers.map((reader) => reader.cancel()));
+
+    // What LINE fetches, without a session: read in chunks too.
+    const link = signedMediaUrl(PUBLIC_URL, "a-media-url-secret-of-at-least-32-chars", attachment.blobSha256!, "original");
+    const reader = (await signed(link)).body!.getReader();
+    expect((await reader.read()).value!.byteLength).toBeLessThanOrEqual(READ_CHUNK_BYTES);
+    await reader.cancel();
   });
 
   it("a pending attachment has no bytes yet (404), and every message view lists attachments with their url only once stored", async () => {
