@@ -28,6 +28,13 @@ export interface BlobStore {
    */
   open(sha256: string): Promise<BlobStream | null>;
   /**
+   * The model's copy of an image blob (lib/media/image.ts `imageForModel`), or null until
+   * one is kept. Made once from the original and kept with it: removed with the blob.
+   */
+  getModelCopy(sha256: string): Promise<{ bytes: Buffer; mimeType: string } | null>;
+  /** Keeps `bytes` as the model's copy of `sha256` (nothing happens when the blob is gone). */
+  putModelCopy(sha256: string, bytes: Uint8Array, mimeType: string): Promise<void>;
+  /**
    * Removes those of `sha256s` that no attachment refers to any more (after a
    * conversation's data was deleted) and were last put before `putBefore` (default
    * now), and says how many went. Every put stamps its blob (MediaBlob.createdAt is
@@ -116,6 +123,7 @@ function mediaDirOf(db: Database): string {
 
 function sqliteBlobs(db: Database, root: string): BlobStore {
   const pathOf = (sha256: string) => join(root, sha256.slice(0, 2), sha256);
+  const modelCopyPathOf = (sha256: string) => `${pathOf(sha256)}.model`;
   // One process writes this disk (SQLite): a put and a removal of the same file take turns,
   // so a file is never unlinked after a put of the same bytes recorded it again.
   const turns = new Map<string, Promise<unknown>>();
@@ -164,6 +172,26 @@ function sqliteBlobs(db: Database, root: string): BlobStore {
       };
       return { mimeType: row.mimeType, sizeBytes: size, stream: chunkedStream(size, read, () => file.close()) };
     },
+    async getModelCopy(sha256) {
+      if (!SHA256.test(sha256)) return null;
+      const row = await db.prisma.mediaBlob.findUnique({ where: { sha256 }, select: { modelCopyType: true } });
+      if (!row?.modelCopyType) return null;
+      try {
+        return { bytes: await readFile(modelCopyPathOf(sha256)), mimeType: row.modelCopyType };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+        throw error;
+      }
+    },
+    async putModelCopy(sha256, bytes, mimeType) {
+      if (!SHA256.test(sha256)) return;
+      // In the blob's turn: never written after a removal of the blob took its files.
+      await inTurn(sha256, async () => {
+        if (!(await db.prisma.mediaBlob.findUnique({ where: { sha256 }, select: { sha256: true } }))) return;
+        await writeWhole(modelCopyPathOf(sha256), bytes);
+        await db.prisma.mediaBlob.updateMany({ where: { sha256 }, data: { modelCopyType: mimeType } });
+      });
+    },
     async removeUnreferenced(sha256s, putBefore = new Date()) {
       let removed = 0;
       for (const sha256 of await unreferenced(db, sha256s)) {
@@ -171,6 +199,7 @@ function sqliteBlobs(db: Database, root: string): BlobStore {
           const { count } = await db.prisma.mediaBlob.deleteMany({ where: { sha256, createdAt: { lte: putBefore } } });
           if (count === 0) return;
           await rm(pathOf(sha256), { force: true });
+          await rm(modelCopyPathOf(sha256), { force: true });
           removed += 1;
         });
       }
@@ -179,13 +208,7 @@ function sqliteBlobs(db: Database, root: string): BlobStore {
   };
 
   async function writeBlob(sha256: string, bytes: Uint8Array, mimeType: string): Promise<StoredBlob> {
-    const path = pathOf(sha256);
-    await mkdir(dirname(path), { recursive: true });
-    // Written whole under a temporary name, then renamed: a reader never sees half a file,
-    // and two writers of the same bytes both end with the same complete file.
-    const temporary = `${path}.${randomBytes(6).toString("hex")}.part`;
-    await writeFile(temporary, bytes, { mode: 0o600 });
-    await rename(temporary, path);
+    await writeWhole(pathOf(sha256), bytes);
     await ignoringRace(() =>
       db.prisma.mediaBlob.upsert({
         where: { sha256 },
@@ -195,6 +218,17 @@ function sqliteBlobs(db: Database, root: string): BlobStore {
     );
     return { sha256, sizeBytes: bytes.byteLength };
   }
+}
+
+/**
+ * Written whole under a temporary name, then renamed: a reader never sees half a file,
+ * and two writers of the same bytes both end with the same complete file.
+ */
+async function writeWhole(path: string, bytes: Uint8Array) {
+  await mkdir(dirname(path), { recursive: true });
+  const temporary = `${path}.${randomBytes(6).toString("hex")}.part`;
+  await writeFile(temporary, bytes, { mode: 0o600 });
+  await rename(temporary, path);
 }
 
 function postgresBlobs(db: Database): BlobStore {
@@ -240,6 +274,20 @@ function postgresBlobs(db: Database): BlobStore {
         return chunk?.part ?? new Uint8Array(0);
       };
       return { mimeType: row.mimeType, sizeBytes: Number(row.size), stream: chunkedStream(Number(row.size), read) };
+    },
+    async getModelCopy(sha256) {
+      if (!SHA256.test(sha256)) return null;
+      const [row] = await db.read<{ modelCopyType: string | null; modelCopy: Buffer | null }>(
+        'SELECT "modelCopyType", "modelCopy" FROM "MediaBlob" WHERE sha256 = ?',
+        sha256,
+      );
+      if (!row?.modelCopyType || !row.modelCopy) return null;
+      return { bytes: row.modelCopy, mimeType: row.modelCopyType };
+    },
+    async putModelCopy(sha256, bytes, mimeType) {
+      if (!SHA256.test(sha256)) return;
+      // The row goes with the blob: a removal takes the copy along.
+      await db.prisma.mediaBlob.updateMany({ where: { sha256 }, data: { modelCopy: Buffer.from(bytes), modelCopyType: mimeType } });
     },
     async removeUnreferenced(sha256s, putBefore = new Date()) {
       const gone = await unreferenced(db, sha256s);
