@@ -11,7 +11,7 @@ import { createLineWebhook } from "../channels/line/webhook";
 import type { ChannelAdapter, InboundEvent } from "../channels/types";
 import { AppError } from "../errors";
 import { errorResponse } from "../http/respond";
-import { UploadSlots } from "../http/upload-slots";
+import { UPLOAD_PACE_WINDOW_MS, UploadSlots } from "../http/upload-slots";
 import { log } from "../log";
 import { withArrival } from "../db/arrival";
 import type { ClaimedTurn } from "../db/claim";
@@ -309,7 +309,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     events: eventBus(db),
     relay,
     liveStreams: new LiveStreams({ perHolder: e.LIVE_STREAMS_PER_SESSION, total: e.LIVE_STREAMS_TOTAL }),
-    uploads: new UploadSlots(e.MEDIA_MAX_BYTES),
+    uploads: new UploadSlots(e.MEDIA_MAX_BYTES, { bytesPerSecond: e.MEDIA_UPLOAD_MIN_BYTES_PER_SECOND, windowMs: UPLOAD_PACE_WINDOW_MS }),
     // Links LINE fetches may outlive this process: derived from the secret key when there is one
     // (the same on every restart and instance that shares it), else random per process.
     mediaUrlSecret:

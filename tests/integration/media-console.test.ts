@@ -6,6 +6,7 @@ import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { CSRF_HEADER, SESSION_COOKIE } from "@/lib/auth/operators";
 import { createSession } from "@/lib/db/operators";
+import { UploadSlots } from "@/lib/http/upload-slots";
 import { log } from "@/lib/log";
 import { blobStoreFor, READ_CHUNK_BYTES } from "@/lib/media/blob-store";
 import { signedMediaUrl } from "@/lib/media/signed-url";
@@ -468,6 +469,61 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
     // The places are free again.
     expect((await upload(conversationId, { bytes: PDF, name: "after.pdf" })).status).toBe(201);
     expect(t.app.uploads.inUse).toBe(0);
+  });
+
+  it("uploads slower than the minimum rate are cut with a 408 that frees their places: four trickling a byte at a time no longer hold every place", async () => {
+    const { conversationId } = await telegramConversation();
+    const before = await counts();
+    // A small window and a rate no trickle meets, so the test needs no clock.
+    const paced = { ...t.app, uploads: new UploadSlots(2 * 1024 * 1024, { bytesPerSecond: 64 * 1024, windowMs: 100 }) };
+    installRouteApp(paced, TOKEN);
+    const boundary = "trickle-boundary";
+    /** The form's start, then one byte of the file every few milliseconds; it would end a whole form after 2,000. */
+    const trickle = () => {
+      let sent = 0;
+      const encoder = new TextEncoder();
+      const body = new ReadableStream<Uint8Array>(
+        {
+          async pull(controller) {
+            if (sent === 0)
+              controller.enqueue(
+                encoder.encode(
+                  `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="slow.pdf"\r\ncontent-type: application/pdf\r\n\r\n`,
+                ),
+              );
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            sent += 1;
+            if (sent <= PDF.byteLength) controller.enqueue(PDF.subarray(sent - 1, sent));
+            else {
+              controller.enqueue(encoder.encode(`\r\n--${boundary}--\r\n`));
+              controller.close();
+            }
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      return call("POST", `/conversations/${conversationId}/media`, {
+        headers: { ...bearer, "content-type": `multipart/form-data; boundary=${boundary}` },
+        body,
+      });
+    };
+    const infos = vi.spyOn(log, "info");
+    try {
+      const answers = await Promise.all(Array.from({ length: 4 }, trickle));
+      expect(answers.map((r) => r.status)).toEqual([408, 408, 408, 408]);
+      expect((await answers[0]!.json()).error).toMatchObject({
+        code: "request_timeout",
+        message: expect.stringMatching(/slower than the minimum of 64 KB\/s/),
+      });
+      expect(infos).toHaveBeenCalledWith("http.body_too_slow", expect.objectContaining({ minBytesPerSecond: 64 * 1024 }));
+    } finally {
+      infos.mockRestore();
+      installRouteApp(t.app, TOKEN);
+    }
+    expect(paced.uploads.inUse).toBe(0);
+    await nothingStored(before);
+    // A whole form at once keeps any pace.
+    expect((await upload(conversationId, { bytes: PDF, name: "fast.pdf" })).status).toBe(201);
   });
 
   it("a session must send the CSRF token, like every mutation", async () => {
