@@ -51,7 +51,10 @@ async function makeModelCopy(store: BlobStore, sha256: string): Promise<{ bytes:
   const blob = await store.get(sha256);
   if (!blob) return null;
   const encoded = await imageForModel(blob.bytes);
-  await store.putModelCopy(sha256, encoded.bytes, encoded.mimeType);
+  // Not kept (the disk refused): this turn still shows the picture, and the next makes it again.
+  await store.putModelCopy(sha256, encoded.bytes, encoded.mimeType).catch((error: unknown) => {
+    log.warn("media.model_copy_not_kept", { sha256, error: (error as Error).message });
+  });
   return { bytes: encoded.bytes, mimeType: encoded.mimeType };
 }
 

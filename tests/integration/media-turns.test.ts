@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { blobStoreFor } from "@/lib/media/blob-store";
+import { blobStoreFor, sha256Of } from "@/lib/media/blob-store";
 import { updateSettings } from "@/lib/settings/store";
 import { startTestApp, type TestApp } from "../helpers/app";
 import { databases, type TestDb } from "../helpers/db";
@@ -38,7 +38,7 @@ const newUser = (first_name: string) => {
   return { id: users, first_name };
 };
 
-describe.each(databases)("media reaching the model ($name)", ({ open }) => {
+describe.each(databases)("media reaching the model ($name)", ({ name, open }) => {
   let llm: FakeLlm;
   let telegram: FakeTelegram;
   let testDb: TestDb;
@@ -188,6 +188,23 @@ describe.each(databases)("media reaching the model ($name)", ({ open }) => {
     expect(kept?.mimeType).toBe("image/jpeg");
     expect(kept!.bytes.equals(sent[0])).toBe(true);
     expect(kept!.bytes.equals(original)).toBe(false);
+  });
+
+  it.skipIf(name !== "sqlite")("a model's copy the disk refuses to keep still reaches the model, and is not kept", async () => {
+    const from = llm.requests.length;
+    const user = newUser("Dora");
+    const sizes = tgPhoto("AQADrefused1");
+    const original = await photoBytes(60);
+    serve(sizes.photo.at(-1)!.file_id, original);
+    // Where the copy would go is a directory: the rename onto it fails, even for root.
+    const sha256 = sha256Of(original);
+    mkdirSync(join(dirname(t.db.sqliteFile!), "media", sha256.slice(0, 2), `${sha256}.model`), { recursive: true });
+    await t.post(tgMedia({ ...sizes, caption: "and this one?" }, { user }));
+    await t.settle();
+    const turns = turnsSince(from);
+    expect(turns).toHaveLength(1);
+    expect(imageUrls(turns[0])).toHaveLength(1);
+    expect(await blobStoreFor(t.db).getModelCopy(sha256)).toBeNull();
   });
 
   it("an album of three is one model call with three images, answered once", async () => {
