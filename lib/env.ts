@@ -78,6 +78,13 @@ export const envSchema = z.object({
     .min(1)
     .max(2_147_483_647)
     .default(20 * 1024 * 1024),
+  /** The slowest an operator's upload may arrive (bytes per second, judged every 10 s): slower is a 408 that frees its place. 0 = no minimum. */
+  MEDIA_UPLOAD_MIN_BYTES_PER_SECOND: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1024 * 1024 * 1024)
+    .default(16 * 1024),
   /** Speech to text for voice notes, audio and video notes (an OpenAI-style transcription model, e.g. whisper-1); unset: the model gets kind and duration. */
   TRANSCRIPTION_MODEL: optional,
   /** The transcription API's base URL (OpenAI's /audio/transcriptions); unset: LLM_BASE_URL for openai / openai-compatible, else OpenAI's. */

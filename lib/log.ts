@@ -13,9 +13,9 @@ function threshold(): number {
   return order[level] ?? order.info;
 }
 
-/** Secrets that appear inside text: Bot API URLs carry the token (`/bot123:ABC…/getMe`). */
+/** Secrets that appear inside text: Bot API URLs carry the token (`/bot123:ABC…/getMe`), its colon percent-encoded when a server echoes the URL escaped. */
 export function scrub(text: string): string {
-  return text.replace(/bot\d+:[A-Za-z0-9_-]+/g, "bot[redacted]");
+  return text.replace(/bot\d+(?::|%3A)[A-Za-z0-9_-]+/gi, "bot[redacted]");
 }
 
 export function redact(value: unknown, depth = 0): unknown {

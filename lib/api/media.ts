@@ -46,7 +46,7 @@ export const operations = defineOperations([
     response: { status: 201, schema: replyResponse },
     errors: {
       400: "Refused, nothing stored: an empty file, bytes that contradict its name or type, a bad image, a caption over 1,024 characters, or a file the chat's platform cannot take (LINE has no file message; LINE media need PUBLIC_URL)",
-      408: "The body stopped arriving (no bytes for 30 s): nothing stored or sent, the upload's place is free again",
+      408: "The body stopped arriving (no bytes for 30 s) or arrived slower than MEDIA_UPLOAD_MIN_BYTES_PER_SECOND (default 16 KB/s, judged every 10 s): nothing stored or sent, the upload's place is free again",
       413: "The file is larger than MEDIA_MAX_BYTES (default 20 MB); a Content-Length over it is refused before the body is read",
       415: "Not multipart/form-data",
       502: "Not delivered (recorded on the envelope; `details.envelopeId`, and `details.outcome`)",

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { UserFromGetMe } from "grammy/types";
 import { limitModel, ProviderGate } from "../agent/call-limits";
 import { modelFromEnv, type ModelHandle, sameModelEndpoint } from "../agent/model";
-import { createLineChannel } from "../channels/line/adapter";
+import { createLineChannel, type LineHosts } from "../channels/line/adapter";
 import { createLineWebhook } from "../channels/line/webhook";
 import { createTelegramChannel } from "../channels/telegram/adapter";
 import { createTelegramWebhook } from "../channels/telegram/webhook";
@@ -19,7 +19,8 @@ export type BotRuntimeDeps = {
   db: Database;
   box: SecretBox | null;
   telegramApiRoot?: string;
-  lineApiRoot?: string;
+  /** LINE's hosts, as the environment's LINE channel has them. */
+  lineHosts: LineHosts;
   /** The adapters every pipeline step looks up by a conversation's channel: bots' adapters are added here. */
   channels: Record<string, ChannelAdapter>;
   /** Metrics and traces around an adapter (as the environment's bots get). */
@@ -123,7 +124,7 @@ export class BotRuntime {
       return { version, adapter, webhook };
     }
     const adapter = this.deps.observe(
-      createLineChannel({ name: row.adapter, accessToken: credentials.channelAccessToken!, apiRoot: this.deps.lineApiRoot }),
+      createLineChannel({ ...this.deps.lineHosts, name: row.adapter, accessToken: credentials.channelAccessToken! }),
     );
     const webhook = createLineWebhook({
       channelSecret: credentials.channelSecret!,

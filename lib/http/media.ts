@@ -41,7 +41,14 @@ export function fileResponse(file: ServedFile, request: Request, cache: "private
       ?.split(/\s*,\s*/)
       .includes(file.etag)
   )
-    return new Response(null, { status: 304, headers });
-  headers["content-length"] = String(file.bytes.byteLength);
-  return new Response(request.method === "HEAD" ? null : new Uint8Array(file.bytes), { status: 200, headers });
+    return withoutBody(file, new Response(null, { status: 304, headers }));
+  headers["content-length"] = String(file.sizeBytes);
+  if (request.method === "HEAD") return withoutBody(file, new Response(null, { status: 200, headers }));
+  return new Response(file.body instanceof ReadableStream ? file.body : new Uint8Array(file.body), { status: 200, headers });
+}
+
+/** An answer that sends no bytes lets go of the file it had opened (a stream holds a file on SQLite). */
+function withoutBody(file: ServedFile, response: Response): Response {
+  if (file.body instanceof ReadableStream) file.body.cancel().catch(() => {});
+  return response;
 }

@@ -1,6 +1,7 @@
 import { AppError } from "../errors";
 import { cleanFileName } from "../media/file-name";
-import { readRawBody } from "./respond";
+import type { MinimumRate } from "./body-pace";
+import { BODY_IDLE_MS, readRawBody } from "./respond";
 import type { UploadSlots } from "./upload-slots";
 
 /** Room for the form's boundaries, headers and small fields around the file. */
@@ -24,7 +25,7 @@ export async function withUploadForm<T>(
   handle: (form: UploadForm) => Promise<T>,
 ): Promise<T> {
   const type = refuseByHeaders(request, options.maxFileBytes);
-  return options.slots.run(async () => handle(await readUploadForm(request, type, options.maxFileBytes)));
+  return options.slots.run(async () => handle(await readUploadForm(request, type, options.maxFileBytes, options.slots.minRate)));
 }
 
 /**
@@ -45,12 +46,13 @@ const tooLarge = (maxFileBytes: number) =>
 
 /**
  * Reads a multipart/form-data body of at most `maxFileBytes` plus the form's own
- * overhead (413 beyond, without reading the rest), then parses it; a malformed form is 400.
+ * overhead (413 beyond, without reading the rest) at `minRate` at least (408 below it),
+ * then parses it; a malformed form is 400.
  */
-async function readUploadForm(request: Request, type: string, maxFileBytes: number): Promise<UploadForm> {
+async function readUploadForm(request: Request, type: string, maxFileBytes: number, minRate: MinimumRate | null): Promise<UploadForm> {
   let raw: Buffer;
   try {
-    raw = await readRawBody(request, maxFileBytes + FORM_OVERHEAD_BYTES);
+    raw = await readRawBody(request, maxFileBytes + FORM_OVERHEAD_BYTES, BODY_IDLE_MS, minRate ?? undefined);
   } catch (error) {
     if (error instanceof AppError && error.code === "payload_too_large") throw tooLarge(maxFileBytes);
     throw error;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ResponseInput } from "../api/operation";
 import { AppError } from "../errors";
 import { log } from "../log";
+import { BodyPace, type MinimumRate } from "./body-pace";
 import { checkJsonInput } from "./input-checks";
 import { recordIdParam } from "../record-id";
 
@@ -73,50 +74,73 @@ export const BODY_IDLE_MS = 30_000;
  * Reads the body's bytes (for signatures computed over them), refusing more than
  * `maxBytes` (413) without buffering it all. A body that breaks off (the client went
  * away mid-upload) is the client's doing, not a fault of ours: a 400 nobody will read,
- * logged at info. One that stops arriving for `idleMs` is a 408 (a slow upload that
- * keeps sending is not cut by it; Node's request timeout, 300 s, bounds the whole request),
- * and the server closes that connection once the 408 is sent (lib/http/close-stalled.mjs).
+ * logged at info. One that stops arriving for `idleMs` is a 408, and so is one slower
+ * than `minRate` (an upload: a byte every few seconds never looks idle, and would hold
+ * its place until Node's 300 s request timeout); the server closes that connection
+ * once the 408 is sent (lib/http/close-stalled.mjs).
  */
-export async function readRawBody(request: Request, maxBytes: number, idleMs = BODY_IDLE_MS): Promise<Buffer> {
+export async function readRawBody(request: Request, maxBytes: number, idleMs = BODY_IDLE_MS, minRate?: MinimumRate): Promise<Buffer> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw new AppError("payload_too_large", `body exceeds ${maxBytes} bytes`);
   if (!request.body) return Buffer.alloc(0);
+  const path = new URL(request.url).pathname;
   const reader = request.body.getReader();
+  const pace = minRate ? new BodyPace(minRate, Date.now()) : null;
   const chunks: Uint8Array[] = [];
   let size = 0;
+  let lastBytesAt = Date.now();
+  // A read outlives a look at the pace: the same read is waited for again.
+  let pending: Promise<ReadableStreamReadResult<Uint8Array>> | null = null;
+  const refuse = (event: string, fields: Record<string, unknown>, message: string) => {
+    // Else a client that stops sending (or barely sends) would hold what the handler holds (an upload's slot).
+    pending?.catch(() => {});
+    reader.cancel().catch(() => {});
+    log.info(event, { path, bytesRead: size, ...fields });
+    return new AppError("request_timeout", message);
+  };
   for (;;) {
-    let read: ReadableStreamReadResult<Uint8Array> | "stalled";
+    pending ??= reader.read();
+    const wake = Math.min(lastBytesAt + idleMs, pace?.checkAt ?? Number.POSITIVE_INFINITY);
+    let read: ReadableStreamReadResult<Uint8Array> | "look";
     let timer: NodeJS.Timeout | undefined;
     try {
       read = await Promise.race([
-        reader.read(),
-        new Promise<"stalled">((resolve) => {
-          timer = setTimeout(() => resolve("stalled"), idleMs);
+        pending,
+        new Promise<"look">((resolve) => {
+          timer = setTimeout(() => resolve("look"), Math.max(0, wake - Date.now()));
         }),
       ]);
     } catch (error) {
-      log.info("http.body_aborted", { path: new URL(request.url).pathname, bytesRead: size, error });
+      log.info("http.body_aborted", { path, bytesRead: size, error });
       throw new AppError("bad_request", "the request body ended early (the client went away)");
     } finally {
       clearTimeout(timer);
     }
-    if (read === "stalled") {
-      // Else a client that stops sending would hold what the handler holds (an upload's slot) until Node's 300 s request timeout.
-      reader.cancel().catch(() => {});
-      log.info("http.body_stalled", { path: new URL(request.url).pathname, bytesRead: size, idleMs });
-      throw new AppError("request_timeout", `the request body stalled: no bytes for ${Math.round(idleMs / 1000)} s`);
-    }
-    const { done, value } = read;
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw new AppError("payload_too_large", `body exceeds ${maxBytes} bytes`);
-    }
-    chunks.push(value);
+    const now = Date.now();
+    if (read !== "look") {
+      pending = null;
+      if (read.done) break;
+      size += read.value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel();
+        throw new AppError("payload_too_large", `body exceeds ${maxBytes} bytes`);
+      }
+      chunks.push(read.value);
+      pace?.add(read.value.byteLength);
+      lastBytesAt = now;
+    } else if (now >= lastBytesAt + idleMs)
+      throw refuse("http.body_stalled", { idleMs }, `the request body stalled: no bytes for ${Math.round(idleMs / 1000)} s`);
+    if (pace && minRate && !pace.keepsPace(now))
+      throw refuse(
+        "http.body_too_slow",
+        { minBytesPerSecond: minRate.bytesPerSecond },
+        `the upload is slower than the minimum of ${kilobytesPerSecond(minRate.bytesPerSecond)}: send it again over a faster connection`,
+      );
   }
   return Buffer.concat(chunks);
 }
+
+const kilobytesPerSecond = (bytesPerSecond: number) => `${(bytesPerSecond / 1024).toLocaleString("en", { maximumFractionDigits: 1 })} KB/s`;
 
 /** A positive integer id from a route segment; anything else is a 400 with the zod issue. */
 export const idParam = (value: string | string[] | undefined) => recordIdParam.parse(value);

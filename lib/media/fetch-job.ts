@@ -2,7 +2,7 @@ import { AsyncResource } from "node:async_hooks";
 import type { ChannelAdapter, MediaDownload } from "../channels/types";
 import { claimAttachments, finishAttachment, nextAttemptDue, type AttachmentOutcome, type ClaimedAttachment } from "../db/attachments";
 import type { Database } from "../db/database";
-import { log } from "../log";
+import { log, scrub } from "../log";
 import { blobStoreFor } from "./blob-store";
 import { downloadBytes } from "./fetch-http";
 import { inspectBytes } from "./inspect";
@@ -182,6 +182,8 @@ export class MediaFetcher {
       log.error("media.fetch_error", { attachmentId: attachment.id, error });
       outcome = this.retryOrFail(attachment, "the server could not store the file");
     }
+    // The reason is stored and shown to operators: a file host that echoes its URL (`/file/bot<token>/…`) must not put a token there.
+    if ("error" in outcome) outcome = { ...outcome, error: scrub(outcome.error) };
     try {
       const recorded = await finishAttachment(this.deps.db, attachment, outcome);
       // Taken over after a lease ran out, or its conversation was deleted meanwhile: bytes nothing

@@ -2,15 +2,15 @@ import type { ModelMessage } from "ai";
 import { IMAGE_REF_PREFIX, type Prompt } from "../context/prompt";
 import type { Database } from "../db/database";
 import { log } from "../log";
-import { blobStoreFor } from "./blob-store";
+import { type BlobStore, blobStoreFor } from "./blob-store";
 import { imageForModel } from "./image";
 
 /**
  * The prompt as the model gets it: each image part's reference (`/api/v1/media/<id>`,
  * as the turn is recorded) replaced by the picture re-encoded for a model (upright,
- * long side ≤ 1,568 px, no metadata: ./image.ts). A picture whose bytes are not
- * stored, or do not decode, is left out: its message keeps its text line, and the
- * turn goes on.
+ * long side ≤ 1,568 px, no metadata: ./image.ts), made once per file and kept. A
+ * picture whose bytes are not stored, or do not decode, is left out: its message keeps
+ * its text line, and the turn goes on.
  */
 export async function withImageBytes(db: Database, prompt: Prompt): Promise<Prompt> {
   const ids = prompt.messages.flatMap((m) => (Array.isArray(m.content) ? m.content.flatMap((p) => refOf(p) ?? []) : []));
@@ -22,10 +22,8 @@ export async function withImageBytes(db: Database, prompt: Prompt): Promise<Prom
     rows.map(async (row) => {
       if (row.status !== "stored" || !row.blobSha256) return;
       try {
-        const blob = await store.get(row.blobSha256);
-        if (!blob) return;
-        const encoded = await imageForModel(blob.bytes);
-        images.set(row.id, { bytes: new Uint8Array(encoded.bytes), mediaType: encoded.mimeType });
+        const copy = (await store.getModelCopy(row.blobSha256)) ?? (await makeModelCopy(store, row.blobSha256));
+        if (copy) images.set(row.id, { bytes: new Uint8Array(copy.bytes), mediaType: copy.mimeType });
       } catch (error) {
         log.warn("media.image_for_model_failed", { attachmentId: row.id, error: (error as Error).message });
       }
@@ -42,6 +40,22 @@ export async function withImageBytes(db: Database, prompt: Prompt): Promise<Prom
     return { ...m, content };
   });
   return { ...prompt, messages };
+}
+
+/**
+ * Re-encodes the original for the model once and keeps the result with the blob: a large
+ * photo costs a few hundred milliseconds of CPU to re-encode, and every later turn that
+ * shows it (the history keeps it in view) sends the kept copy. Null when the original is gone.
+ */
+async function makeModelCopy(store: BlobStore, sha256: string): Promise<{ bytes: Buffer; mimeType: string } | null> {
+  const blob = await store.get(sha256);
+  if (!blob) return null;
+  const encoded = await imageForModel(blob.bytes);
+  // Not kept (the disk refused): this turn still shows the picture, and the next makes it again.
+  await store.putModelCopy(sha256, encoded.bytes, encoded.mimeType).catch((error: unknown) => {
+    log.warn("media.model_copy_not_kept", { sha256, error: (error as Error).message });
+  });
+  return { bytes: encoded.bytes, mimeType: encoded.mimeType };
 }
 
 function refOf(part: unknown): number | null {

@@ -1,3 +1,4 @@
+import PQueue from "p-queue";
 import sharp from "sharp";
 import type { Database } from "../db/database";
 import { blobStoreFor } from "./blob-store";
@@ -19,9 +20,14 @@ export function isRasterImage(mimeType: string): boolean {
   return /^image\/(jpeg|png|webp|gif)$/.test(mimeType);
 }
 
-/** One file as it is served: bytes, the type to send, whether inline, and a validator. */
+/**
+ * One file as it is served: its bytes (a stream read in chunks for a stored original,
+ * never whole in memory; a small buffer for a thumbnail or a poster), the type to send,
+ * whether inline, and a validator.
+ */
 export type ServedFile = {
-  bytes: Buffer;
+  body: Uint8Array | ReadableStream<Uint8Array>;
+  sizeBytes: number;
   contentType: string;
   inline: boolean;
   fileName: string | null;
@@ -34,9 +40,15 @@ export type MediaRead =
 
 /** Thumbnails are re-encoded once per blob and kept in memory (a few hundred small JPEGs). */
 const THUMBS_MAX = 500;
-const thumbs = new Map<string, Promise<{ bytes: Buffer; mimeType: string }>>();
+const thumbs = new Map<string, Promise<{ bytes: Buffer; mimeType: string } | null>>();
+/**
+ * A thumbnail decodes the whole original (up to MEDIA_MAX_BYTES): two at a time in the
+ * process, the others wait their turn, so previews of many large images asked for at
+ * once never hold them all.
+ */
+const thumbnailing = new PQueue({ concurrency: 2 });
 
-function cachedThumbnail(sha256: string, bytes: Buffer): Promise<{ bytes: Buffer; mimeType: string }> {
+function cachedThumbnail(db: Database, sha256: string): Promise<{ bytes: Buffer; mimeType: string } | null> {
   const hit = thumbs.get(sha256);
   if (hit) {
     // Most recently used last: the oldest is the first to go.
@@ -44,37 +56,57 @@ function cachedThumbnail(sha256: string, bytes: Buffer): Promise<{ bytes: Buffer
     thumbs.set(sha256, hit);
     return hit;
   }
-  const made = thumbnail(bytes).then((t) => ({ bytes: t.bytes, mimeType: t.mimeType }));
-  made.catch(() => thumbs.delete(sha256));
+  const made = thumbnailing.add(async () => {
+    const blob = await blobStoreFor(db).get(sha256);
+    if (!blob) return null;
+    const t = await thumbnail(blob.bytes);
+    return { bytes: t.bytes, mimeType: t.mimeType };
+  });
+  // Not kept when there was nothing to make it from, or it failed: asked again, it is tried again.
+  made.then(
+    (made) => {
+      if (!made) thumbs.delete(sha256);
+    },
+    () => thumbs.delete(sha256),
+  );
   thumbs.set(sha256, made);
   if (thumbs.size > THUMBS_MAX) thumbs.delete(thumbs.keys().next().value!);
   return made;
 }
 
-/** A blob's bytes as served: the original (with its sniffed type) or its thumbnail (raster images only). */
+/** A blob's bytes as served: the original (with its sniffed type, streamed) or its thumbnail (raster images only). */
 export async function serveBlob(
   db: Database,
   sha256: string,
   options: { variant: "original" | "thumb"; fileName?: string | null },
 ): Promise<MediaRead> {
-  const blob = await blobStoreFor(db).get(sha256);
-  if (!blob) return { ok: false, reason: "not_stored" };
   if (options.variant === "thumb") {
-    if (!isRasterImage(blob.mimeType)) return { ok: false, reason: "no_thumbnail" };
-    const thumb = await cachedThumbnail(sha256, blob.bytes);
-    return { ok: true, file: { bytes: thumb.bytes, contentType: thumb.mimeType, inline: true, fileName: null, etag: `"${sha256}-thumb"` } };
+    const row = await db.prisma.mediaBlob.findUnique({ where: { sha256 }, select: { mimeType: true } });
+    if (!row) return { ok: false, reason: "not_stored" };
+    if (!isRasterImage(row.mimeType)) return { ok: false, reason: "no_thumbnail" };
+    const thumb = await cachedThumbnail(db, sha256);
+    if (!thumb) return { ok: false, reason: "not_stored" };
+    return { ok: true, file: small(thumb.bytes, thumb.mimeType, `"${sha256}-thumb"`) };
   }
+  const blob = await blobStoreFor(db).open(sha256);
+  if (!blob) return { ok: false, reason: "not_stored" };
   const inline = servedInline(blob.mimeType);
   return {
     ok: true,
     file: {
-      bytes: blob.bytes,
+      body: blob.stream,
+      sizeBytes: blob.sizeBytes,
       contentType: inline ? blob.mimeType : "application/octet-stream",
       inline,
       fileName: options.fileName ?? null,
       etag: `"${sha256}"`,
     },
   };
+}
+
+/** A small image made here (a thumbnail, a poster), served inline from memory. */
+function small(bytes: Buffer, contentType: string, etag: string): ServedFile {
+  return { body: bytes, sizeBytes: bytes.byteLength, contentType, inline: true, fileName: null, etag };
 }
 
 /** An attachment's bytes for GET /api/v1/media/{id}: its stored, sniffed type; never the sender's claim. */
@@ -103,7 +135,6 @@ export async function serveSigned(db: Database, sha256: string, variant: "origin
   const blob = await db.prisma.mediaBlob.findUnique({ where: { sha256 }, select: { mimeType: true } });
   if (!blob) return { ok: false, reason: "not_stored" };
   if (isRasterImage(blob.mimeType)) return serveBlob(db, sha256, { variant: "thumb" });
-  if (/^video\//.test(blob.mimeType))
-    return { ok: true, file: { bytes: await videoPoster(), contentType: "image/jpeg", inline: true, fileName: null, etag: '"poster"' } };
+  if (/^video\//.test(blob.mimeType)) return { ok: true, file: small(await videoPoster(), "image/jpeg", '"poster"') };
   return { ok: false, reason: "no_thumbnail" };
 }

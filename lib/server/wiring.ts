@@ -6,12 +6,12 @@ import { transcriberFromEnv } from "../agent/transcription";
 import { ensureBootstrapOperator, newSetupCode } from "../auth/operators";
 import { createTelegramChannel, type TelegramChannel } from "../channels/telegram/adapter";
 import { createTelegramWebhook } from "../channels/telegram/webhook";
-import { createLineChannel } from "../channels/line/adapter";
+import { createLineChannel, type LineHosts } from "../channels/line/adapter";
 import { createLineWebhook } from "../channels/line/webhook";
 import type { ChannelAdapter, InboundEvent } from "../channels/types";
 import { AppError } from "../errors";
 import { errorResponse } from "../http/respond";
-import { UploadSlots } from "../http/upload-slots";
+import { UPLOAD_PACE_WINDOW_MS, UploadSlots } from "../http/upload-slots";
 import { log } from "../log";
 import { withArrival } from "../db/arrival";
 import type { ClaimedTurn } from "../db/claim";
@@ -140,11 +140,10 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     }),
   );
   const channels: Record<string, ChannelAdapter> = { telegram };
+  // The environment's LINE channel and those added as records reach LINE at the same hosts.
+  const lineHosts: LineHosts = { apiRoot: e.LINE_API_ROOT, dataApiRoot: e.LINE_DATA_API_ROOT };
   // LINE is on only with its access token (and secret); else its webhook answers 503.
-  if (e.LINE_CHANNEL_ACCESS_TOKEN)
-    channels.line = observed(
-      createLineChannel({ accessToken: e.LINE_CHANNEL_ACCESS_TOKEN, apiRoot: e.LINE_API_ROOT, dataApiRoot: e.LINE_DATA_API_ROOT }),
-    );
+  if (e.LINE_CHANNEL_ACCESS_TOKEN) channels.line = observed(createLineChannel({ ...lineHosts, accessToken: e.LINE_CHANNEL_ACCESS_TOKEN }));
   // In the sandbox (no platform token) with no model configured, the labelled demo model answers;
   // with a real Telegram or LINE token it never does.
   const sandbox = telegram.mode === "sandbox" && !e.LINE_CHANNEL_ACCESS_TOKEN;
@@ -182,7 +181,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     db,
     box,
     telegramApiRoot: e.TELEGRAM_API_ROOT,
-    lineApiRoot: e.LINE_API_ROOT,
+    lineHosts,
     channels,
     observe: observed,
     ingest: (event) => ingest(event),
@@ -321,7 +320,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     events: eventBus(db),
     relay,
     liveStreams: new LiveStreams({ perHolder: e.LIVE_STREAMS_PER_SESSION, total: e.LIVE_STREAMS_TOTAL }),
-    uploads: new UploadSlots(e.MEDIA_MAX_BYTES),
+    uploads: new UploadSlots(e.MEDIA_MAX_BYTES, { bytesPerSecond: e.MEDIA_UPLOAD_MIN_BYTES_PER_SECOND, windowMs: UPLOAD_PACE_WINDOW_MS }),
     // Links LINE fetches may outlive this process: derived from the secret key when there is one
     // (the same on every restart and instance that shares it), else random per process.
     mediaUrlSecret:

@@ -9,6 +9,8 @@ export type FakeTelegramFile = FileSpec & {
   fileSize?: number | null;
   /** getFile answers 400 "Bad Request: file is too big" (the Bot API's 20 MB download limit). */
   tooBig?: boolean;
+  /** The file route answers 404 quoting the URL it was asked for, token and all (as a proxy in front of the Bot API may). */
+  echoUrl?: boolean;
 };
 
 export type BotApiCall = { method: string; body: Record<string, any>; token: string; files?: Record<string, UploadedPart> };
@@ -107,9 +109,9 @@ export async function startFakeTelegram() {
       const [, token, path] = download;
       const entry = [...files.entries()].find(([, f]) => f.path === decodeURIComponent(path));
       fileRequests.push({ token, path: decodeURIComponent(path) });
-      if (!entry) {
+      if (!entry || entry[1].echoUrl) {
         res.writeHead(404, { "content-type": "application/json" });
-        return res.end(JSON.stringify({ ok: false, error_code: 404, description: "Not Found" }));
+        return res.end(JSON.stringify({ ok: false, error_code: 404, description: entry ? `Not Found: ${req.url}` : "Not Found" }));
       }
       return serveFile(req, res, entry[1], statsOf(entry[0]));
     }

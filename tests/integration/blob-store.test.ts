@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
+import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import { blobStoreFor, sha256Of } from "@/lib/media/blob-store";
 import { databases, type TestDb } from "../helpers/db";
@@ -35,6 +36,30 @@ describe.each(databases)("media blobs on $name", ({ name, open }) => {
     expect(await store.removeUnreferenced([first.sha256])).toBe(1);
     expect(await store.get(first.sha256)).toBeNull();
     expect(await t.db.prisma.mediaBlob.count()).toBe(0);
+  });
+
+  it("keeps the model's copy of an image with its blob, and removes it with the blob", async () => {
+    t = await open();
+    const store = blobStoreFor(t.db);
+    const original = await sharp({ create: { width: 40, height: 30, channels: 3, background: "#c03020" } })
+      .jpeg()
+      .toBuffer();
+    const copy = await sharp(original).resize(20).jpeg().toBuffer();
+    const { sha256 } = await store.put(original, "image/jpeg");
+    expect(await store.getModelCopy(sha256)).toBeNull();
+    await store.putModelCopy(sha256, copy, "image/jpeg");
+    const kept = await store.getModelCopy(sha256);
+    expect(kept?.mimeType).toBe("image/jpeg");
+    expect(kept!.bytes.equals(copy)).toBe(true);
+    const copyFile = join(dirname(t.db.sqliteFile ?? ""), "media", sha256.slice(0, 2), `${sha256}.model`);
+    if (name === "sqlite") expect(existsSync(copyFile)).toBe(true);
+    expect(await store.removeUnreferenced([sha256])).toBe(1);
+    expect(await store.getModelCopy(sha256)).toBeNull();
+    if (name === "sqlite") expect(existsSync(copyFile)).toBe(false);
+    // A copy for a blob that is gone keeps nothing.
+    await store.putModelCopy(sha256, copy, "image/jpeg");
+    expect(await store.getModelCopy(sha256)).toBeNull();
+    if (name === "sqlite") expect(existsSync(copyFile)).toBe(false);
   });
 
   it("keeps a blob whose bytes were put again after the removal began (another message storing the same file)", async () => {

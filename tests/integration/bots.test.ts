@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBot } from "@/lib/bots/manage";
 import { ensureEnvBot, updateBotFrom } from "@/lib/db/bots";
@@ -9,6 +10,7 @@ import { SECRET_HEADER } from "@/lib/channels/telegram/webhook";
 import { BOT, update, type UpdateOptions } from "../fixtures/telegram";
 import { startTestApp, type TestApp } from "../helpers/app";
 import { databases, type TestDb } from "../helpers/db";
+import { startFakeFiles, type FakeFiles } from "../helpers/fake-files";
 import { startFakeLine, type FakeLine } from "../helpers/fake-line";
 import { startFakeLlm, type FakeLlm } from "../helpers/fake-llm";
 import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
@@ -60,6 +62,8 @@ const lineMessage = (text: string, userId = "Uline0001", mode = "active") => ({
 describe.each(databases)("bots as records on $name", ({ name, open }) => {
   let telegram: FakeTelegram;
   let line: FakeLine;
+  /** LINE's content host (LINE_DATA_API_ROOT), apart from its API host. */
+  let lineData: FakeFiles;
   let llmA: FakeLlm;
   let llmB: FakeLlm;
   let testDb: TestDb;
@@ -86,6 +90,7 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     telegram.addBot(TOKEN_B, { id: 5550002, username: "bravo_sales_bot", first_name: "Bravo Sales" });
     line = await startFakeLine();
     line.addChannel(LINE_ACCESS, { userId: "Ulinebot01", basicId: "@charlie", displayName: "Charlie LINE" });
+    lineData = await startFakeFiles({ lineToken: LINE_ACCESS });
     // Each model says who it is, so an answer shows which one wrote it.
     llmA = await startFakeLlm(() => ({ reply: "from the deployment's model" }));
     llmB = await startFakeLlm(() => ({ reply: "from bravo's own model" }));
@@ -97,6 +102,7 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
       env: {
         SWITCHBOARD_API_TOKEN: API_TOKEN,
         LINE_API_ROOT: line.url,
+        LINE_DATA_API_ROOT: lineData.url,
         // SQLite: no variable, the key file beside the database; PostgreSQL needs the variable.
         ...(name === "postgresql" ? { SWITCHBOARD_SECRET_KEY: randomBytes(32).toString("hex") } : {}),
       },
@@ -108,7 +114,7 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     await t.settle();
     await t.stop();
     await testDb.close();
-    await Promise.all([telegram.close(), line.close(), llmA.close(), llmB.close()]);
+    await Promise.all([telegram.close(), line.close(), lineData.close(), llmA.close(), llmB.close()]);
   });
 
   it("refuses credentials the platform refuses, with its answer, and stores nothing", async () => {
@@ -430,6 +436,29 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     expect(sends[0]).toMatchObject({ token: LINE_ACCESS });
     const stored = await t.db.prisma.message.findFirst({ where: { text: "while in standby" } });
     expect(stored).not.toBeNull();
+  });
+
+  it("a LINE channel added as a record fetches its users' images from LINE_DATA_API_ROOT with its own token, as the environment's does", async () => {
+    const handler = (await route("app/api/webhooks/line/[botId]/route.ts")).POST;
+    const bytes = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 10, g: 160, b: 90 } } })
+      .jpeg()
+      .toBuffer();
+    lineData.lineContent("586000000000000001", { bytes, contentType: "image/jpeg" });
+    // An image message as LINE sends it: the bytes stay at LINE's content host.
+    const image = {
+      ...lineMessage("", "Uline0003"),
+      message: { id: "586000000000000001", type: "image", quoteToken: "qt-image", contentProvider: { type: "line" } },
+    };
+    const url = `http://localhost/api/webhooks/line/${ids.line}`;
+    const ok = await handler(lineRequest(url, LINE_SECRET, [image]), { params: Promise.resolve({ botId: String(ids.line) }) });
+    expect(ok.status).toBe(200);
+    t.app.media.wake();
+    await t.app.media.idle(5_000);
+    const attachment = await t.db.prisma.attachment.findFirstOrThrow({ where: { source: "line", sourceRef: "586000000000000001" } });
+    expect(attachment).toMatchObject({ status: "stored", mimeType: "image/jpeg", width: 64, height: 48, error: null });
+    expect(lineData.lineStats("586000000000000001")).toMatchObject({ requests: 1, bytesSent: bytes.byteLength });
+    expect(lineData.lineStats("586000000000000001").headers[0]!.authorization).toBe(`Bearer ${LINE_ACCESS}`);
+    await t.settle();
   });
 
   it("the environment's bot keeps working at the old URL, its conversations given to its row", async () => {

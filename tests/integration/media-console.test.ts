@@ -6,8 +6,9 @@ import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { CSRF_HEADER, SESSION_COOKIE } from "@/lib/auth/operators";
 import { createSession } from "@/lib/db/operators";
+import { UploadSlots } from "@/lib/http/upload-slots";
 import { log } from "@/lib/log";
-import { blobStoreFor } from "@/lib/media/blob-store";
+import { blobStoreFor, READ_CHUNK_BYTES } from "@/lib/media/blob-store";
 import { signedMediaUrl } from "@/lib/media/signed-url";
 import { processHolder } from "@/lib/server/wiring";
 import { update } from "../fixtures/telegram";
@@ -173,13 +174,10 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
   }
 
   /** An inbound message carrying a stored file, as the fetch job leaves it. */
-  async function storedAttachment(bytes: Buffer, o: { kind: string; fileName?: string }) {
+  async function storedAttachment(bytes: Buffer, o: { kind: string; fileName?: string; sniffed?: string }) {
     const { message } = await telegramConversation();
     const mimeType = o.kind === "photo" ? "image/jpeg" : "application/octet-stream";
-    const { sha256 } = await blobStoreFor(t.db).put(
-      bytes,
-      o.fileName?.endsWith(".svg") ? "image/svg+xml" : o.fileName?.endsWith(".html") ? "text/html" : mimeType,
-    );
+    const { sha256 } = await blobStoreFor(t.db).put(bytes, o.sniffed ?? mimeType);
     return t.db.prisma.attachment.create({
       data: {
         messageId: message.id,
@@ -234,22 +232,61 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
     expect((await call("GET", "/media/999999")).status).toBe(404);
   });
 
-  it("an SVG and an HTML document are served as attachments with a neutral type, never inline", async () => {
-    for (const [bytes, fileName] of [
-      [SVG, "drawing.svg"],
-      [HTML, "page.html"],
+  it("an SVG and an HTML document are served as attachments with a neutral type, never inline, named or nameless", async () => {
+    for (const [bytes, fileName, sniffed] of [
+      [SVG, "drawing.svg", "image/svg+xml"],
+      [HTML, "page.html", "text/html"],
+      // Sent without a name (a document with no file_name): still a download.
+      [SVG, undefined, "image/svg+xml"],
+      [HTML, undefined, "text/html"],
     ] as const) {
-      const attachment = await storedAttachment(bytes, { kind: "document", fileName });
+      const attachment = await storedAttachment(bytes, { kind: "document", fileName, sniffed });
       const response = await call("GET", `/media/${attachment.id}`);
       expect(response.status).toBe(200);
-      expect(response.headers.get("content-disposition")).toMatch(/^attachment; filename="/);
-      expect(response.headers.get("content-disposition")).toContain(fileName);
+      expect(response.headers.get("content-disposition")).toBe(
+        fileName ? `attachment; filename="${fileName}"; filename*=UTF-8''${fileName}` : "attachment",
+      );
       expect(response.headers.get("content-type")).toBe("application/octet-stream");
       expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(Buffer.from(await response.arrayBuffer()).equals(bytes)).toBe(true);
       // Not an image: no thumbnail.
       expect((await call("GET", `/media/${attachment.id}?size=thumb`)).status).toBe(404);
     }
   });
+
+  // A longer time limit: storing 9 MB through Prisma on PostgreSQL takes seconds on a loaded machine.
+  it("a download holds one chunk of the file, not the file: 20 at once of a 9 MB PNG, each having read its first chunk, and the same through a signed link", async () => {
+    // A real PNG of noise (it does not compress): 2,000 × 1,500 pixels, about 9 MB.
+    const big = await sharp({
+      create: { width: 2000, height: 1500, channels: 3, background: "#808080", noise: { type: "gaussian", mean: 128, sigma: 60 } },
+    })
+      .png({ compressionLevel: 0 })
+      .toBuffer();
+    expect(big.byteLength).toBeGreaterThan(8 * 1024 * 1024);
+    const attachment = await storedAttachment(big, { kind: "document", fileName: "noise.png", sniffed: "image/png" });
+
+    // Read whole, it is the same file.
+    const whole = await call("GET", `/media/${attachment.id}`);
+    expect(whole.headers.get("content-length")).toBe(String(big.byteLength));
+    expect(Buffer.from(await whole.arrayBuffer()).equals(big)).toBe(true);
+
+    const before = process.memoryUsage().arrayBuffers;
+    const readers = await Promise.all(
+      Array.from({ length: 20 }, async () => (await call("GET", `/media/${attachment.id}`)).body!.getReader()),
+    );
+    const first = await Promise.all(readers.map((reader) => reader.read()));
+    const held = process.memoryUsage().arrayBuffers - before;
+    for (const { value } of first) expect(value!.byteLength).toBeLessThanOrEqual(READ_CHUNK_BYTES);
+    // Twenty whole files would be 180 MB; twenty chunks are 5 MB (the rest is the test's own garbage).
+    expect(held).toBeLessThan(60 * 1024 * 1024);
+    await Promise.all(readers.map((reader) => reader.cancel()));
+
+    // What LINE fetches, without a session: read in chunks too.
+    const link = signedMediaUrl(PUBLIC_URL, "a-media-url-secret-of-at-least-32-chars", attachment.blobSha256!, "original");
+    const reader = (await signed(link)).body!.getReader();
+    expect((await reader.read()).value!.byteLength).toBeLessThanOrEqual(READ_CHUNK_BYTES);
+    await reader.cancel();
+  }, 120_000);
 
   it("a pending attachment has no bytes yet (404), and every message view lists attachments with their url only once stored", async () => {
     const stored = await storedAttachment(await jpeg(), { kind: "photo" });
@@ -433,6 +470,61 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
     // The places are free again.
     expect((await upload(conversationId, { bytes: PDF, name: "after.pdf" })).status).toBe(201);
     expect(t.app.uploads.inUse).toBe(0);
+  });
+
+  it("uploads slower than the minimum rate are cut with a 408 that frees their places: four trickling a byte at a time no longer hold every place", async () => {
+    const { conversationId } = await telegramConversation();
+    const before = await counts();
+    // A small window and a rate no trickle meets, so the test needs no clock.
+    const paced = { ...t.app, uploads: new UploadSlots(2 * 1024 * 1024, { bytesPerSecond: 64 * 1024, windowMs: 100 }) };
+    installRouteApp(paced, TOKEN);
+    const boundary = "trickle-boundary";
+    /** The form's start, then one byte of the file every few milliseconds; it would end a whole form after 2,000. */
+    const trickle = () => {
+      let sent = 0;
+      const encoder = new TextEncoder();
+      const body = new ReadableStream<Uint8Array>(
+        {
+          async pull(controller) {
+            if (sent === 0)
+              controller.enqueue(
+                encoder.encode(
+                  `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="slow.pdf"\r\ncontent-type: application/pdf\r\n\r\n`,
+                ),
+              );
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            sent += 1;
+            if (sent <= PDF.byteLength) controller.enqueue(PDF.subarray(sent - 1, sent));
+            else {
+              controller.enqueue(encoder.encode(`\r\n--${boundary}--\r\n`));
+              controller.close();
+            }
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      return call("POST", `/conversations/${conversationId}/media`, {
+        headers: { ...bearer, "content-type": `multipart/form-data; boundary=${boundary}` },
+        body,
+      });
+    };
+    const infos = vi.spyOn(log, "info");
+    try {
+      const answers = await Promise.all(Array.from({ length: 4 }, trickle));
+      expect(answers.map((r) => r.status)).toEqual([408, 408, 408, 408]);
+      expect((await answers[0]!.json()).error).toMatchObject({
+        code: "request_timeout",
+        message: expect.stringMatching(/slower than the minimum of 64 KB\/s/),
+      });
+      expect(infos).toHaveBeenCalledWith("http.body_too_slow", expect.objectContaining({ minBytesPerSecond: 64 * 1024 }));
+    } finally {
+      infos.mockRestore();
+      installRouteApp(t.app, TOKEN);
+    }
+    expect(paced.uploads.inUse).toBe(0);
+    await nothingStored(before);
+    // A whole form at once keeps any pace.
+    expect((await upload(conversationId, { bytes: PDF, name: "fast.pdf" })).status).toBe(201);
   });
 
   it("a session must send the CSRF token, like every mutation", async () => {

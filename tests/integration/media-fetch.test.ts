@@ -194,6 +194,16 @@ describe.each(databases)("media fetch on $name", ({ name, open }) => {
     expect(await row(id)).toMatchObject({ status: "stored", mimeType: "image/jpeg", width: 300, height: 300 });
   });
 
+  it("a file host that quotes its URL in a refusal leaves no bot token in the stored reason", async () => {
+    tg.addFile("BQACAgIAAxkBAAIBecho", { bytes: await jpeg(), echoUrl: true });
+    const { id } = await pendingAttachment(t.db, { source: "telegram", kind: "document", sourceRef: "BQACAgIAAxkBAAIBecho" });
+    await fetchAll();
+    const failed = await row(id);
+    expect(tg.fileRequests).toEqual([{ token: "123456:TEST-TOKEN", path: "photos/file_1.jpg" }]);
+    expect(failed.status).toBe("failed");
+    expect(failed.error).toBe("Telegram answered HTTP 404: Not Found: /file/bot[redacted]/photos/file_1.jpg");
+  });
+
   it("records a 30 MB file as too_large without downloading it when its size is declared", async () => {
     tg.addFile("BQACAgIAAxkBAAIBvideo", { bytes: Buffer.alloc(16) });
     const declared = await pendingAttachment(t.db, {

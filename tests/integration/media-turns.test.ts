@@ -1,7 +1,8 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import sharp from "sharp";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { blobStoreFor, sha256Of } from "@/lib/media/blob-store";
 import { updateSettings } from "@/lib/settings/store";
 import { startTestApp, type TestApp } from "../helpers/app";
 import { databases, type TestDb } from "../helpers/db";
@@ -11,6 +12,19 @@ import { TG, tgMedia, tgPhoto } from "../fixtures/media-updates";
 import { assertLlmRequestsIntact, assertStoredTurnsIntact } from "../helpers/prompt-integrity";
 
 const VOICE_OGG = readFileSync(join(__dirname, "../fixtures/media/voice.ogg"));
+
+/** Each re-encoding of a picture for the model, by the original's size (the real encoder runs). */
+const encodes = vi.hoisted(() => [] as number[]);
+vi.mock("@/lib/media/image", async (importOriginal) => {
+  const image = await importOriginal<typeof import("@/lib/media/image")>();
+  return {
+    ...image,
+    imageForModel: (bytes: Uint8Array) => {
+      encodes.push(bytes.byteLength);
+      return image.imageForModel(bytes);
+    },
+  };
+});
 
 /** A real JPEG, as a phone sends it. */
 const photoBytes = (hue: number) =>
@@ -24,7 +38,7 @@ const newUser = (first_name: string) => {
   return { id: users, first_name };
 };
 
-describe.each(databases)("media reaching the model ($name)", ({ open }) => {
+describe.each(databases)("media reaching the model ($name)", ({ name, open }) => {
   let llm: FakeLlm;
   let telegram: FakeTelegram;
   let testDb: TestDb;
@@ -142,6 +156,55 @@ describe.each(databases)("media reaching the model ($name)", ({ open }) => {
     const turn = await t.db.prisma.turn.findFirstOrThrow({ orderBy: { id: "desc" } });
     expect(JSON.stringify(turn.prompt)).toContain(`/api/v1/media/${(await messageOf(update)).attachments[0].id}`);
     expect(JSON.stringify(turn.prompt)).not.toContain("base64");
+  });
+
+  it("the model's copy of a photo is made once and kept: the next turn sends it again without re-encoding", async () => {
+    const from = llm.requests.length;
+    const encodesAtStart = encodes.length;
+    const user = newUser("Otto");
+    const sizes = tgPhoto("AQADonce1");
+    const original = await photoBytes(240);
+    serve(sizes.photo.at(-1)!.file_id, original);
+    const photo = tgMedia({ ...sizes, caption: "the broken part" }, { user });
+    await t.post(photo);
+    await t.settle();
+    // The first turn made it.
+    const encodedBefore = encodes.length;
+    expect(encodes.slice(encodesAtStart)).toEqual([original.byteLength]);
+    await t.post(tgMedia({ text: "can you see it again?" }, { user }));
+    await t.settle();
+    const turns = turnsSince(from);
+    expect(turns).toHaveLength(2);
+    const sent = turns.map((turn) => {
+      const images = imageUrls(turn);
+      expect(images).toHaveLength(1);
+      return Buffer.from(images[0].image_url!.url.split(",")[1], "base64");
+    });
+    // The second turn re-encoded nothing, and sent the very bytes the first made and kept.
+    expect(encodes.length).toBe(encodedBefore);
+    expect(sent[1].equals(sent[0])).toBe(true);
+    const { blobSha256 } = (await messageOf(photo)).attachments[0];
+    const kept = await blobStoreFor(t.db).getModelCopy(blobSha256!);
+    expect(kept?.mimeType).toBe("image/jpeg");
+    expect(kept!.bytes.equals(sent[0])).toBe(true);
+    expect(kept!.bytes.equals(original)).toBe(false);
+  });
+
+  it.skipIf(name !== "sqlite")("a model's copy the disk refuses to keep still reaches the model, and is not kept", async () => {
+    const from = llm.requests.length;
+    const user = newUser("Dora");
+    const sizes = tgPhoto("AQADrefused1");
+    const original = await photoBytes(60);
+    serve(sizes.photo.at(-1)!.file_id, original);
+    // Where the copy would go is a directory: the rename onto it fails, even for root.
+    const sha256 = sha256Of(original);
+    mkdirSync(join(dirname(t.db.sqliteFile!), "media", sha256.slice(0, 2), `${sha256}.model`), { recursive: true });
+    await t.post(tgMedia({ ...sizes, caption: "and this one?" }, { user }));
+    await t.settle();
+    const turns = turnsSince(from);
+    expect(turns).toHaveLength(1);
+    expect(imageUrls(turns[0])).toHaveLength(1);
+    expect(await blobStoreFor(t.db).getModelCopy(sha256)).toBeNull();
   });
 
   it("an album of three is one model call with three images, answered once", async () => {

@@ -24,8 +24,10 @@ describe("log redaction", () => {
     const out = redact({
       error: new Error("request to https://api.telegram.org/bot123456:AAH-secret_x/getMe failed"),
       url: "/bot99:zz-top/sendMessage",
+      // A server that quotes the URL escaped.
+      echoed: "Not Found: /file/bot77%3AAAE-escaped/photos/file_1.jpg",
     });
-    expect(JSON.stringify(out)).not.toMatch(/AAH-secret|zz-top/);
+    expect(JSON.stringify(out)).not.toMatch(/AAH-secret|zz-top|AAE-escaped/);
     expect(JSON.stringify(out)).toContain("bot[redacted]/getMe");
   });
 });

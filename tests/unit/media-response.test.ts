@@ -5,7 +5,8 @@ import { servedInline } from "@/lib/media/serve";
 import { checkSignedMedia, signedMediaUrl } from "@/lib/media/signed-url";
 
 const file = (fileName: string | null, inline = false) => ({
-  bytes: Buffer.from("x"),
+  body: Buffer.from("x"),
+  sizeBytes: 1,
   contentType: inline ? "image/png" : "application/octet-stream",
   inline,
   fileName,

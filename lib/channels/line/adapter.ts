@@ -46,13 +46,20 @@ export function lineMediaRefusal(media: OutboundMediaFacts): string | null {
 /** The loading animation's length (LINE takes 5–60 s in steps of 5); renewed before it ends. */
 const LOADING_SECONDS = 20;
 
-export type LineChannelOptions = {
-  accessToken: string;
+/**
+ * Where LINE is reached (LINE_API_ROOT, LINE_DATA_API_ROOT): the same for the environment's
+ * channel and every channel added as a record, so a proxy or a test double serves them all.
+ */
+export type LineHosts = {
   apiRoot?: string;
-  /** The adapter's name in addresses (default "line"; a channel added as a record: "line-<id>"). */
-  name?: string;
   /** The content host (LINE_DATA_API_ROOT); default LINE's api-data.line.me. */
   dataApiRoot?: string;
+};
+
+export type LineChannelOptions = LineHosts & {
+  accessToken: string;
+  /** The adapter's name in addresses (default "line"; a channel added as a record: "line-<id>"). */
+  name?: string;
   /** How long one Messaging API call may take (default 30 s, as Telegram's). */
   timeoutMs?: number;
 };

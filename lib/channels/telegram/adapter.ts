@@ -1,7 +1,7 @@
 import { autoRetry } from "@grammyjs/auto-retry";
 import { Api, Bot, GrammyError, HttpError, InputFile } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
-import { log, scrub } from "../../log";
+import { log } from "../../log";
 import { downloadBytes } from "../../media/fetch-http";
 import {
   DeliveryError,
@@ -298,7 +298,8 @@ const DEFAULT_API_ROOT = "https://api.telegram.org";
  * about an hour, so it is asked for at each attempt), then
  * `<api root>/file/bot<token>/<file_path>`. The Bot API refuses files over 20 MB
  * ("file is too big"): that is too_large, as a declared size over the limit is
- * before any request. The token is in the URL only, never in a reason.
+ * before any request. The token is in the URL; a reason that repeats it is scrubbed where it is
+ * recorded (lib/media/fetch-job.ts).
  */
 function fileDownloader(api: Api, token: string, apiRoot: string | undefined) {
   return async (request: MediaDownloadRequest): Promise<MediaDownload> => {
@@ -311,8 +312,11 @@ function fileDownloader(api: Api, token: string, apiRoot: string | undefined) {
       if (error instanceof GrammyError && /file is too big/i.test(error.description))
         return { ok: false, outcome: "too_large", sizeBytes: request.declaredSize ?? null };
       const failure = toDeliveryError(error);
-      const reason = scrub(`getFile: ${failure.message}`);
-      return { ok: false, outcome: failure.retryable || request.signal.aborted ? "retry" : "failed", reason };
+      return {
+        ok: false,
+        outcome: failure.retryable || request.signal.aborted ? "retry" : "failed",
+        reason: `getFile: ${failure.message}`,
+      };
     }
     if (file.file_size && file.file_size > request.maxBytes) return { ok: false, outcome: "too_large", sizeBytes: file.file_size };
     if (!file.file_path) return { ok: false, outcome: "failed", reason: "Telegram gave no file_path for the file" };

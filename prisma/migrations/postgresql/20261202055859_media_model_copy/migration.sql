@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "MediaBlob" ADD COLUMN     "modelCopy" BYTEA,
+ADD COLUMN     "modelCopyType" TEXT;

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "MediaBlob" ADD COLUMN "modelCopy" BLOB;
+ALTER TABLE "MediaBlob" ADD COLUMN "modelCopyType" TEXT;
