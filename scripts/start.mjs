@@ -2,7 +2,7 @@
 // build the app if the build is missing or older than the sources, then serve it
 // on PORT (default 3000) and HOSTNAME (default: every interface). No keys or accounts needed: without TELEGRAM_BOT_TOKEN
 // the sandbox channel is used, without LLM_* no model is called.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { createServer } from "node:http";
 import { existsSync, readdirSync, statSync } from "node:fs";
@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { migrate, projectRoot } from "../lib/db/migrations.mjs";
 import { PEER_HEADER_PREFIX, peerHeaderName, resolveClientAddress } from "../lib/http/client-address.mjs";
 import { closeIfBodyStalled } from "../lib/http/close-stalled.mjs";
+import { buildNotice, buildProgress, consoleUrl, readyLines } from "../lib/http/console-url.mjs";
 import { isPageWrite } from "../lib/http/page-writes.mjs";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
@@ -52,9 +53,17 @@ const applied = await migrate(process.env.DATABASE_URL, { log: (line) => console
 if (applied.length === 0) console.log("[migrate] database is up to date");
 
 if (process.env.SKIP_BUILD !== "1" && !buildIsCurrent()) {
-  console.log("[start] building the app (first start or sources changed)…");
-  const build = spawnSync(process.execPath, [nextBin, "build"], { cwd: projectRoot, stdio: "inherit", env: process.env });
-  if (build.status !== 0) process.exit(build.status ?? 1);
+  console.log(buildNotice(!existsSync(join(projectRoot, ".next/BUILD_ID"))));
+  // Next's own lines pass through; between them (its compile says nothing for minutes) a line every 20 s.
+  const started = Date.now();
+  const progress = setInterval(() => console.log(buildProgress(Date.now() - started)), 20_000);
+  const status = await new Promise((resolve) => {
+    const build = spawn(process.execPath, [nextBin, "build"], { cwd: projectRoot, stdio: "inherit", env: process.env });
+    build.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    build.on("error", () => resolve(1));
+  });
+  clearInterval(progress);
+  if (status !== 0) process.exit(status);
 }
 
 // One process serves: Next's request handler behind our own HTTP server, which alone
@@ -119,6 +128,7 @@ const server = createServer((req, res) => {
 server.listen(Number(port), hostname, () => {
   const where = hostname ?? "every interface";
   console.log(`[start] listening on ${where}, port ${port}`);
+  for (const line of readyLines(consoleUrl(hostname, port), globalThis.__switchboard?.setupCode)) console.log(line);
   // Runs, but past its end of life and measurably slower: said once, where the operator looks.
   if (Number(process.versions.node.split(".")[0]) < 22)
     console.log(

@@ -3,13 +3,33 @@
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 
+/** What the server says of the link, asked before the form shows (POST /api/auth/invitation/check). */
+type LinkState = { state: "checking" } | { state: "open" } | { state: "refused"; message: string };
+
+/** Asks whether the link still works: a used or withdrawn link says so at once, with no form to fill in first. */
+async function checkLink(token: string): Promise<LinkState> {
+  const response = await fetch("/api/auth/invitation/check", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ token }),
+  }).catch(() => null);
+  // The server did not answer: the form shows, and sending it says what went wrong.
+  if (!response || response.ok || response.status >= 500) return { state: "open" };
+  const body = await response.json().catch(() => ({}));
+  return { state: "refused", message: body?.error?.message ?? `This link does not work (${response.status}).` };
+}
+
 /** Accepts the invitation in the URL's fragment (POST /api/auth/invitation) and opens the console signed in. */
 export function InvitationForm() {
   const router = useRouter();
   const [token, setToken] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [link, setLink] = useState<LinkState>({ state: "checking" });
   useEffect(() => setToken(window.location.hash.slice(1)), []);
+  useEffect(() => {
+    if (token) void checkLink(token).then(setLink);
+  }, [token]);
 
   async function onSubmit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -38,6 +58,13 @@ export function InvitationForm() {
     return (
       <p className="panel error" role="alert">
         This link has no invitation in it. Open the whole link the admin gave you.
+      </p>
+    );
+  if (token === null || link.state === "checking") return <p className="muted">Checking the invitation…</p>;
+  if (link.state === "refused")
+    return (
+      <p className="panel error" role="alert">
+        {link.message.replace(/^./, (c) => c.toUpperCase())}
       </p>
     );
   return (

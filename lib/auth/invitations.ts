@@ -21,6 +21,9 @@ export const acceptInvitationSchema = z.strictObject({
   password: setupSchema.shape.password,
 });
 
+/** `POST /api/auth/invitation/check`: only the token, asked before the invitee fills in the form. */
+export const checkInvitationSchema = acceptInvitationSchema.pick({ token: true });
+
 /**
  * Wrong tokens count like failed sign-ins, per client: guessing 256-bit tokens
  * is hopeless anyway, this keeps a guesser from costing the server anything.
@@ -65,15 +68,8 @@ export async function acceptInvitation(
   now = new Date(),
   userAgent: string | null = null,
 ) {
-  const invalid = () =>
-    new AppError("not_found", "this invitation link is not valid: it was used, withdrawn or has expired; ask an admin for a new one");
-  // Checked before hashing, so a wrong token costs no scrypt. Only wrong tokens are throttled:
-  // a guesser (or five typos behind a shared address) must never lock out a real invitee.
-  if (!(await findOpenInvitation(db, input.token, now))) {
-    const decision = throttle.check(clientKey, THROTTLE_NAME, now.getTime());
-    if (!decision.ok) throw new AppError("rate_limited", `too many attempts; try again in ${decision.retryAfterSeconds} s`);
-    throw invalid();
-  }
+  // Checked before hashing, so a wrong token costs no scrypt.
+  await checkInvitation(db, input.token, clientKey, now);
   // The new operator's names may not read as anyone else's, as a display name change may not.
   await refuseNameOfAnother(db, null, input.name);
   if (input.displayName) await refuseNameOfAnother(db, null, input.displayName);
@@ -85,8 +81,24 @@ export async function acceptInvitation(
   );
   if (!result.ok) {
     if (result.reason === "name_taken") throw new AppError("conflict", `the name ${input.name} is taken; choose another`);
-    throw invalid();
+    throw invalidInvitation();
   }
   publish(db, { type: "operators" });
   return openSession(db, result.operator, now, userAgent);
+}
+
+const invalidInvitation = () =>
+  new AppError("not_found", "this invitation link is not valid: it was used, withdrawn or has expired; ask an admin for a new one");
+
+/**
+ * Whether an invitation link still works: the invite page asks first, so a used link says
+ * so before anyone fills in the form. Unknown, used, withdrawn and expired get one answer.
+ * Only wrong tokens are throttled: a guesser (or five typos behind a shared address) must
+ * never lock out a real invitee.
+ */
+export async function checkInvitation(db: Database, token: string, clientKey: string, now = new Date()): Promise<void> {
+  if (await findOpenInvitation(db, token, now)) return;
+  const decision = throttle.check(clientKey, THROTTLE_NAME, now.getTime());
+  if (!decision.ok) throw new AppError("rate_limited", `too many attempts; try again in ${decision.retryAfterSeconds} s`);
+  throw invalidInvitation();
 }

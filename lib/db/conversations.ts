@@ -1,3 +1,4 @@
+import { messagePreview } from "../media/preview";
 import { splitTopicChatId, topicKeysLike } from "../envelope/topic-key";
 import { type BotScope, conversationScopeSql, conversationScopeWhere } from "./conversation-scope";
 import type { Database } from "./database";
@@ -142,7 +143,13 @@ export async function listConversations(db: Database, options: ConversationListO
       messages: {
         orderBy: [{ sentAt: "desc" }, { id: "desc" }],
         take: 1,
-        select: { text: true, senderName: true, senderKind: true, sentAt: true },
+        select: {
+          text: true,
+          senderName: true,
+          senderKind: true,
+          sentAt: true,
+          attachments: { orderBy: { position: "asc" }, take: 1, select: { kind: true, fileName: true, details: true } },
+        },
       },
     },
   });
@@ -155,7 +162,26 @@ export async function listConversations(db: Database, options: ConversationListO
       }),
     ),
   );
-  return conversations.map(({ messages, ...c }, i) => ({ ...c, lastMessage: messages[0] ?? null, unread: unread[i] }));
+  return conversations.map(({ messages, ...c }, i) => ({ ...c, lastMessage: lastMessageView(messages[0]), unread: unread[i] }));
+}
+
+/** The list's last message: a file without a caption previews as its file ("📎 invoice.pdf", "Photo"), never as nothing. */
+function lastMessageView(
+  m:
+    | {
+        text: string;
+        senderName: string | null;
+        senderKind: string;
+        sentAt: Date;
+        attachments: { kind: string; fileName: string | null; details: unknown }[];
+      }
+    | undefined,
+) {
+  if (!m) return null;
+  const { attachments, ...rest } = m;
+  const file = attachments[0];
+  const emoji = (file?.details as { emoji?: unknown } | null)?.emoji;
+  return { ...rest, text: messagePreview(m.text, file ? { ...file, emoji: typeof emoji === "string" ? emoji : null } : null) };
 }
 
 export function markConversationRead(db: Database, id: number, at: Date) {

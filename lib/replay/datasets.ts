@@ -18,7 +18,7 @@ import { resolveReplayModel } from "./models";
 import { reserveReplayQuota, type ReplayAsker } from "./quota";
 import { prepareReplay, runReplay, type PreparedReplay, type ReplayDeps } from "./run-replay";
 import { storedVariant, type ReplayRequest } from "./variant";
-import { answerChanged, originalAnswer } from "./view";
+import { answerChanged, inReviewOrder, originalAnswer } from "./view";
 
 /** Turns of one dataset replayed at once (each model call also waits for its provider's gate). */
 export const DATASET_CONCURRENCY = 4;
@@ -187,20 +187,22 @@ export async function runReport(deps: Pick<ReplayDeps, "db">, datasetId: number,
   const other = compareTo !== undefined ? await findRun(deps.db, datasetId, compareTo) : null;
   if (compareTo !== undefined && !other) throw notFound("run to compare with");
   const otherReplays = other ? await listRunReplays(deps.db, other.id) : [];
-  const results = replays.map((r) => ({
-    replayId: r.id,
-    turnId: r.turnId,
-    status: r.status as "running" | "done" | "failed",
-    error: r.error,
-    original: originalAnswer(r.turn.toolCalls),
-    output: (r.output as ReplayOutput | null) ?? null,
-    answerChanged: r.status === "done" && answerChanged(originalAnswer(r.turn.toolCalls), r.output as ReplayOutput),
-    inputTokens: r.inputTokens,
-    outputTokens: r.outputTokens,
-    latencyMs: r.latencyMs,
-    originalLatencyMs: r.turn.latencyMs,
-    costUsd: r.costUsd,
-  }));
+  const results = inReviewOrder(
+    replays.map((r) => ({
+      replayId: r.id,
+      turnId: r.turnId,
+      status: r.status as "running" | "done" | "failed",
+      error: r.error,
+      original: originalAnswer(r.turn.toolCalls),
+      output: (r.output as ReplayOutput | null) ?? null,
+      answerChanged: r.status === "done" && answerChanged(originalAnswer(r.turn.toolCalls), r.output as ReplayOutput),
+      inputTokens: r.inputTokens,
+      outputTokens: r.outputTokens,
+      latencyMs: r.latencyMs,
+      originalLatencyMs: r.turn.latencyMs,
+      costUsd: r.costUsd,
+    })),
+  );
   const comparison = other
     ? {
         runId: other.id,

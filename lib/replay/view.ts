@@ -18,6 +18,27 @@ export function answerChanged(original: ReturnType<typeof originalAnswer>, outpu
   return normalized(original.text) !== normalized(output.text) || (original.handoff === null) !== (output.handoff === null);
 }
 
+/** Where a result stands for the reader: what needs a look first (failed, then changed), then still running, then unchanged. */
+const REVIEW_RANK = { failed: 0, changed: 1, running: 2, unchanged: 3 } as const;
+
+/**
+ * A run's per-turn results in review order: failed, changed, running, unchanged; within
+ * each, oldest turn first. They came in the order the worker finished them.
+ *
+ * @example inReviewOrder([{ turnId: 2, status: "done", answerChanged: false }, { turnId: 9, status: "done", answerChanged: true }]) // turn 9 first
+ */
+export function inReviewOrder<T extends { turnId: number; status: string; answerChanged: boolean }>(results: T[]): T[] {
+  const rank = (r: T) =>
+    r.status === "failed"
+      ? REVIEW_RANK.failed
+      : r.answerChanged
+        ? REVIEW_RANK.changed
+        : r.status === "running"
+          ? REVIEW_RANK.running
+          : REVIEW_RANK.unchanged;
+  return [...results].sort((a, b) => rank(a) - rank(b) || a.turnId - b.turnId);
+}
+
 /** A stored replay as the API answers it: the result, and its prompt and answer against the original's. */
 export function replayView(replay: StoredReplay) {
   const output = (replay.output as ReplayOutput | null) ?? null;

@@ -1,7 +1,7 @@
 import { env } from "../env";
 import { log } from "../log";
 import { countOperators } from "../db/operators";
-import { getApp } from "./wiring";
+import { getApp, processHolder } from "./wiring";
 import { registerShutdown } from "./shutdown";
 
 /**
@@ -25,7 +25,10 @@ export async function startBackground() {
   // must not hold the console, health or the other webhooks (bounded retries; see the adapter).
   ctx.telegram.identity().catch(() => {});
   const bot = ctx.telegram.identityState();
-  if ((await countOperators(ctx.db)) === 0) printSetupCode(ctx.setupCode);
+  if ((await countOperators(ctx.db)) === 0) {
+    printSetupCode(ctx.setupCode);
+    processHolder.setupCode = ctx.setupCode;
+  }
   log.info("server.ready", {
     database: ctx.env.DATABASE_URL.startsWith("file:") ? "sqlite" : "postgresql",
     telegram: ctx.telegram.mode,

@@ -99,11 +99,16 @@ export type App = {
 };
 
 /**
- * The one thing this process keeps on globalThis: the app (getApp) and the
- * shutdown scripts/start.mjs calls on SIGTERM (lib/server/shutdown.ts), which
- * lives outside Next's bundles.
+ * The one thing this process keeps on globalThis: the app (getApp), the
+ * shutdown scripts/start.mjs calls on SIGTERM (lib/server/shutdown.ts) and the
+ * pending setup code it prints, for start.mjs lives outside Next's bundles.
  */
-export type ProcessHolder = { context?: Promise<App>; shutdown?: (deadlineMs: number) => Promise<void> };
+export type ProcessHolder = {
+  context?: Promise<App>;
+  shutdown?: (deadlineMs: number) => Promise<void>;
+  /** Set while no operator exists: scripts/start.mjs prints it with the setup page's URL. */
+  setupCode?: string;
+};
 const processGlobal = globalThis as unknown as { __switchboard?: ProcessHolder };
 processGlobal.__switchboard ??= {};
 export const processHolder: ProcessHolder = processGlobal.__switchboard;

@@ -11,6 +11,10 @@ export class ApiError extends Error {
   }
 }
 
+/** A 4xx (not found, refused, forbidden) says the same the next time: not worth asking again. */
+export const isClientError = (error: unknown) =>
+  error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
+
 function csrfToken(): string {
   const match = document.cookie.match(/(?:^|;\s*)sb_csrf=([^;]+)/);
   return match ? decodeURIComponent(match[1]) : "";

@@ -132,7 +132,7 @@ export function ConversationList() {
           )}
         </div>
       ) : (
-        <table>
+        <table className="conversation-table">
           <thead>
             <tr>
               <th>Conversation</th>
@@ -185,7 +185,7 @@ export function ConversationList() {
                     </span>
                   )}
                 </td>
-                <td style={{ maxWidth: 380 }}>
+                <td className="last-message" style={{ maxWidth: 380 }}>
                   {c.lastMessage ? (
                     <span>
                       <span className="muted">{label(c.lastMessage.senderKind, c.lastMessage.senderName, c.channel)}: </span>

@@ -24,6 +24,9 @@ const toPrice = (r: Row): ModelPrice => ({
   note: r.note,
 });
 
+/** A text box as wide as its text (at least `min` characters): a provider or model cut to "opena" or "gpt-" cannot be checked. */
+const widthFor = (text: string, min: number) => Math.max(min, text.length + 2);
+
 const COLUMNS: Record<string, string> = {
   provider: "provider",
   model: "model",
@@ -81,72 +84,84 @@ export function PriceTable() {
         US dollars per million tokens. Each turn stores its cost at the prices saved when it ran; a model without a row has an unknown cost.
         Rows marked “prefilled” are list prices taken on the date they name: check them against your provider before relying on them.
       </p>
-      <table>
-        <thead>
-          <tr>
-            <th>Provider</th>
-            <th>Model</th>
-            <th>Input</th>
-            <th>Cached input</th>
-            <th>Output</th>
-            <th>Note</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r, i) => (
-            // biome-ignore lint/suspicious/noArrayIndexKey: rows are edited in place; provider and model change while typing
-            <tr key={i} data-testid="price-row">
-              <td>
-                <input aria-label="Provider" value={r.provider} size={10} onChange={(e) => edit(i, { provider: e.target.value })} />
-              </td>
-              <td>
-                <input aria-label="Model" value={r.model} size={16} onChange={(e) => edit(i, { model: e.target.value })} />
-              </td>
-              <td>
-                <input
-                  aria-label="Input price"
-                  value={r.input}
-                  size={6}
-                  inputMode="decimal"
-                  onChange={(e) => edit(i, { input: e.target.value })}
-                />
-              </td>
-              <td>
-                <input
-                  aria-label="Cached input price"
-                  value={r.cachedInput}
-                  size={6}
-                  inputMode="decimal"
-                  placeholder="= input"
-                  onChange={(e) => edit(i, { cachedInput: e.target.value })}
-                />
-              </td>
-              <td>
-                <input
-                  aria-label="Output price"
-                  value={r.output}
-                  size={6}
-                  inputMode="decimal"
-                  onChange={(e) => edit(i, { output: e.target.value })}
-                />
-              </td>
-              <td className="muted" style={{ fontSize: "0.85em" }}>
-                <input aria-label="Note" value={r.note} size={14} onChange={(e) => edit(i, { note: e.target.value })} />
-              </td>
-              <td>
-                <button
-                  type="button"
-                  aria-label={`Remove ${r.provider} ${r.model}`}
-                  onClick={() => setRows(rows.filter((_, j) => j !== i))}
-                >
-                  Remove
-                </button>
-              </td>
+      <div className="table-scroll">
+        <table>
+          <thead>
+            <tr>
+              <th>Provider</th>
+              <th>Model</th>
+              <th>Input</th>
+              <th>Cached input</th>
+              <th>Output</th>
+              <th>Note</th>
+              <th />
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {rows.map((r, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: rows are edited in place; provider and model change while typing
+              <tr key={i} data-testid="price-row">
+                <td>
+                  <input
+                    aria-label="Provider"
+                    value={r.provider}
+                    size={widthFor(r.provider, 8)}
+                    onChange={(e) => edit(i, { provider: e.target.value })}
+                  />
+                </td>
+                <td>
+                  <input
+                    aria-label="Model"
+                    value={r.model}
+                    size={widthFor(r.model, 14)}
+                    onChange={(e) => edit(i, { model: e.target.value })}
+                  />
+                </td>
+                <td>
+                  <input
+                    aria-label="Input price"
+                    value={r.input}
+                    size={6}
+                    inputMode="decimal"
+                    onChange={(e) => edit(i, { input: e.target.value })}
+                  />
+                </td>
+                <td>
+                  <input
+                    aria-label="Cached input price"
+                    value={r.cachedInput}
+                    size={6}
+                    inputMode="decimal"
+                    placeholder="= input"
+                    onChange={(e) => edit(i, { cachedInput: e.target.value })}
+                  />
+                </td>
+                <td>
+                  <input
+                    aria-label="Output price"
+                    value={r.output}
+                    size={6}
+                    inputMode="decimal"
+                    onChange={(e) => edit(i, { output: e.target.value })}
+                  />
+                </td>
+                <td className="muted" style={{ fontSize: "0.85em" }}>
+                  <input aria-label="Note" value={r.note} size={widthFor(r.note, 14)} onChange={(e) => edit(i, { note: e.target.value })} />
+                </td>
+                <td>
+                  <button
+                    type="button"
+                    aria-label={`Remove ${r.provider} ${r.model}`}
+                    onClick={() => setRows(rows.filter((_, j) => j !== i))}
+                  >
+                    Remove
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <p className="row">
         <button
           type="button"

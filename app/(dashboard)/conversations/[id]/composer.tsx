@@ -34,12 +34,15 @@ export function Composer({
   replyTo,
   onCancelReply,
   onReplyAgain,
+  onSent,
 }: {
   conversationId: number;
   replyTo: TimelineMessage | null;
   onCancelReply: () => void;
   /** Puts a refused reply's target back (the text returns to the box too). */
   onReplyAgain?: (message: TimelineMessage) => void;
+  /** The id of the message a send recorded (the timeline goes to it). */
+  onSent?: (messageId: number) => void;
 }) {
   const client = useQueryClient();
   const label = useSenderLabel().sender;
@@ -91,6 +94,9 @@ export function Composer({
       setFailed(null);
       onCancelReply();
       return input;
+    },
+    onSuccess: (data) => {
+      if (data.messageId !== null) onSent?.(data.messageId);
     },
     onError: (error, input) => {
       // Free before the text comes back to the box: an Enter on it must send (onSettled runs later).

@@ -3,11 +3,13 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { api } from "../../_lib/api";
+import { useSenderLabel } from "../../_lib/sender";
 import { timeAgo } from "../../_lib/time";
 import type { ContactInfo } from "../../_lib/types";
 
 /** Who the conversation is with, from their stored messages, their other conversations, and the operators' notes. */
 export function ContactPanel({ conversationId }: { conversationId: number }) {
+  const label = useSenderLabel().sender;
   const query = useQuery({
     // Under ["conversation", id]: message and conversation events refetch it.
     queryKey: ["conversation", conversationId, "contact"],
@@ -68,7 +70,7 @@ export function ContactPanel({ conversationId }: { conversationId: number }) {
             <li key={n.id}>
               {n.text}{" "}
               <span className="muted">
-                — {n.operatorName}, {timeAgo(n.createdAt)}
+                — {label("operator", n.operatorName)}, {timeAgo(n.createdAt)}
               </span>
             </li>
           ))}

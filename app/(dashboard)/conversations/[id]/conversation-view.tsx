@@ -18,8 +18,19 @@ import { InboxControls } from "./inbox-controls";
 import { Timeline } from "./timeline";
 import { useTimeline } from "./use-timeline";
 
-/** Pause or resume the agent in this conversation. */
-function AgentSwitch({ conversationId, enabled }: { conversationId: number; enabled: boolean }) {
+/**
+ * Pause or resume the agent in this conversation. While a human is called or has it, the
+ * agent is silent whatever the switch says (lib/pipeline/handoff-rules.ts): it says so too.
+ */
+function AgentSwitch({
+  conversationId,
+  enabled,
+  handoff,
+}: {
+  conversationId: number;
+  enabled: boolean;
+  handoff: "waiting" | "assigned" | null;
+}) {
   const client = useQueryClient();
   const toggle = useMutation({
     mutationFn: () => api(`/conversations/${conversationId}`, { method: "PATCH", body: { agentEnabled: !enabled } }),
@@ -32,11 +43,11 @@ function AgentSwitch({ conversationId, enabled }: { conversationId: number; enab
     <button
       type="button"
       onClick={() => toggle.mutate()}
-      disabled={toggle.isPending}
+      disabled={toggle.isPending || handoff !== null}
       aria-pressed={enabled}
-      title="Whether the agent answers in this conversation"
+      title={handoff ? "The agent is silent until the conversation is handed back" : "Whether the agent answers in this conversation"}
     >
-      Agent: {enabled ? "on" : "paused"}
+      Agent: {handoff ? "silent (handoff)" : enabled ? "on" : "paused"}
     </button>
   );
 }
@@ -103,6 +114,7 @@ export function ConversationView({ id, focusMessageId }: { id: number; focusMess
     queryFn: () => api<{ changes: StateChange[] }>(`/conversations/${id}/changes`),
   });
   const [replyTo, setReplyTo] = useState<TimelineMessage | null>(null);
+  const [ownMessageId, setOwnMessageId] = useState<number | null>(null);
   // Seen up to the newest message: marked read with a POST whenever a new one shows.
   const newest = timeline.messages.at(-1)?.id;
   useEffect(() => {
@@ -119,13 +131,13 @@ export function ConversationView({ id, focusMessageId }: { id: number; focusMess
   const { conversation, messages } = timeline;
 
   return (
-    <>
-      <div className="row" style={{ justifyContent: "space-between" }}>
+    <div className="conversation-page">
+      <div className="row conversation-head" style={{ justifyContent: "space-between" }}>
         <h1 data-testid="conversation-title">
           {conversation.title ?? `Chat ${conversation.platformChatId}`}
           {conversation.topicId && ` › ${conversation.topicName ?? `Topic ${conversation.topicId}`}`}
         </h1>
-        <div className="row muted">
+        <div className="row muted conversation-extra">
           <ChannelBadge channel={conversation.channel} />
           <span className="badge">{conversation.type}</span>
           {conversation.activeFork ? (
@@ -137,16 +149,18 @@ export function ConversationView({ id, focusMessageId }: { id: number; focusMess
           )}
           <ConversationSpend conversationId={conversation.id} />
           <Link href={`/forks?conversationId=${conversation.id}`}>forks</Link>
-          <AgentSwitch conversationId={conversation.id} enabled={conversation.agentEnabled} />
+          <AgentSwitch conversationId={conversation.id} enabled={conversation.agentEnabled} handoff={conversation.handoffState} />
           <HandoffControl conversationId={conversation.id} />
         </div>
       </div>
-      <InboxControls
-        conversationId={conversation.id}
-        status={conversation.status}
-        snoozedUntil={conversation.snoozedUntil}
-        assigneeId={conversation.assigneeId}
-      />
+      <div className="conversation-extra">
+        <InboxControls
+          conversationId={conversation.id}
+          status={conversation.status}
+          snoozedUntil={conversation.snoozedUntil}
+          assigneeId={conversation.assigneeId}
+        />
+      </div>
       {conversation.membership && (
         <div className="banner" data-testid="membership-banner">
           {membershipLabel(conversation.membership)}: messages to this chat are not sent until the bot is back.
@@ -160,9 +174,11 @@ export function ConversationView({ id, focusMessageId }: { id: number; focusMess
         </div>
       )}
       <div className="conversation-layout">
-        <div>
-          <ConversationCharts conversationId={conversation.id} />
-          <BackgroundTaskForm conversationId={conversation.id} />
+        <div className="conversation-main">
+          <div className="conversation-extra">
+            <ConversationCharts conversationId={conversation.id} />
+            <BackgroundTaskForm conversationId={conversation.id} />
+          </div>
           {messages.length === 0 && <div className="panel muted">No messages yet.</div>}
           {timeline.error && (
             <p className="error" role="alert">
@@ -181,11 +197,20 @@ export function ConversationView({ id, focusMessageId }: { id: number; focusMess
             onReply={setReplyTo}
             focusMessageId={focusMessageId}
             channel={conversation.channel}
+            ownMessageId={ownMessageId}
           />
-          <Composer conversationId={conversation.id} replyTo={replyTo} onCancelReply={() => setReplyTo(null)} onReplyAgain={setReplyTo} />
+          <Composer
+            conversationId={conversation.id}
+            replyTo={replyTo}
+            onCancelReply={() => setReplyTo(null)}
+            onReplyAgain={setReplyTo}
+            onSent={setOwnMessageId}
+          />
         </div>
-        <ContactPanel conversationId={conversation.id} />
+        <div className="conversation-extra">
+          <ContactPanel conversationId={conversation.id} />
+        </div>
       </div>
-    </>
+    </div>
   );
 }

@@ -160,12 +160,12 @@ function MessageItem({ m, previous, target, selected, highlighted, onReply, onJu
   );
 }
 
-/** An internal note between the messages: for operators only, styled apart, never sent. */
-function NoteItem({ note }: { note: Note }) {
+/** An internal note between the messages: for operators only, styled apart, never sent; signed as its author's messages are. */
+function NoteItem({ note, name }: { note: Note; name: (signInName: string) => string }) {
   return (
     <article className="msg note" data-testid="note">
       <div className="meta">
-        <strong>{note.operatorName}</strong>
+        <strong data-testid="note-author">{name(note.operatorName)}</strong>
         <span className="badge warn">internal note</span>
         <span>{clock(note.createdAt)}</span>
       </div>
@@ -185,7 +185,8 @@ function StateChangeItem({ change, name }: { change: StateChange; name: (signInN
 }
 
 type Extra = { kind: "note"; at: number; note: Note } | { kind: "change"; at: number; change: StateChange };
-type Row = { kind: "message"; m: TimelineMessage; index: number } | Extra;
+/** `edge`: the history's top (its beginning, or that older pages are to load), the first row of the list. */
+type Row = { kind: "message"; m: TimelineMessage; index: number } | Extra | { kind: "edge" };
 
 /**
  * Messages with the notes and state changes between them by time. While older
@@ -226,6 +227,11 @@ export type TimelineProps = {
   onReply: (m: TimelineMessage) => void;
   /** A message to show at once (search results link with ?message=). */
   focusMessageId?: number;
+  /**
+   * The message this operator just sent: the view goes to it when it lands, even when
+   * scrolled up (as Chatwoot and Intercom do); others' new messages only count on the pill.
+   */
+  ownMessageId?: number | null;
 };
 
 /**
@@ -247,6 +253,7 @@ export function Timeline({
   onReply,
   focusMessageId,
   channel,
+  ownMessageId,
 }: TimelineProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const senderOf = useSenderLabel().sender;
@@ -254,7 +261,10 @@ export function Timeline({
   const label = useCallback((kind: string, name: string | null) => senderOf(kind, name, channel), [senderOf, channel]);
   const operatorName = useCallback((name: string) => label("operator", name), [label]);
   const byId = useMemo(() => new Map(messages.map((m) => [m.id, m])), [messages]);
-  const rows = useMemo(() => mergeExtras(messages, notes, changes, hasMore), [messages, notes, changes, hasMore]);
+  const rows = useMemo<Row[]>(
+    () => (messages.length ? [{ kind: "edge" }, ...mergeExtras(messages, notes, changes, hasMore)] : []),
+    [messages, notes, changes, hasMore],
+  );
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scroller.current,
@@ -262,6 +272,7 @@ export function Timeline({
     overscan: 12,
     getItemKey: (index) => {
       const row = rows[index]!;
+      if (row.kind === "edge") return "edge";
       return row.kind === "message" ? row.m.id : row.kind === "note" ? `note-${row.note.id}` : `change-${row.change.id}`;
     },
     anchorTo: "end",
@@ -293,6 +304,15 @@ export function Timeline({
     if (atEnd.current) return;
     setUnseen((n) => n + messages.filter((m) => m.id > before && m.id > 0).length);
   }, [lastId, messages]);
+
+  // One's own message landed: go to it, whatever the reader was looking at (once per message).
+  const followed = useRef<number | null>(null);
+  useEffect(() => {
+    if (!ownMessageId || followed.current === ownMessageId || !messages.some((m) => m.id === ownMessageId)) return;
+    followed.current = ownMessageId;
+    setUnseen(0);
+    virtualizer.scrollToEnd();
+  }, [ownMessageId, messages, virtualizer]);
 
   const onScroll = useCallback(() => {
     const el = scroller.current;
@@ -353,11 +373,6 @@ export function Timeline({
   const items = virtualizer.getVirtualItems();
   return (
     <div className="timeline-frame">
-      {messages.length > 0 && (
-        <div className="timeline-edge muted" data-testid="history-edge">
-          {hasMore ? (loadingOlder ? "Loading older messages…" : "Scroll up for older messages") : "Beginning of the conversation"}
-        </div>
-      )}
       <div
         ref={scroller}
         className="timeline-scroll"
@@ -371,10 +386,22 @@ export function Timeline({
           <div style={{ position: "absolute", top: 0, left: 0, width: "100%", transform: `translateY(${items[0]?.start ?? 0}px)` }}>
             {items.map((row) => {
               const item = rows[row.index]!;
+              if (item.kind === "edge")
+                return (
+                  <div key={row.key} data-index={row.index} ref={virtualizer.measureElement}>
+                    <div className="timeline-edge muted" data-testid="history-edge">
+                      {hasMore
+                        ? loadingOlder
+                          ? "Loading older messages…"
+                          : "Scroll up for older messages"
+                        : "Beginning of the conversation"}
+                    </div>
+                  </div>
+                );
               if (item.kind === "note")
                 return (
                   <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className="timeline-row">
-                    <NoteItem note={item.note} />
+                    <NoteItem note={item.note} name={operatorName} />
                   </div>
                 );
               if (item.kind === "change")

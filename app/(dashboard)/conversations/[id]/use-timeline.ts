@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { api } from "../../_lib/api";
+import { api, isClientError } from "../../_lib/api";
 import { usePollInterval } from "../../_lib/live-events";
 import type { ConversationDetail, TimelineMessage } from "../../_lib/types";
 
@@ -20,10 +20,12 @@ type Older = { messages: TimelineMessage[]; nextBefore: number | null };
  * larger than a page is filled in, so the history never has a hole.
  */
 export function useTimeline(conversationId: number) {
+  const poll = usePollInterval(2_000);
   const latest = useQuery({
     queryKey: ["conversation", conversationId, "latest"],
     queryFn: () => api<ConversationDetail>(`/conversations/${conversationId}/messages?take=${PAGE_SIZE}`),
-    refetchInterval: usePollInterval(2_000),
+    // Not found (or not this operator's bot) stays so: no polling for it.
+    refetchInterval: (query) => (isClientError(query.state.error) ? false : poll),
   });
   const [older, setOlder] = useState<Older | null>(null);
   // Mirrors `older` synchronously: a jump loads page after page without waiting for renders.

@@ -34,7 +34,12 @@ const FIT_ON_OPEN_MAX = 150;
 /** Two lines of a node hold about this much; the rest is in the panel (the box clamps it too). */
 const NODE_TEXT_MAX = 90;
 // includeHiddenNodes: fit the nodes never rendered (off screen) too, by their declared size.
-const FIT_OPTIONS = { maxZoom: 1, padding: 0.15, includeHiddenNodes: true };
+// The top padding keeps the fitted tree below the minimap (top right, 15 + 100 px), which covered a node.
+const FIT_OPTIONS = {
+  maxZoom: 1,
+  padding: { top: "130px", right: "6%", bottom: "6%", left: "6%" },
+  includeHiddenNodes: true,
+} as const;
 const NO_EDGES: Edge[] = [];
 const minimapColor = (n: LaidNode) => COLORS[n.member.senderKind] ?? "#999";
 

@@ -15,6 +15,13 @@ function contentText(content: unknown): string {
   return JSON.stringify(content, null, 2);
 }
 
+/** A usage counter's name in words: `cachedInputTokens` → "Cached input tokens". */
+const usageLabel = (key: string) =>
+  key
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .replace(/^./, (c) => c.toUpperCase());
+
 /** The usage counters the AI SDK reports, in a fixed order; whatever else it sent follows. */
 const USAGE_ORDER = ["inputTokens", "outputTokens", "totalTokens", "reasoningTokens", "cachedInputTokens"];
 
@@ -103,7 +110,7 @@ export function TurnView({ id }: { id: number }) {
         ) : (
           usage.map(([k, v]) => (
             <div key={k} style={{ display: "contents" }}>
-              <dt>{k.replace(/Tokens$/, " tokens").replace(/^./, (c) => c.toUpperCase())}</dt>
+              <dt>{usageLabel(k)}</dt>
               <dd data-testid={`usage-${k}`}>{(v as number).toLocaleString("en")}</dd>
             </div>
           ))
