@@ -302,7 +302,8 @@ export function SettingsForm() {
                       <td className="muted">{clock(c.createdAt)}</td>
                       <td>{label("operator", c.changedBy)}</td>
                       <td>
-                        {settingLabel(c.key)}: {settingValueText(c.key, c.oldValue)} → {settingValueText(c.key, c.newValue)}
+                        {c.bot && <span className="badge">{c.bot.name ?? `bot ${c.bot.id} (erased)`}</span>} {settingLabel(c.key)}:{" "}
+                        {settingValueText(c.key, c.oldValue, c.bot !== null)} → {settingValueText(c.key, c.newValue, c.bot !== null)}
                       </td>
                     </tr>
                   ))}
