@@ -11,6 +11,8 @@ test("the sandbox bot's own settings: a form like Settings, empty inherits, erro
   page,
   dashboard,
 }) => {
+  // Four pages and a turn: longer than the default minute on a loaded machine.
+  test.setTimeout(150_000);
   const userId = 8000 + Math.floor(Math.random() * 1000);
   const own = `Bot-own waiting note ${userId}: a person comes soon.`;
   await dashboard.signIn();
