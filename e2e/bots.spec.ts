@@ -56,7 +56,9 @@ test("a bot added from the Bots page answers at its own webhook, filters the lis
 
   // Its own settings: answers sent whole (the fake model does not stream drafts).
   await panel.getByText("Agent: instructions, model and settings").click();
-  await panel.getByLabel("Settings overrides").fill('{"streamDrafts": false}');
+  await panel
+    .getByLabel("Telegram private chats: show the answer as it is written (drafts), then send it once")
+    .selectOption({ label: "Off" });
   await panel.getByRole("button", { name: "Save agent" }).click();
   await expect(panel.getByText("Saved")).toBeVisible();
 
@@ -108,7 +110,9 @@ test("a bot added from the Bots page answers at its own webhook, filters the lis
   await page.goto("/bots");
   const agentPanel = page.getByRole("region", { name: `Bot E2E Bot ${botNumber}` });
   await agentPanel.getByText("Agent: instructions, model and settings").click();
-  await expect(agentPanel.getByLabel("Settings overrides")).toHaveValue(/"streamDrafts": false/);
+  await expect(
+    agentPanel.getByLabel("Telegram private chats: show the answer as it is written (drafts), then send it once").locator("option:checked"),
+  ).toHaveText("Off");
   await agentPanel.getByLabel("Instructions").fill(`You are PIRATE-${run}, answer like a pirate.`);
   await agentPanel.getByRole("button", { name: "Save agent" }).click();
   await expect(agentPanel.getByText("Saved")).toBeVisible();

@@ -17,9 +17,13 @@ function textOf(message: LanguageModelV3Prompt[number]): string {
   return message.content.map((part) => ("text" in part && typeof part.text === "string" ? part.text : "")).join("\n");
 }
 
+const MEDIA_LINE =
+  /^\[(?:photo|video|animation|audio|voice|video note|document|sticker|animated sticker|video sticker|file too large)\b[^\n]*$/gm;
+
 /**
  * What the demo says: how many messages it was shown, the reply annotation on
- * the newest one, the gap note in the system prompt. Pure, so it is tested alone.
+ * the newest one, the gap note in the system prompt, the files the newest carries
+ * (their lines, and the pictures it was given as images). Pure, so it is tested alone.
  */
 export function describePrompt(prompt: LanguageModelV3Prompt): string {
   const system = prompt
@@ -33,10 +37,18 @@ export function describePrompt(prompt: LanguageModelV3Prompt): string {
   // text inside a body is the user's own, escaped, and must not read as structure.
   const annotation = [...newestText.matchAll(/^--- [^\n]*\n(\[↩ reply to [^\n]*\])$/gm)].at(-1)?.[1];
   const gap = /the previous message in this conversation was (.+?) before this one/.exec(system)?.[1];
+  // The media lines this system writes under the header (a user's own "[" is escaped, lib/prompt/media-line.ts).
+  const media = [...newestText.matchAll(MEDIA_LINE)].map((m) => m[0]);
+  const images =
+    newest && typeof newest.content !== "string" ? newest.content.filter((p) => p.type === "file" && p.mediaType.startsWith("image/")) : [];
   const lines = [
     `${DEMO_LABEL} I was shown ${messages.length} message${messages.length === 1 ? "" : "s"} in context.`,
     annotation ? `The newest is a reply: ${annotation}` : "The newest is not a reply to an earlier message.",
     gap ? `Gap note: the previous message came ${gap} earlier.` : "No gap note (no long pause before this message).",
+    ...(media.length ? [`It carries ${media.join(", ")}.`] : []),
+    ...(images.length
+      ? [`I was given ${images.length} picture${images.length === 1 ? "" : "s"} of it as image${images.length === 1 ? "" : "s"}.`]
+      : []),
     "Set LLM_PROVIDER and LLM_MODEL (see Settings) for real answers.",
   ];
   return lines.join("\n");

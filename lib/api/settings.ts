@@ -12,6 +12,8 @@ export const settingChange = z.strictObject({
   newValue: z.unknown(),
   /** The operator's name. */
   changedBy: z.string(),
+  /** null: a global setting; else the bot whose own setting changed (null values there: inherits the global one). Its name is null once the bot is erased. */
+  bot: z.strictObject({ id: z.number().int(), name: z.string().nullable() }).nullable(),
   createdAt: isoDate,
 });
 

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import type { Database } from "../db/database";
-import { findBotByAdapter, type BotRow } from "../db/bots";
+import { findBotByAdapter, type BotChange, type BotRow } from "../db/bots";
+import type { SettingChangeEntry } from "../db/settings";
+import { changedEntries } from "../settings/change-log";
 import { settingsUpdateSchema, type Settings } from "../settings/schema";
 import { getSettings } from "../settings/store";
 
@@ -26,6 +28,24 @@ export function botAgentOf(row: Pick<BotRow, "instructions" | "model" | "setting
     model: model?.success ? model.data : null,
     settings: overrides?.success ? overrides.data : {},
   };
+}
+
+/**
+ * The change-log entries of a change to a bot's own settings: its instructions (as
+ * `agentInstructions`), each overridden key, and its model (with whether its key is
+ * none, the stored one or a new one: never the key). null = inherits the global value.
+ */
+export function botSettingEntries(row: BotRow, change: BotChange): SettingChangeEntry[] {
+  const before = botAgentOf(row);
+  const after = botAgentOf({ ...row, ...change });
+  const modelOf = (model: BotModel | null, key: "none" | "stored" | "new") => (model ? { ...model, apiKey: key } : null);
+  const keyBefore = row.modelApiKey === null ? "none" : "stored";
+  const keyAfter = change.modelApiKey === undefined ? keyBefore : change.modelApiKey === null ? "none" : "new";
+  return changedEntries(
+    { ...before.settings, agentInstructions: before.instructions, model: modelOf(before.model, keyBefore) },
+    { ...after.settings, agentInstructions: after.instructions, model: modelOf(after.model, keyAfter) },
+    ["agentInstructions", ...new Set([...Object.keys(before.settings), ...Object.keys(after.settings)]), "model"],
+  );
 }
 
 type Cached = { at: number; rows: Map<string, BotRow | null> };

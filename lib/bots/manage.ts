@@ -2,24 +2,14 @@ import { sameModelEndpoint } from "../agent/model";
 import { randomBytes } from "node:crypto";
 import { GrammyError } from "grammy";
 import { z } from "zod";
-import {
-  botActivity,
-  eraseBot,
-  findBot,
-  insertBot,
-  listBots,
-  setBotIdentity,
-  updateBot,
-  updateBotFrom,
-  type BotChange,
-  type BotRow,
-} from "../db/bots";
+import { botActivity, eraseBot, findBot, insertBot, listBots, setBotIdentity, updateBot, type BotChange, type BotRow } from "../db/bots";
 import type { Database } from "../db/database";
+import { writeBotChange } from "../db/settings";
 import { AppError } from "../errors";
 import { publish } from "../events/bus";
 import { log } from "../log";
 import { settingsUpdateSchema } from "../settings/schema";
-import { botAgentOf, botModelSchema, forgetBots } from "./bot-config";
+import { botAgentOf, botModelSchema, botSettingEntries, forgetBots } from "./bot-config";
 import { checkLineChannel, checkTelegramToken } from "./platform-check";
 import { deleteTelegramWebhook, platformSaid, platformUnreachable, setPlatformWebhook, type OpenCredentials } from "./platform-webhook";
 import type { BotRuntime } from "./runtime";
@@ -247,9 +237,10 @@ async function setStatusAtPlatform(deps: BotManagerDeps, row: BotRow, status: "a
 
 /**
  * Changes a bot's name, status or agent (instructions, model, overrides); null puts back
- * the inherited value. `warning`: the change is stored, but the platform did not take part of it.
+ * the inherited value. The agent's changes go in the settings' change log as `changedBy`'s,
+ * in the same transaction. `warning`: the change is stored, but the platform did not take part of it.
  */
-export async function changeBot(deps: BotManagerDeps, id: number, body: BotPatchBody) {
+export async function changeBot(deps: BotManagerDeps, id: number, body: BotPatchBody, changedBy: string) {
   const row = await existing(deps.db, id);
   if (body.status && row.source === "env")
     throw new AppError("bad_request", "a bot configured by the environment is turned off by unsetting its variables");
@@ -277,9 +268,9 @@ export async function changeBot(deps: BotManagerDeps, id: number, body: BotPatch
   const warning = body.status !== undefined ? await setStatusAtPlatform(deps, row, body.status) : null;
   // A status is stored only over the row read above (its updatedAt): quick toggles cannot
   // store an older decision over a newer one. The platform call already made stays made.
-  if (body.status !== undefined && !(await updateBotFrom(deps.db, id, row, change)))
+  const log = { entries: botSettingEntries(row, change), changedBy };
+  if (!(await writeBotChange(deps.db, id, change, log, body.status !== undefined ? row : undefined)))
     throw new AppError("conflict", `bot ${id} was changed meanwhile (now ${(await existing(deps.db, id)).status}): try again`);
-  if (body.status === undefined) await updateBot(deps.db, id, change);
   forgetBots(deps.db);
   await deps.runtime.sync();
   publish(deps.db, { type: "settings" });

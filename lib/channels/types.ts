@@ -187,7 +187,9 @@ export type MediaDownloadRequest = {
 export type MediaDownload =
   | { ok: true; bytes: Buffer }
   | { ok: false; outcome: "too_large"; sizeBytes: number | null }
-  | { ok: false; outcome: "retry" | "failed"; reason: string };
+  | { ok: false; outcome: "retry" | "failed"; reason: string }
+  /** Nothing here can download this file (the sandbox, for a file no simulator sent). */
+  | { ok: false; outcome: "unsupported"; reason: string };
 
 /**
  * What a failed send means for the message: "not_sent" — the platform refused it or

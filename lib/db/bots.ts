@@ -66,18 +66,11 @@ export type BotChange = Partial<{
   credentials: string | null;
 }>;
 
-export function updateBot(db: Database, id: number, change: BotChange) {
-  return db.prisma.bot.update({ where: { id }, data: change });
-}
+/** A bot's own settings (its agent): written only with their change-log rows (settings.ts `writeBotChange`). */
+type AgentColumns = "instructions" | "model" | "modelApiKey" | "settings";
 
-/**
- * Stores a change only if the row is still the one the caller read (its `updatedAt`,
- * which every write bumps) and told the platform about; false when another change came
- * first. Comparing the status alone let disabled → active → disabled pass unseen.
- */
-export async function updateBotFrom(db: Database, id: number, read: { updatedAt: Date }, change: BotChange): Promise<boolean> {
-  const { count } = await db.prisma.bot.updateMany({ where: { id, updatedAt: read.updatedAt }, data: change });
-  return count === 1;
+export function updateBot(db: Database, id: number, change: Omit<BotChange, AgentColumns>) {
+  return db.prisma.bot.update({ where: { id }, data: change });
 }
 
 /** Deletes a bot's row (erase); its conversations go with it, cascading to their messages. */

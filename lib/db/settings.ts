@@ -1,8 +1,20 @@
+import type { BotChange } from "./bots";
 import type { Database } from "./database";
 import { Prisma } from "./generated/sqlite/client";
 
 // A JSON column cannot take a bare null: Prisma wants its JsonNull marker (one runtime for both clients).
 const json = (value: unknown) => (value === null || value === undefined ? Prisma.JsonNull : value) as never;
+
+/** One change-log row: a key, from what to what (null: the server default, or for a bot "inherits"). */
+export type SettingChangeEntry = { key: string; oldValue: unknown; newValue: unknown };
+
+const logRow = (botId: number | null, changedBy: string) => (entry: SettingChangeEntry) => ({
+  botId,
+  key: entry.key,
+  oldValue: json(entry.oldValue),
+  newValue: json(entry.newValue),
+  changedBy,
+});
 
 /**
  * Writes the changed keys and their change-log rows in one transaction (the log
@@ -10,22 +22,49 @@ const json = (value: unknown) => (value === null || value === undefined ? Prisma
  * handle's cached rows. A key set back to null (settings whose null means "the
  * server's environment") loses its row.
  */
-export async function writeSettings(db: Database, changes: { key: string; oldValue: unknown; newValue: unknown }[], changedBy: string) {
+export async function writeSettings(db: Database, changes: SettingChangeEntry[], changedBy: string) {
   await db.prisma.$transaction(
-    changes.flatMap(({ key, oldValue, newValue }) => [
-      newValue === null
-        ? db.prisma.setting.deleteMany({ where: { key } })
+    changes.flatMap((change) => [
+      change.newValue === null
+        ? db.prisma.setting.deleteMany({ where: { key: change.key } })
         : db.prisma.setting.upsert({
-            where: { key },
-            create: { key, value: newValue as never, updatedBy: changedBy },
-            update: { value: newValue as never, updatedBy: changedBy },
+            where: { key: change.key },
+            create: { key: change.key, value: change.newValue as never, updatedBy: changedBy },
+            update: { value: change.newValue as never, updatedBy: changedBy },
           }),
-      db.prisma.settingChange.create({ data: { key, oldValue: json(oldValue), newValue: json(newValue), changedBy } }),
+      db.prisma.settingChange.create({ data: logRow(null, changedBy)(change) }),
     ]),
   );
   db.settingRows.invalidate();
 }
 
-export function listSettingChanges(db: Database, take = 50) {
-  return db.prisma.settingChange.findMany({ orderBy: { id: "desc" }, take });
+/**
+ * Writes a change to a bot's row and the change-log rows of its own settings in one
+ * transaction. With `from`, only over the row the caller read (its `updatedAt`, which
+ * every write bumps): false, and nothing written, when another change came first.
+ */
+export async function writeBotChange(
+  db: Database,
+  id: number,
+  change: BotChange,
+  log: { entries: SettingChangeEntry[]; changedBy: string },
+  from?: { updatedAt: Date },
+): Promise<boolean> {
+  const written = await db.prisma.$transaction(async (tx) => {
+    const { count } = await tx.bot.updateMany({ where: { id, ...(from ? { updatedAt: from.updatedAt } : {}) }, data: change });
+    if (count !== 1) return false;
+    if (log.entries.length) await tx.settingChange.createMany({ data: log.entries.map(logRow(id, log.changedBy)) });
+    return true;
+  });
+  if (written && log.entries.length) db.settingRows.invalidate();
+  return written;
+}
+
+/** The newest changes, global and per bot, each with its bot's name (an erased bot's is gone: null). */
+export async function listSettingChanges(db: Database, take = 50) {
+  const rows = await db.prisma.settingChange.findMany({ orderBy: { id: "desc" }, take });
+  const ids = [...new Set(rows.flatMap((r) => (r.botId === null ? [] : [r.botId])))];
+  const bots = ids.length ? await db.prisma.bot.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } }) : [];
+  const names = new Map(bots.map((b) => [b.id, b.name]));
+  return rows.map(({ botId, ...row }) => ({ ...row, bot: botId === null ? null : { id: botId, name: names.get(botId) ?? null } }));
 }

@@ -230,6 +230,7 @@ export class MediaFetcher {
     if (!download.ok) {
       if (download.outcome === "too_large") return { status: "too_large", sizeBytes: download.sizeBytes };
       if (download.outcome === "failed") return { status: "failed", error: download.reason };
+      if (download.outcome === "unsupported") return { status: "unsupported", error: download.reason };
       return this.retryOrFail(attachment, download.reason);
     }
     const inspected = await inspectBytes(download.bytes, attachment.kind as AttachmentKind);

@@ -1,6 +1,8 @@
-import { botAgentOf, forgetBots } from "../bots/bot-config";
+import { botAgentOf, botSettingEntries, forgetBots } from "../bots/bot-config";
 import type { Database } from "../db/database";
-import { updateBot } from "../db/bots";
+import type { BotChange } from "../db/bots";
+import { writeBotChange } from "../db/settings";
+import { publish } from "../events/bus";
 import type { Settings } from "../settings/schema";
 import { getSettings, updateSettings } from "../settings/store";
 
@@ -14,7 +16,7 @@ export type AppliedVariant = {
 
 /**
  * "Apply these settings": what a replay or run tried becomes the live settings, through
- * the settings store (validated, with its change-log entry). The variant's instructions
+ * the settings store or the bot's own settings (validated, each with its change-log entry). The variant's instructions
  * are the agent's instructions; a model cannot be applied here (the server's model is
  * its environment's), so it is reported as not applied.
  *
@@ -47,11 +49,13 @@ export async function applyVariant(
   if (bot && Object.keys(toBot).length) {
     const { agentInstructions, ...rest } = toBot;
     const overrides = { ...botAgentOf(bot).settings, ...rest };
-    await updateBot(db, bot.id, {
+    const change: BotChange = {
       ...(typeof agentInstructions === "string" ? { instructions: agentInstructions } : {}),
       ...(Object.keys(rest).length ? { settings: JSON.stringify(overrides) } : {}),
-    });
+    };
+    await writeBotChange(db, bot.id, change, { entries: botSettingEntries(bot, change), changedBy });
     forgetBots(db);
+    publish(db, { type: "settings" });
   }
   return {
     settings,

@@ -20,6 +20,7 @@ import { env, type Env } from "../env";
 import { eventBus, type EventBus } from "../events/bus";
 import { startPostgresRelay, type Relay } from "../events/postgres-relay";
 import { LiveStreams } from "../events/live-streams";
+import { blobStoreFor } from "../media/blob-store";
 import { MediaFetcher } from "../media/fetch-job";
 import { dispatchEnvelope } from "../pipeline/dispatch";
 import { housekeeping } from "../pipeline/housekeeping";
@@ -142,6 +143,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
       token: e.TELEGRAM_BOT_TOKEN,
       apiRoot: e.TELEGRAM_API_ROOT,
       sandboxUsername: e.SANDBOX_BOT_USERNAME,
+      sandboxFiles: async (sha256) => (await blobStoreFor(db).get(sha256))?.bytes ?? null,
     }),
   );
   const channels: Record<string, ChannelAdapter> = { telegram };

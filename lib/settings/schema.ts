@@ -103,8 +103,8 @@ export const settingsSchema = z.object({
     .default(null),
   /**
    * The model is given the pictures of the messages in its context as images (photos,
-   * image documents, static stickers), re-encoded; null = by provider: on for openai and
-   * anthropic, off for openai-compatible (many local models have no vision).
+   * image documents, static stickers), re-encoded; null = by provider: on for openai,
+   * anthropic and the sandbox's demo model, off for openai-compatible (many local models have no vision).
    */
   modelSeesImages: z.boolean().nullable().default(null),
   /** The most images one turn sends the model, newest first; older pictures keep their text line. */

@@ -3,6 +3,7 @@ import { listSettingChanges, writeSettings } from "../db/settings";
 import type { SettingRow } from "../db/settings-cache";
 import { publish } from "../events/bus";
 import { log } from "../log";
+import { changedEntries } from "./change-log";
 import { defaultSettings, settingsSchema, settingsUpdateSchema, type Settings } from "./schema";
 
 /**
@@ -41,9 +42,7 @@ function parse(rows: readonly SettingRow[]): Settings {
 export async function updateSettings(db: Database, input: unknown, changedBy: string): Promise<Settings> {
   const update = settingsUpdateSchema.parse(input);
   const current = await getSettings(db);
-  const changes = Object.entries(update)
-    .filter(([key, value]) => JSON.stringify(current[key as keyof Settings]) !== JSON.stringify(value))
-    .map(([key, newValue]) => ({ key, oldValue: current[key as keyof Settings], newValue }));
+  const changes = changedEntries(current, update);
   if (changes.length) await writeSettings(db, changes, changedBy);
   if (changes.length) publish(db, { type: "settings" });
   return { ...current, ...update };

@@ -25,6 +25,7 @@ import { processHolder } from "@/lib/server/wiring";
 const NOT_CALLED = new Set([
   "post /simulator/updates",
   "post /simulator/failures",
+  "post /simulator/files",
   "post /account/password",
   "delete /account/sessions/{id}",
 ]);

@@ -4,7 +4,8 @@ import { dirname, join, resolve } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBot } from "@/lib/bots/manage";
-import { ensureEnvBot, updateBotFrom } from "@/lib/db/bots";
+import { ensureEnvBot } from "@/lib/db/bots";
+import { writeBotChange } from "@/lib/db/settings";
 import { sqlitePath } from "@/lib/db/migrations.mjs";
 import { SECRET_HEADER } from "@/lib/channels/telegram/webhook";
 import { BOT, update, type UpdateOptions } from "../fixtures/telegram";
@@ -15,6 +16,7 @@ import { startFakeLine, type FakeLine } from "../helpers/fake-line";
 import { startFakeLlm, type FakeLlm } from "../helpers/fake-llm";
 import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
 import { installRouteApp, uninstallRouteApp } from "../helpers/route-app";
+import { callRoute } from "../helpers/route-call";
 
 const API_TOKEN = "bots-api-token-0123456789";
 const TOKEN_A = `5550001:${"A".repeat(8)}${randomBytes(12).toString("hex")}`;
@@ -28,18 +30,8 @@ type Route = Record<string, (r: Request, c: { params: Promise<unknown> }) => Pro
 const route = async (path: string) => (await import(resolve(path))) as Route;
 
 /** An /api/v1 call as a script makes it (API token), through the route handler. */
-async function api(file: string, method: string, url: string, params: Record<string, string> = {}, body?: unknown) {
-  const handler = (await route(file))[method];
-  const response = await handler(
-    new Request(`http://localhost${url}`, {
-      method,
-      headers: { authorization: `Bearer ${API_TOKEN}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    }),
-    { params: Promise.resolve(params) },
-  );
-  return { status: response.status, body: (await response.json()) as any };
-}
+const api = (file: string, method: string, url: string, params: Record<string, string> = {}, body?: unknown) =>
+  callRoute(API_TOKEN, file, method, url, params, body);
 
 /** What LINE posts: events signed with the channel secret (X-Line-Signature, HMAC-SHA256 of the raw body). */
 function lineRequest(url: string, secret: string, events: unknown[]) {
@@ -532,15 +524,16 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
   it("a status is stored only over the row the change read (toggles in between, even back to the same status, refuse it)", async () => {
     const read = await t.db.prisma.bot.findFirstOrThrow({ where: { source: "api", status: { in: ["active", "disabled"] } } });
     const other = read.status === "active" ? "disabled" : "active";
+    const noLog = { entries: [], changedBy: "admin" };
     // Two other changes came meanwhile and put the status back where it was (disabled → active → disabled).
     await new Promise((r) => setTimeout(r, 5));
     await t.db.prisma.bot.update({ where: { id: read.id }, data: { status: other } });
     await new Promise((r) => setTimeout(r, 5));
     await t.db.prisma.bot.update({ where: { id: read.id }, data: { status: read.status } });
-    expect(await updateBotFrom(t.db, read.id, read, { status: other })).toBe(false);
+    expect(await writeBotChange(t.db, read.id, { status: other }, noLog, read)).toBe(false);
     expect((await t.db.prisma.bot.findUniqueOrThrow({ where: { id: read.id } })).status).toBe(read.status);
     const fresh = await t.db.prisma.bot.findUniqueOrThrow({ where: { id: read.id } });
-    expect(await updateBotFrom(t.db, read.id, fresh, { name: fresh.name })).toBe(true);
+    expect(await writeBotChange(t.db, read.id, { name: fresh.name }, noLog, fresh)).toBe(true);
   });
 
   it("the environment's LINE channel cannot be added again through the API: its identity is learnt when it matters", async () => {

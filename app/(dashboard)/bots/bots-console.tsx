@@ -5,7 +5,9 @@ import Link from "next/link";
 import { useState } from "react";
 import type { z } from "zod";
 import type { botListResponse, botResponse, botWebhookResponse } from "@/lib/api/bots";
-import { api } from "../_lib/api";
+import { api, ApiError } from "../_lib/api";
+import type { Settings } from "../_lib/types";
+import { BotSettingsFields } from "./bot-settings-fields";
 
 type Bot = z.output<typeof botListResponse>["bots"][number];
 type Provider = "openai" | "anthropic" | "openai-compatible";
@@ -125,6 +127,8 @@ function useBotChange(id: number) {
     onSettled: () => {
       void client.invalidateQueries({ queryKey: ["bots"] });
       void client.invalidateQueries({ queryKey: ["conversations"] });
+      // A bot's own settings are in the change log (Settings).
+      void client.invalidateQueries({ queryKey: ["settings"] });
     },
   });
 }
@@ -239,19 +243,16 @@ function AgentForm({ bot }: { bot: Bot }) {
   const [model, setModel] = useState(bot.model?.model ?? "");
   const [baseUrl, setBaseUrl] = useState(bot.model?.baseUrl ?? "");
   const [apiKey, setApiKey] = useState("");
-  const [overrides, setOverrides] = useState(Object.keys(bot.settings).length ? JSON.stringify(bot.settings, null, 2) : "");
-  const [invalid, setInvalid] = useState<string | null>(null);
+  const [overrides, setOverrides] = useState<Partial<Settings>>(bot.settings);
+  // The same messages as the global form, under each field (the API's path is settings.<key>).
+  const fieldError = (key: string) =>
+    change.error instanceof ApiError
+      ? (change.error.details as { path: string[]; message: string }[] | undefined)?.find(
+          (d) => d.path?.[0] === "settings" && d.path[1] === key,
+        )?.message
+      : undefined;
   function save() {
-    let settings: unknown = null;
-    if (overrides.trim()) {
-      try {
-        settings = JSON.parse(overrides);
-      } catch {
-        setInvalid('Settings overrides must be a JSON object, e.g. {"recencyWindow": 20}');
-        return;
-      }
-    }
-    setInvalid(null);
+    const settings = Object.keys(overrides).length ? overrides : null;
     change.mutate({
       method: "PATCH",
       body: {
@@ -305,16 +306,7 @@ function AgentForm({ bot }: { bot: Bot }) {
             </>
           )}
         </div>
-        <label>
-          Settings overrides (JSON; empty: inherit all)
-          <textarea
-            aria-label="Settings overrides"
-            rows={3}
-            value={overrides}
-            placeholder='{"recencyWindow": 20, "groupAnswerMode": "all"}'
-            onChange={(e) => setOverrides(e.target.value)}
-          />
-        </label>
+        <BotSettingsFields botId={bot.id} draft={overrides} onChange={setOverrides} fieldError={fieldError} />
         <button type="submit" disabled={change.isPending}>
           Save agent
         </button>
@@ -324,10 +316,10 @@ function AgentForm({ bot }: { bot: Bot }) {
             Saved
           </span>
         )}
-        {(invalid || change.isError) && (
+        {change.isError && (
           <span className="error" role="alert">
             {" "}
-            {invalid ?? change.error?.message}
+            Not saved: {change.error.message}
           </span>
         )}
       </form>

@@ -34,14 +34,21 @@ export const SETTING_LABELS: Record<keyof Settings, string> = {
   replaysPerAgentPerDay: "Replays per agent per day",
 };
 
-/** A changed value as people read it: on/off, "server default", a price table by its size. */
-export function settingValueText(key: string, value: unknown): string {
-  if (value === null || value === undefined) return "server default";
+/**
+ * A changed value as people read it: on/off, "server default" (for a bot's own setting,
+ * "inherited": null there means the global value), a price table by its size.
+ */
+export function settingValueText(key: string, value: unknown, ofBot = false): string {
+  if (value === null || value === undefined) return ofBot ? "inherited" : "server default";
   if (typeof value === "boolean") return value ? "on" : "off";
+  if (key === "model" && typeof value === "object") {
+    const m = value as { provider: string; model: string; baseUrl?: string; apiKey: string };
+    return `${m.provider} · ${m.model}${m.baseUrl ? ` at ${m.baseUrl}` : ""} (API key: ${m.apiKey})`;
+  }
   if (key === "modelPrices" && Array.isArray(value)) return `${value.length} row${value.length === 1 ? "" : "s"}`;
   if (typeof value === "string") return `“${value.length > 80 ? `${value.slice(0, 80)}…` : value}”`;
   return typeof value === "object" ? JSON.stringify(value) : String(value);
 }
 
-/** The change log's label for a key (a key the console does not know yet reads as written). */
-export const settingLabel = (key: string) => SETTING_LABELS[key as keyof Settings] ?? key;
+/** The change log's label for a key (a key the console does not know yet reads as written; a bot's model is not a setting). */
+export const settingLabel = (key: string) => (key === "model" ? "Model" : (SETTING_LABELS[key as keyof Settings] ?? key));

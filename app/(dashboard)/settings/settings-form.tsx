@@ -7,38 +7,13 @@ import { ModelInstructions, isDemoModel } from "../_lib/model-setup";
 import { useSenderLabel } from "../_lib/sender";
 import { clock } from "../_lib/time";
 import type { QueueInfo, Settings, SettingsInfo, StatusInfo } from "../_lib/types";
-import { HandoffSettingsFields } from "../handoff/handoff-settings";
 import { YourAccount } from "./account-security";
 import { PriceTable } from "./price-table";
+import { ANSWERING_FIELDS, CONTEXT_FIELDS, HANDOFF_FIELDS, REPLAY_QUOTA_FIELD, SettingInput, type SettingField } from "./setting-fields";
 import { settingLabel, settingValueText } from "./setting-labels";
 
 type Limits = QueueInfo["limits"];
 type Change = SettingsInfo["changes"][number];
-
-const NUMBERS: { key: keyof Settings; label: string; help: string }[] = [
-  { key: "recencyWindow", label: "Recency window (messages)", help: "The last N messages are always in context." },
-  { key: "replyContextWindow", label: "Reply context window", help: "Messages before and after a reply's target." },
-  { key: "replyChainDepth", label: "Reply chain depth", help: "How far up a reply chain to follow." },
-  { key: "gapThresholdMinutes", label: "Gap threshold (minutes)", help: "Longer silences add a gap note to the prompt." },
-  { key: "quoteMaxChars", label: "Quote length (characters)", help: "Quoted text in reply annotations is cut here." },
-  { key: "forkReplyTtlDays", label: "Fork reply TTL (days)", help: "Replies to older fork messages just quote them." },
-  {
-    key: "forkPendingUpdates",
-    label: "Fork pending updates (messages)",
-    help: "A resumed fork sees at most this many main-chat messages sent since it began.",
-  },
-  { key: "forkIdleMinutes", label: "Fork idle timeout (minutes)", help: "Idle interactive forks are warned, then closed." },
-  {
-    key: "maxImagesPerTurn",
-    label: "Images per turn",
-    help: "The newest pictures in context are sent to the model as images; older ones keep their text line.",
-  },
-  {
-    key: "replaysPerAgentPerDay",
-    label: "Replays per agent per day",
-    help: "Model calls agents may spend on replays and dataset runs (a run counts all its turns); admins are not limited. 0 = agents may not replay.",
-  },
-];
 
 const THROUGHPUT: { key: keyof Limits; label: string; help: string }[] = [
   { key: "turnConcurrency", label: "Conversations answered at once", help: "Per instance; each conversation stays in order." },
@@ -85,6 +60,17 @@ export function SettingsForm() {
       ? (save.error.details as { path: string[]; message: string }[] | undefined)?.find((d) => d.path?.[0] === key)?.message
       : undefined;
 
+  const field = (f: SettingField) => (
+    <SettingInput
+      key={f.key}
+      field={f}
+      id={f.key}
+      value={draft[f.key]}
+      onChange={(v) => setDraft({ ...draft, [f.key]: v })}
+      error={fieldError(f.key)}
+    />
+  );
+
   return (
     <>
       <h1>Settings</h1>
@@ -100,26 +86,7 @@ export function SettingsForm() {
           }}
         >
           <h2 style={{ marginTop: 0 }}>Context and forks</h2>
-          {NUMBERS.map(({ key, label, help }) => (
-            <div key={key}>
-              <label htmlFor={key}>{label}</label>
-              <input
-                id={key}
-                type="number"
-                value={String(draft[key])}
-                onChange={(e) => setDraft({ ...draft, [key]: e.target.value === "" ? ("" as never) : Number(e.target.value) })}
-                aria-describedby={`${key}-help`}
-              />
-              <div id={`${key}-help`} className="muted">
-                {help}
-              </div>
-              {fieldError(key) && (
-                <div className="error" role="alert">
-                  {fieldError(key)}
-                </div>
-              )}
-            </div>
-          ))}
+          {[...CONTEXT_FIELDS, REPLAY_QUOTA_FIELD].map(field)}
           <h2>Throughput</h2>
           {THROUGHPUT.map(({ key, label, help }) => (
             <div key={key}>
@@ -166,52 +133,7 @@ export function SettingsForm() {
             )}
           </div>
           <h2>Answering</h2>
-          <label htmlFor="groupAnswerMode">In groups, the agent answers</label>
-          <select
-            id="groupAnswerMode"
-            value={draft.groupAnswerMode}
-            onChange={(e) => setDraft({ ...draft, groupAnswerMode: e.target.value as Settings["groupAnswerMode"] })}
-          >
-            <option value="addressed">when mentioned, commanded or replied to</option>
-            <option value="all">every message</option>
-            <option value="never">never (operators only)</option>
-          </select>
-          <label htmlFor="answerChatSenders">Messages a chat sends (Telegram: anonymous admins, channels, automatic forwards)</label>
-          <select
-            id="answerChatSenders"
-            value={draft.answerChatSenders}
-            onChange={(e) => setDraft({ ...draft, answerChatSenders: e.target.value as Settings["answerChatSenders"] })}
-          >
-            <option value="anonymous_admins">answer anonymous admins, not channels</option>
-            <option value="all">answer all of them</option>
-            <option value="none">answer none of them</option>
-          </select>
-          <label className="check">
-            <input
-              type="checkbox"
-              checked={draft.typingIndicator}
-              onChange={(e) => setDraft({ ...draft, typingIndicator: e.target.checked })}
-            />{" "}
-            Show the bot working while it thinks (Telegram "typing…", LINE loading animation)
-          </label>
-          <label className="check">
-            <input type="checkbox" checked={draft.streamDrafts} onChange={(e) => setDraft({ ...draft, streamDrafts: e.target.checked })} />{" "}
-            Telegram private chats: show the answer as it is written (drafts), then send it once
-          </label>
-          <label htmlFor="modelSeesImages">The model sees pictures</label>
-          <select
-            id="modelSeesImages"
-            value={draft.modelSeesImages === null ? "provider" : draft.modelSeesImages ? "on" : "off"}
-            onChange={(e) => setDraft({ ...draft, modelSeesImages: e.target.value === "provider" ? null : e.target.value === "on" })}
-            aria-describedby="modelSeesImages-help"
-          >
-            <option value="provider">By provider (on for OpenAI and Anthropic, off for OpenAI-compatible)</option>
-            <option value="on">On</option>
-            <option value="off">Off: a text line describes each picture</option>
-          </select>
-          <div id="modelSeesImages-help" className="muted">
-            Photos, image documents and static stickers go to the model as images; turn it off for models without vision.
-          </div>
+          {ANSWERING_FIELDS.map(field)}
           {status.data?.telegram.drafts?.state === "unsupported" && (
             <p className="muted" data-testid="drafts-unsupported">
               This Bot API server refused drafts ({status.data.telegram.drafts.error}): answers are sent whole.
@@ -224,7 +146,8 @@ export function SettingsForm() {
             value={draft.agentInstructions}
             onChange={(e) => setDraft({ ...draft, agentInstructions: e.target.value })}
           />
-          <HandoffSettingsFields draft={draft} onChange={(patch) => setDraft({ ...draft, ...patch })} fieldError={fieldError} />
+          <h2>Human handoff</h2>
+          {HANDOFF_FIELDS.map(field)}
           {save.isError && !fieldError("x") && (
             <p className="error" role="alert">
               Not saved: {save.error.message}
@@ -302,7 +225,8 @@ export function SettingsForm() {
                       <td className="muted">{clock(c.createdAt)}</td>
                       <td>{label("operator", c.changedBy)}</td>
                       <td>
-                        {settingLabel(c.key)}: {settingValueText(c.key, c.oldValue)} → {settingValueText(c.key, c.newValue)}
+                        {c.bot && <span className="badge">{c.bot.name ?? `bot ${c.bot.id} (erased)`}</span>} {settingLabel(c.key)}:{" "}
+                        {settingValueText(c.key, c.oldValue, c.bot !== null)} → {settingValueText(c.key, c.newValue, c.bot !== null)}
                       </td>
                     </tr>
                   ))}

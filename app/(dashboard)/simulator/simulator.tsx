@@ -7,7 +7,17 @@ import { useRef, useState } from "react";
 import { TELEGRAM_USER_TEXT_LIMIT, tooLongSentence } from "@/lib/channels/text-limit";
 import { api } from "../_lib/api";
 import { useSenderLabel } from "../_lib/sender";
+import type { z } from "zod";
+import type { simulatedFileResponse } from "@/lib/api/simulator";
 import type { ConversationDetail, ConversationSummary, SimulatedUpdateResult, StatusInfo, TimelineMessage } from "../_lib/types";
+
+type Attach = "" | "photo" | "document" | "voice";
+/** What each way of sending a file takes (a voice note is what Telegram records: OGG/Opus). */
+const ATTACH: Record<Exclude<Attach, "">, { label: string; accept: string }> = {
+  photo: { label: "a photo", accept: "image/*" },
+  document: { label: "a file (document)", accept: "" },
+  voice: { label: "a voice note (OGG/Opus)", accept: ".ogg,.oga,.opus,audio/ogg" },
+};
 
 type Persona = { chatType: "private" | "group"; userId: number; firstName: string; username: string; groupId: number; groupTitle: string };
 
@@ -32,6 +42,9 @@ export function Simulator() {
   const [replyTo, setReplyTo] = useState<TimelineMessage | null>(null);
   const [quote, setQuote] = useState("");
   const [minutesAgo, setMinutesAgo] = useState(0);
+  const [attach, setAttach] = useState<Attach>("");
+  const [file, setFile] = useState<File | null>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
   const chatId = persona.chatType === "private" ? persona.userId : persona.groupId;
   const status = useQuery({ queryKey: ["status"], queryFn: () => api<StatusInfo>("/status") });
   const conversations = useQuery({
@@ -54,11 +67,21 @@ export function Simulator() {
   // Set synchronously: a double click submits twice before `send.isPending` disables the button.
   const inFlight = useRef(false);
   const tooLong = text.length > TELEGRAM_USER_TEXT_LIMIT;
+  const withFile = attach !== "" && file !== null;
   const send = useMutation({
-    mutationFn: () =>
-      api<SimulatedUpdateResult>("/simulator/updates", {
+    mutationFn: async () => {
+      // As Telegram: the file is uploaded first, and the update names it by its file_id.
+      let media: z.output<typeof simulatedFileResponse> | undefined;
+      if (withFile) {
+        const form = new FormData();
+        form.set("kind", attach);
+        form.set("file", file);
+        media = await api<z.output<typeof simulatedFileResponse>>("/simulator/files", { method: "POST", body: form });
+      }
+      return api<SimulatedUpdateResult>("/simulator/updates", {
         method: "POST",
         body: {
+          ...(media ? { media } : {}),
           chat: { type: persona.chatType, id: chatId, ...(persona.chatType === "group" ? { title: persona.groupTitle } : {}) },
           user: { id: persona.userId, firstName: persona.firstName, ...(persona.username ? { username: persona.username } : {}) },
           text,
@@ -66,8 +89,12 @@ export function Simulator() {
           ...(replyTo && quote ? { quote } : {}),
           ...(minutesAgo > 0 ? { sentMinutesAgo: minutesAgo } : {}),
         },
-      }),
+      });
+    },
     onSuccess: () => {
+      setAttach("");
+      setFile(null);
+      if (fileInput.current) fileInput.current.value = "";
       setNextSend("");
       setText("");
       setReplyTo(null);
@@ -104,7 +131,7 @@ export function Simulator() {
           className="panel"
           onSubmit={(e) => {
             e.preventDefault();
-            if (!text.trim() || tooLong || inFlight.current) return;
+            if ((!text.trim() && !withFile) || tooLong || inFlight.current) return;
             inFlight.current = true;
             send.mutate();
           }}
@@ -141,6 +168,17 @@ export function Simulator() {
               <input id="sim-user-id" type="number" value={persona.userId} onChange={(e) => set({ userId: Number(e.target.value) || 1 })} />
             </div>
           </div>
+          <label htmlFor="sim-username">Username (without @; empty: none)</label>
+          <input
+            id="sim-username"
+            value={persona.username}
+            maxLength={32}
+            onChange={(e) => set({ username: e.target.value.replace(/^@/, "").trim() })}
+            aria-describedby="sim-username-help"
+          />
+          <div id="sim-username-help" className="muted">
+            5–32 letters, digits or _, as Telegram allows; the contact panel shows it.
+          </div>
           {replyTo && (
             <div className="reply-arrow" data-testid="sim-replying-to">
               ↩ replying to {label(replyTo.senderKind, replyTo.senderName)}: “{replyTo.text.slice(0, 80)}”{" "}
@@ -166,6 +204,40 @@ export function Simulator() {
             <option value="server_error">fails with a 500 (outcome unknown)</option>
             <option value="timeout">times out (outcome unknown)</option>
           </select>
+          <label htmlFor="sim-attach">Attach</label>
+          <select
+            id="sim-attach"
+            value={attach}
+            onChange={(e) => {
+              setAttach(e.target.value as Attach);
+              setFile(null);
+              if (fileInput.current) fileInput.current.value = "";
+            }}
+          >
+            <option value="">nothing</option>
+            {Object.entries(ATTACH).map(([kind, { label }]) => (
+              <option key={kind} value={kind}>
+                {label}
+              </option>
+            ))}
+          </select>
+          {attach && (
+            <>
+              <label htmlFor="sim-file">File to send as {ATTACH[attach].label}</label>
+              <input
+                id="sim-file"
+                ref={fileInput}
+                type="file"
+                accept={ATTACH[attach].accept || undefined}
+                onChange={(e) => setFile(e.target.files?.[0] ?? null)}
+                aria-describedby="sim-file-help"
+              />
+              <div id="sim-file-help" className="muted">
+                Served to the bot by the sandbox&apos;s own Bot API (getFile, then the download), as Telegram would; the message below is
+                its caption.
+              </div>
+            </>
+          )}
           <label htmlFor="sim-text">Message</label>
           <textarea id="sim-text" rows={3} value={text} onChange={(e) => setText(e.target.value)} />
           {text.length > TELEGRAM_USER_TEXT_LIMIT - 200 && (
@@ -190,7 +262,7 @@ export function Simulator() {
             </p>
           )}
           <p>
-            <button className="primary" type="submit" disabled={!text.trim() || tooLong || send.isPending}>
+            <button className="primary" type="submit" disabled={(!text.trim() && !withFile) || tooLong || send.isPending}>
               Send as {persona.firstName}
             </button>
           </p>

@@ -16,6 +16,8 @@ import {
 import { splitTopicChatId } from "../../envelope/topic-key";
 import { networkCodeOf, neverConnected } from "../never-connected";
 import type { BotIdentity } from "./parse";
+import { startSandboxBotApi, type SandboxBotApi } from "./sandbox-bot-api";
+import { SANDBOX_FILE_ID } from "./sandbox-files";
 
 /** Telegram's limit for one message's text. */
 export const TELEGRAM_TEXT_LIMIT = 4096;
@@ -65,6 +67,8 @@ export type TelegramChannelOptions = {
   /** Another Bot API server (self-hosted, or a fake in tests). */
   apiRoot?: string;
   sandboxUsername: string;
+  /** Sandbox: the bytes of a file the simulator's user sent, by sha256 (sandbox-files.ts), for the sandbox's own Bot API. */
+  sandboxFiles?: (sha256: string) => Promise<Uint8Array | null>;
   /** Bot API request timeout (default 30 s). */
   timeoutSeconds?: number;
   /** getMe attempts before giving up until the next demand (default 5), and the pause before attempt n (ms). */
@@ -135,7 +139,7 @@ function sandboxMessageId(): string {
 }
 
 export function createTelegramChannel(options: TelegramChannelOptions): TelegramChannel {
-  if (!options.token) return sandboxChannel(options.sandboxUsername, options.apiRoot);
+  if (!options.token) return sandboxChannel(options.sandboxUsername, options.apiRoot, options.sandboxFiles);
   // A hung Bot API must not hold a turn for grammY's default 500 s.
   const bot = new Bot(options.token, {
     client: { ...(options.apiRoot ? { apiRoot: options.apiRoot } : {}), timeoutSeconds: options.timeoutSeconds ?? 30 },
@@ -337,12 +341,35 @@ function address(target: ActivityTarget): { chatId: string; threadId?: number } 
 }
 
 /**
- * The sandbox has no bot token: Telegram files cannot be downloaded, and the fetch
- * job records them as unsupported, saying why. With TELEGRAM_API_ROOT set (a fake or
- * self-hosted Bot API for demos and end-to-end tests) files are fetched from it with
- * the sandbox's placeholder token.
+ * The sandbox has no bot token: Telegram's files cannot be downloaded. The files the
+ * simulator's users send are served by the sandbox's own Bot API on loopback
+ * (sandbox-bot-api.ts, started at the first download) and fetched through the same
+ * downloader as a live bot's. With TELEGRAM_API_ROOT set (a fake or self-hosted Bot
+ * API for demos and end-to-end tests) other files are fetched from it with the
+ * sandbox's placeholder token; without it they are recorded as unsupported, saying why.
  */
-function sandboxChannel(username: string, apiRoot?: string): TelegramChannel {
+function sandboxChannel(
+  username: string,
+  apiRoot: string | undefined,
+  files: ((sha256: string) => Promise<Uint8Array | null>) | undefined,
+): TelegramChannel {
+  let ownApi: Promise<SandboxBotApi> | null = null;
+  const own = async (request: MediaDownloadRequest) => {
+    ownApi ??= startSandboxBotApi(SANDBOX_TOKEN, files!);
+    const { root } = await ownApi;
+    return fileDownloader(new Api(SANDBOX_TOKEN, { apiRoot: root, timeoutSeconds: 10 }), SANDBOX_TOKEN, root)(request);
+  };
+  const configured = apiRoot ? fileDownloader(new Api(SANDBOX_TOKEN, { apiRoot, timeoutSeconds: 10 }), SANDBOX_TOKEN, apiRoot) : null;
+  const downloadMedia = async (request: MediaDownloadRequest): Promise<MediaDownload> => {
+    if (files && SANDBOX_FILE_ID.test(request.sourceRef)) return own(request);
+    if (configured) return configured(request);
+    return {
+      ok: false,
+      outcome: "unsupported",
+      reason:
+        "the Telegram sandbox has no bot token to download files with (set TELEGRAM_BOT_TOKEN, or TELEGRAM_API_ROOT to a Bot API that serves them); the simulator's files are served by the sandbox",
+    };
+  };
   const botInfo = {
     id: 1,
     is_bot: true,
@@ -367,7 +394,7 @@ function sandboxChannel(username: string, apiRoot?: string): TelegramChannel {
     identity: async () => ({ id: botInfo.id, username }),
     identityState: () => ({ state: "ready", identity: { id: botInfo.id, username } }),
     draftsState: () => ({ state: "on" }),
-    ...(apiRoot ? { downloadMedia: fileDownloader(new Api(SANDBOX_TOKEN, { apiRoot, timeoutSeconds: 10 }), SANDBOX_TOKEN, apiRoot) } : {}),
+    ...(files || configured ? { downloadMedia } : {}),
     failNextSend: (kind) => {
       nextFailure = kind;
     },

@@ -2,36 +2,54 @@ import type { Update } from "grammy/types";
 import { z } from "zod";
 import { AppError } from "../../errors";
 import { TELEGRAM_USER_TEXT_LIMIT, tooLongError } from "../text-limit";
+import { keepSandboxFile, sandboxMediaSchema, type SandboxMedia } from "./sandbox-files";
 import { SECRET_HEADER } from "./webhook";
 
-/** What the simulator page sends: a user, a chat, a text, optionally a reply. */
-export const simulatedMessageSchema = z.object({
-  chat: z.object({
-    type: z.enum(["private", "group"]),
-    id: z.number().int(),
-    title: z.string().max(128).optional(),
-  }),
-  user: z.object({
-    id: z.number().int().positive(),
-    firstName: z.string().trim().min(1).max(64),
-    username: z
-      .string()
-      .regex(/^[A-Za-z0-9_]{3,32}$/)
+/** Telegram's limit for a media message's caption. */
+const CAPTION_LIMIT = 1024;
+
+/** What the simulator page sends: a user, a chat, a text or a file with a caption, optionally a reply. */
+export const simulatedMessageSchema = z
+  .object({
+    chat: z.object({
+      type: z.enum(["private", "group"]),
+      id: z.number().int(),
+      title: z.string().max(128).optional(),
+    }),
+    user: z.object({
+      id: z.number().int().positive(),
+      firstName: z.string().trim().min(1).max(64),
+      username: z
+        .string()
+        .regex(/^[A-Za-z0-9_]{3,32}$/)
+        .optional(),
+    }),
+    /** The message's text; with `media`, its caption (may be empty). */
+    text: z.string().max(TELEGRAM_USER_TEXT_LIMIT, tooLongError(TELEGRAM_USER_TEXT_LIMIT)),
+    /** A photo, document or voice note the sandbox holds (POST /simulator/files answered it). */
+    media: sandboxMediaSchema.optional(),
+    /** Stored message id (ours) to reply to. */
+    replyToMessageId: z.number().int().positive().optional(),
+    /** A fragment of the replied-to text, as Telegram's quote. */
+    quote: z.string().max(1024).optional(),
+    /** Backdate the message, to try gap notes without waiting. */
+    sentMinutesAgo: z
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 24 * 60)
       .optional(),
-  }),
-  text: z.string().min(1).max(TELEGRAM_USER_TEXT_LIMIT, tooLongError(TELEGRAM_USER_TEXT_LIMIT)),
-  /** Stored message id (ours) to reply to. */
-  replyToMessageId: z.number().int().positive().optional(),
-  /** A fragment of the replied-to text, as Telegram's quote. */
-  quote: z.string().max(1024).optional(),
-  /** Backdate the message, to try gap notes without waiting. */
-  sentMinutesAgo: z
-    .number()
-    .int()
-    .min(0)
-    .max(7 * 24 * 60)
-    .optional(),
-});
+  })
+  .superRefine((message, ctx) => {
+    if (!message.media && message.text.length === 0)
+      ctx.addIssue({ code: "custom", path: ["text"], message: "write a message or attach a file" });
+    if (message.media && message.text.length > CAPTION_LIMIT)
+      ctx.addIssue({
+        code: "custom",
+        path: ["text"],
+        message: `a caption is at most ${CAPTION_LIMIT.toLocaleString("en-US")} characters (Telegram's limit)`,
+      });
+  });
 export type SimulatedMessage = z.infer<typeof simulatedMessageSchema>;
 
 export type ReplyTargetInfo = {
@@ -52,8 +70,9 @@ export function nextSimulatorId(): number {
 
 /**
  * Builds a real-shaped Telegram Update, with entities for @mentions and commands,
- * a reply_to_message and quote when replying, so the simulator exercises the same
- * webhook, parser and pipeline as Telegram does.
+ * a reply_to_message and quote when replying, a photo, document or voice with its
+ * caption, so the simulator exercises the same webhook, parser, media fetch and
+ * pipeline as Telegram does.
  */
 export function buildSimulatedUpdate(
   input: SimulatedMessage,
@@ -80,8 +99,14 @@ export function buildSimulatedUpdate(
     date: Math.floor(Date.now() / 1000) - (input.sentMinutesAgo ?? 0) * 60,
     chat,
     from,
-    text: input.text,
-    ...(entities.length ? { entities } : {}),
+    // A file's words are its caption (caption_entities), as Telegram sends them.
+    ...(input.media
+      ? {
+          [input.media.field]: input.media.value,
+          ...(input.text ? { caption: input.text } : {}),
+          ...(entities.length ? { caption_entities: entities } : {}),
+        }
+      : { text: input.text, ...(entities.length ? { entities } : {}) }),
     ...(target
       ? {
           reply_to_message: {
@@ -126,4 +151,21 @@ export async function simulateMessage(deps: SimulatorDeps, input: SimulatedMessa
       body: JSON.stringify(update),
     }),
   );
+}
+
+/** The upload form's fields besides the file: what Telegram should call it. */
+export const simulatedFileFields = z.object({ kind: z.enum(["photo", "document", "voice"]) });
+
+/**
+ * A file the simulator's user is about to send: kept as Telegram keeps a user's
+ * upload (sandbox-files.ts) and answered as the Message field to send it in. Refused
+ * while a real bot token is configured, like the simulator.
+ */
+export async function keepSimulatedFile(
+  deps: { telegram: SimulatorDeps["telegram"]; put: Parameters<typeof keepSandboxFile>[0] },
+  form: { file: { bytes: Uint8Array; name: string; declaredType: string }; fields: Record<string, string> },
+): Promise<SandboxMedia> {
+  if (deps.telegram.mode !== "sandbox") throw new AppError("forbidden", "the simulator is off while a real Telegram bot is configured");
+  const { kind } = simulatedFileFields.parse(form.fields);
+  return keepSandboxFile(deps.put, kind, form.file);
 }

@@ -15,7 +15,7 @@ export const PATCH = withOperator<{ id: string }>(async ({ request, params, ctx,
   requireAdmin(caller, "change bots");
   const id = idParam(params.id);
   const body = await readJson(request, botPatchBody);
-  return jsonOf(botChangeResponse, await changeBot(ctx.bots, id, body));
+  return jsonOf(botChangeResponse, await changeBot(ctx.bots, id, body, caller.operator.name));
 });
 
 export const DELETE = withOperator<{ id: string }>(async ({ request, params, ctx, caller }) => {

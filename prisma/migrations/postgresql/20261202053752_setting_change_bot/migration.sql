@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "SettingChange" ADD COLUMN     "botId" INTEGER;
