@@ -41,7 +41,7 @@ export function imagesForModel(
   return out;
 }
 
-/** Whether the provider sees images when the setting is left to it (null): OpenAI and Anthropic do; an OpenAI-compatible server often does not. */
+/** Whether the provider sees images when the setting is left to it (null): OpenAI, Anthropic and Google do; an OpenAI-compatible server often does not. */
 export function providerSeesImages(provider: string): boolean {
-  return provider === "openai" || provider === "anthropic";
+  return provider === "openai" || provider === "anthropic" || provider === "google";
 }
