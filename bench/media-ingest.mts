@@ -13,7 +13,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MockLanguageModelV3 } from "ai/test";
+import { MockLanguageModelV4 } from "ai/test";
 import sharp from "sharp";
 import { openDb } from "../lib/db/database";
 import { migrate } from "../lib/db/migrations.mjs";
@@ -263,7 +263,7 @@ try {
   await migrate(url2);
   const db2 = await openDb(url2);
   const seen = new Map<string, { at: number; image: boolean }>();
-  const mock = new MockLanguageModelV3({
+  const mock = new MockLanguageModelV4({
     doGenerate: async (options) => {
       const prompt = JSON.stringify(options.prompt);
       const tag = /(?:photo|message) (\d+)(?![\d×])/.exec(prompt.slice(prompt.lastIndexOf('"role":"user"')))?.[0];

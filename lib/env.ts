@@ -1,5 +1,6 @@
 import { getHeapStatistics } from "node:v8";
 import { z } from "zod";
+import { MODEL_PROVIDERS } from "./agent/providers";
 import { defaultTurnConcurrency } from "./settings/turn-memory";
 
 /**
@@ -47,7 +48,7 @@ export const envSchema = z.object({
     .default("false")
     .transform((v) => v === "true"),
   LLM_PROVIDER: z
-    .enum(["openai", "anthropic", "openai-compatible"])
+    .enum(MODEL_PROVIDERS)
     .optional()
     .or(z.literal("").transform(() => undefined)),
   LLM_MODEL: optional,

@@ -129,11 +129,6 @@ server.listen(Number(port), hostname, () => {
   const where = hostname ?? "every interface";
   console.log(`[start] listening on ${where}, port ${port}`);
   for (const line of readyLines(consoleUrl(hostname, port), globalThis.__switchboard?.setupCode)) console.log(line);
-  // Runs, but past its end of life and measurably slower: said once, where the operator looks.
-  if (Number(process.versions.node.split(".")[0]) < 22)
-    console.log(
-      `[start] Node ${process.version} is past its end of life; run Node 24 or later (LTS): Node 24 used 30–40% less CPU per answered chat in our benchmarks (docs/DEPLOYMENT.md)`,
-    );
 });
 
 const SHUTDOWN_DEADLINE_MS = Number(process.env.SHUTDOWN_TIMEOUT_SECONDS || 20) * 1000;

@@ -60,7 +60,7 @@ const MAX_PAUSE_MS = 60 * 60_000;
 /**
  * How long a failed call asks us to wait, or null when it is not a rate limit.
  * Reads `retry-after-ms` (OpenAI) and `retry-after` (seconds or an HTTP date),
- * the headers the AI SDK's own retry honours.
+ * the headers the AI SDK's own retry honours, else Google's `retryDelay` in the body.
  */
 export function rateLimitDelayMs(error: unknown, now = Date.now()): number | null {
   // A rate limit inside a stream comes with no headers: the default pause, as a bare 429.
@@ -74,12 +74,36 @@ export function rateLimitDelayMs(error: unknown, now = Date.now()): number | nul
     const seconds = Number(after.trim());
     ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(after) - now;
   }
+  ms ??= googleRetryDelayMs(error);
   const status = error.statusCode;
   if (spentQuota(error)) return null;
   const limited = status === 429 || ((status === 503 || status === 529) && ms !== undefined);
   if (!limited) return null;
   if (ms === undefined || !Number.isFinite(ms) || ms < 0) ms = DEFAULT_RATE_LIMIT_PAUSE_MS;
   return Math.min(ms, MAX_PAUSE_MS);
+}
+
+/**
+ * Google sends no Retry-After: its 429 (`RESOURCE_EXHAUSTED`) says how long to wait
+ * in the body, as a `google.rpc.RetryInfo` detail whose `retryDelay` is a protobuf
+ * Duration in JSON (`"37s"`, `"0.5s"`).
+ */
+function googleRetryDelayMs(error: APICallError): number | undefined {
+  let body: unknown = error.data;
+  if (body === undefined) {
+    try {
+      body = JSON.parse(error.responseBody ?? "");
+    } catch {
+      return undefined;
+    }
+  }
+  const details = (body as { error?: { details?: unknown } } | null)?.error?.details;
+  if (!Array.isArray(details)) return undefined;
+  for (const detail of details as { "@type"?: unknown; retryDelay?: unknown }[]) {
+    const delay = typeof detail?.retryDelay === "string" ? /^(\d+(?:\.\d+)?)s$/.exec(detail.retryDelay) : null;
+    if (delay && String(detail["@type"]).endsWith("google.rpc.RetryInfo")) return Number(delay[1]) * 1000;
+  }
+  return undefined;
 }
 
 /**
@@ -330,7 +354,7 @@ export function limitModel(handle: ModelHandle, gate: ProviderGate): ModelHandle
   const model = wrapLanguageModel({
     model: handle.model as Exclude<LanguageModel, string> as Parameters<typeof wrapLanguageModel>[0]["model"],
     middleware: {
-      specificationVersion: "v3",
+      specificationVersion: "v4",
       wrapGenerate: ({ params, model }) => gate.run((abortSignal) => model.doGenerate({ ...params, abortSignal }), params.abortSignal),
       wrapStream: ({ params, model }) =>
         streamWithinGate(gate, (abortSignal) => model.doStream({ ...params, abortSignal }), params.abortSignal),

@@ -1,9 +1,9 @@
 import type {
-  LanguageModelV3,
-  LanguageModelV3CallOptions,
-  LanguageModelV3Content,
-  LanguageModelV3GenerateResult,
-  LanguageModelV3Prompt,
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4Prompt,
 } from "@ai-sdk/provider";
 import type { ModelHandle } from "./model";
 
@@ -12,7 +12,7 @@ export const DEMO_LABEL = "[demo model, no LLM configured]";
 
 const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } };
 
-function textOf(message: LanguageModelV3Prompt[number]): string {
+function textOf(message: LanguageModelV4Prompt[number]): string {
   if (typeof message.content === "string") return message.content;
   return message.content.map((part) => ("text" in part && typeof part.text === "string" ? part.text : "")).join("\n");
 }
@@ -25,7 +25,7 @@ const MEDIA_LINE =
  * the newest one, the gap note in the system prompt, the files the newest carries
  * (their lines, and the pictures it was given as images). Pure, so it is tested alone.
  */
-export function describePrompt(prompt: LanguageModelV3Prompt): string {
+export function describePrompt(prompt: LanguageModelV4Prompt): string {
   const system = prompt
     .filter((m) => m.role === "system")
     .map(textOf)
@@ -58,14 +58,14 @@ export function describePrompt(prompt: LanguageModelV3Prompt): string {
  * A built-in model for the sandbox (no LLM configured, no platform token): it
  * answers through the same `reply` tool a real model uses, describing what it
  * received, so a newcomer sees the whole pipeline. An AI SDK provider model
- * (LanguageModelV3), so the turn code cannot tell it from a real one.
+ * (LanguageModelV4), so the turn code cannot tell it from a real one.
  */
 export function demoModel(): ModelHandle {
-  const generate = async (options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> => {
+  const generate = async (options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> => {
     const last = options.prompt[options.prompt.length - 1];
     const replyTool = options.tools?.some((t) => t.name === "reply");
     // After its tool call (a tool result is the newest message) or without the tool: say nothing more.
-    const content: LanguageModelV3Content[] =
+    const content: LanguageModelV4Content[] =
       last?.role === "tool" || !replyTool
         ? []
         : [
@@ -78,8 +78,8 @@ export function demoModel(): ModelHandle {
           ];
     return { content, finishReason: { unified: content.length ? "tool-calls" : "stop", raw: undefined }, usage, warnings: [] };
   };
-  const model: LanguageModelV3 = {
-    specificationVersion: "v3",
+  const model: LanguageModelV4 = {
+    specificationVersion: "v4",
     provider: "demo",
     modelId: "sandbox-demo",
     supportedUrls: {},

@@ -1,9 +1,9 @@
 import type {
-  LanguageModelV3,
-  LanguageModelV3Content,
-  LanguageModelV3GenerateResult,
-  LanguageModelV3StreamPart,
-  LanguageModelV3StreamResult,
+  LanguageModelV4,
+  LanguageModelV4Content,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
 } from "@ai-sdk/provider";
 import { wrapLanguageModel } from "ai";
 
@@ -20,13 +20,13 @@ import { wrapLanguageModel } from "ai";
  * the parts are gathered here by hand.
  */
 export function generateFromStream(
-  model: LanguageModelV3,
-  onPart: (part: LanguageModelV3StreamPart) => void | Promise<void>,
-): LanguageModelV3 {
+  model: LanguageModelV4,
+  onPart: (part: LanguageModelV4StreamPart) => void | Promise<void>,
+): LanguageModelV4 {
   return wrapLanguageModel({
     model,
     middleware: {
-      specificationVersion: "v3",
+      specificationVersion: "v4",
       wrapGenerate: async ({ doStream }) => gatherStream(await doStream(), onPart),
     },
   });
@@ -39,18 +39,18 @@ export function generateFromStream(
  * the provider's gate, a rate limit's part carries RateLimitedError: call-limits.ts).
  */
 export async function gatherStream(
-  result: LanguageModelV3StreamResult,
-  onPart: (part: LanguageModelV3StreamPart) => void | Promise<void> = () => {},
-): Promise<LanguageModelV3GenerateResult> {
-  const content: LanguageModelV3Content[] = [];
+  result: LanguageModelV4StreamResult,
+  onPart: (part: LanguageModelV4StreamPart) => void | Promise<void> = () => {},
+): Promise<LanguageModelV4GenerateResult> {
+  const content: LanguageModelV4Content[] = [];
   // Text and reasoning arrive as deltas under an id: one content part each, in order of their start.
   const open = new Map<
     string,
-    { type: "text" | "reasoning"; text: string; providerMetadata?: LanguageModelV3Content["providerMetadata"] }
+    { type: "text" | "reasoning"; text: string; providerMetadata?: LanguageModelV4Content["providerMetadata"] }
   >();
-  let finish: Extract<LanguageModelV3StreamPart, { type: "finish" }> | null = null;
-  let warnings: LanguageModelV3GenerateResult["warnings"] = [];
-  let metadata: Omit<Extract<LanguageModelV3StreamPart, { type: "response-metadata" }>, "type"> = {};
+  let finish: Extract<LanguageModelV4StreamPart, { type: "finish" }> | null = null;
+  let warnings: LanguageModelV4GenerateResult["warnings"] = [];
+  let metadata: Omit<Extract<LanguageModelV4StreamPart, { type: "response-metadata" }>, "type"> = {};
   const reader = result.stream.getReader();
   try {
     for (;;) {
@@ -79,7 +79,7 @@ export async function gatherStream(
             // Opened by its start, or by a first delta when a provider sends no start.
             entry = { type, text: "" };
             open.set(`${type}:${part.id}`, entry);
-            content.push(entry as LanguageModelV3Content);
+            content.push(entry as LanguageModelV4Content);
           }
           if ("delta" in part) entry.text += part.delta;
           // A reasoning block's signature may come on a delta or its end (Anthropic): the latest is kept, as streamText does.

@@ -9,7 +9,7 @@ import { Readable } from "node:stream";
  * the answer-latency benchmark's machine, and every turn makes at least one call.
  *
  * A plain call's response is buffered whole; a streamed one's (`"stream":true` in
- * the JSON body, a turn that shows drafts) is handed out as it arrives, as one web
+ * the JSON body, or `alt=sse` in Google's address: a turn that shows drafts) is handed out as it arrives, as one web
  * stream over the socket (undici's fetch builds several per response: about 1 ms
  * more CPU per streamed call there). Anything other than a string body goes to the
  * global fetch unchanged. Failures look as fetch's do, because
@@ -26,7 +26,8 @@ export function createHttpFetch(fallback: typeof fetch = globalThis.fetch): type
     const url = typeof input === "string" ? new URL(input) : input instanceof URL ? input : null;
     const body = init?.body;
     if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || typeof body !== "string") return fallback(input, init);
-    const streamed = /"stream"\s*:\s*true/.test(body);
+    // OpenAI and Anthropic ask for a stream in the body, Google in the address (`?alt=sse`).
+    const streamed = /"stream"\s*:\s*true/.test(body) || url.searchParams.get("alt") === "sse";
     const signal = init?.signal ?? undefined;
     signal?.throwIfAborted();
     const headers: Record<string, string> = {};

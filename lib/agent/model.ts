@@ -1,4 +1,5 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
+import { createGoogle } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModel } from "ai";
@@ -30,7 +31,7 @@ export function modelFromEnv(
   options: {
     /**
      * Without LLM_API_KEY the AI SDK reads the provider's own variable (OPENAI_API_KEY,
-     * ANTHROPIC_API_KEY). False for a model an operator pointed elsewhere (a bot's, a
+     * ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY). False for a model an operator pointed elsewhere (a bot's, a
      * replay's): the deployment's key must never go to an address someone typed in.
      */
     processEnvKey?: boolean;
@@ -45,6 +46,9 @@ export function modelFromEnv(
       return { provider, modelId, model: createOpenAI({ apiKey, baseURL, fetch: httpFetch }).chat(modelId) };
     case "anthropic":
       return { provider, modelId, model: createAnthropic({ apiKey, baseURL, fetch: httpFetch })(modelId) };
+    case "google":
+      // Gemini through Google's Generative Language API (generateContent; streamGenerateContent for drafts).
+      return { provider, modelId, model: createGoogle({ apiKey, baseURL, fetch: httpFetch })(modelId) };
     case "openai-compatible":
       // includeUsage: a streamed call (a turn that shows drafts) asks for the usage chunk; without it
       // OpenAI-compatible servers send none, and the turn would record no tokens and no cost.

@@ -1,6 +1,7 @@
 import { createOpenAI } from "@ai-sdk/openai";
-import { experimental_transcribe as transcribe } from "ai";
+import { transcribe } from "ai";
 import type { Env } from "../env";
+import { modelTelemetry } from "../tracing/hooks";
 
 /** Speech to text for voice notes, audio and video notes. */
 export type Transcriber = {
@@ -10,7 +11,7 @@ export type Transcriber = {
 
 /**
  * The transcription model from TRANSCRIPTION_MODEL, through the AI SDK's
- * `experimental_transcribe` and OpenAI's transcription API (which OpenAI-compatible
+ * `transcribe` and OpenAI's transcription API (which OpenAI-compatible
  * servers also speak): TRANSCRIPTION_BASE_URL, else LLM_BASE_URL when the chat model
  * is OpenAI's or compatible, else OpenAI's own; TRANSCRIPTION_API_KEY, else
  * LLM_API_KEY when that is the chat model's own endpoint, else at OpenAI's own address
@@ -26,15 +27,17 @@ export function transcriberFromEnv(
 ): Transcriber | null {
   const modelId = env.TRANSCRIPTION_MODEL;
   if (!modelId) return null;
-  const baseURL = env.TRANSCRIPTION_BASE_URL ?? (env.LLM_PROVIDER === "anthropic" ? undefined : env.LLM_BASE_URL);
-  const chatEndpoint = env.LLM_PROVIDER !== "anthropic" && baseURL === env.LLM_BASE_URL;
+  // Anthropic's and Google's APIs do not speak OpenAI's: their base URL is no transcription endpoint.
+  const otherApi = env.LLM_PROVIDER === "anthropic" || env.LLM_PROVIDER === "google";
+  const baseURL = env.TRANSCRIPTION_BASE_URL ?? (otherApi ? undefined : env.LLM_BASE_URL);
+  const chatEndpoint = !otherApi && baseURL === env.LLM_BASE_URL;
   // An empty key is a string: the SDK sends it instead of reading OPENAI_API_KEY (lib/agent/model.ts).
   const apiKey = env.TRANSCRIPTION_API_KEY ?? (chatEndpoint ? env.LLM_API_KEY : undefined) ?? (baseURL === undefined ? undefined : "");
   const model = createOpenAI({ baseURL, apiKey }).transcription(modelId);
   return {
     modelId,
     async transcribe(audio, { abortSignal }) {
-      const result = await transcribe({ model, audio, abortSignal, maxRetries: 1 });
+      const result = await transcribe({ model, audio, abortSignal, maxRetries: 1, telemetry: modelTelemetry() });
       return result.text.trim();
     },
   };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MODEL_PROVIDERS } from "../agent/providers";
 import type { Database } from "../db/database";
 import { findBotByAdapter, type BotChange, type BotRow } from "../db/bots";
 import type { SettingChangeEntry } from "../db/settings";
@@ -8,7 +9,7 @@ import { getSettings } from "../settings/store";
 
 /** A bot's own model: provider and model name, an optional base URL; its key is stored apart, sealed. */
 export const botModelSchema = z.strictObject({
-  provider: z.enum(["openai", "anthropic", "openai-compatible"]),
+  provider: z.enum(MODEL_PROVIDERS),
   model: z.string().min(1).max(200),
   baseUrl: z
     .url({ protocol: /^https?$/ })

@@ -42,10 +42,10 @@ export function imagesForModel(
 }
 
 /**
- * Whether the provider sees images when the setting is left to it (null): OpenAI and
- * Anthropic do, and the sandbox's demo model (it says what it was given); an
- * OpenAI-compatible server often does not.
+ * Whether the provider sees images when the setting is left to it (null): OpenAI,
+ * Anthropic and Google do, and the sandbox's demo model (it says what it was given);
+ * an OpenAI-compatible server often does not.
  */
 export function providerSeesImages(provider: string): boolean {
-  return provider === "openai" || provider === "anthropic" || provider === "demo";
+  return provider === "openai" || provider === "anthropic" || provider === "google" || provider === "demo";
 }

@@ -170,7 +170,7 @@ export function instrumentModel(handle: ModelHandle, modelLabel?: (model: ModelL
   const model = wrapLanguageModel({
     model: handle.model as Exclude<LanguageModel, string> as Parameters<typeof wrapLanguageModel>[0]["model"],
     middleware: {
-      specificationVersion: "v3",
+      specificationVersion: "v4",
       wrapGenerate: ({ doGenerate }) => observe(doGenerate, false),
       wrapStream: ({ doStream }) => observe(doStream, true),
     },

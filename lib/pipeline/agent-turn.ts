@@ -1,5 +1,5 @@
-import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { generateText, parsePartialJson, stepCountIs, type LanguageModel } from "ai";
+import type { LanguageModelV4, LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { generateText, parsePartialJson, isStepCount, type LanguageModel } from "ai";
 import { generateFromStream } from "../agent/generate-from-stream";
 import { RateLimitedError } from "../agent/call-limits";
 import type { ModelHandle } from "../agent/model";
@@ -166,19 +166,19 @@ async function callModel(deps: TurnDeps & { model: ModelHandle }, input: TurnInp
     const call = {
       // With a draft the provider streams and the reply's text goes to the draft as it grows.
       model: draft ? draftingModel(deps.model.model, draft) : deps.model.model,
-      system: prompt.system,
+      instructions: prompt.system,
       messages: prompt.messages,
       tools: { reply: reply.tool, handoff: handoff.tool },
       // Once the reply is out (or a human has the conversation) there is nothing left to do:
       // no further model call. A failed send goes back to the model as the tool's error.
-      stopWhen: [() => reply.result()?.kind === "sent" || reply.result()?.kind === "silenced" || handoff.handedOff(), stepCountIs(3)],
+      stopWhen: [() => reply.result()?.kind === "sent" || reply.result()?.kind === "silenced" || handoff.handedOff(), isStepCount(3)],
       maxRetries: 0,
       // The gate times each call out from when it gets a slot; waiting for one is not the call's time.
       abortSignal: anySignal(deps.model.callsTimeOut ? undefined : AbortSignal.timeout(deps.timeoutMs), deps.lease),
-      experimental_telemetry: modelTelemetry(),
+      telemetry: modelTelemetry(),
     };
     const result = await generateText(call);
-    run.usage = { ...result.totalUsage };
+    run.usage = { ...result.usage };
     // Tool calls the SDK could not run (bad arguments, unknown tool): recorded, never silent.
     for (const part of result.steps.flatMap((step) => step.content)) {
       if (part.type !== "tool-error") continue;
@@ -216,7 +216,7 @@ function anySignal(...signals: (AbortSignal | undefined)[]) {
 function draftingModel(model: LanguageModel, draft: AnswerDraft): LanguageModel {
   if (typeof model === "string") return model;
   const replyInputs = new Map<string, string>();
-  return generateFromStream(model as LanguageModelV3, async (part: LanguageModelV3StreamPart) => {
+  return generateFromStream(model as LanguageModelV4, async (part: LanguageModelV4StreamPart) => {
     if (part.type === "tool-input-start") {
       if (part.toolName === "reply") replyInputs.set(part.id, "");
     } else if (part.type === "tool-input-delta" && replyInputs.has(part.id)) {

@@ -1,4 +1,4 @@
-import { generateText, stepCountIs, type ModelMessage } from "ai";
+import { generateText, isStepCount, type ModelMessage } from "ai";
 import type { ModelHandle } from "../agent/model";
 import { contextNeeds, type ContextFacts } from "../context/assemble";
 import { withAgentInstructions, type Prompt } from "../context/prompt";
@@ -150,16 +150,16 @@ export async function runReplay(deps: ReplayDeps, prepared: PreparedReplay): Pro
   try {
     const result = await generateText({
       model: prepared.model.model,
-      system: prepared.prompt.system,
+      instructions: prepared.prompt.system,
       // Pictures as the live turn sends them: the recorded references replaced by the re-encoded bytes.
       messages: (await withImageBytes(deps.db, prepared.prompt)).messages,
       tools,
-      stopWhen: [() => captured.reply !== null || captured.handoff !== null, stepCountIs(3)],
+      stopWhen: [() => captured.reply !== null || captured.handoff !== null, isStepCount(3)],
       maxRetries: 0,
       abortSignal: prepared.model.callsTimeOut ? undefined : AbortSignal.timeout(deps.timeoutMs),
-      experimental_telemetry: modelTelemetry(),
+      telemetry: modelTelemetry(),
     });
-    usage = { ...result.totalUsage };
+    usage = { ...result.usage };
     for (const part of result.steps.flatMap((step) => step.content)) {
       if (part.type !== "tool-error") continue;
       const reason = part.error instanceof Error ? part.error.message : String(part.error);

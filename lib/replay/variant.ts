@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { MODEL_PROVIDERS } from "../agent/providers";
 import { settingsUpdateSchema } from "../settings/schema";
 
-/** Providers a replay may call (the same three the server can be configured with: lib/agent/model.ts). */
-export const replayProviders = ["openai", "anthropic", "openai-compatible"] as const;
+/** Providers a replay may call: the ones the server can be configured with (lib/agent/providers.ts). */
+export const replayProviders = MODEL_PROVIDERS;
 
 /** Another model to try. The API key is used for the run and never stored or shown; without a base URL or key, the server's own for that provider. */
 export const variantModelSchema = z.strictObject({

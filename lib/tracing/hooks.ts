@@ -19,7 +19,7 @@ export type Tracing = {
   forget(keys: number[]): void;
   /** The ids for log lines, when a span is current. */
   currentIds(): { traceId: string; spanId: string } | null;
-  /** The AI SDK's `experimental_telemetry` for model calls. */
+  /** The AI SDK's `telemetry` option for model calls. */
   modelTelemetry(): { isEnabled: true; recordInputs: boolean; recordOutputs: boolean };
   /** Sends what is buffered (tests, shutdown). */
   flush(): Promise<void>;

@@ -3,6 +3,8 @@ import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace
 import { OTLPTraceExporter as ProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+import { OpenTelemetry } from "@ai-sdk/otel";
+import { registerTelemetry } from "ai";
 import type { Tracing } from "./hooks";
 
 /** Contexts of ingested envelopes waiting for their turn; the oldest go first past this many. */
@@ -12,7 +14,9 @@ const MAX_REMEMBERED = 10_000;
  * The OpenTelemetry side of the hooks: a tracer provider with the OTLP exporter
  * the standard variables describe (endpoint, headers, timeout are read by the
  * exporter itself), registered globally so the AI SDK's model-call spans join
- * the turn's trace.
+ * the turn's trace. The AI SDK emits spans only through a registered integration
+ * (since AI SDK 7), and then for every call: each call passes `modelTelemetry()`,
+ * which says whether its prompt and answer are recorded.
  */
 export function createOtelTracing(options: { protocol: "http/protobuf" | "http/json"; recordContent: boolean }): Tracing {
   const exporter = options.protocol === "http/json" ? new JsonExporter() : new ProtobufExporter();
@@ -21,6 +25,7 @@ export function createOtelTracing(options: { protocol: "http/protobuf" | "http/j
     spanProcessors: [new BatchSpanProcessor(exporter)],
   });
   provider.register();
+  registerTelemetry(new OpenTelemetry());
   const tracer = trace.getTracer("switchboard");
   const remembered = new Map<number, Context>();
 

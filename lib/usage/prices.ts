@@ -11,7 +11,7 @@ import { z } from "zod";
 const dollars = z.number({ error: "a number of dollars per million tokens" }).min(0, "0 or more").max(100_000, "at most 100,000");
 
 export const modelPriceSchema = z.strictObject({
-  /** As in LLM_PROVIDER: openai, anthropic, openai-compatible. */
+  /** As in LLM_PROVIDER: openai, anthropic, google, openai-compatible. */
   provider: z.string().trim().min(1, "empty: the provider as in LLM_PROVIDER").max(64, "at most 64 characters"),
   /** As in LLM_MODEL (the model id the provider is called with). */
   model: z.string().trim().min(1, "empty: the model id as in LLM_MODEL").max(200, "at most 200 characters"),
@@ -26,6 +26,8 @@ export type ModelPrice = z.infer<typeof modelPriceSchema>;
 /** The date the prefilled prices were read from the providers' public price lists. */
 export const PREFILLED_PRICES_DATE = "2025-06-01";
 const prefilled = `prefilled: list price on ${PREFILLED_PRICES_DATE}, check before relying on it`;
+/** Gemini's rows came later, with the provider (prompts up to 200k tokens). */
+const prefilledGoogle = "prefilled: list price on 2026-12-02 (prompts up to 200k tokens), check before relying on it";
 
 /** A few well-known models, so a new install shows spend at once; operators edit or remove them. */
 export const defaultModelPrices: ModelPrice[] = [
@@ -35,6 +37,10 @@ export const defaultModelPrices: ModelPrice[] = [
   { provider: "openai", model: "gpt-4o-mini", input: 0.15, output: 0.6, cachedInput: 0.075, note: prefilled },
   { provider: "anthropic", model: "claude-sonnet-4-0", input: 3, output: 15, cachedInput: 0.3, note: prefilled },
   { provider: "anthropic", model: "claude-3-5-haiku-latest", input: 0.8, output: 4, cachedInput: 0.08, note: prefilled },
+  // Gemini 2.5 Pro charges more for prompts over 200k tokens ($2.50 / $15): a turn's context stays far below that.
+  { provider: "google", model: "gemini-2.5-pro", input: 1.25, output: 10, cachedInput: 0.125, note: prefilledGoogle },
+  { provider: "google", model: "gemini-2.5-flash", input: 0.3, output: 2.5, cachedInput: 0.03, note: prefilledGoogle },
+  { provider: "google", model: "gemini-2.5-flash-lite", input: 0.1, output: 0.4, cachedInput: 0.01, note: prefilledGoogle },
 ];
 
 /** The table as a setting: at most one row per provider and model. */
@@ -49,7 +55,7 @@ export const modelPricesSchema = z
 export type TokenCounts = { inputTokens: number | null; outputTokens: number | null; cachedInputTokens: number | null };
 
 /**
- * Reads the token counts from the AI SDK's usage (`totalUsage` of a turn):
+ * Reads the token counts from the AI SDK's usage (`usage` of a turn, every step summed):
  * cached input is `inputTokenDetails.cacheReadTokens` (older SDKs: `cachedInputTokens`).
  */
 export function tokenCounts(usage: Record<string, unknown>): TokenCounts {

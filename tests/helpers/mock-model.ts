@@ -1,5 +1,5 @@
-import type { LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { MockLanguageModelV3 } from "ai/test";
+import type { LanguageModelV4GenerateResult, LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { MockLanguageModelV4 } from "ai/test";
 import type { ModelHandle } from "@/lib/agent/model";
 
 type Step = { replies?: string[]; handoffs?: string[]; text?: string } | { error: Error };
@@ -14,7 +14,7 @@ const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite:
 export function scriptedModel(steps: Step[]) {
   const calls: unknown[] = [];
   let i = 0;
-  const generate = async (options: { prompt: unknown }): Promise<LanguageModelV3GenerateResult> => {
+  const generate = async (options: { prompt: unknown }): Promise<LanguageModelV4GenerateResult> => {
     {
       calls.push(options.prompt);
       const step = steps[i++];
@@ -44,12 +44,12 @@ export function scriptedModel(steps: Step[]) {
       };
     }
   };
-  const model = new MockLanguageModelV3({
+  const model = new MockLanguageModelV4({
     doGenerate: generate,
     // The same step as a stream (the turn streams when it shows drafts): each tool call's input in two pieces.
     doStream: async (options) => {
       const result = await generate(options);
-      const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }];
+      const parts: LanguageModelV4StreamPart[] = [{ type: "stream-start", warnings: [] }];
       for (const part of result.content) {
         if (part.type === "text") {
           parts.push({ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: part.text }, { type: "text-end", id: "t" });
@@ -65,7 +65,7 @@ export function scriptedModel(steps: Step[]) {
         }
       }
       parts.push({ type: "finish", finishReason: result.finishReason, usage: result.usage });
-      const stream = new ReadableStream<LanguageModelV3StreamPart>({
+      const stream = new ReadableStream<LanguageModelV4StreamPart>({
         start(controller) {
           for (const part of parts) controller.enqueue(part);
           controller.close();

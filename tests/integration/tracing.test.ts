@@ -61,10 +61,8 @@ describe("OpenTelemetry traces", () => {
     expect(webhook).toBeDefined();
     const trace = spans.filter((s) => s.traceId === webhook!.traceId);
     const names = new Set(trace.map((s) => s.name));
-    // A private chat's turn streams (its answer is shown as a draft while it is written).
-    const modelCall = names.has("ai.streamText")
-      ? ["ai.streamText", "ai.streamText.doStream"]
-      : ["ai.generateText", "ai.generateText.doGenerate"];
+    // The AI SDK's spans (GenAI semantic conventions): the turn's call, each step, each model request, each tool run.
+    const modelCall = ["invoke_agent fake-model", "step 1", "chat fake-model", "execute_tool reply"];
     for (const name of [
       "switchboard.webhook",
       "switchboard.ingest",
@@ -81,7 +79,13 @@ describe("OpenTelemetry traces", () => {
     // The send happens inside the model's tool call, inside the turn.
     const ancestors = (s: OtlpSpan): string[] =>
       s.parentSpanId && byId.has(s.parentSpanId) ? [byId.get(s.parentSpanId)!.name, ...ancestors(byId.get(s.parentSpanId)!)] : [];
-    expect(ancestors(trace.find((s) => s.name === "switchboard.send")!)).toContain("switchboard.turn");
+    expect(ancestors(trace.find((s) => s.name === "switchboard.send")!)).toEqual(
+      expect.arrayContaining(["execute_tool reply", "switchboard.turn"]),
+    );
+    // The model request carries its token counts (the fake reports 12 in, 5 out).
+    const chat = trace.find((s) => s.name === "chat fake-model")!;
+    const attribute = (key: string) => chat.attributes?.find((a) => a.key === key)?.value;
+    expect([attribute("gen_ai.usage.input_tokens"), attribute("gen_ai.usage.output_tokens")]).toEqual([{ intValue: 12 }, { intValue: 5 }]);
     // No message text anywhere: neither the user's nor the model's.
     const all = received.map((r) => r.body).join("\n");
     expect(all).not.toContain("secret plans");

@@ -1,6 +1,6 @@
-import type { LanguageModelV3Prompt, LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
+import type { LanguageModelV4Prompt, LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { generateText, jsonSchema, isStepCount, streamText, tool } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { generateFromStream } from "@/lib/agent/generate-from-stream";
 
@@ -8,8 +8,8 @@ const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
   outputTokens: { total: 1, text: 1, reasoning: undefined },
 };
-const streamOf = (list: LanguageModelV3StreamPart[]) =>
-  new ReadableStream<LanguageModelV3StreamPart>({
+const streamOf = (list: LanguageModelV4StreamPart[]) =>
+  new ReadableStream<LanguageModelV4StreamPart>({
     start(c) {
       for (const p of list) c.enqueue(p);
       c.close();
@@ -17,7 +17,7 @@ const streamOf = (list: LanguageModelV3StreamPart[]) =>
   });
 
 /** Step 1 as Anthropic streams it with extended thinking: a signed thinking block (signature on a delta), a redacted one, then a tool call. */
-const step1: LanguageModelV3StreamPart[] = [
+const step1: LanguageModelV4StreamPart[] = [
   { type: "stream-start", warnings: [] },
   { type: "reasoning-start", id: "0" },
   { type: "reasoning-delta", id: "0", delta: "let me think" },
@@ -28,7 +28,7 @@ const step1: LanguageModelV3StreamPart[] = [
   { type: "tool-call", toolCallId: "c1", toolName: "reply", input: '{"message":"hi"}' },
   { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_use" }, usage },
 ];
-const step2: LanguageModelV3StreamPart[] = [
+const step2: LanguageModelV4StreamPart[] = [
   { type: "stream-start", warnings: [] },
   { type: "text-start", id: "t" },
   { type: "text-delta", id: "t", delta: "done" },
@@ -36,9 +36,9 @@ const step2: LanguageModelV3StreamPart[] = [
   { type: "finish", finishReason: { unified: "stop", raw: "end_turn" }, usage },
 ];
 
-function model(prompts: LanguageModelV3Prompt[]) {
+function model(prompts: LanguageModelV4Prompt[]) {
   let n = 0;
-  return new MockLanguageModelV3({
+  return new MockLanguageModelV4({
     doStream: async (options) => {
       prompts.push(options.prompt);
       return { stream: streamOf(n++ === 0 ? step1 : step2) };
@@ -52,7 +52,7 @@ const tools = () => ({
     execute: async () => ({ error: "send failed" }),
   }),
 });
-const reasoningSentBack = (prompts: LanguageModelV3Prompt[]) =>
+const reasoningSentBack = (prompts: LanguageModelV4Prompt[]) =>
   prompts[1]
     .filter((m) => m.role === "assistant")
     .flatMap((m) => m.content as { type: string; text?: string; providerOptions?: unknown }[])
@@ -61,12 +61,12 @@ const reasoningSentBack = (prompts: LanguageModelV3Prompt[]) =>
 
 describe("generateFromStream vs streamText on a multi-step turn with reasoning", () => {
   it("sends step 1's reasoning back in step 2 exactly as streamText does", async () => {
-    const viaStreamText: LanguageModelV3Prompt[] = [];
-    const s = streamText({ model: model(viaStreamText), prompt: "q", tools: tools(), stopWhen: stepCountIs(3) });
+    const viaStreamText: LanguageModelV4Prompt[] = [];
+    const s = streamText({ model: model(viaStreamText), prompt: "q", tools: tools(), stopWhen: isStepCount(3) });
     await s.consumeStream();
     await s.steps;
-    const viaGather: LanguageModelV3Prompt[] = [];
-    await generateText({ model: generateFromStream(model(viaGather), () => {}), prompt: "q", tools: tools(), stopWhen: stepCountIs(3) });
+    const viaGather: LanguageModelV4Prompt[] = [];
+    await generateText({ model: generateFromStream(model(viaGather), () => {}), prompt: "q", tools: tools(), stopWhen: isStepCount(3) });
     expect(reasoningSentBack(viaGather)).toEqual(reasoningSentBack(viaStreamText));
   });
 });

@@ -1,6 +1,6 @@
-import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { generateText, jsonSchema, stepCountIs, tool } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
+import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { generateText, jsonSchema, isStepCount, tool } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { gatherStream, generateFromStream } from "@/lib/agent/generate-from-stream";
 
@@ -10,7 +10,7 @@ const usage = {
 };
 
 /** A stream as providers send it: metadata, reasoning, text in deltas, a tool call's input in pieces, then finish. */
-function parts(): LanguageModelV3StreamPart[] {
+function parts(): LanguageModelV4StreamPart[] {
   return [
     { type: "stream-start", warnings: [] },
     { type: "response-metadata", id: "resp-1", modelId: "m-1", timestamp: new Date(0) },
@@ -31,10 +31,10 @@ function parts(): LanguageModelV3StreamPart[] {
 }
 
 /** A stream of these parts that records whether its reader cancelled it. */
-function streamOf(list: LanguageModelV3StreamPart[]) {
+function streamOf(list: LanguageModelV4StreamPart[]) {
   const state = { cancelled: false };
   let i = 0;
-  const stream = new ReadableStream<LanguageModelV3StreamPart>({
+  const stream = new ReadableStream<LanguageModelV4StreamPart>({
     pull(controller) {
       if (i < list.length) controller.enqueue(list[i++]);
       else controller.close();
@@ -61,7 +61,7 @@ const replyTool = () => {
 describe("a generate call made as a streamed one", () => {
   it("gives generateText what a generate call would: text, reasoning, the tool call run once, usage, response metadata", async () => {
     const seen: string[] = [];
-    const inner = new MockLanguageModelV3({
+    const inner = new MockLanguageModelV4({
       doGenerate: async () => {
         throw new Error("the generate call is never made");
       },
@@ -74,15 +74,15 @@ describe("a generate call made as a streamed one", () => {
       }),
       prompt: "hello",
       tools: { reply },
-      stopWhen: stepCountIs(1),
+      stopWhen: isStepCount(1),
     });
     expect(result.text).toBe("Hello");
     expect(result.reasoningText).toBe("thinking");
     expect(result.toolCalls.map((c) => [c.toolName, c.input])).toEqual([["reply", { message: "Hi there" }]]);
     expect(sent).toEqual(["Hi there"]);
     expect(result.finishReason).toBe("tool-calls");
-    expect(result.totalUsage.inputTokens).toBe(12);
-    expect(result.totalUsage.outputTokens).toBe(5);
+    expect(result.usage.inputTokens).toBe(12);
+    expect(result.usage.outputTokens).toBe(5);
     expect(result.response.id).toBe("resp-1");
     expect(result.response.modelId).toBe("m-1");
     expect(result.response.headers?.["x-id"]).toBe("7");

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpFetch } from "@/lib/agent/http-fetch";
 import { generateFromStream } from "@/lib/agent/generate-from-stream";
 import { ProviderGate, limitModel } from "@/lib/agent/call-limits";
-import type { LanguageModelV3 } from "@ai-sdk/provider";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
 
 let server: Server;
 let base: string;
@@ -63,13 +63,28 @@ const httpFetch = createHttpFetch();
 const modelAt = (path: string) =>
   createOpenAICompatible({ name: "t", baseURL: `${base}${path}`, apiKey: "k", fetch: httpFetch, includeUsage: true })(
     "m",
-  ) as unknown as LanguageModelV3;
+  ) as unknown as LanguageModelV4;
 
 describe("streamed calls over the keep-alive fetch", () => {
   it("a full stream gives the same text and usage as generateText", async () => {
     const r = await generateText({ model: generateFromStream(modelAt("/ok"), () => {}), prompt: "x", maxRetries: 0 });
     expect(r.text).toBe("Hello world");
-    expect(r.totalUsage.totalTokens).toBe(3);
+    expect(r.usage.totalTokens).toBe(3);
+  });
+
+  it("Google's streamed call (`?alt=sse` in the address, no stream flag in the body) is handed out as it arrives, not buffered", async () => {
+    // The server sends one event and never ends: only a response handed out as it arrives can be read.
+    const signal = AbortSignal.timeout(10_000);
+    const response = await createHttpFetch()(new URL(`${base}/hang/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse`), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }] }),
+      signal,
+    });
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toContain('"content":"Hi"');
+    await reader.cancel();
   });
 
   it("a connection cut mid-stream fails the call (does not pass as a finished, truncated answer)", async () => {
@@ -100,7 +115,7 @@ describe("streamed calls over the keep-alive fetch", () => {
     const gate = new ProviderGate("t", 4, Date.now, "m", 2_000);
     const handle = limitModel({ provider: "t", modelId: "m", model: modelAt("/limited") } as never, gate);
     const e = await generateText({
-      model: generateFromStream(handle.model as LanguageModelV3, () => {}),
+      model: generateFromStream(handle.model as LanguageModelV4, () => {}),
       prompt: "x",
       maxRetries: 0,
     }).catch((e) => e);
@@ -112,7 +127,7 @@ describe("streamed calls over the keep-alive fetch", () => {
     const gate = new ProviderGate("t", 4, Date.now, "m", 300);
     const handle = limitModel({ provider: "t", modelId: "m", model: modelAt("/hang") } as never, gate);
     const e = await generateText({
-      model: generateFromStream(handle.model as LanguageModelV3, () => {}),
+      model: generateFromStream(handle.model as LanguageModelV4, () => {}),
       prompt: "x",
       maxRetries: 0,
     }).catch((e) => e);

@@ -1,17 +1,17 @@
-import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import type { LanguageModelV4, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { APICallError, generateText } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
+import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { ProviderGate, RateLimitedError, limitModel } from "@/lib/agent/call-limits";
 import { generateFromStream } from "@/lib/agent/generate-from-stream";
 
 /** A provider that starts answering and then goes quiet until aborted (both the generate and the streamed call). */
 function hanging() {
-  return new MockLanguageModelV3({
+  return new MockLanguageModelV4({
     doGenerate: ({ abortSignal }) =>
       new Promise((_, reject) => abortSignal?.addEventListener("abort", () => reject(abortSignal.reason), { once: true })),
     doStream: async ({ abortSignal }) => ({
-      stream: new ReadableStream<LanguageModelV3StreamPart>({
+      stream: new ReadableStream<LanguageModelV4StreamPart>({
         start(c) {
           c.enqueue({ type: "stream-start", warnings: [] });
           c.enqueue({ type: "text-start", id: "t" });
@@ -31,7 +31,7 @@ describe("a call that times out, with and without drafts", () => {
     const draftGate = new ProviderGate("p", 8, Date.now, "m", 200);
     const drafted = limitModel({ provider: "p", modelId: "m", model: hanging() } as never, draftGate);
     const e2 = await generateText({
-      model: generateFromStream(drafted.model as LanguageModelV3, () => {}),
+      model: generateFromStream(drafted.model as LanguageModelV4, () => {}),
       prompt: "x",
       maxRetries: 0,
     }).catch((e) => e);
@@ -50,9 +50,9 @@ describe("a call that times out, with and without drafts", () => {
       responseHeaders: { "retry-after": "2" },
       isRetryable: true,
     });
-    const model = new MockLanguageModelV3({
+    const model = new MockLanguageModelV4({
       doStream: async () => ({
-        stream: new ReadableStream<LanguageModelV3StreamPart>({
+        stream: new ReadableStream<LanguageModelV4StreamPart>({
           start(c) {
             c.enqueue({ type: "stream-start", warnings: [] });
             c.enqueue({ type: "error", error: overloaded });
@@ -64,7 +64,7 @@ describe("a call that times out, with and without drafts", () => {
     const gate = new ProviderGate("p", 8, Date.now, "m", 5_000);
     const limited = limitModel({ provider: "p", modelId: "m", model } as never, gate);
     const error = await generateText({
-      model: generateFromStream(limited.model as LanguageModelV3, () => {}),
+      model: generateFromStream(limited.model as LanguageModelV4, () => {}),
       prompt: "x",
       maxRetries: 0,
     }).catch((e) => e);
@@ -74,6 +74,6 @@ describe("a call that times out, with and without drafts", () => {
     expect(gate.load().active).toBe(0);
     expect(gate.limitState().lastBackoff).toEqual(expect.objectContaining({ reason: "overloaded" }));
     // The next call waits for Retry-After, as after a refused generate call.
-    await expect((limited.model as LanguageModelV3).doGenerate({ prompt: [] } as never)).rejects.toThrow(/rate|paused|limit/i);
+    await expect((limited.model as LanguageModelV4).doGenerate({ prompt: [] } as never)).rejects.toThrow(/rate|paused|limit/i);
   });
 });

@@ -58,11 +58,11 @@ describe("a streamed model call within the provider's limit", () => {
 
 describe("limitModel", () => {
   it("counts a streamed call against the limit until its stream is read", async () => {
-    const { MockLanguageModelV3 } = await import("ai/test");
+    const { MockLanguageModelV4 } = await import("ai/test");
     const { limitModel } = await import("@/lib/agent/call-limits");
     const pending = [streamedCall(), streamedCall()];
     let calls = 0;
-    const inner = new MockLanguageModelV3({ doStream: async () => pending[calls++].call() as never });
+    const inner = new MockLanguageModelV4({ doStream: async () => pending[calls++].call() as never });
     const gate = new ProviderGate("test", 1);
     const limited = limitModel({ model: inner, provider: "test", modelId: "m" }, gate).model as unknown as {
       doStream: (o: object) => Promise<{ stream: ReadableStream<string> }>;

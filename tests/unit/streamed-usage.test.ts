@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { LanguageModelV3 } from "@ai-sdk/provider";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { generateText } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { modelFromEnv } from "@/lib/agent/model";
@@ -50,11 +50,11 @@ describe("token usage of a drafted turn on an openai-compatible provider", () =>
     const handle = modelFromEnv({ LLM_PROVIDER: "openai-compatible", LLM_MODEL: "m", LLM_BASE_URL: base, LLM_API_KEY: "k" } as never)!;
     const plain = await generateText({ model: handle.model, prompt: "x", maxRetries: 0 });
     const drafted = await generateText({
-      model: generateFromStream(handle.model as LanguageModelV3, () => {}),
+      model: generateFromStream(handle.model as LanguageModelV4, () => {}),
       prompt: "x",
       maxRetries: 0,
     });
-    expect(plain.totalUsage.inputTokens).toBe(12);
-    expect(drafted.totalUsage.inputTokens).toBe(12);
+    expect(plain.usage.inputTokens).toBe(12);
+    expect(drafted.usage.inputTokens).toBe(12);
   });
 });

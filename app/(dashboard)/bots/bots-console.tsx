@@ -4,13 +4,14 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import type { z } from "zod";
+import type { ModelProvider } from "@/lib/agent/providers";
 import type { botListResponse, botResponse, botWebhookResponse } from "@/lib/api/bots";
 import { api, ApiError } from "../_lib/api";
 import type { Settings } from "../_lib/types";
 import { BotSettingsFields } from "./bot-settings-fields";
 
 type Bot = z.output<typeof botListResponse>["bots"][number];
-type Provider = "openai" | "anthropic" | "openai-compatible";
+type Provider = ModelProvider;
 
 /** Bots → add one by pasting its token, register its webhook, give it its own agent, disable or remove it. */
 export function BotsConsole() {
@@ -289,6 +290,7 @@ function AgentForm({ bot }: { bot: Bot }) {
             <option value="">The deployment's model</option>
             <option value="openai">OpenAI</option>
             <option value="anthropic">Anthropic</option>
+            <option value="google">Google (Gemini)</option>
             <option value="openai-compatible">OpenAI-compatible</option>
           </select>
           {provider && (

@@ -133,6 +133,7 @@ function Form({
           <select aria-label="Provider" value={provider} onChange={(e) => setProvider(e.target.value)}>
             <option value="openai">openai</option>
             <option value="anthropic">anthropic</option>
+            <option value="google">google</option>
             <option value="openai-compatible">openai-compatible</option>
           </select>
           <input aria-label="Model" placeholder="model" value={model} onChange={(e) => setModel(e.target.value)} required />
