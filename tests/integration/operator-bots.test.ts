@@ -16,7 +16,8 @@ import { GET as threadRoute } from "@/app/api/v1/envelopes/[id]/thread/route";
 import { GET as eventsRoute } from "@/app/api/v1/events/route";
 import { GET as queueRoute } from "@/app/api/v1/queue/route";
 import { GET as settingsRoute } from "@/app/api/v1/settings/route";
-import { eventBus } from "@/lib/events/bus";
+import { EventBus, eventBus } from "@/lib/events/bus";
+import { eventStreamResponse } from "@/lib/http/event-stream";
 import { GET as forksRoute, POST as forkRoute } from "@/app/api/v1/forks/route";
 import { GET as handoffsRoute } from "@/app/api/v1/handoffs/route";
 import { POST as replyRoute } from "@/app/api/v1/messages/[id]/reply/route";
@@ -409,6 +410,49 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     await limit(s.admin, s.agent.id, null);
     expect((await readUntil(bobStream.body, () => false)).ended).toBe(true);
     adminStream.abort.abort();
+  });
+
+  it("a narrowed limit holds for the events published right after it: none of them is judged before the stream's check ends it", async () => {
+    const s = await seed();
+    const bus = eventBus(app.t.db);
+    const openStream = async () => {
+      const response = await eventsRoute(new Request("http://localhost/api/v1/events", { headers: { cookie: s.agent.session.cookie } }), {
+        params: Promise.resolve({}),
+      });
+      expect(response.status).toBe(200);
+      return response.body!;
+    };
+    // Every bot, then only Alpha (a stream with no filter at all); both bots, then only Alpha (a filter with Bravo remembered).
+    for (const [before, after] of [
+      [null, [s.alpha.id]],
+      [[s.alpha.id, s.bravo.id], [s.alpha.id]],
+    ] as const) {
+      await limit(s.admin, s.agent.id, before === null ? null : [...before]);
+      const stream = await openStream();
+      bus.publish({ type: "message", conversationId: s.b.id, messageId: s.messageB.id });
+      expect((await readUntil(stream, (f) => f.startsWith("event: message"))).found).toContain(`"conversationId":${s.b.id}`);
+      expect((await limit(s.admin, s.agent.id, [...after])).status).toBe(200);
+      // A message to Bravo arriving while the stream's check of its session is still under way.
+      bus.publish({ type: "message", conversationId: s.b.id, messageId: 424242 });
+      bus.publish({ type: "envelope", conversationId: s.b.id, envelopeId: 424243 });
+      const rest = await readUntil(stream, () => false);
+      expect(rest.ended).toBe(true);
+      expect(rest.frames.filter((f) => f.startsWith("event:"))).toEqual([]);
+    }
+  });
+
+  it("a stream whose check fails (the database unreachable) ends before it sends another event", async () => {
+    const bus = new EventBus();
+    const stream = eventStreamResponse(bus, new AbortController().signal, {
+      stillAuthorized: () => Promise.reject(new Error("database busy")),
+    }).body!;
+    expect((await readUntil(stream, (f) => f.includes(": connected"))).ended).toBe(false);
+    bus.publish({ type: "operators" });
+    bus.publish({ type: "settings" });
+    const rest = await readUntil(stream, () => false);
+    expect(rest.ended).toBe(true);
+    expect(rest.frames.filter((f) => f.startsWith("event:"))).toEqual([]);
+    expect(bus.listenerCount()).toBe(0);
   });
 
   it("an agent limited to no bots (an empty list) reaches no conversation, message or turn, and lists nothing", async () => {
