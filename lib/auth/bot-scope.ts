@@ -123,15 +123,21 @@ const REMEMBERED_CONVERSATIONS = 1000;
 
 /**
  * Which live events (GET /events) a caller hears of: every one when unlimited (undefined);
- * for an agent limited to some bots, those naming no conversation or one of their bots'.
- * Events carry ids only, but another bot's conversation id is not theirs to learn.
+ * for an agent limited to some bots, those of one of their bots' conversations, those of
+ * no conversation (`conversationId: null`, an envelope between operators, which they list
+ * too) and bare pings that name nothing but their type (`{type:"conversation"}` after an
+ * ingest, a relay's resync, settings): a page refetches on those through the same limits,
+ * so all a ping tells is that something changed somewhere. An event naming a record (an
+ * envelope, fork or message id) but not its conversation is left out: its bot is unknown.
+ * Events carry ids only, but another bot's ids and timings are not theirs to learn.
  */
 export function liveEventFilter(db: Database, scope: BotScope | undefined) {
   if (!scope) return undefined;
   const botOf = new Map<number, number>();
   return async (event: LiveEvent): Promise<boolean> => {
-    const id = "conversationId" in event ? event.conversationId : null;
-    if (id === null || id === undefined) return true;
+    const id = "conversationId" in event ? event.conversationId : undefined;
+    if (id === null) return true;
+    if (id === undefined) return Object.keys(event).every((key) => key === "type");
     let botId = botOf.get(id) ?? null;
     if (botId === null) {
       const row = await resources.conversations.botOf(db, id);

@@ -18,6 +18,7 @@ import { GET as queueRoute } from "@/app/api/v1/queue/route";
 import { GET as settingsRoute } from "@/app/api/v1/settings/route";
 import { EventBus, eventBus } from "@/lib/events/bus";
 import { eventStreamResponse } from "@/lib/http/event-stream";
+import { endEnvelope } from "@/lib/pipeline/end-envelope";
 import { GET as forksRoute, POST as forkRoute } from "@/app/api/v1/forks/route";
 import { GET as handoffsRoute } from "@/app/api/v1/handoffs/route";
 import { POST as replyRoute } from "@/app/api/v1/messages/[id]/reply/route";
@@ -439,6 +440,50 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
       expect(rest.ended).toBe(true);
       expect(rest.frames.filter((f) => f.startsWith("event:"))).toEqual([]);
     }
+  });
+
+  it("an envelope's end names its conversation, and an agent limited to one bot hears only of their bots' and of those between operators", async () => {
+    const s = await seed();
+    await limit(s.admin, s.agent.id, [s.alpha.id]);
+    const db = app.t.db.prisma;
+    const envelopeIn = (conversationId: number | null) =>
+      db.envelope.create({
+        data: { from: "agent:main", to: "agent:other", text: "x", status: "processing", conversationId, metadata: {} },
+      });
+    const [inA, inB, between] = [await envelopeIn(s.a.id), await envelopeIn(s.b.id), await envelopeIn(null)];
+    const streamOf = async (session: Session) => {
+      const response = await eventsRoute(new Request("http://localhost/api/v1/events", { headers: { cookie: session.cookie } }), {
+        params: Promise.resolve({}),
+      });
+      return response.body!;
+    };
+    const bobStream = await streamOf(s.agent.session);
+    const adminStream = await streamOf(s.admin);
+    await endEnvelope(app.t.db, inB.id, { status: "done" });
+    await endEnvelope(app.t.db, [inA.id], { status: "done" });
+    await endEnvelope(app.t.db, between.id, { status: "failed", error: "x" });
+    const bus = eventBus(app.t.db);
+    // An envelope event naming no conversation (an instance of an older version, through the relay): its bot is unknown.
+    bus.publish({ type: "envelope", envelopeId: inB.id });
+    bus.publish({ type: "conversation" });
+    bus.publish({ type: "settings" });
+    const eventsOf = async (stream: ReadableStream<Uint8Array>) =>
+      (await readUntil(stream, (f) => f.startsWith("event: settings"))).frames
+        .filter((f) => f.startsWith("event:"))
+        .map((f) => JSON.parse(f.split("data: ")[1]));
+    expect(await eventsOf(bobStream)).toEqual([
+      { type: "envelope", conversationId: s.a.id, envelopeId: inA.id },
+      { type: "envelope", conversationId: null, envelopeId: between.id },
+      { type: "conversation" },
+      { type: "settings" },
+    ]);
+    expect((await eventsOf(adminStream)).slice(0, 3)).toEqual([
+      { type: "envelope", conversationId: s.b.id, envelopeId: inB.id },
+      { type: "envelope", conversationId: s.a.id, envelopeId: inA.id },
+      { type: "envelope", conversationId: null, envelopeId: between.id },
+    ]);
+    await bobStream.cancel();
+    await adminStream.cancel();
   });
 
   it("a stream whose check fails (the database unreachable) ends before it sends another event", async () => {
