@@ -1,3 +1,4 @@
+import { recordId } from "../../record-id";
 import type { Update } from "grammy/types";
 import { z } from "zod";
 import { AppError } from "../../errors";
@@ -21,7 +22,7 @@ export const simulatedMessageSchema = z.object({
   }),
   text: z.string().min(1).max(TELEGRAM_USER_TEXT_LIMIT, tooLongError(TELEGRAM_USER_TEXT_LIMIT)),
   /** Stored message id (ours) to reply to. */
-  replyToMessageId: z.number().int().positive().optional(),
+  replyToMessageId: recordId.optional(),
   /** A fragment of the replied-to text, as Telegram's quote. */
   quote: z.string().max(1024).optional(),
   /** Backdate the message, to try gap notes without waiting. */
