@@ -413,6 +413,24 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     adminStream.abort.abort();
   });
 
+  it("the conversation list names only an agent's own bots (none when limited to none), every bot for an admin", async () => {
+    const s = await seed();
+    const botsOf = async (session: Session) => {
+      const reply = await call(listRoute, "/api/v1/conversations", { session });
+      expectDocumented("get", "/conversations", reply);
+      return (reply.body.bots as { name: string }[]).map((b) => b.name);
+    };
+    const every = (await app.t.db.prisma.bot.findMany({ orderBy: { id: "asc" } })).map((b) => b.name);
+    expect(every).toEqual(expect.arrayContaining(["Alpha", "Bravo"]));
+    await limit(s.admin, s.agent.id, [s.alpha.id]);
+    expect(await botsOf(s.agent.session)).toEqual(["Alpha"]);
+    expect(await botsOf(s.admin)).toEqual(every);
+    await limit(s.admin, s.agent.id, []);
+    expect(await botsOf(s.agent.session)).toEqual([]);
+    await limit(s.admin, s.agent.id, null);
+    expect(await botsOf(s.agent.session)).toEqual(every);
+  });
+
   it("a narrowed limit holds for the events published right after it: none of them is judged before the stream's check ends it", async () => {
     const s = await seed();
     const bus = eventBus(app.t.db);
