@@ -96,10 +96,20 @@ export async function refuseOutOfScope(db: Database, scope: BotScope | undefined
   const parsed = recordIdParam.safeParse(id);
   // Not an id: the route answers 400 without reading anything.
   if (!parsed.success) return;
-  const row = await resource.botOf(db, parsed.data);
-  // Unknown ids are the route's to answer (the same 404).
-  if (!row || row === "any") return;
-  if (!inScope(scope, row.botId)) throw new AppError("not_found", resource.missing);
+  if (!(await reachesRecord(db, scope, name as Resource, parsed.data))) throw new AppError("not_found", resource.missing);
+}
+
+type Resource = keyof typeof resources;
+
+/**
+ * Whether a caller may reach a record of one conversation (a message, turn, …) by its id:
+ * unlimited, one of their bots' conversations, or of none. An unknown id counts as
+ * reachable: the caller answers it as unknown, with the same words.
+ */
+export async function reachesRecord(db: Database, scope: BotScope | undefined, resource: Resource, id: number): Promise<boolean> {
+  if (!scope) return true;
+  const row = await resources[resource].botOf(db, id);
+  return !row || row === "any" || inScope(scope, row.botId);
 }
 
 /**
@@ -108,9 +118,7 @@ export async function refuseOutOfScope(db: Database, scope: BotScope | undefined
  * id counts as reachable: the caller answers it as unknown, with the same words.
  */
 export async function reachesConversation(db: Database, scope: BotScope | undefined, conversationId: number | null): Promise<boolean> {
-  if (!scope || conversationId === null) return true;
-  const row = await resources.conversations.botOf(db, conversationId);
-  return !row || row === "any" || inScope(scope, row.botId);
+  return conversationId === null || reachesRecord(db, scope, "conversations", conversationId);
 }
 
 /** The same check for a conversation named in a request's body (POST /forks, a task envelope) or query: 404 as for an unknown one. */

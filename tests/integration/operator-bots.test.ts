@@ -19,6 +19,8 @@ import { GET as settingsRoute } from "@/app/api/v1/settings/route";
 import { EventBus, eventBus } from "@/lib/events/bus";
 import { eventStreamResponse } from "@/lib/http/event-stream";
 import { endEnvelope } from "@/lib/pipeline/end-envelope";
+import { inspectTargetOf } from "@/lib/pipeline/inspect-target";
+import { operatorOfSession, SESSION_COOKIE } from "@/lib/auth/operators";
 import { GET as forksRoute, POST as forkRoute } from "@/app/api/v1/forks/route";
 import { GET as handoffsRoute } from "@/app/api/v1/handoffs/route";
 import { POST as replyRoute } from "@/app/api/v1/messages/[id]/reply/route";
@@ -429,6 +431,34 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     expect(await botsOf(s.agent.session)).toEqual([]);
     await limit(s.admin, s.agent.id, null);
     expect(await botsOf(s.agent.session)).toEqual(every);
+  });
+
+  it("the prompt inspector's message link opens another bot's turn for nobody limited away from it: not found, as an unknown page", async () => {
+    const s = await seed();
+    const db = app.t.db.prisma;
+    const turnFor = async (message: { id: number; conversationId: number }) => {
+      const turn = await turnIn(message.conversationId);
+      await db.envelope.update({ where: { id: turn.envelopeId }, data: { messageId: message.id } });
+      return turn.id;
+    };
+    const turnA = await turnFor(s.messageA);
+    const turnB = await turnFor(s.messageB);
+    await limit(s.admin, s.agent.id, [s.alpha.id]);
+    const targetFor = async (session: Session, id: number) => {
+      const token = session.cookie
+        .split("; ")
+        .find((c) => c.startsWith(`${SESSION_COOKIE}=`))!
+        .slice(SESSION_COOKIE.length + 1);
+      const operator = await operatorOfSession(app.t.db, token);
+      return inspectTargetOf(app.t.db, operator!.bots, String(id));
+    };
+    expect(await targetFor(s.agent.session, s.messageA.id)).toEqual({ kind: "turn", turnId: turnA });
+    expect(await targetFor(s.agent.session, s.messageB.id)).toEqual({ kind: "not_found" });
+    expect(await targetFor(s.admin, s.messageB.id)).toEqual({ kind: "turn", turnId: turnB });
+    await limit(s.admin, s.agent.id, []);
+    expect(await targetFor(s.agent.session, s.messageA.id)).toEqual({ kind: "not_found" });
+    // An unknown message is the same page for everyone: no turn belongs to it.
+    expect(await targetFor(s.agent.session, 999_999)).toEqual({ kind: "none", messageId: 999_999 });
   });
 
   it("a narrowed limit holds for the events published right after it: none of them is judged before the stream's check ends it", async () => {
