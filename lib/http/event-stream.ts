@@ -71,15 +71,23 @@ export function eventStreamResponse(bus: EventBus, signal: AbortSignal, options:
         // Checks and visibility decisions share one ordered chain: events go out in the order they came,
         // and none that arrives after a check began is judged (or sent) before that check has ended.
         let decided = Promise.resolve();
+        let pending = 0;
         const inOrder = (step: () => unknown) => {
+          pending++;
           decided = decided.then(async () => {
-            if (open) await step();
+            try {
+              if (open) await step();
+            } finally {
+              pending--;
+            }
           });
         };
         const unsubscribe = bus.subscribe((event: LiveEvent) => {
           // An operator was disabled or removed, a session ended or a limit changed: ask at once, not at the next heartbeat.
           if (event.type === "operators") inOrder(recheck);
           const visible = options.visible;
+          // Nothing to decide and nothing waiting: out at once (a reader that never reads is dropped here, not queued for).
+          if (!visible && pending === 0) return send(event);
           inOrder(async () => {
             try {
               if (!visible || (await visible(event))) send(event);
