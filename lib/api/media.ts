@@ -1,3 +1,4 @@
+import { recordIdParam } from "../record-id";
 import { z } from "zod";
 import { defineOperations } from "./operation";
 import { replyResponse } from "./messages";
@@ -18,7 +19,7 @@ export const mediaUploadFields = z.object({
   /** Shown under the file (Telegram: at most 1,024 characters). */
   caption: z.string().max(4096).optional(),
   /** Sent as a native reply to this message of the conversation. */
-  replyToMessageId: z.coerce.number().int().positive().optional(),
+  replyToMessageId: recordIdParam.optional(),
 });
 
 export const operations = defineOperations([

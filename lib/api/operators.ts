@@ -1,3 +1,4 @@
+import { recordId } from "../record-id";
 import { z } from "zod";
 import { roleSchema } from "../auth/roles";
 import { defineOperations, isoDate } from "./operation";
@@ -25,7 +26,7 @@ export const operatorPatchBody = z
     /** Admins only: true disables the account (its sessions end at once), false enables it again. */
     disabled: z.boolean().optional(),
     /** Admins only: the bots (Bot ids) whose conversations an agent sees and acts on; null = every bot. Admins are never limited. */
-    botIds: z.array(z.number().int().positive()).max(500).nullable().optional(),
+    botIds: z.array(recordId).max(500).nullable().optional(),
   })
   .refine((body) => Object.values(body).some((v) => v !== undefined), "name at least one of displayName, role, disabled, botIds");
 

@@ -1,3 +1,4 @@
+import { recordId, recordIdParam } from "../record-id";
 import { z } from "zod";
 import { replayMode, replayRequestSchema, variantSettingsSchema } from "../replay/variant";
 import { settingsValues } from "./settings";
@@ -59,11 +60,11 @@ export { replayRequestSchema };
 export const datasetCreateBody = z
   .strictObject({
     name: z.string().trim().min(1).max(200),
-    turnIds: z.array(z.number().int().positive().max(2_147_483_647)).max(500).optional(),
+    turnIds: z.array(recordId).max(500).optional(),
     /** Every turn of this conversation (the newest 500). */
-    conversationId: z.number().int().positive().max(2_147_483_647).optional(),
+    conversationId: recordId.optional(),
     /** The turns behind these messages (a search's results): the turn that answered a user's message, or that wrote the agent's. */
-    messageIds: z.array(z.number().int().positive().max(2_147_483_647)).max(500).optional(),
+    messageIds: z.array(recordId).max(500).optional(),
   })
   .refine((b) => b.turnIds?.length || b.conversationId !== undefined || b.messageIds?.length, {
     message: "give turnIds, a conversationId or messageIds",
@@ -154,7 +155,7 @@ export const runReportResponse = z.strictObject({
     .nullable(),
 });
 
-export const runReportQuery = z.strictObject({ compareTo: z.coerce.number().int().positive().max(2_147_483_647).optional() });
+export const runReportQuery = z.strictObject({ compareTo: recordIdParam.optional() });
 
 export const applyResponse = z.strictObject({
   settings: settingsValues,

@@ -1,3 +1,4 @@
+import { recordIdParam } from "../record-id";
 import { z } from "zod";
 import { settingsSchema, settingsUpdateSchema } from "../settings/schema";
 import { defineOperations, isoDate } from "./operation";
@@ -27,7 +28,7 @@ export const operations = defineOperations([
     method: "get",
     path: "/settings",
     summary: "Settings and their change log (newest 50); with conversationId, the settings in force for that conversation's bot",
-    query: z.strictObject({ conversationId: z.string().regex(/^\d+$/).optional() }),
+    query: z.strictObject({ conversationId: recordIdParam.optional() }),
     response: { status: 200, schema: settingsResponse },
     errors: { 404: "Unknown conversation, or another bot's for an agent limited to some bots" },
   },

@@ -96,10 +96,20 @@ export async function refuseOutOfScope(db: Database, scope: BotScope | undefined
   const parsed = recordIdParam.safeParse(id);
   // Not an id: the route answers 400 without reading anything.
   if (!parsed.success) return;
-  const row = await resource.botOf(db, parsed.data);
-  // Unknown ids are the route's to answer (the same 404).
-  if (!row || row === "any") return;
-  if (!inScope(scope, row.botId)) throw new AppError("not_found", resource.missing);
+  if (!(await reachesRecord(db, scope, name as Resource, parsed.data))) throw new AppError("not_found", resource.missing);
+}
+
+type Resource = keyof typeof resources;
+
+/**
+ * Whether a caller may reach a record of one conversation (a message, turn, …) by its id:
+ * unlimited, one of their bots' conversations, or of none. An unknown id counts as
+ * reachable: the caller answers it as unknown, with the same words.
+ */
+export async function reachesRecord(db: Database, scope: BotScope | undefined, resource: Resource, id: number): Promise<boolean> {
+  if (!scope) return true;
+  const row = await resources[resource].botOf(db, id);
+  return !row || row === "any" || inScope(scope, row.botId);
 }
 
 /**
@@ -108,9 +118,7 @@ export async function refuseOutOfScope(db: Database, scope: BotScope | undefined
  * id counts as reachable: the caller answers it as unknown, with the same words.
  */
 export async function reachesConversation(db: Database, scope: BotScope | undefined, conversationId: number | null): Promise<boolean> {
-  if (!scope || conversationId === null) return true;
-  const row = await resources.conversations.botOf(db, conversationId);
-  return !row || row === "any" || inScope(scope, row.botId);
+  return conversationId === null || reachesRecord(db, scope, "conversations", conversationId);
 }
 
 /** The same check for a conversation named in a request's body (POST /forks, a task envelope) or query: 404 as for an unknown one. */
@@ -123,15 +131,21 @@ const REMEMBERED_CONVERSATIONS = 1000;
 
 /**
  * Which live events (GET /events) a caller hears of: every one when unlimited (undefined);
- * for an agent limited to some bots, those naming no conversation or one of their bots'.
- * Events carry ids only, but another bot's conversation id is not theirs to learn.
+ * for an agent limited to some bots, those of one of their bots' conversations, those of
+ * no conversation (`conversationId: null`, an envelope between operators, which they list
+ * too) and bare pings that name nothing but their type (`{type:"conversation"}` after an
+ * ingest, a relay's resync, settings): a page refetches on those through the same limits,
+ * so all a ping tells is that something changed somewhere. An event naming a record (an
+ * envelope, fork or message id) but not its conversation is left out: its bot is unknown.
+ * Events carry ids only, but another bot's ids and timings are not theirs to learn.
  */
 export function liveEventFilter(db: Database, scope: BotScope | undefined) {
   if (!scope) return undefined;
   const botOf = new Map<number, number>();
   return async (event: LiveEvent): Promise<boolean> => {
-    const id = "conversationId" in event ? event.conversationId : null;
-    if (id === null || id === undefined) return true;
+    const id = "conversationId" in event ? event.conversationId : undefined;
+    if (id === null) return true;
+    if (id === undefined) return Object.keys(event).every((key) => key === "type");
     let botId = botOf.get(id) ?? null;
     if (botId === null) {
       const row = await resources.conversations.botOf(db, id);

@@ -1,3 +1,4 @@
+import type { BotScope } from "./conversation-scope";
 import type { Database } from "./database";
 
 /**
@@ -112,9 +113,16 @@ export async function botActivity(db: Database) {
   return new Map(rows.map((r) => [r.botId, { conversations: r._count._all, lastMessageAt: r._max.lastMessageAt }]));
 }
 
-/** Every bot's name and status, removed ones too (labels and filters; no credential column is read). */
-export function listBotLabels(db: Database) {
-  return db.prisma.bot.findMany({ select: { id: true, platform: true, name: true, username: true, status: true }, orderBy: { id: "asc" } });
+/**
+ * The bots' names and status, removed ones too (labels and filters; no credential column is read): every bot's
+ * for an unlimited caller, only theirs for an agent limited to some bots (none for an empty list).
+ */
+export function listBotLabels(db: Database, scope?: BotScope) {
+  return db.prisma.bot.findMany({
+    where: scope ? { id: { in: scope } } : {},
+    select: { id: true, platform: true, name: true, username: true, status: true },
+    orderBy: { id: "asc" },
+  });
 }
 
 /** Every sealed column of every bot (key rotation reads and rewrites them). */

@@ -10,7 +10,7 @@ export type EventStreamOptions = {
   /** Ends the stream when it aborts, like the request's signal (a sign-out). */
   end?: AbortSignal;
   /**
-   * Asked at every heartbeat and on every `operators` event: false ends the stream (its
+   * Asked at every heartbeat and on every `operators` event: false, or a failed check, ends the stream (its
    * session expired or was revoked elsewhere, its operator disabled or removed).
    */
   stillAuthorized?: () => Promise<boolean>;
@@ -60,22 +60,37 @@ export function eventStreamResponse(bus: EventBus, signal: AbortSignal, options:
             close();
           }
         };
-        const recheck = () =>
-          options.stillAuthorized?.().then(
-            (yes) => yes || close(),
-            () => {}, // a failed check (database busy) ends nothing; the next heartbeat asks again
-          );
+        // Asks whether the stream may go on; a failed check (database busy) ends it too, rather than
+        // letting events be judged by a limit that may have changed (the page reconnects and is asked again).
+        const recheck = async () => {
+          if (!options.stillAuthorized || !open) return;
+          const yes = await options.stillAuthorized().catch(() => false);
+          if (!yes) close();
+        };
         const send = (event: LiveEvent) => write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-        // Decisions that need a look-up are chained, so events still go out in the order they came.
+        // Checks and visibility decisions share one ordered chain: events go out in the order they came,
+        // and none that arrives after a check began is judged (or sent) before that check has ended.
         let decided = Promise.resolve();
-        const unsubscribe = bus.subscribe((event: LiveEvent) => {
-          // An operator was disabled or removed, or a session ended: ask at once, not at the next heartbeat.
-          if (event.type === "operators") void recheck();
-          const visible = options.visible;
-          if (!visible) return send(event);
+        let pending = 0;
+        const inOrder = (step: () => unknown) => {
+          pending++;
           decided = decided.then(async () => {
             try {
-              if (await visible(event)) send(event);
+              if (open) await step();
+            } finally {
+              pending--;
+            }
+          });
+        };
+        const unsubscribe = bus.subscribe((event: LiveEvent) => {
+          // An operator was disabled or removed, a session ended or a limit changed: ask at once, not at the next heartbeat.
+          if (event.type === "operators") inOrder(recheck);
+          const visible = options.visible;
+          // Nothing to decide and nothing waiting: out at once (a reader that never reads is dropped here, not queued for).
+          if (!visible && pending === 0) return send(event);
+          inOrder(async () => {
+            try {
+              if (!visible || (await visible(event))) send(event);
             } catch {
               // A failed look-up (database busy) sends nothing for that event: never another bot's id.
             }
@@ -83,7 +98,7 @@ export function eventStreamResponse(bus: EventBus, signal: AbortSignal, options:
         });
         const heartbeat = setInterval(() => {
           write(`: heartbeat ${Date.now()}\n\n`);
-          void recheck();
+          inOrder(recheck);
         }, options.heartbeatMs ?? 15_000);
         heartbeat.unref?.();
         const close = () => {

@@ -1,3 +1,4 @@
+import { recordId } from "../record-id";
 import { z } from "zod";
 import { applyInboxChange, conversationStatuses, findDueSnoozes, readInboxRow, type InboxRow } from "../db/conversation-status";
 import { setAgentEnabled } from "../db/conversations";
@@ -30,7 +31,7 @@ export const conversationPatchSchema = z
     /** With `status: "snoozed"`: when it wakes (ISO 8601, in the future); absent or null = when the user writes. */
     snoozedUntil: z.iso.datetime({ offset: true }).nullable().optional(),
     /** The operator who has it (an Operator id), or null for nobody. */
-    assigneeId: z.number().int().positive().nullable().optional(),
+    assigneeId: recordId.nullable().optional(),
   })
   .refine((body) => Object.keys(body).length > 0, "nothing to change: give agentEnabled, status, snoozedUntil or assigneeId")
   .refine((body) => body.snoozedUntil == null || body.status === "snoozed", {

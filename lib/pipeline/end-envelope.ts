@@ -1,4 +1,4 @@
-import { type EnvelopeOutcome, finishEnvelope } from "../db/envelopes";
+import { conversationOfEnvelope, type EnvelopeOutcome, finishEnvelope } from "../db/envelopes";
 import { saveTurnAndEnd, type TurnRecord } from "../db/turns";
 import type { Database } from "../db/database";
 import { publish } from "../events/bus";
@@ -11,16 +11,23 @@ import { publish } from "../events/bus";
 export async function endEnvelope(...args: Parameters<typeof finishEnvelope>) {
   await finishEnvelope(...args);
   const [db, id] = args;
-  envelopeEnded(db, id);
+  await envelopeEnded(db, id);
 }
 
-/** Tells open pages an envelope ended, for a write that ended it along with others (a send's message: lib/db/messages.ts `EndedSend`). */
-export function envelopeEnded(db: Database, id: number | number[]) {
-  publish(db, { type: "envelope", envelopeId: Array.isArray(id) ? id[0] : id });
+/**
+ * Tells open pages an envelope ended, for a write that ended it along with others (a send's message:
+ * lib/db/messages.ts `EndedSend`). The event names its conversation (null: between operators), so a
+ * stream of an agent limited to some bots can leave out another bot's; if that cannot be read, the
+ * event names nothing at all (pages refetch), never an envelope without its conversation.
+ */
+export async function envelopeEnded(db: Database, id: number | number[]) {
+  const envelopeId = Array.isArray(id) ? id[0] : id;
+  const conversationId = await conversationOfEnvelope(db, envelopeId).catch(() => undefined);
+  publish(db, conversationId === undefined ? { type: "envelope" } : { type: "envelope", conversationId, envelopeId });
 }
 
 /** Records a turn and ends its envelope(s) in one write (lib/db/turns.ts `saveTurnAndEnd`), then tells open pages. */
 export async function endEnvelopeWithTurn(db: Database, turn: TurnRecord, id: number | number[], outcome: EnvelopeOutcome) {
   await saveTurnAndEnd(db, turn, id, outcome);
-  envelopeEnded(db, id);
+  await envelopeEnded(db, id);
 }

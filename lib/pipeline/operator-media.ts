@@ -1,3 +1,4 @@
+import { recordIdParam } from "../record-id";
 import { z } from "zod";
 import { MEDIA_CAPTION_LIMIT } from "../channels/text-limit";
 import type { OutboundMediaFacts, OutboundMediaKind } from "../channels/types";
@@ -20,7 +21,7 @@ export const mediaFieldsSchema = z.object({
     .trim()
     .max(MEDIA_CAPTION_LIMIT, `a caption holds at most ${MEDIA_CAPTION_LIMIT.toLocaleString("en")} characters`)
     .default(""),
-  replyToMessageId: z.coerce.number().int().positive().optional(),
+  replyToMessageId: recordIdParam.optional(),
 });
 
 export type OperatorMediaInput = {

@@ -258,7 +258,7 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
       // The envelope ends with the message in one write: never a stored answer on a still-processing send.
       { envelopeId, metadata: { platformMessageId: sent.platformMessageId } },
     );
-    envelopeEnded(db, envelopeId);
+    await envelopeEnded(db, envelopeId);
     return { kind: "sent", envelopeId, messageId: message.id };
   } catch (error) {
     const saveError = (error as Error).message || String(error);

@@ -1,3 +1,4 @@
+import { recordIdParam } from "../record-id";
 import type { BotScope } from "../db/conversation-scope";
 import { attachmentViewsOf } from "../media/attachment-views";
 import type { AttachmentView } from "../media/types";
@@ -28,7 +29,7 @@ export const searchQuerySchema = z.object({
     }),
   take: z.coerce.number().int().min(1).max(100).default(20),
   /** Only this conversation's messages. */
-  conversationId: z.coerce.number().int().positive().optional(),
+  conversationId: recordIdParam.optional(),
   /** Only messages by these kinds of sender, comma-separated: user, agent, operator, system. */
   sender: z
     .string()
@@ -38,7 +39,7 @@ export const searchQuerySchema = z.object({
   /** Only conversations on this platform (every bot on it). */
   channel: z.enum(["telegram", "line"]).optional(),
   /** Only this bot's conversations (GET /api/v1/bots). */
-  botId: z.coerce.number().int().positive().max(2_147_483_647).optional(),
+  botId: recordIdParam.optional(),
   /** Sent at or after this instant (ISO 8601 with a zone). */
   from: instant.optional(),
   /** Sent before this instant. */

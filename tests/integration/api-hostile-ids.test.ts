@@ -13,12 +13,19 @@ type Handler = (r: Request, c: { params: Promise<Record<string, string>> }) => P
 describe.each(databases)("ids beyond the id columns in queries and bodies ($name)", ({ open }) => {
   const app = useRoutedApp({ open, token: TOKEN });
 
-  async function call(routeFile: string, method: "GET" | "POST", url: string, body?: unknown, params: Record<string, string> = {}) {
+  async function call(
+    routeFile: string,
+    method: "GET" | "POST" | "PATCH",
+    url: string,
+    body?: unknown,
+    params: Record<string, string> = {},
+  ) {
     const route = (await import(resolve("app/api/v1", routeFile))) as Record<string, Handler>;
+    const form = body instanceof FormData;
     const request = new Request(`http://localhost/api/v1${url}`, {
       method,
-      headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined || form ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: form ? body : JSON.stringify(body) }),
     });
     const response = await route[method](request, { params: Promise.resolve(params) });
     return { status: response.status, body: (await response.json()) as { error?: { message?: string } } };
@@ -27,7 +34,12 @@ describe.each(databases)("ids beyond the id columns in queries and bodies ($name
   it("every one is a 400 with a message, and nothing is written", async () => {
     const big = 2_147_483_648;
     const conversation = await app.t.db.prisma.conversation.create({ data: { channel: "telegram", platformChatId: "7", type: "private" } });
-    const cases: [string, "GET" | "POST", string, unknown, Record<string, string>?][] = [
+    const operator = await app.t.db.prisma.operator.create({ data: { name: "ann", passwordHash: "x", role: "agent" } });
+    const upload = new FormData();
+    upload.set("file", new Blob([Buffer.from("hello world")], { type: "text/plain" }), "a.txt");
+    upload.set("replyToMessageId", String(big));
+    const inConversation = { id: String(conversation.id) };
+    const cases: [string, "GET" | "POST" | "PATCH", string, unknown, Record<string, string>?][] = [
       ["envelopes/route.ts", "GET", `/envelopes?before=${big}`, undefined],
       ["envelopes/route.ts", "GET", `/envelopes?conversation=${big}`, undefined],
       [
@@ -41,6 +53,22 @@ describe.each(databases)("ids beyond the id columns in queries and bodies ($name
       ["forks/route.ts", "POST", "/forks", { conversationId: big, task: "summarize" }],
       ["envelopes/route.ts", "POST", "/envelopes", { from: "operator:op", to: "agent:main", text: "hi", replyTo: big }],
       ["envelopes/route.ts", "POST", "/envelopes", { from: "operator:op", to: "agent:main", text: "hi", conversationId: big }],
+      ["conversations/[id]/route.ts", "PATCH", `/conversations/${conversation.id}`, { assigneeId: big }, inConversation],
+      ["conversations/[id]/media/route.ts", "POST", `/conversations/${conversation.id}/media`, upload, inConversation],
+      ["operators/[id]/route.ts", "PATCH", `/operators/${operator.id}`, { botIds: [big] }, { id: String(operator.id) }],
+      ["search/route.ts", "GET", `/search?q=hello&conversationId=${big}`, undefined],
+      ["search/route.ts", "GET", `/search?q=hello&botId=${big}`, undefined],
+      ["settings/route.ts", "GET", `/settings?conversationId=${big}`, undefined],
+      ["datasets/route.ts", "POST", "/datasets", { name: "d", turnIds: [big] }],
+      ["datasets/route.ts", "POST", "/datasets", { name: "d", conversationId: big }],
+      ["datasets/route.ts", "POST", "/datasets", { name: "d", messageIds: [big] }],
+      ["datasets/[id]/runs/[runId]/route.ts", "GET", `/datasets/1/runs/1?compareTo=${big}`, undefined, { id: "1", runId: "1" }],
+      [
+        "simulator/updates/route.ts",
+        "POST",
+        "/simulator/updates",
+        { chat: { type: "private", id: 5 }, user: { id: 5, firstName: "Una" }, text: "hi", replyToMessageId: big },
+      ],
     ];
     const seen = [];
     for (const [file, method, url, body, params] of cases) {
@@ -50,5 +78,9 @@ describe.each(databases)("ids beyond the id columns in queries and bodies ($name
     expect(seen).toEqual(cases.map(([, , url, body]) => ({ url, body, status: 400, message: "string" })));
     expect(await app.t.db.prisma.envelope.count()).toBe(0);
     expect(await app.t.db.prisma.fork.count()).toBe(0);
+    expect(await app.t.db.prisma.dataset.count()).toBe(0);
+    expect(await app.t.db.prisma.message.count()).toBe(0);
+    expect(await app.t.db.prisma.conversation.findUniqueOrThrow({ where: { id: conversation.id } })).toMatchObject({ assigneeId: null });
+    expect(await app.t.db.prisma.operator.findUniqueOrThrow({ where: { id: operator.id } })).toMatchObject({ botIds: null });
   });
 });

@@ -16,7 +16,11 @@ import { GET as threadRoute } from "@/app/api/v1/envelopes/[id]/thread/route";
 import { GET as eventsRoute } from "@/app/api/v1/events/route";
 import { GET as queueRoute } from "@/app/api/v1/queue/route";
 import { GET as settingsRoute } from "@/app/api/v1/settings/route";
-import { eventBus } from "@/lib/events/bus";
+import { EventBus, eventBus } from "@/lib/events/bus";
+import { eventStreamResponse } from "@/lib/http/event-stream";
+import { endEnvelope } from "@/lib/pipeline/end-envelope";
+import { inspectTargetOf } from "@/lib/pipeline/inspect-target";
+import { operatorOfSession, SESSION_COOKIE } from "@/lib/auth/operators";
 import { GET as forksRoute, POST as forkRoute } from "@/app/api/v1/forks/route";
 import { GET as handoffsRoute } from "@/app/api/v1/handoffs/route";
 import { POST as replyRoute } from "@/app/api/v1/messages/[id]/reply/route";
@@ -409,6 +413,139 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     await limit(s.admin, s.agent.id, null);
     expect((await readUntil(bobStream.body, () => false)).ended).toBe(true);
     adminStream.abort.abort();
+  });
+
+  it("the conversation list names only an agent's own bots (none when limited to none), every bot for an admin", async () => {
+    const s = await seed();
+    const botsOf = async (session: Session) => {
+      const reply = await call(listRoute, "/api/v1/conversations", { session });
+      expectDocumented("get", "/conversations", reply);
+      return (reply.body.bots as { name: string }[]).map((b) => b.name);
+    };
+    const every = (await app.t.db.prisma.bot.findMany({ orderBy: { id: "asc" } })).map((b) => b.name);
+    expect(every).toEqual(expect.arrayContaining(["Alpha", "Bravo"]));
+    await limit(s.admin, s.agent.id, [s.alpha.id]);
+    expect(await botsOf(s.agent.session)).toEqual(["Alpha"]);
+    expect(await botsOf(s.admin)).toEqual(every);
+    await limit(s.admin, s.agent.id, []);
+    expect(await botsOf(s.agent.session)).toEqual([]);
+    await limit(s.admin, s.agent.id, null);
+    expect(await botsOf(s.agent.session)).toEqual(every);
+  });
+
+  it("the prompt inspector's message link opens another bot's turn for nobody limited away from it: not found, as an unknown page", async () => {
+    const s = await seed();
+    const db = app.t.db.prisma;
+    const turnFor = async (message: { id: number; conversationId: number }) => {
+      const turn = await turnIn(message.conversationId);
+      await db.envelope.update({ where: { id: turn.envelopeId }, data: { messageId: message.id } });
+      return turn.id;
+    };
+    const turnA = await turnFor(s.messageA);
+    const turnB = await turnFor(s.messageB);
+    await limit(s.admin, s.agent.id, [s.alpha.id]);
+    const targetFor = async (session: Session, id: number) => {
+      const token = session.cookie
+        .split("; ")
+        .find((c) => c.startsWith(`${SESSION_COOKIE}=`))!
+        .slice(SESSION_COOKIE.length + 1);
+      const operator = await operatorOfSession(app.t.db, token);
+      return inspectTargetOf(app.t.db, operator!.bots, String(id));
+    };
+    expect(await targetFor(s.agent.session, s.messageA.id)).toEqual({ kind: "turn", turnId: turnA });
+    expect(await targetFor(s.agent.session, s.messageB.id)).toEqual({ kind: "not_found" });
+    expect(await targetFor(s.admin, s.messageB.id)).toEqual({ kind: "turn", turnId: turnB });
+    await limit(s.admin, s.agent.id, []);
+    expect(await targetFor(s.agent.session, s.messageA.id)).toEqual({ kind: "not_found" });
+    // An unknown message is the same page for everyone: no turn belongs to it.
+    expect(await targetFor(s.agent.session, 999_999)).toEqual({ kind: "none", messageId: 999_999 });
+  });
+
+  it("a narrowed limit holds for the events published right after it: none of them is judged before the stream's check ends it", async () => {
+    const s = await seed();
+    const bus = eventBus(app.t.db);
+    const openStream = async () => {
+      const response = await eventsRoute(new Request("http://localhost/api/v1/events", { headers: { cookie: s.agent.session.cookie } }), {
+        params: Promise.resolve({}),
+      });
+      expect(response.status).toBe(200);
+      return response.body!;
+    };
+    // Every bot, then only Alpha (a stream with no filter at all); both bots, then only Alpha (a filter with Bravo remembered).
+    for (const [before, after] of [
+      [null, [s.alpha.id]],
+      [[s.alpha.id, s.bravo.id], [s.alpha.id]],
+    ] as const) {
+      await limit(s.admin, s.agent.id, before === null ? null : [...before]);
+      const stream = await openStream();
+      bus.publish({ type: "message", conversationId: s.b.id, messageId: s.messageB.id });
+      expect((await readUntil(stream, (f) => f.startsWith("event: message"))).found).toContain(`"conversationId":${s.b.id}`);
+      expect((await limit(s.admin, s.agent.id, [...after])).status).toBe(200);
+      // A message to Bravo arriving while the stream's check of its session is still under way.
+      bus.publish({ type: "message", conversationId: s.b.id, messageId: 424242 });
+      bus.publish({ type: "envelope", conversationId: s.b.id, envelopeId: 424243 });
+      const rest = await readUntil(stream, () => false);
+      expect(rest.ended).toBe(true);
+      expect(rest.frames.filter((f) => f.startsWith("event:"))).toEqual([]);
+    }
+  });
+
+  it("an envelope's end names its conversation, and an agent limited to one bot hears only of their bots' and of those between operators", async () => {
+    const s = await seed();
+    await limit(s.admin, s.agent.id, [s.alpha.id]);
+    const db = app.t.db.prisma;
+    const envelopeIn = (conversationId: number | null) =>
+      db.envelope.create({
+        data: { from: "agent:main", to: "agent:other", text: "x", status: "processing", conversationId, metadata: {} },
+      });
+    const [inA, inB, between] = [await envelopeIn(s.a.id), await envelopeIn(s.b.id), await envelopeIn(null)];
+    const streamOf = async (session: Session) => {
+      const response = await eventsRoute(new Request("http://localhost/api/v1/events", { headers: { cookie: session.cookie } }), {
+        params: Promise.resolve({}),
+      });
+      return response.body!;
+    };
+    const bobStream = await streamOf(s.agent.session);
+    const adminStream = await streamOf(s.admin);
+    await endEnvelope(app.t.db, inB.id, { status: "done" });
+    await endEnvelope(app.t.db, [inA.id], { status: "done" });
+    await endEnvelope(app.t.db, between.id, { status: "failed", error: "x" });
+    const bus = eventBus(app.t.db);
+    // An envelope event naming no conversation (an instance of an older version, through the relay): its bot is unknown.
+    bus.publish({ type: "envelope", envelopeId: inB.id });
+    bus.publish({ type: "conversation" });
+    bus.publish({ type: "settings" });
+    const eventsOf = async (stream: ReadableStream<Uint8Array>) =>
+      (await readUntil(stream, (f) => f.startsWith("event: settings"))).frames
+        .filter((f) => f.startsWith("event:"))
+        .map((f) => JSON.parse(f.split("data: ")[1]));
+    expect(await eventsOf(bobStream)).toEqual([
+      { type: "envelope", conversationId: s.a.id, envelopeId: inA.id },
+      { type: "envelope", conversationId: null, envelopeId: between.id },
+      { type: "conversation" },
+      { type: "settings" },
+    ]);
+    expect((await eventsOf(adminStream)).slice(0, 3)).toEqual([
+      { type: "envelope", conversationId: s.b.id, envelopeId: inB.id },
+      { type: "envelope", conversationId: s.a.id, envelopeId: inA.id },
+      { type: "envelope", conversationId: null, envelopeId: between.id },
+    ]);
+    await bobStream.cancel();
+    await adminStream.cancel();
+  });
+
+  it("a stream whose check fails (the database unreachable) ends before it sends another event", async () => {
+    const bus = new EventBus();
+    const stream = eventStreamResponse(bus, new AbortController().signal, {
+      stillAuthorized: () => Promise.reject(new Error("database busy")),
+    }).body!;
+    expect((await readUntil(stream, (f) => f.includes(": connected"))).ended).toBe(false);
+    bus.publish({ type: "operators" });
+    bus.publish({ type: "settings" });
+    const rest = await readUntil(stream, () => false);
+    expect(rest.ended).toBe(true);
+    expect(rest.frames.filter((f) => f.startsWith("event:"))).toEqual([]);
+    expect(bus.listenerCount()).toBe(0);
   });
 
   it("an agent limited to no bots (an empty list) reaches no conversation, message or turn, and lists nothing", async () => {

@@ -1,3 +1,4 @@
+import { recordId } from "../../record-id";
 import type { Update } from "grammy/types";
 import { z } from "zod";
 import { AppError } from "../../errors";
@@ -29,7 +30,7 @@ export const simulatedMessageSchema = z
     /** A photo, document or voice note the sandbox holds (POST /simulator/files answered it). */
     media: sandboxMediaSchema.optional(),
     /** Stored message id (ours) to reply to. */
-    replyToMessageId: z.number().int().positive().optional(),
+    replyToMessageId: recordId.optional(),
     /** A fragment of the replied-to text, as Telegram's quote. */
     quote: z.string().max(1024).optional(),
     /** Backdate the message, to try gap notes without waiting. */

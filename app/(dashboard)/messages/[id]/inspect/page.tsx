@@ -1,7 +1,8 @@
+import { cookies } from "next/headers";
 import Link from "next/link";
-import { redirect } from "next/navigation";
-import { findTurnForMessage, messageStoredAt } from "@/lib/db/turns";
-import { recordIdParam } from "@/lib/record-id";
+import { notFound, redirect } from "next/navigation";
+import { operatorOfSession, SESSION_COOKIE } from "@/lib/auth/operators";
+import { inspectTargetOf } from "@/lib/pipeline/inspect-target";
 import { getApp } from "@/lib/server/wiring";
 import { RefreshSoon } from "../../../_lib/refresh-soon";
 
@@ -10,19 +11,21 @@ export const dynamic = "force-dynamic";
 /** Resolves a message to the agent turn behind it and opens the prompt inspector there. */
 export default async function InspectMessagePage({ params }: { params: Promise<{ id: string }> }) {
   const raw = (await params).id;
-  const parsed = recordIdParam.safeParse(raw);
   const { db } = await getApp();
-  const turnId = parsed.success ? await findTurnForMessage(db, parsed.data) : null;
-  if (turnId !== null) redirect(`/turns/${turnId}`);
+  const operator = await operatorOfSession(db, (await cookies()).get(SESSION_COOKIE)?.value);
+  // The layout sends a visitor without a session to sign in; this page may render before it does.
+  if (!operator) notFound();
+  const target = await inspectTargetOf(db, operator.bots, raw);
+  if (target.kind === "not_found") notFound();
+  if (target.kind === "turn") redirect(`/turns/${target.turnId}`);
   // The answer is stored as it is sent, its turn when the model call ends: a link followed
   // at once can arrive between the two. A message this fresh is waited for, not declared turnless.
-  const storedAt = parsed.success ? await messageStoredAt(db, parsed.data) : null;
-  if (storedAt && Date.now() - storedAt.getTime() < 60_000) {
+  if (target.kind === "fresh") {
     return (
       <>
         <h1>Prompt inspector</h1>
         <p className="panel muted" role="status">
-          Message #{parsed.data} is new: its agent turn may still be being recorded. This page retries for a few seconds.
+          Message #{target.messageId} is new: its agent turn may still be being recorded. This page retries for a few seconds.
         </p>
         <RefreshSoon />
       </>
@@ -33,7 +36,7 @@ export default async function InspectMessagePage({ params }: { params: Promise<{
       <h1>Prompt inspector</h1>
       <p className="panel muted" role="status">
         No agent turn belongs to message #{raw}: the agent neither answered it nor wrote it.{" "}
-        {parsed.success && <Link href={`/messages/${parsed.data}`}>Open its thread</Link>}
+        {target.messageId !== null && <Link href={`/messages/${target.messageId}`}>Open its thread</Link>}
       </p>
     </>
   );
