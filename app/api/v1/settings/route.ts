@@ -19,7 +19,7 @@ export const GET = withOperator(async ({ request, ctx, caller }) => {
   const id = new URL(request.url).searchParams.get("conversationId");
   const [settings, changes] = await Promise.all([
     id === null ? getSettings(ctx.db) : settingsOfConversation(ctx.db, idParam(id), caller.bots),
-    listSettingChanges(ctx.db),
+    listSettingChanges(ctx.db, caller.bots),
   ]);
   return jsonOf(settingsResponse, { settings, changes });
 });
