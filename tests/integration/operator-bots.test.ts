@@ -240,6 +240,9 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     });
     expect(made.status).toBe(403);
     expect(await db.dataset.count()).toBe(0);
+    const mixed = await db.dataset.create({ data: { name: "both bots", turnIds: [], createdBy: "root" } });
+    const baseline = await call(settingsRoute, `/api/v1/settings?datasetId=${mixed.id}`, { session: bob });
+    expect(baseline.status).toBe(403);
 
     // Usage: the spend of Alpha's conversation only (totals, by conversation, by day).
     await turnIn(s.a.id, 0.25);
