@@ -18,7 +18,12 @@ export const settingChange = z.strictObject({
   createdAt: isoDate,
 });
 
-export const settingsResponse = z.strictObject({ settings: settingsValues, changes: z.array(settingChange) });
+export const settingsResponse = z.strictObject({
+  settings: settingsValues,
+  /** With `datasetId` only: the dataset's turns belong to several bots, so `settings` are the global ones. */
+  spansBots: z.boolean().optional(),
+  changes: z.array(settingChange),
+});
 export const updatedSettingsResponse = z.strictObject({ settings: settingsValues });
 
 export { settingsUpdateSchema };
@@ -27,10 +32,14 @@ export const operations = defineOperations([
   {
     method: "get",
     path: "/settings",
-    summary: "Settings and their change log (newest 50); with conversationId, the settings in force for that conversation's bot",
-    query: z.strictObject({ conversationId: recordIdParam.optional() }),
+    summary:
+      "Settings and their change log (newest 50); with conversationId, the settings in force for that conversation's bot; with datasetId, those a run of it starts from",
+    query: z.strictObject({ conversationId: recordIdParam.optional(), datasetId: recordIdParam.optional() }),
     response: { status: 200, schema: settingsResponse },
-    errors: { 404: "Unknown conversation, or another bot's for an agent limited to some bots" },
+    errors: {
+      403: "datasetId from an agent limited to some bots",
+      404: "Unknown conversation or dataset, or another bot's conversation for an agent limited to some bots",
+    },
   },
   {
     method: "patch",

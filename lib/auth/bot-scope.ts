@@ -87,10 +87,7 @@ function resourceOf(pathname: string): string | null {
 export async function refuseOutOfScope(db: Database, scope: BotScope | undefined, pathname: string, id: unknown) {
   if (!scope) return;
   const name = resourceOf(pathname);
-  // A dataset holds turns of any conversation, and its runs' reports show their answers:
-  // no per-bot view of one exists, so an agent limited to some bots has none of them.
-  if (name === "datasets")
-    throw new AppError("forbidden", "datasets may hold turns of any bot: an agent limited to some bots cannot use them");
+  if (name === "datasets") refuseDatasets(scope);
   const resource = name !== null && Object.hasOwn(resources, name) ? resources[name] : undefined;
   if (!resource || id === undefined) return;
   const parsed = recordIdParam.safeParse(id);
@@ -110,6 +107,14 @@ export async function reachesRecord(db: Database, scope: BotScope | undefined, r
   if (!scope) return true;
   const row = await resources[resource].botOf(db, id);
   return !row || row === "any" || inScope(scope, row.botId);
+}
+
+/**
+ * A dataset holds turns of any conversation, and its runs' reports show their answers:
+ * no per-bot view of one exists, so an agent limited to some bots has none of them.
+ */
+export function refuseDatasets(scope: BotScope | undefined) {
+  if (scope) throw new AppError("forbidden", "datasets may hold turns of any bot: an agent limited to some bots cannot use them");
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { BotChange } from "./bots";
+import type { BotScope } from "./conversation-scope";
 import type { Database } from "./database";
 import { Prisma } from "./generated/sqlite/client";
 
@@ -60,9 +61,14 @@ export async function writeBotChange(
   return written;
 }
 
-/** The newest changes, global and per bot, each with its bot's name (an erased bot's is gone: null). */
-export async function listSettingChanges(db: Database, take = 50) {
-  const rows = await db.prisma.settingChange.findMany({ orderBy: { id: "desc" }, take });
+/**
+ * The newest changes, global and per bot, each with its bot's name (an erased bot's is gone: null).
+ * A caller limited to some bots gets the global ones and their bots' only: another bot's hold its
+ * private instructions.
+ */
+export async function listSettingChanges(db: Database, scope?: BotScope, take = 50) {
+  const where = scope ? { OR: [{ botId: null }, { botId: { in: scope } }] } : {};
+  const rows = await db.prisma.settingChange.findMany({ where, orderBy: { id: "desc" }, take });
   const ids = [...new Set(rows.flatMap((r) => (r.botId === null ? [] : [r.botId])))];
   const bots = ids.length ? await db.prisma.bot.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } }) : [];
   const names = new Map(bots.map((b) => [b.id, b.name]));

@@ -244,6 +244,9 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     });
     expect(made.status).toBe(403);
     expect(await db.dataset.count()).toBe(0);
+    const mixed = await db.dataset.create({ data: { name: "both bots", turnIds: [], createdBy: "root" } });
+    const baseline = await call(settingsRoute, `/api/v1/settings?datasetId=${mixed.id}`, { session: bob });
+    expect(baseline.status).toBe(403);
 
     // Usage: the spend of Alpha's conversation only (totals, by conversation, by day).
     await turnIn(s.a.id, 0.25);
@@ -593,6 +596,33 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     await limit(s.admin, s.agent.id, null);
     expect((await listIds(bob)).ids).toEqual([s.a.id, s.b.id].sort());
     expect((await call(turnRoute, `/api/v1/turns/${turn.id}`, { session: bob, params: { id: String(turn.id) } })).status).toBe(200);
+  });
+
+  it("the settings change log shows an agent limited to some bots the global changes and their bots' only", async () => {
+    const s = await seed();
+    const bob = s.agent.session;
+    const change = (botId: number | null, key: string, newValue: string) =>
+      app.t.db.prisma.settingChange.create({ data: { botId, key, newValue, changedBy: "root" } });
+    await change(null, "agentName", "global-name");
+    await change(s.alpha.id, "agentInstructions", "alpha's instructions");
+    await change(s.bravo.id, "agentInstructions", "bravo's private instructions");
+    const changes = async (session: Session) => {
+      const reply = await call(settingsRoute, "/api/v1/settings", { session });
+      expect(reply.status).toBe(200);
+      return (reply.body.changes as { newValue: string; bot: { id: number } | null }[]).map((c) => [c.bot?.id ?? null, c.newValue]);
+    };
+    const everything = [
+      [s.bravo.id, "bravo's private instructions"],
+      [s.alpha.id, "alpha's instructions"],
+      [null, "global-name"],
+    ];
+    expect(await changes(s.admin)).toEqual(everything);
+    await limit(s.admin, s.agent.id, [s.alpha.id]);
+    expect(await changes(bob)).toEqual(everything.slice(1));
+    await limit(s.admin, s.agent.id, []);
+    expect(await changes(bob)).toEqual(everything.slice(2));
+    await limit(s.admin, s.agent.id, null);
+    expect(await changes(bob)).toEqual(everything);
   });
 
   it("a static route called as Next calls it, with no route params, answers (the scope check needs no id)", async () => {

@@ -135,7 +135,12 @@ function DatasetPanel({ dataset, onDeleted }: { dataset: Dataset; onDeleted: () 
           Delete dataset
         </button>
       </p>
-      <VariantForm submitLabel="Run dataset" busy={start.isPending} onSubmit={(body) => start.mutate(body)} />
+      <VariantForm
+        submitLabel="Run dataset"
+        busy={start.isPending}
+        onSubmit={(body) => start.mutate(body)}
+        of={{ datasetId: dataset.id }}
+      />
       {start.isError && (
         <p className="error" role="alert">
           {start.error.message}

@@ -26,27 +26,36 @@ export type ReplayBody = {
 
 /**
  * What to try: mode, model, instructions and any context setting, prefilled with
- * the values in force. Only what differs from them goes into the variant.
+ * the values in force for the replayed turns' bot (the server decides: one bot's
+ * turns, its own; several bots', the global ones). Only what differs from them goes
+ * into the variant.
  */
 export function VariantForm({
   submitLabel,
   busy,
   onSubmit,
-  conversationId,
+  of,
 }: {
   submitLabel: string;
   busy: boolean;
   onSubmit: (body: ReplayBody) => void;
-  /** The replayed turn's conversation: prefilled with what its bot runs with (its own instructions and overrides). */
-  conversationId?: number;
+  /** The replayed turn's conversation, or the dataset whose turns are replayed. */
+  of: { conversationId: number } | { datasetId: number };
 }) {
-  const settings = useQuery({
-    queryKey: ["settings", conversationId ?? null],
-    queryFn: () => api<SettingsInfo>(conversationId ? `/settings?conversationId=${conversationId}` : "/settings"),
-  });
+  const query = "conversationId" in of ? `conversationId=${of.conversationId}` : `datasetId=${of.datasetId}`;
+  const settings = useQuery({ queryKey: ["settings", query], queryFn: () => api<SettingsInfo>(`/settings?${query}`) });
   if (settings.isLoading) return <p className="muted">Loading the settings…</p>;
   if (settings.isError) return <p className="error">Could not load the settings: {settings.error.message}</p>;
-  return <Form current={settings.data!.settings} submitLabel={submitLabel} busy={busy} onSubmit={onSubmit} />;
+  return (
+    <>
+      {settings.data!.spansBots && (
+        <p className="muted" data-testid="spans-bots">
+          These turns belong to several bots: the form starts from the global settings, not any one bot&apos;s.
+        </p>
+      )}
+      <Form key={query} current={settings.data!.settings} submitLabel={submitLabel} busy={busy} onSubmit={onSubmit} />
+    </>
+  );
 }
 
 function Form({

@@ -43,7 +43,7 @@ export function ReplayPanel({ turn }: { turn: Turn }) {
             submitLabel="Run replay"
             busy={run.isPending}
             onSubmit={(body) => run.mutate(body)}
-            conversationId={turn.conversationId}
+            of={{ conversationId: turn.conversationId }}
           />
           {run.isError && (
             <p className="error" role="alert">

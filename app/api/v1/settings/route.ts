@@ -1,8 +1,8 @@
-import { type BotScope, refuseConversationOutOfScope } from "@/lib/auth/bot-scope";
+import { type BotScope, refuseConversationOutOfScope, refuseDatasets } from "@/lib/auth/bot-scope";
 import { requireAdmin } from "@/lib/auth/roles";
 import { withOperator } from "@/lib/http/api";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
-import { settingsForChannel } from "@/lib/bots/bot-config";
+import { datasetBaseline, replayBaseline } from "@/lib/replay/baseline";
 import type { Database } from "@/lib/db/database";
 import { notFound } from "@/lib/errors";
 import { settingsResponse, updatedSettingsResponse } from "@/lib/api/settings";
@@ -14,21 +14,29 @@ export const dynamic = "force-dynamic";
 /**
  * `?conversationId=`: the settings in force for that conversation's bot (its overrides and instructions over the
  * global ones); another bot's conversation is a 404 for an agent limited to some bots, as an unknown one.
+ * `?datasetId=`: what a run of that dataset starts from (lib/replay/baseline.ts), with `spansBots`.
  */
 export const GET = withOperator(async ({ request, ctx, caller }) => {
-  const id = new URL(request.url).searchParams.get("conversationId");
-  const [settings, changes] = await Promise.all([
-    id === null ? getSettings(ctx.db) : settingsOfConversation(ctx.db, idParam(id), caller.bots),
-    listSettingChanges(ctx.db),
+  const query = new URL(request.url).searchParams;
+  const [baseline, changes] = await Promise.all([
+    baselineOf(ctx.db, query.get("conversationId"), query.get("datasetId"), caller.bots),
+    listSettingChanges(ctx.db, caller.bots),
   ]);
-  return jsonOf(settingsResponse, { settings, changes });
+  return jsonOf(settingsResponse, { ...baseline, changes });
 });
 
-async function settingsOfConversation(db: Database, id: number, bots: BotScope | undefined) {
-  await refuseConversationOutOfScope(db, bots, id);
-  const conversation = await db.prisma.conversation.findUnique({ where: { id }, select: { channel: true } });
-  if (!conversation) throw notFound("conversation");
-  return settingsForChannel(db, conversation.channel);
+async function baselineOf(db: Database, conversationId: string | null, datasetId: string | null, bots: BotScope | undefined) {
+  if (conversationId !== null) {
+    const id = idParam(conversationId);
+    await refuseConversationOutOfScope(db, bots, id);
+    if (!(await db.prisma.conversation.findUnique({ where: { id }, select: { id: true } }))) throw notFound("conversation");
+    return { settings: (await replayBaseline(db, [id])).settings };
+  }
+  if (datasetId !== null) {
+    refuseDatasets(bots);
+    return datasetBaseline(db, idParam(datasetId));
+  }
+  return { settings: await getSettings(db) };
 }
 
 /** Partial update; takes effect on the next message, on every instance (this one's worker looks again now: limits may have grown). */
