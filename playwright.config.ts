@@ -38,7 +38,8 @@ export default defineConfig({
     {
       command: "node e2e/support/server.mjs",
       url: `http://127.0.0.1:${PORT}/api/health`,
-      timeout: 240_000,
+      // The first start builds the app (about 4 minutes on 2 quiet cores, far longer on a busy machine).
+      timeout: 900_000,
       reuseExistingServer: false,
       stdout: "pipe",
       env: {
