@@ -4,6 +4,7 @@ import type { z } from "zod";
 import type { liveEvent } from "@/lib/api/live";
 import { useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { useEffect, useSyncExternalStore } from "react";
+import { isClientError } from "./api";
 
 /** An event from GET /api/v1/events (lib/events/bus.ts LiveEvent). */
 export type LiveEvent = z.output<typeof liveEvent>;
@@ -40,7 +41,7 @@ export function usePollInterval(fast: number, slow = 30_000): number {
  * refetch. TanStack does not restart a first load already in flight (it hands back that
  * load's promise), and that load may have read before the change: such a query is
  * invalidated again once its load lands, or the page would show the older state until
- * the next change.
+ * the next change. A query the server answered with a 4xx is left as it is.
  */
 export function invalidateNow(client: QueryClient, queryKey?: unknown[]) {
   const cache = client.getQueryCache();
@@ -54,7 +55,8 @@ export function invalidateNow(client: QueryClient, queryKey?: unknown[]) {
       if (change.type !== "removed") void client.invalidateQueries({ queryKey: query.queryKey, exact: true });
     });
   }
-  void client.invalidateQueries(queryKey ? { queryKey } : {});
+  // A query the server refused (404 unknown, 403 not yours) stays refused: an event elsewhere does not ask again.
+  void client.invalidateQueries({ ...(queryKey ? { queryKey } : {}), predicate: (query) => !isClientError(query.state.error) });
 }
 
 /** Queries already waiting for their first load to land (several events during one load read again once). */
