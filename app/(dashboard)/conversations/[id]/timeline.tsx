@@ -262,7 +262,10 @@ export function Timeline({
   const operatorName = useCallback((name: string) => label("operator", name), [label]);
   const byId = useMemo(() => new Map(messages.map((m) => [m.id, m])), [messages]);
   const rows = useMemo<Row[]>(
-    () => (messages.length ? [{ kind: "edge" }, ...mergeExtras(messages, notes, changes, hasMore)] : []),
+    // The beginning, once reached, is the list's first row; while older pages remain, the frame
+    // says so above the list instead (a first row that stays while pages are put before it
+    // kept the virtualizer from loading older pages on scroll).
+    () => (messages.length ? [...(hasMore ? [] : [{ kind: "edge" } as const]), ...mergeExtras(messages, notes, changes, hasMore)] : []),
     [messages, notes, changes, hasMore],
   );
   const virtualizer = useVirtualizer({
@@ -373,6 +376,11 @@ export function Timeline({
   const items = virtualizer.getVirtualItems();
   return (
     <div className="timeline-frame">
+      {messages.length > 0 && hasMore && (
+        <div className="timeline-edge muted" data-testid="history-edge">
+          {loadingOlder ? "Loading older messages…" : "Scroll up for older messages"}
+        </div>
+      )}
       <div
         ref={scroller}
         className="timeline-scroll"
@@ -390,11 +398,7 @@ export function Timeline({
                 return (
                   <div key={row.key} data-index={row.index} ref={virtualizer.measureElement}>
                     <div className="timeline-edge muted" data-testid="history-edge">
-                      {hasMore
-                        ? loadingOlder
-                          ? "Loading older messages…"
-                          : "Scroll up for older messages"
-                        : "Beginning of the conversation"}
+                      Beginning of the conversation
                     </div>
                   </div>
                 );
