@@ -1,6 +1,5 @@
-import { createRequire } from "node:module";
-import { join } from "node:path";
 import { Worker } from "node:worker_threads";
+import { sqliteDriverPath } from "./sqlite-driver";
 
 // The worker is plain CommonJS evaluated from a string, so it needs no file of its
 // own in the Next.js build output.
@@ -44,7 +43,7 @@ export class SqliteCheckpointer {
   private requests = 0;
 
   constructor(path: string, options: { intervalMs: number; onError: (error: string) => void }) {
-    const driver = createRequire(join(process.cwd(), "package.json")).resolve("better-sqlite3");
+    const driver = sqliteDriverPath();
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, driver, intervalMs: options.intervalMs } });
     this.worker.unref();
     this.worker.on("message", ({ id, ...result }: CheckpointResult & { id: number }) => {

@@ -1,6 +1,5 @@
-import { createRequire } from "node:module";
-import { join } from "node:path";
 import { Worker } from "node:worker_threads";
+import { sqliteDriverPath } from "./sqlite-driver";
 
 // Plain CommonJS evaluated from a string, like the checkpointer's: no file of its own
 // in the Next.js build output.
@@ -72,7 +71,7 @@ export class SqliteReadThread {
 
   private start(): Worker {
     if (this.worker) return this.worker;
-    const driver = createRequire(join(process.cwd(), "package.json")).resolve("better-sqlite3");
+    const driver = sqliteDriverPath();
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path: this.path, driver } });
     worker.unref();
     worker.on(
