@@ -9,16 +9,19 @@
 //   one chat with 200 queued messages plus 100 fresh chats (fairness);
 //   a burst of 5 messages within 1 s in one chat (one model call, one answer);
 //   the old fixed defaults (WORKER_CONCURRENCY = LLM_CONCURRENCY = 50) on the same build, as the baseline;
-//   a provider that answers 429 with Retry-After: 1 above 200 calls in flight (the adaptive limit finds it).
+//   a provider that answers 429 with Retry-After: 1 above 200 calls in flight (the adaptive limit finds it);
+//   the naive bot (bench/naive-bot.mjs: grammY + generateText with a reply tool, nothing stored) under the
+//   same load, answering inside its webhook and after its 200: the user's wait and CPU, ours over its.
 // Every case runs with the default limits unless it says otherwise (BENCH_LIMITS=hand sets both
 // to chats + 100, as the operator's knobs did before the model-call limit adapted).
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { answerCompletion, body, fakeBotApi, listen, privateTextUpdate } from "./loopback.ts";
 import { benchPostgres, POSTGRES_SKIPPED } from "./postgres.ts";
 import { startServer } from "./server.mts";
 import { report, round, summarize } from "./stats.ts";
 
-const PORTS = [Number(process.env.BENCH_PORT ?? 3950), Number(process.env.BENCH_PORT_2 ?? 3951)];
+const PORTS = [Number(process.env.BENCH_PORT ?? 3950), Number(process.env.BENCH_PORT_2 ?? 3951), Number(process.env.BENCH_PORT_3 ?? 3952)];
 const CHATS = Number(process.env.BENCH_CHATS ?? 1000);
 const L = Number(process.env.BENCH_MODEL_LATENCY_MS ?? 2000);
 const D = Number(process.env.BENCH_DEBOUNCE_MS ?? 1000);
@@ -26,8 +29,10 @@ const D = Number(process.env.BENCH_DEBOUNCE_MS ?? 1000);
 const IN_FLIGHT = 100;
 const SECRET = "bench-secret";
 const TARGET_MS = 1.5 * L + D;
-/** BENCH_CASES=burst,sqlite,old-defaults,capacity,fairness,postgres (default: all) runs only those cases, for repeated runs of one. */
-const CASES = new Set((process.env.BENCH_CASES ?? "burst,sqlite,old-defaults,capacity,fairness,postgres").split(",").map((c) => c.trim()));
+/** BENCH_CASES=burst,sqlite,naive,naive-detached,old-defaults,capacity,fairness,postgres (default: all) runs only those cases, for repeated runs of one. */
+const CASES = new Set(
+  (process.env.BENCH_CASES ?? "burst,sqlite,naive,naive-detached,old-defaults,capacity,fairness,postgres").split(",").map((c) => c.trim()),
+);
 /** The provider's capacity in the capacity case: calls above it in flight are answered 429 with Retry-After: 1. */
 const CAPACITY = Number(process.env.BENCH_CAPACITY ?? 200);
 const API_TOKEN = "bench-api-token-0123456789";
@@ -503,6 +508,93 @@ async function manyChats(
     unit: "MiB",
     note: `${pids.length} instance(s): ${rss.join(", ")} MiB`,
   });
+  return { wait: userWait(chats), cpuPerAnswer: per(cpu.reduce((a, b) => a + b, 0)) };
+}
+
+/** What each answered chat's user waited: from its webhook's send to the answer. */
+function userWait(chats: number[]) {
+  return summarize(chats.filter((c) => sends.has(c)).map((c) => sends.get(c)![0] - requested.get(c)!));
+}
+
+/** Starts bench/naive-bot.mjs (grammY webhookCallback + generateText with a reply tool) on `port`. */
+async function startNaiveBot(port: number, mode: "inline" | "detached") {
+  const child = spawn(process.env.BENCH_SERVER_NODE || process.execPath, ["bench/naive-bot.mjs"], {
+    env: { ...process.env, ...env(), PORT: String(port), NAIVE_MODE: mode, NODE_ENV: "production" },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (const deadline = Date.now() + 30_000; ; ) {
+    if (child.exitCode !== null) throw new Error(`the naive bot exited with ${child.exitCode}`);
+    if (
+      await fetch(`${base}/api/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    if (Date.now() > deadline) throw new Error("the naive bot did not start in time");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    base,
+    pid: child.pid!,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+    },
+  };
+}
+
+/**
+ * The bot a user would write instead (bench/naive-bot.mjs) under the same load, posted
+ * with the same 100 connections a platform uses, beside our SQLite case of this run:
+ * the user's wait and CPU per answered chat, ours over its.
+ */
+async function naiveCase(mode: "inline" | "detached", ours: { wait: ReturnType<typeof summarize>; cpuPerAnswer: number } | null) {
+  const bot = await startNaiveBot(PORTS[2], mode);
+  try {
+    await warmUp(bot);
+    reset();
+    const chats = chatsFrom(mode === "inline" ? 60_000 : 70_000, CHATS);
+    const cpuBefore = cpuMs(bot.pid);
+    await post(
+      [bot.base],
+      chats.map((chat) => ({ chat, text: `hello from ${chat}` })),
+    );
+    await waitForAnswers(chats, 180_000);
+    const { once, unanswered, twice } = latencies(chats, new Map(chats.map((c) => [c, requested.get(c)!])));
+    const wait = userWait(chats);
+    const answered = chats.length - unanswered || 1;
+    const cpuPerAnswer = round((cpuMs(bot.pid) - cpuBefore) / answered, 2);
+    const label = `${CHATS} chats at once, the naive bot (${mode === "inline" ? "answers inside its webhook" : "answers after its 200"})`;
+    const noOurs = "ours not measured in this run (add the sqlite case)";
+    report({
+      bench: "answer latency",
+      case: label,
+      metric: "p99 time to answer from the webhook's send",
+      value: wait.p99,
+      unit: "ms",
+      baseline: L,
+      ratio: round(wait.p99 / L, 2),
+      note: `p50 ${wait.p50} ms; answered exactly once ${once}/${chats.length} (unanswered ${unanswered}, twice ${twice}); ${
+        ours
+          ? `ours this run p50 ${ours.wait.p50} ms, p99 ${ours.wait.p99} ms; ours over its: p50 ${round(ours.wait.p50 / wait.p50, 2)}, p99 ${round(ours.wait.p99 / wait.p99, 2)}`
+          : noOurs
+      }`,
+    });
+    report({
+      bench: "answer latency",
+      case: label,
+      metric: "CPU per answered chat",
+      value: cpuPerAnswer,
+      unit: "ms",
+      note: `user + system time of the bot's process over the case; ${
+        ours ? `ours this run ${ours.cpuPerAnswer} ms; ours over its: ${round(ours.cpuPerAnswer / cpuPerAnswer, 2)}` : noOurs
+      }`,
+    });
+  } finally {
+    await bot.stop();
+  }
 }
 
 /** Per 250 ms from `start`: webhooks acknowledged, model calls started, answers sent, and the servers' CPU (cores busy). */
@@ -614,16 +706,19 @@ async function burst(base: string, chat: number) {
   });
 }
 
+let ours: Awaited<ReturnType<typeof manyChats>> | null = null;
 try {
   const sqlite = CASES.has("burst") || CASES.has("sqlite") || CASES.has("fairness") ? await start(PORTS[0], env()) : null;
   if (sqlite)
     try {
       if (CASES.has("burst")) await burst(sqlite.base, 1);
-      if (CASES.has("sqlite")) await manyChats(`${CHATS} chats at once, SQLite`, [sqlite.base], [sqlite.pid], 10_000);
+      if (CASES.has("sqlite")) ours = await manyChats(`${CHATS} chats at once, SQLite`, [sqlite.base], [sqlite.pid], 10_000);
       if (CASES.has("fairness")) await fairness([sqlite.base], 20_000);
     } finally {
       await sqlite.stop();
     }
+  if (CASES.has("naive")) await naiveCase("inline", ours);
+  if (CASES.has("naive-detached")) await naiveCase("detached", ours);
   if (CASES.has("old-defaults")) {
     // The same build with the old fixed limits (50 turns, 50 model calls): the baseline for the defaults.
     const old = await start(PORTS[0], env(undefined, "old"));
