@@ -72,6 +72,12 @@ const llm = await listen(async (req, res) => {
 let sends = new Map<number, number[]>();
 /** When each chat's webhook was first sent (before its 200: what a user waits includes that wait too). */
 let requested = new Map<number, number>();
+/**
+ * When the case's users all sent (its first webhook's send): a platform delivers a burst over at
+ * most 100 connections, so a bot that holds each one for the model makes the rest wait at the
+ * platform, a wait "from the webhook's send" does not see.
+ */
+let burstStart = 0;
 let nextId = 900_000;
 const telegram = await fakeBotApi((payload) => {
   const chat = Number(payload.chat_id);
@@ -91,6 +97,7 @@ async function post(bases: string[], updates: { chat: number; text: string }[]) 
       const i = next++;
       const { chat, text } = updates[i];
       const payload = update(chat, text);
+      if (requested.size === 0) burstStart = performance.now();
       if (!requested.has(chat)) requested.set(chat, performance.now());
       for (let attempt = 1; ; attempt++) {
         const response = await fetch(`${bases[i % bases.length]}/api/webhooks/telegram`, {
@@ -508,12 +515,23 @@ async function manyChats(
     unit: "MiB",
     note: `${pids.length} instance(s): ${rss.join(", ")} MiB`,
   });
-  return { wait: userWait(chats), cpuPerAnswer: per(cpu.reduce((a, b) => a + b, 0)) };
+  const burst = userWait(chats, "burst");
+  report({
+    bench: "answer latency",
+    case: label,
+    metric: "p99 time to answer from the users' send",
+    value: burst.p99,
+    unit: "ms",
+    baseline: L,
+    ratio: round(burst.p99 / L, 2),
+    note: `p50 ${burst.p50} ms: every user sent at the burst's start; the platform delivers over ${IN_FLIGHT} connections`,
+  });
+  return { wait: userWait(chats), burst, cpuPerAnswer: per(cpu.reduce((a, b) => a + b, 0)) };
 }
 
-/** What each answered chat's user waited: from its webhook's send to the answer. */
-function userWait(chats: number[]) {
-  return summarize(chats.filter((c) => sends.has(c)).map((c) => sends.get(c)![0] - requested.get(c)!));
+/** What each answered chat's user waited: from its webhook's send, or from the burst's start (all users sent at once), to the answer. */
+function userWait(chats: number[], from: "webhook" | "burst" = "webhook") {
+  return summarize(chats.filter((c) => sends.has(c)).map((c) => sends.get(c)![0] - (from === "burst" ? burstStart : requested.get(c)!)));
 }
 
 /** Starts bench/naive-bot.mjs (grammY webhookCallback + generateText with a reply tool) on `port`. */
@@ -550,7 +568,7 @@ async function startNaiveBot(port: number, mode: "inline" | "detached") {
  * with the same 100 connections a platform uses, beside our SQLite case of this run:
  * the user's wait and CPU per answered chat, ours over its.
  */
-async function naiveCase(mode: "inline" | "detached", ours: { wait: ReturnType<typeof summarize>; cpuPerAnswer: number } | null) {
+async function naiveCase(mode: "inline" | "detached", ours: Awaited<ReturnType<typeof manyChats>> | null) {
   const bot = await startNaiveBot(PORTS[2], mode);
   try {
     await warmUp(bot);
@@ -567,21 +585,25 @@ async function naiveCase(mode: "inline" | "detached", ours: { wait: ReturnType<t
     const answered = chats.length - unanswered || 1;
     const cpuPerAnswer = round((cpuMs(bot.pid) - cpuBefore) / answered, 2);
     const label = `${CHATS} chats at once, the naive bot (${mode === "inline" ? "answers inside its webhook" : "answers after its 200"})`;
+    const burst = userWait(chats, "burst");
     const noOurs = "ours not measured in this run (add the sqlite case)";
-    report({
-      bench: "answer latency",
-      case: label,
-      metric: "p99 time to answer from the webhook's send",
-      value: wait.p99,
-      unit: "ms",
-      baseline: L,
-      ratio: round(wait.p99 / L, 2),
-      note: `p50 ${wait.p50} ms; answered exactly once ${once}/${chats.length} (unanswered ${unanswered}, twice ${twice}); ${
-        ours
-          ? `ours this run p50 ${ours.wait.p50} ms, p99 ${ours.wait.p99} ms; ours over its: p50 ${round(ours.wait.p50 / wait.p50, 2)}, p99 ${round(ours.wait.p99 / wait.p99, 2)}`
-          : noOurs
-      }`,
-    });
+    const waits = (metric: string, theirs: ReturnType<typeof summarize>, mine: ReturnType<typeof summarize> | undefined, how: string) =>
+      report({
+        bench: "answer latency",
+        case: label,
+        metric,
+        value: theirs.p99,
+        unit: "ms",
+        baseline: L,
+        ratio: round(theirs.p99 / L, 2),
+        note: `p50 ${theirs.p50} ms (${how}); answered exactly once ${once}/${chats.length} (unanswered ${unanswered}, twice ${twice}); ${
+          mine
+            ? `ours this run p50 ${mine.p50} ms, p99 ${mine.p99} ms; ours over its: p50 ${round(mine.p50 / theirs.p50, 2)}, p99 ${round(mine.p99 / theirs.p99, 2)}`
+            : noOurs
+        }`,
+      });
+    waits("p99 time to answer from the webhook's send", wait, ours?.wait, "from each webhook's send");
+    waits("p99 time to answer from the users' send", burst, ours?.burst, `every user sent at the burst's start; ${IN_FLIGHT} connections`);
     report({
       bench: "answer latency",
       case: label,
