@@ -44,7 +44,24 @@ export function fileResponse(file: ServedFile, request: Request, cache: "private
     return withoutBody(file, new Response(null, { status: 304, headers }));
   headers["content-length"] = String(file.sizeBytes);
   if (request.method === "HEAD") return withoutBody(file, new Response(null, { status: 200, headers }));
-  return new Response(file.body instanceof ReadableStream ? file.body : new Uint8Array(file.body), { status: 200, headers });
+  if (!(file.body instanceof ReadableStream)) return new Response(new Uint8Array(file.body), { status: 200, headers });
+  const response = new Response(file.body, { status: 200, headers });
+  cancelIfClientLeaves(file.body, request.signal);
+  return response;
+}
+
+/**
+ * A client that goes away before the body is piped (Next returns without reading a body
+ * whose connection already closed) would leave the stream, and the file it holds open on
+ * SQLite, to the garbage collector. Once piping has begun (the stream is locked) Next
+ * cancels it itself on a disconnect.
+ */
+function cancelIfClientLeaves(body: ReadableStream<Uint8Array>, signal: AbortSignal) {
+  const cancel = () => {
+    if (!body.locked) body.cancel().catch(() => {});
+  };
+  if (signal.aborted) cancel();
+  else signal.addEventListener("abort", cancel, { once: true });
 }
 
 /** An answer that sends no bytes lets go of the file it had opened (a stream holds a file on SQLite). */

@@ -121,6 +121,28 @@ describe.each(databases)("the simulator's files on $name", ({ open }) => {
     expect(answer).toContain('It carries [document "plan.pdf", 193 bytes].');
   });
 
+  it("a document is stored and served as its bytes' type, never the type the client declared (an SVG declared image/png)", async () => {
+    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
+    const uploaded = await upload("document", { name: "logo.png", type: "image/png", bytes: svg });
+    expect(uploaded.status).toBe(201);
+    // The Message carries the sender's claim, as Telegram's does.
+    expect(uploaded.body.value.mime_type).toBe("image/png");
+    const { attachment } = await send(uploaded.body, "our logo");
+    expect(attachment).toMatchObject({ status: "stored", mimeType: "image/svg+xml" });
+    const media = ((await import(resolve("app/api/v1/media/[id]/route.ts"))) as Route).GET;
+    const get = (query = "") =>
+      media(new Request(`http://localhost/api/v1/media/${attachment.id}${query}`, { headers: { authorization: `Bearer ${API_TOKEN}` } }), {
+        params: Promise.resolve({ id: String(attachment.id) }),
+      });
+    const original = await get();
+    expect(original.status).toBe(200);
+    expect(original.headers.get("content-type")).toBe("application/octet-stream");
+    expect(original.headers.get("content-disposition")).toMatch(/^attachment;/);
+    expect(Buffer.from(await original.arrayBuffer()).equals(svg)).toBe(true);
+    // Not an image: no thumbnail (was a 500, sharp asked to decode an SVG stored as a PNG).
+    expect((await get("?size=thumb")).status).toBe(404);
+  });
+
   it("refuses what Telegram would not take, storing nothing; an update may not name a file the sandbox does not hold", async () => {
     const blobs = await t.db.prisma.mediaBlob.count();
     const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#000" } })

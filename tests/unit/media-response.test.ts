@@ -103,4 +103,38 @@ describe("serving a stored file", () => {
     expect(checkSignedMedia("other-key".repeat(4), input, 1_000_000)).toEqual({ ok: false, reason: "forged" });
     expect(checkSignedMedia("k".repeat(32), input, 1_000_000 + 25 * 3600 * 1000)).toEqual({ ok: false, reason: "expired" });
   });
+
+  it("a streamed file is let go when the client leaves before its body is piped (Next then never reads nor cancels it)", async () => {
+    const streamed = () => {
+      let cancelled = false;
+      const cancel = () => {
+        cancelled = true;
+      };
+      const body = new ReadableStream<Uint8Array>({ pull: () => {}, cancel }, { highWaterMark: 0 });
+      return { file: { ...file("big.bin"), body }, body, cancelled: () => cancelled };
+    };
+    // The client went away while the route ran: the signal is already aborted.
+    const gone = streamed();
+    const aborted = new AbortController();
+    aborted.abort();
+    fileResponse(gone.file, new Request("http://localhost/", { signal: aborted.signal }));
+    await Promise.resolve();
+    expect(gone.cancelled()).toBe(true);
+    // It goes away after the answer was made, before Next pipes the body.
+    const later = streamed();
+    const leaving = new AbortController();
+    fileResponse(later.file, new Request("http://localhost/", { signal: leaving.signal }));
+    expect(later.cancelled()).toBe(false);
+    leaving.abort();
+    await Promise.resolve();
+    expect(later.cancelled()).toBe(true);
+    // Being piped (locked), the stream is the pipe's to cancel: nothing throws, nothing is cancelled here.
+    const piped = streamed();
+    const client = new AbortController();
+    fileResponse(piped.file, new Request("http://localhost/", { signal: client.signal }));
+    piped.body.getReader();
+    client.abort();
+    await Promise.resolve();
+    expect(piped.cancelled()).toBe(false);
+  });
 });

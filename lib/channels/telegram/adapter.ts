@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { autoRetry } from "@grammyjs/auto-retry";
 import { Api, Bot, GrammyError, HttpError, InputFile } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
@@ -354,10 +355,13 @@ function sandboxChannel(
   files: ((sha256: string) => Promise<Uint8Array | null>) | undefined,
 ): TelegramChannel {
   let ownApi: Promise<SandboxBotApi> | null = null;
+  // The own Bot API serves any stored file by its hash to whoever on this host knows its port and
+  // token: a token of this process only, never the well-known placeholder.
+  const ownToken = `0:${randomBytes(16).toString("hex")}`;
   const own = async (request: MediaDownloadRequest) => {
-    ownApi ??= startSandboxBotApi(SANDBOX_TOKEN, files!);
+    ownApi ??= startSandboxBotApi(ownToken, files!);
     const { root } = await ownApi;
-    return fileDownloader(new Api(SANDBOX_TOKEN, { apiRoot: root, timeoutSeconds: 10 }), SANDBOX_TOKEN, root)(request);
+    return fileDownloader(new Api(ownToken, { apiRoot: root, timeoutSeconds: 10 }), ownToken, root)(request);
   };
   const configured = apiRoot ? fileDownloader(new Api(SANDBOX_TOKEN, { apiRoot, timeoutSeconds: 10 }), SANDBOX_TOKEN, apiRoot) : null;
   const downloadMedia = async (request: MediaDownloadRequest): Promise<MediaDownload> => {

@@ -25,7 +25,7 @@ export async function startSandboxBotApi(token: string, read: (sha256: string) =
     const path = (request.url ?? "").split("?")[0];
     if (request.method === "POST" && path === `/bot${token}/getFile`) return getFile(await bodyOf(request), response);
     const file = FILE_PATH.exec(path);
-    if (request.method === "GET" && file && decodeURIComponent(file[1]) === token) {
+    if (request.method === "GET" && file && decoded(file[1]) === token) {
       const bytes = await read(file[3]);
       if (!bytes) return answer(response, 404, { ok: false, error_code: 404, description: "Not Found" });
       response.writeHead(200, { "content-type": "application/octet-stream", "content-length": bytes.byteLength });
@@ -65,6 +65,15 @@ export async function startSandboxBotApi(token: string, read: (sha256: string) =
     root: `http://127.0.0.1:${port}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A path segment decoded; null when its percent-encoding is malformed (a 404, not a 500). */
+function decoded(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
 }
 
 /** grammY posts a method's parameters as JSON; a few kilobytes at most. */

@@ -102,7 +102,11 @@ export async function keepSandboxFile(
       },
     };
   }
-  const blob = await put(file.bytes, file.declaredType || "application/octet-stream");
+  // The blob's type is what serving trusts (lib/media/serve.ts), and a later put of the same bytes
+  // (the fetch of this very file) keeps it: the bytes' own, never the client's claim, which the
+  // Message carries as Telegram's does.
+  const inspected = await inspectBytes(file.bytes, "document");
+  const blob = await put(file.bytes, inspected.ok ? inspected.mimeType : "application/octet-stream");
   return {
     field: "document",
     value: {
