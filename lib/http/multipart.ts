@@ -21,11 +21,15 @@ export type UploadForm = { file: UploadedFile; fields: Record<string, string> };
  */
 export async function withUploadForm<T>(
   request: Request,
-  options: { maxFileBytes: number; slots: UploadSlots },
+  /** `holder`: who uploads (an operator's id), for the slots' share per account. */
+  options: { maxFileBytes: number; slots: UploadSlots; holder: string },
   handle: (form: UploadForm) => Promise<T>,
 ): Promise<T> {
   const type = refuseByHeaders(request, options.maxFileBytes);
-  return options.slots.run(async () => handle(await readUploadForm(request, type, options.maxFileBytes, options.slots.minRate)));
+  return options.slots.run(
+    async () => handle(await readUploadForm(request, type, options.maxFileBytes, options.slots.minRate)),
+    options.holder,
+  );
 }
 
 /**

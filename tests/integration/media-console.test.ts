@@ -435,10 +435,23 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
   it("uploads handled at once are capped: one more is a 503 with Retry-After that reads and changes nothing; a client that goes away is no error and frees its place", async () => {
     const { conversationId } = await telegramConversation();
     const before = await counts();
-    // MEDIA_MAX_BYTES is 2 MB here: 4 at once.
+    // MEDIA_MAX_BYTES is 2 MB here: 4 at once, 2 of them for one account.
     expect(t.app.uploads.limit).toBe(4);
+    expect(t.app.uploads.perHolder).toBe(2);
+    const mine = [slowUpload(conversationId), slowUpload(conversationId)];
+    await vi.waitFor(() => expect(t.app.uploads.inUse).toBe(2));
+    const third = await upload(conversationId, { bytes: PDF, name: "third.pdf" });
+    expect(third.status).toBe(503);
+    expect(third.headers.get("retry-after")).toBe("5");
+    expect((await third.json()).error.message).toMatch(/already sending 2 files, as many as one account sends at once/);
+    for (const upload of mine) upload.cut();
+    await Promise.all(mine.map((upload) => upload.response));
+    expect(t.app.uploads.inUse).toBe(0);
+    // The whole process's cap, as if four accounts sent at once (this test has one token).
+    const slots = new UploadSlots(2 * 1024 * 1024, null, { perHolder: 4 });
+    installRouteApp({ ...t.app, uploads: slots }, TOKEN);
     const slow = Array.from({ length: 4 }, () => slowUpload(conversationId));
-    await vi.waitFor(() => expect(t.app.uploads.inUse).toBe(4));
+    await vi.waitFor(() => expect(slots.inUse).toBe(4));
 
     const refused = await upload(conversationId, { bytes: PDF, name: "one-more.pdf" });
     expect(refused.status).toBe(503);
@@ -464,19 +477,19 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
       errors.mockRestore();
       infos.mockRestore();
     }
-    expect(t.app.uploads.inUse).toBe(0);
+    expect(slots.inUse).toBe(0);
     await nothingStored(before);
 
     // The places are free again.
     expect((await upload(conversationId, { bytes: PDF, name: "after.pdf" })).status).toBe(201);
-    expect(t.app.uploads.inUse).toBe(0);
+    expect(slots.inUse).toBe(0);
   });
 
   it("uploads slower than the minimum rate are cut with a 408 that frees their places: four trickling a byte at a time no longer hold every place", async () => {
     const { conversationId } = await telegramConversation();
     const before = await counts();
     // A small window and a rate no trickle meets, so the test needs no clock.
-    const paced = { ...t.app, uploads: new UploadSlots(2 * 1024 * 1024, { bytesPerSecond: 64 * 1024, windowMs: 100 }) };
+    const paced = { ...t.app, uploads: new UploadSlots(2 * 1024 * 1024, { bytesPerSecond: 64 * 1024, windowMs: 100 }, { perHolder: 4 }) };
     installRouteApp(paced, TOKEN);
     const boundary = "trickle-boundary";
     /** The form's start, then one byte of the file every few milliseconds; it would end a whole form after 2,000. */

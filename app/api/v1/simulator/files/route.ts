@@ -13,8 +13,10 @@ export const dynamic = "force-dynamic";
 export const POST = withOperator(async ({ request, ctx, caller }) => {
   requireAdmin(caller, "use the simulator");
   const store = blobStoreFor(ctx.db);
-  const media = await withUploadForm(request, { maxFileBytes: SANDBOX_MAX_FILE_BYTES, slots: ctx.uploads }, (form) =>
-    keepSimulatedFile({ telegram: ctx.telegram, put: (bytes, type) => store.put(bytes, type) }, form),
+  const media = await withUploadForm(
+    request,
+    { maxFileBytes: SANDBOX_MAX_FILE_BYTES, slots: ctx.uploads, holder: `${caller.via}:${caller.operator.id}` },
+    (form) => keepSimulatedFile({ telegram: ctx.telegram, put: (bytes, type) => store.put(bytes, type) }, form),
   );
   return jsonOf(simulatedFileResponse, media, 201);
 });

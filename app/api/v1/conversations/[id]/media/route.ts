@@ -19,8 +19,10 @@ export const POST = withOperator<{ id: string }>(async ({ request, params, ctx, 
     publicUrl: ctx.env.PUBLIC_URL ?? (ctx.env.APP_URL?.startsWith("https://") ? ctx.env.APP_URL : undefined),
     mediaUrlSecret: ctx.mediaUrlSecret,
   };
-  const sent = await withUploadForm(request, { maxFileBytes: maxBytes, slots: ctx.uploads }, ({ file, fields }) =>
-    sendOperatorMedia(deps, { conversationId, operator: caller.operator.name, file, fields }),
+  const sent = await withUploadForm(
+    request,
+    { maxFileBytes: maxBytes, slots: ctx.uploads, holder: `${caller.via}:${caller.operator.id}` },
+    ({ file, fields }) => sendOperatorMedia(deps, { conversationId, operator: caller.operator.name, file, fields }),
   );
   return jsonOf(replyResponse, sent, 201);
 });
