@@ -6,9 +6,15 @@ import { newDataset } from "@/lib/replay/datasets";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withOperator(async ({ ctx }) => jsonOf(datasetListResponse, { datasets: await listDatasets(ctx.db) }));
-
-export const POST = withOperator(async ({ request, ctx, caller }) => {
-  const body = await readJson(request, datasetCreateBody, 64 * 1024);
-  return jsonOf(datasetResponse, { dataset: await newDataset(ctx.replay, body, caller.operator.name) }, 201);
+export const GET = withOperator(async ({ ctx }) => jsonOf(datasetListResponse, { datasets: await listDatasets(ctx.db) }), {
+  role: "agent",
+  scope: "dataset",
 });
+
+export const POST = withOperator(
+  async ({ request, ctx, caller }) => {
+    const body = await readJson(request, datasetCreateBody, 64 * 1024);
+    return jsonOf(datasetResponse, { dataset: await newDataset(ctx.replay, body, caller.operator.name) }, 201);
+  },
+  { role: "agent", scope: "dataset" },
+);

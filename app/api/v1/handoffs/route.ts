@@ -6,6 +6,7 @@ import { listOpenHandoffs } from "@/lib/pipeline/handoff";
 export const dynamic = "force-dynamic";
 
 /** The "Needs a human" inbox: open handoffs, longest waiting first. */
-export const GET = withOperator(async ({ ctx, caller }) =>
-  jsonOf(handoffListResponse, { handoffs: await listOpenHandoffs(ctx.db, caller.bots) }),
+export const GET = withOperator(
+  async ({ ctx, caller }) => jsonOf(handoffListResponse, { handoffs: await listOpenHandoffs(ctx.db, caller.bots) }),
+  { role: "agent" },
 );

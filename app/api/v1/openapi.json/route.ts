@@ -5,4 +5,4 @@ import { openApiResponse } from "@/lib/api/status";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withOperator(async () => jsonOf(openApiResponse, openApiDocument()));
+export const GET = withOperator(async () => jsonOf(openApiResponse, openApiDocument()), { role: "agent" });

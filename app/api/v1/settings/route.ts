@@ -1,5 +1,4 @@
 import { type BotScope, refuseConversationOutOfScope, refuseDatasets } from "@/lib/auth/bot-scope";
-import { requireAdmin } from "@/lib/auth/roles";
 import { withOperator } from "@/lib/http/api";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 import { datasetBaseline, replayBaseline } from "@/lib/replay/baseline";
@@ -16,14 +15,17 @@ export const dynamic = "force-dynamic";
  * global ones); another bot's conversation is a 404 for an agent limited to some bots, as an unknown one.
  * `?datasetId=`: what a run of that dataset starts from (lib/replay/baseline.ts), with `spansBots`.
  */
-export const GET = withOperator(async ({ request, ctx, caller }) => {
-  const query = new URL(request.url).searchParams;
-  const [baseline, changes] = await Promise.all([
-    baselineOf(ctx.db, query.get("conversationId"), query.get("datasetId"), caller.bots),
-    listSettingChanges(ctx.db, caller.bots),
-  ]);
-  return jsonOf(settingsResponse, { ...baseline, changes });
-});
+export const GET = withOperator(
+  async ({ request, ctx, caller }) => {
+    const query = new URL(request.url).searchParams;
+    const [baseline, changes] = await Promise.all([
+      baselineOf(ctx.db, query.get("conversationId"), query.get("datasetId"), caller.bots),
+      listSettingChanges(ctx.db, caller.bots),
+    ]);
+    return jsonOf(settingsResponse, { ...baseline, changes });
+  },
+  { role: "agent" },
+);
 
 async function baselineOf(db: Database, conversationId: string | null, datasetId: string | null, bots: BotScope | undefined) {
   if (conversationId !== null) {
@@ -40,10 +42,12 @@ async function baselineOf(db: Database, conversationId: string | null, datasetId
 }
 
 /** Partial update; takes effect on the next message, on every instance (this one's worker looks again now: limits may have grown). */
-export const PATCH = withOperator(async ({ request, ctx, caller }) => {
-  requireAdmin(caller, "change settings");
-  const update = await readJson(request, settingsUpdateSchema, 64 * 1024);
-  const settings = await updateSettings(ctx.db, update, caller.operator.name);
-  ctx.worker.kick();
-  return jsonOf(updatedSettingsResponse, { settings });
-});
+export const PATCH = withOperator(
+  async ({ request, ctx, caller }) => {
+    const update = await readJson(request, settingsUpdateSchema, 64 * 1024);
+    const settings = await updateSettings(ctx.db, update, caller.operator.name);
+    ctx.worker.kick();
+    return jsonOf(updatedSettingsResponse, { settings });
+  },
+  { role: "admin", to: "change settings" },
+);

@@ -6,4 +6,4 @@ import { describeStatus } from "@/lib/server/status";
 export const dynamic = "force-dynamic";
 
 /** What is configured: model (never the key), channel mode, database. */
-export const GET = withOperator(async ({ ctx }) => jsonOf(statusResponse, await describeStatus(ctx)));
+export const GET = withOperator(async ({ ctx }) => jsonOf(statusResponse, await describeStatus(ctx)), { role: "agent" });

@@ -7,8 +7,11 @@ import { jsonOf, readJson } from "@/lib/http/respond";
 export const dynamic = "force-dynamic";
 
 /** { currentPassword, newPassword }: the caller's own password; their other sessions end. */
-export const POST = withOperator(async ({ request, ctx, caller }) => {
-  const input = await readJson(request, passwordChangeBody, 4096);
-  await changeOwnPassword(ctx.db, caller, input, clientKey(request));
-  return jsonOf(okResponse, { ok: true });
-});
+export const POST = withOperator(
+  async ({ request, ctx, caller }) => {
+    const input = await readJson(request, passwordChangeBody, 4096);
+    await changeOwnPassword(ctx.db, caller, input, clientKey(request));
+    return jsonOf(okResponse, { ok: true });
+  },
+  { role: "agent" },
+);

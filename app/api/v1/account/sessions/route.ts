@@ -5,4 +5,6 @@ import { jsonOf } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withOperator(async ({ ctx, caller }) => jsonOf(sessionsResponse, { sessions: await listOwnSessions(ctx.db, caller) }));
+export const GET = withOperator(async ({ ctx, caller }) => jsonOf(sessionsResponse, { sessions: await listOwnSessions(ctx.db, caller) }), {
+  role: "agent",
+});

@@ -6,9 +6,12 @@ import { envelopeResponse } from "@/lib/api/envelopes";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
-  const id = idParam(params.id);
-  const envelope = await findEnvelopeWithTurn(ctx.db, id);
-  if (!envelope) throw notFound("envelope");
-  return jsonOf(envelopeResponse, { envelope });
-});
+export const GET = withOperator<{ id: string }>(
+  async ({ params, ctx }) => {
+    const id = idParam(params.id);
+    const envelope = await findEnvelopeWithTurn(ctx.db, id);
+    if (!envelope) throw notFound("envelope");
+    return jsonOf(envelopeResponse, { envelope });
+  },
+  { role: "agent", scope: "envelope" },
+);

@@ -1,5 +1,4 @@
 import { simulatedFileResponse } from "@/lib/api/simulator";
-import { requireAdmin } from "@/lib/auth/roles";
 import { SANDBOX_MAX_FILE_BYTES } from "@/lib/channels/telegram/sandbox-files";
 import { keepSimulatedFile } from "@/lib/channels/telegram/simulator";
 import { withOperator } from "@/lib/http/api";
@@ -10,11 +9,13 @@ import { blobStoreFor } from "@/lib/media/blob-store";
 export const dynamic = "force-dynamic";
 
 /** The sandbox simulator's file: kept as Telegram keeps a user's upload, answered as the Message field that carries it. */
-export const POST = withOperator(async ({ request, ctx, caller }) => {
-  requireAdmin(caller, "use the simulator");
-  const store = blobStoreFor(ctx.db);
-  const media = await withUploadForm(request, { maxFileBytes: SANDBOX_MAX_FILE_BYTES, slots: ctx.uploads }, (form) =>
-    keepSimulatedFile({ telegram: ctx.telegram, put: (bytes, type) => store.put(bytes, type) }, form),
-  );
-  return jsonOf(simulatedFileResponse, media, 201);
-});
+export const POST = withOperator(
+  async ({ request, ctx }) => {
+    const store = blobStoreFor(ctx.db);
+    const media = await withUploadForm(request, { maxFileBytes: SANDBOX_MAX_FILE_BYTES, slots: ctx.uploads }, (form) =>
+      keepSimulatedFile({ telegram: ctx.telegram, put: (bytes, type) => store.put(bytes, type) }, form),
+    );
+    return jsonOf(simulatedFileResponse, media, 201);
+  },
+  { role: "admin", to: "use the simulator" },
+);

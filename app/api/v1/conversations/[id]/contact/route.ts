@@ -7,9 +7,12 @@ import { idParam, jsonOf } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
-  const id = idParam(params.id);
-  const contact = await readContact(ctx.db, id);
-  if (contact === undefined) throw notFound("conversation");
-  return jsonOf(contactResponse, { contact, notes: await listNotes(ctx.db, id) });
-});
+export const GET = withOperator<{ id: string }>(
+  async ({ params, ctx }) => {
+    const id = idParam(params.id);
+    const contact = await readContact(ctx.db, id);
+    if (contact === undefined) throw notFound("conversation");
+    return jsonOf(contactResponse, { contact, notes: await listNotes(ctx.db, id) });
+  },
+  { role: "agent", scope: "conversation" },
+);

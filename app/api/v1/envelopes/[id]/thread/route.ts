@@ -7,9 +7,12 @@ import { envelopeThreadResponse } from "@/lib/api/envelopes";
 export const dynamic = "force-dynamic";
 
 /** The chain from an envelope up to its root and the tree below that root, one query; a limited agent's bots only. */
-export const GET = withOperator<{ id: string }>(async ({ params, ctx, caller }) => {
-  const id = idParam(params.id);
-  const thread = await envelopeThread(ctx.db, id, caller.bots);
-  if (!thread) throw notFound("envelope");
-  return jsonOf(envelopeThreadResponse, thread);
-});
+export const GET = withOperator<{ id: string }>(
+  async ({ params, ctx, caller }) => {
+    const id = idParam(params.id);
+    const thread = await envelopeThread(ctx.db, id, caller.bots);
+    if (!thread) throw notFound("envelope");
+    return jsonOf(envelopeThreadResponse, thread);
+  },
+  { role: "agent", scope: "envelope" },
+);

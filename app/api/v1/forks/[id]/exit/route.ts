@@ -6,8 +6,11 @@ import { exitFork, exitStrategySchema } from "@/lib/pipeline/forks";
 export const dynamic = "force-dynamic";
 
 /** Leaves an interactive fork: { strategy: "discard" | "save" | "report" }. */
-export const POST = withOperator<{ id: string }>(async ({ request, params, ctx, caller }) => {
-  const id = idParam(params.id);
-  const { strategy } = await readJson(request, exitStrategySchema);
-  return jsonOf(forkResponse, { fork: await exitFork(ctx.turnDeps, id, strategy, `operator:${caller.operator.name}`) });
-});
+export const POST = withOperator<{ id: string }>(
+  async ({ request, params, ctx, caller }) => {
+    const id = idParam(params.id);
+    const { strategy } = await readJson(request, exitStrategySchema);
+    return jsonOf(forkResponse, { fork: await exitFork(ctx.turnDeps, id, strategy, `operator:${caller.operator.name}`) });
+  },
+  { role: "agent", scope: "fork" },
+);

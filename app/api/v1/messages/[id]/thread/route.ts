@@ -8,9 +8,12 @@ import { messageThreadResponse } from "@/lib/api/messages";
 export const dynamic = "force-dynamic";
 
 /** The reply tree around a message, read in one query. */
-export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
-  const id = idParam(params.id);
-  const thread = await messageThread(ctx.db, id);
-  if (!thread) throw notFound("message");
-  return jsonOf(messageThreadResponse, { ...thread, members: await withAttachments(ctx.db, thread.members) });
-});
+export const GET = withOperator<{ id: string }>(
+  async ({ params, ctx }) => {
+    const id = idParam(params.id);
+    const thread = await messageThread(ctx.db, id);
+    if (!thread) throw notFound("message");
+    return jsonOf(messageThreadResponse, { ...thread, members: await withAttachments(ctx.db, thread.members) });
+  },
+  { role: "agent", scope: "message" },
+);

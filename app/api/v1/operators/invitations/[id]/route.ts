@@ -6,7 +6,10 @@ import { idParam, jsonOf } from "@/lib/http/respond";
 export const dynamic = "force-dynamic";
 
 /** Admins: withdraws an invitation nobody used yet; its link stops working. */
-export const DELETE = withOperator<{ id: string }>(async ({ params, ctx, caller }) => {
-  await withdrawInvitation(ctx.db, caller, idParam(params.id));
-  return jsonOf(okResponse, { ok: true });
-});
+export const DELETE = withOperator<{ id: string }>(
+  async ({ params, ctx, caller }) => {
+    await withdrawInvitation(ctx.db, caller, idParam(params.id));
+    return jsonOf(okResponse, { ok: true });
+  },
+  { role: "agent" },
+);

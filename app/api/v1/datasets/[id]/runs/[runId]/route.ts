@@ -5,8 +5,11 @@ import { runReport } from "@/lib/replay/datasets";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withOperator<{ id: string; runId: string }>(async ({ request, params, ctx }) => {
-  const query = runReportQuery.parse(Object.fromEntries(new URL(request.url).searchParams));
-  const report = await runReport(ctx.replay, idParam(params.id), idParam(params.runId), query.compareTo);
-  return jsonOf(runReportResponse, report);
-});
+export const GET = withOperator<{ id: string; runId: string }>(
+  async ({ request, params, ctx }) => {
+    const query = runReportQuery.parse(Object.fromEntries(new URL(request.url).searchParams));
+    const report = await runReport(ctx.replay, idParam(params.id), idParam(params.runId), query.compareTo);
+    return jsonOf(runReportResponse, report);
+  },
+  { role: "agent", scope: "dataset" },
+);
