@@ -51,6 +51,24 @@ module.exports = {
       to: { path: "^lib/", pathNot: "^lib/(envelope/send-schema|channels/text-limit)\\.ts$", dependencyTypesNot: ["type-only"] },
     },
     {
+      name: "auth-below-api",
+      comment:
+        "lib/auth (who a caller is, roles, per-bot scope, accounts) stands below lib/api (the API's schemas and operations): " +
+        "a schema of an auth concept lives in lib/auth and lib/api imports it, never the reverse.",
+      severity: "error",
+      from: { path: "^lib/auth/" },
+      to: { path: "^lib/api/" },
+    },
+    {
+      name: "http-below-server",
+      comment:
+        "lib/http is HTTP helpers that know no app (responses, bodies, cookies, uploads); lib/server assembles the app and " +
+        "wraps routes with it (with-operator.ts, live-events.ts), so it imports lib/http, never the reverse.",
+      severity: "error",
+      from: { path: "^lib/http/" },
+      to: { path: "^lib/server/" },
+    },
+    {
       name: "no-cycles-in-lib",
       comment: "An import cycle in lib/ means two modules are one concern, or one is in the wrong place.",
       severity: "error",

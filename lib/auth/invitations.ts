@@ -4,7 +4,7 @@ import type { Database } from "../db/database";
 import { acceptInvitation as claimInvitation, createInvitation, findOpenInvitation, revokeInvitation } from "../db/invitations";
 import { AppError, notFound } from "../errors";
 import { publish } from "../events/bus";
-import { displayNameSchema } from "../api/operators";
+import { displayNameSchema } from "./display-name";
 import { openSession, refuseNameOfAnother, setupSchema, type Caller } from "./operators";
 import { hashPassword } from "./password";
 import { requireAdmin, type Role } from "./roles";

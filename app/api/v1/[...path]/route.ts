@@ -1,5 +1,5 @@
 import { AppError } from "@/lib/errors";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { botCreateBody, botListQuery, botListResponse, botResponse } from "@/lib/api/bots";
 import { createBot, listBotViews } from "@/lib/bots/manage";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { jsonOf, readJson } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";

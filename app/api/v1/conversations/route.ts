@@ -1,7 +1,7 @@
 import { conversationListQuery, conversationListResponse } from "@/lib/api/conversations";
 import { listBotLabels } from "@/lib/db/bots";
 import { countInboxViews, listConversations } from "@/lib/db/conversations";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { jsonOf } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";

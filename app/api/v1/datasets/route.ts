@@ -1,6 +1,6 @@
 import { datasetCreateBody, datasetListResponse, datasetResponse } from "@/lib/api/replays";
 import { listDatasets } from "@/lib/db/replays";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { jsonOf, readJson } from "@/lib/http/respond";
 import { newDataset } from "@/lib/replay/datasets";
 

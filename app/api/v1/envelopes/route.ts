@@ -1,4 +1,4 @@
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { jsonOf, readJson } from "@/lib/http/respond";
 import { envelopeListResponse, sentEnvelopeResponse } from "@/lib/api/envelopes";
 import { listEnvelopesSchema, queryEnvelopes, sendEnvelope, sendEnvelopeSchema } from "@/lib/pipeline/envelopes";

@@ -1,5 +1,5 @@
-import { withOperator } from "@/lib/http/api";
-import { liveEventsResponse } from "@/lib/http/live-events";
+import { withOperator } from "@/lib/server/with-operator";
+import { liveEventsResponse } from "@/lib/server/live-events";
 
 export const dynamic = "force-dynamic";
 

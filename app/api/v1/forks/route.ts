@@ -2,7 +2,7 @@ import { forkListQuery, forkListResponse, startedTaskResponse } from "@/lib/api/
 import { refuseConversationOutOfScope } from "@/lib/auth/bot-scope";
 import { listForks } from "@/lib/db/forks";
 import { parseDeliverAt } from "@/lib/envelope/deliver-at";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { jsonOf, readJson } from "@/lib/http/respond";
 import { startBackgroundTask, startTaskSchema } from "@/lib/pipeline/forks";
 

@@ -1,5 +1,5 @@
 import { handoffListResponse } from "@/lib/api/conversations";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { jsonOf } from "@/lib/http/respond";
 import { listOpenHandoffs } from "@/lib/pipeline/handoff";
 

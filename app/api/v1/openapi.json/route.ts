@@ -1,4 +1,4 @@
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { openApiDocument } from "@/lib/http/openapi";
 import { jsonOf } from "@/lib/http/respond";
 import { openApiResponse } from "@/lib/api/status";

@@ -1,7 +1,7 @@
 import { invitationBody, invitationResponse, operatorsResponse } from "@/lib/api/operators";
 import { inviteOperator } from "@/lib/auth/invitations";
 import { listTeam } from "@/lib/auth/team";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { jsonOf, readJson } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";

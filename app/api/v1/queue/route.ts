@@ -1,4 +1,4 @@
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { jsonOf } from "@/lib/http/respond";
 import { queueQuery, queueResponse } from "@/lib/api/queue";
 import { describeQueue } from "@/lib/server/queue";

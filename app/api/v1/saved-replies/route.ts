@@ -1,5 +1,5 @@
 import { savedReplyCreateBody, savedReplyListQuery, savedReplyListResponse, savedReplyResponse } from "@/lib/api/saved-replies";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { jsonOf, readJson } from "@/lib/http/respond";
 import { addSavedReply, savedRepliesFor } from "@/lib/inbox/saved-replies";
 

@@ -1,5 +1,5 @@
 import { searchQuerySchema, searchResponse } from "@/lib/api/live";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { jsonOf } from "@/lib/http/respond";
 import { searchMessageText } from "@/lib/search/search";
 

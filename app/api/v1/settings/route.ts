@@ -1,5 +1,5 @@
 import { type BotScope, refuseConversationOutOfScope, refuseDatasets } from "@/lib/auth/bot-scope";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 import { datasetBaseline, replayBaseline } from "@/lib/replay/baseline";
 import type { Database } from "@/lib/db/database";

@@ -1,6 +1,6 @@
 import { jsonOf } from "@/lib/http/respond";
 import { statusResponse } from "@/lib/api/status";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { describeStatus } from "@/lib/server/status";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { usageQuerySchema, usageResponse } from "@/lib/api/usage";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { jsonOf } from "@/lib/http/respond";
 import { usageReport } from "@/lib/usage/report";
 

@@ -1,6 +1,6 @@
-import { okResponse, passwordChangeBody } from "@/lib/api/operators";
-import { changeOwnPassword } from "@/lib/auth/account";
-import { withOperator } from "@/lib/http/api";
+import { okResponse } from "@/lib/api/operators";
+import { changeOwnPassword, passwordChangeBody } from "@/lib/auth/account";
+import { withOperator } from "@/lib/server/with-operator";
 import { clientKey } from "@/lib/http/cookies";
 import { jsonOf, readJson } from "@/lib/http/respond";
 

@@ -1,6 +1,6 @@
 import { sessionsResponse } from "@/lib/api/operators";
 import { listOwnSessions } from "@/lib/auth/account";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { jsonOf } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { botChangeResponse, botPatchBody, botRemoveQuery, botRemoveResponse, botResponse } from "@/lib/api/bots";
 import { changeBot, getBotView, removeBot } from "@/lib/bots/manage";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 import { conversationDeleteResponse, conversationPatchBody, conversationResponse } from "@/lib/api/conversations";
 import { findConversation } from "@/lib/db/conversations";
 import { notFound } from "@/lib/errors";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { changeConversation } from "@/lib/pipeline/conversation-status";
 import { deleteConversationData } from "@/lib/pipeline/delete-conversation";
 import { handoffView } from "@/lib/pipeline/handoff";

@@ -2,7 +2,7 @@ import { conversationCsvQuery } from "@/lib/api/conversations";
 import { listBots } from "@/lib/db/bots";
 import { listConversations } from "@/lib/db/conversations";
 import { listOperators } from "@/lib/db/operators";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { conversationsCsv } from "@/lib/inbox/export";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { deleteDataset } from "@/lib/db/replays";
 import { notFound } from "@/lib/errors";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { json, idParam } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { findEnvelopeWithTurn } from "@/lib/db/envelopes";
 import { notFound } from "@/lib/errors";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
 import { envelopeResponse } from "@/lib/api/envelopes";
 

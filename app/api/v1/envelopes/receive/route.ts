@@ -1,4 +1,4 @@
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { jsonOf, readJson } from "@/lib/http/respond";
 import { receivedMailResponse } from "@/lib/api/envelopes";
 import { receiveAgentMail, receiveMailSchema } from "@/lib/pipeline/envelopes";

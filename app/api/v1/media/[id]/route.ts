@@ -1,6 +1,6 @@
 import { mediaQuery } from "@/lib/api/media";
 import { AppError } from "@/lib/errors";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { fileResponse } from "@/lib/http/media";
 import { idParam } from "@/lib/http/respond";
 import { serveAttachment } from "@/lib/media/serve";

@@ -1,6 +1,6 @@
 import { operatorPatchBody, operatorResponse } from "@/lib/api/operators";
 import { removeOperator, updateOperator } from "@/lib/auth/team";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";

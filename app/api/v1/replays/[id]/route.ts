@@ -1,7 +1,7 @@
 import { replayResponse } from "@/lib/api/replays";
 import { deleteReplay, findReplay } from "@/lib/db/replays";
 import { notFound } from "@/lib/errors";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, json, jsonOf } from "@/lib/http/respond";
 import { replayView } from "@/lib/replay/view";
 

@@ -1,6 +1,6 @@
 import { okResponse } from "@/lib/api/conversations";
 import { savedReplyPatchBody, savedReplyResponse } from "@/lib/api/saved-replies";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 import { changeSavedReply, removeSavedReply } from "@/lib/inbox/saved-replies";
 

@@ -1,6 +1,6 @@
 import { sendFailureBody, sendFailureResponse } from "@/lib/api/simulator";
 import { AppError } from "@/lib/errors";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { jsonOf, readJson } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";

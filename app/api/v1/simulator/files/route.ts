@@ -1,7 +1,7 @@
 import { simulatedFileResponse } from "@/lib/api/simulator";
 import { SANDBOX_MAX_FILE_BYTES } from "@/lib/channels/telegram/sandbox-files";
 import { keepSimulatedFile } from "@/lib/channels/telegram/simulator";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { withUploadForm } from "@/lib/http/multipart";
 import { jsonOf } from "@/lib/http/respond";
 import { blobStoreFor } from "@/lib/media/blob-store";

@@ -1,6 +1,6 @@
 import { simulateMessage, simulatedMessageSchema } from "@/lib/channels/telegram/simulator";
 import { findSimulatorTarget } from "@/lib/db/simulator";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { readJson } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";

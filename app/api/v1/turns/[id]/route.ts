@@ -2,7 +2,7 @@ import { turnResponse } from "@/lib/api/turns";
 import { findTurn, turnBot, turnNeighbours } from "@/lib/db/turns";
 import { notFound } from "@/lib/errors";
 import { attachmentViewsOf } from "@/lib/media/attachment-views";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { stateChangesResponse } from "@/lib/api/conversations";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
 import { conversationStateChanges } from "@/lib/inbox/state-changes";
 

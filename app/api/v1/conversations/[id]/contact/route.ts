@@ -2,7 +2,7 @@ import { contactResponse } from "@/lib/api/conversations";
 import { readContact } from "@/lib/db/contact";
 import { listNotes } from "@/lib/db/notes";
 import { notFound } from "@/lib/errors";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";

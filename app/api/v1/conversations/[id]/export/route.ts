@@ -1,7 +1,7 @@
 import { exportQuery } from "@/lib/api/conversations";
 import { readConversationExport } from "@/lib/db/conversation-export";
 import { notFound } from "@/lib/errors";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam } from "@/lib/http/respond";
 import { conversationText } from "@/lib/inbox/export";
 

@@ -1,5 +1,5 @@
 import { handoffResponse } from "@/lib/api/conversations";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 import { changeHandoff, handoffBodySchema } from "@/lib/pipeline/handoff";
 

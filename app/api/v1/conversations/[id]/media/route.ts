@@ -1,5 +1,5 @@
 import { replyResponse } from "@/lib/api/messages";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { withUploadForm } from "@/lib/http/multipart";
 import { idParam, jsonOf } from "@/lib/http/respond";
 import { sendOperatorMedia } from "@/lib/pipeline/operator-media";

@@ -1,6 +1,6 @@
 import { replyBodySchema, replyResponse } from "@/lib/api/messages";
 import { timelineQuery, timelineResponse } from "@/lib/api/conversations";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 import { sendOperatorMessage } from "@/lib/pipeline/operator-reply";
 import { getConversationTimeline } from "@/lib/pipeline/timeline";

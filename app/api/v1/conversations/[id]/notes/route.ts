@@ -1,5 +1,5 @@
 import { noteBody, noteResponse, notesResponse } from "@/lib/api/conversations";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 import { addConversationNote, conversationNotes } from "@/lib/inbox/notes";
 

@@ -1,4 +1,4 @@
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
 import { okResponse } from "@/lib/api/conversations";
 import { markRead } from "@/lib/pipeline/timeline";

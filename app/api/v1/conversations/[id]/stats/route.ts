@@ -1,7 +1,7 @@
 import { findConversation } from "@/lib/db/conversations";
 import { conversationStats } from "@/lib/db/stats";
 import { notFound } from "@/lib/errors";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
 import { conversationStatsResponse } from "@/lib/api/conversations";
 

@@ -2,7 +2,7 @@ import { conversationUsageResponse } from "@/lib/api/usage";
 import { findConversation } from "@/lib/db/conversations";
 import { replayTotals, usageTotals } from "@/lib/db/usage";
 import { notFound } from "@/lib/errors";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";

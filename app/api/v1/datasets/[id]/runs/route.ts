@@ -1,5 +1,5 @@
 import { replayRequestSchema, runResponse } from "@/lib/api/replays";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 import { checkVariantAccess } from "@/lib/replay/access";
 import { startRun } from "@/lib/replay/datasets";

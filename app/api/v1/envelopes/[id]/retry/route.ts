@@ -1,4 +1,4 @@
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
 import { retriedEnvelopeResponse } from "@/lib/api/envelopes";
 import { retryEnvelope } from "@/lib/pipeline/retry";

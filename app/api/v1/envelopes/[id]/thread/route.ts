@@ -1,6 +1,6 @@
 import { envelopeThread } from "@/lib/db/envelope-threads";
 import { notFound } from "@/lib/errors";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
 import { envelopeThreadResponse } from "@/lib/api/envelopes";
 

@@ -1,4 +1,4 @@
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 import { forkResponse } from "@/lib/api/forks";
 import { exitFork, exitStrategySchema } from "@/lib/pipeline/forks";

@@ -1,7 +1,7 @@
 import { messageThread } from "@/lib/db/messages";
 import { notFound } from "@/lib/errors";
 import { withAttachments } from "@/lib/media/attachment-views";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
 import { messageThreadResponse } from "@/lib/api/messages";
 

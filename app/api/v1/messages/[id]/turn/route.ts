@@ -1,7 +1,7 @@
 import { messageTurnResponse } from "@/lib/api/turns";
 import { findTurnForMessage } from "@/lib/db/turns";
 import { notFound } from "@/lib/errors";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { okResponse } from "@/lib/api/operators";
 import { withdrawInvitation } from "@/lib/auth/invitations";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 import { applyResponse } from "@/lib/api/replays";
 import { findReplay } from "@/lib/db/replays";
 import { notFound } from "@/lib/errors";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
 import { applyVariant } from "@/lib/replay/apply";
 

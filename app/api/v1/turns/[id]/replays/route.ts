@@ -2,7 +2,7 @@ import { replayListResponse, replayRequestSchema, replayResponse } from "@/lib/a
 import { findReplay, listTurnReplays } from "@/lib/db/replays";
 import { findTurn } from "@/lib/db/turns";
 import { notFound } from "@/lib/errors";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 import { checkVariantAccess } from "@/lib/replay/access";
 import { replayAsker } from "@/lib/replay/quota";

@@ -1,5 +1,5 @@
 import { runReportQuery, runReportResponse } from "@/lib/api/replays";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
 import { runReport } from "@/lib/replay/datasets";
 

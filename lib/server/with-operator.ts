@@ -1,9 +1,9 @@
 import { refuseOutOfScope, type ScopeKind } from "../auth/bot-scope";
 import { authenticate, type Caller } from "../auth/operators";
 import { requireAdmin } from "../auth/roles";
-import { getApp, type App } from "../server/wiring";
-import { checkQueryInput } from "./input-checks";
-import { errorResponse } from "./respond";
+import { getApp, type App } from "./wiring";
+import { checkQueryInput } from "../http/input-checks";
+import { errorResponse } from "../http/respond";
 
 type Params = Record<string, string | string[] | undefined>;
 export type ApiHandler<P extends Params> = (args: { request: Request; params: P; ctx: App; caller: Caller }) => Promise<Response>;
