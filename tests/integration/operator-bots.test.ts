@@ -5,7 +5,11 @@ import { POST as loginRoute } from "@/app/api/auth/login/route";
 import { GET as exportRoute } from "@/app/api/v1/conversations/[id]/export/route";
 import { GET as timelineRoute, POST as messageRoute } from "@/app/api/v1/conversations/[id]/messages/route";
 import { GET as notesRoute, POST as noteRoute } from "@/app/api/v1/conversations/[id]/notes/route";
-import { GET as conversationRoute, PATCH as conversationPatchRoute } from "@/app/api/v1/conversations/[id]/route";
+import {
+  GET as conversationRoute,
+  PATCH as conversationPatchRoute,
+  DELETE as conversationDeleteRoute,
+} from "@/app/api/v1/conversations/[id]/route";
 import { GET as listRoute } from "@/app/api/v1/conversations/route";
 import { GET as conversationsCsvRoute } from "@/app/api/v1/conversations/export/route";
 import { GET as datasetsRoute, POST as newDatasetRoute } from "@/app/api/v1/datasets/route";
@@ -648,13 +652,24 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     expect((await at(conversationRoute, s.a.id)).status).toBe(200);
     expect((await at(messageThreadRoute, s.messageA.id)).status).toBe(200);
     // The same records for an admin (never limited).
-    expect((await call(envelopeRoute, "/api/v1/elsewhere", { session: s.admin, params: { id: String(envelopeB.id) } })).status).toBe(
-      200,
-    );
+    expect((await call(envelopeRoute, "/api/v1/elsewhere", { session: s.admin, params: { id: String(envelopeB.id) } })).status).toBe(200);
 
     const bots = await call(botsRoute, "/api/v1/bots", { session: bob });
-    expect([bots.status, bots.body.error]).toEqual([403, { code: "forbidden", message: "only an admin can see the bots; bob is an agent" }]);
+    expect([bots.status, bots.body.error]).toEqual([
+      403,
+      { code: "forbidden", message: "only an admin can see the bots; bob is an agent" },
+    ]);
     expect((await call(botsRoute, "/api/v1/bots", { session: s.admin })).status).toBe(200);
+    // An admin-only route that is also scoped: another bot's conversation first (404), then the role (403), nothing removed.
+    const remove = (id: number) =>
+      call(conversationDeleteRoute, `/api/v1/conversations/${id}`, { method: "DELETE", session: bob, params: { id: String(id) } });
+    expect((await remove(s.b.id)).status).toBe(404);
+    const own = await remove(s.a.id);
+    expect([own.status, own.body.error]).toEqual([
+      403,
+      { code: "forbidden", message: "only an admin can delete a conversation's data; bob is an agent" },
+    ]);
+    expect(await app.t.db.prisma.message.count({ where: { conversationId: s.a.id } })).toBe(1);
   });
 
   it("a static route called as Next calls it, with no route params, answers (the scope check needs no id)", async () => {

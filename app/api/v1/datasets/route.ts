@@ -1,12 +1,12 @@
-import { datasetCreateBody, datasetListResponse, datasetResponse } from "@/lib/api/replays";
-import { listDatasets } from "@/lib/db/replays";
+import { datasetCreateBody, datasetListResponse, datasetResponse } from "@/lib/api/replays/schema";
+import { listDatasets } from "@/lib/api/datasets/list-datasets";
 import { withOperator } from "@/lib/server/with-operator";
 import { jsonOf, readJson } from "@/lib/http/respond";
 import { newDataset } from "@/lib/replay/datasets";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withOperator(async ({ ctx }) => jsonOf(datasetListResponse, { datasets: await listDatasets(ctx.db) }), {
+export const GET = withOperator(async ({ ctx }) => jsonOf(datasetListResponse, await listDatasets(ctx.db)), {
   role: "agent",
   scope: "dataset",
 });

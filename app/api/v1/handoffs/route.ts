@@ -1,4 +1,4 @@
-import { handoffListResponse } from "@/lib/api/conversations";
+import { handoffListResponse } from "@/lib/api/conversations/schema";
 import { withOperator } from "@/lib/server/with-operator";
 import { jsonOf } from "@/lib/http/respond";
 import { listOpenHandoffs } from "@/lib/pipeline/handoff";

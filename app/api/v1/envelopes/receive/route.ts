@@ -1,6 +1,6 @@
 import { withOperator } from "@/lib/server/with-operator";
 import { jsonOf, readJson } from "@/lib/http/respond";
-import { receivedMailResponse } from "@/lib/api/envelopes";
+import { receivedMailResponse } from "@/lib/api/envelopes/schema";
 import { receiveAgentMail, receiveMailSchema } from "@/lib/pipeline/envelopes";
 
 export const dynamic = "force-dynamic";

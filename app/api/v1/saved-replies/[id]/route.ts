@@ -1,4 +1,4 @@
-import { okResponse } from "@/lib/api/conversations";
+import { okResponse } from "@/lib/api/conversations/schema";
 import { savedReplyPatchBody, savedReplyResponse } from "@/lib/api/saved-replies";
 import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";

@@ -1,4 +1,4 @@
-import { sendFailureBody, sendFailureResponse } from "@/lib/api/simulator";
+import { sendFailureBody, sendFailureResponse } from "@/lib/api/simulator/schema";
 import { AppError } from "@/lib/errors";
 import { withOperator } from "@/lib/server/with-operator";
 import { jsonOf, readJson } from "@/lib/http/respond";

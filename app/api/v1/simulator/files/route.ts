@@ -1,4 +1,4 @@
-import { simulatedFileResponse } from "@/lib/api/simulator";
+import { simulatedFileResponse } from "@/lib/api/simulator/schema";
 import { SANDBOX_MAX_FILE_BYTES } from "@/lib/channels/telegram/sandbox-files";
 import { keepSimulatedFile } from "@/lib/channels/telegram/simulator";
 import { withOperator } from "@/lib/server/with-operator";

@@ -1,4 +1,4 @@
-import { stateChangesResponse } from "@/lib/api/conversations";
+import { stateChangesResponse } from "@/lib/api/conversations/schema";
 import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
 import { conversationStateChanges } from "@/lib/inbox/state-changes";

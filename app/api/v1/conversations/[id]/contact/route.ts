@@ -1,7 +1,5 @@
-import { contactResponse } from "@/lib/api/conversations";
-import { readContact } from "@/lib/db/contact";
-import { listNotes } from "@/lib/db/notes";
-import { notFound } from "@/lib/errors";
+import { contactResponse } from "@/lib/api/conversations/schema";
+import { getContact } from "@/lib/api/conversations/get-contact";
 import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
 
@@ -9,10 +7,7 @@ export const dynamic = "force-dynamic";
 
 export const GET = withOperator<{ id: string }>(
   async ({ params, ctx }) => {
-    const id = idParam(params.id);
-    const contact = await readContact(ctx.db, id);
-    if (contact === undefined) throw notFound("conversation");
-    return jsonOf(contactResponse, { contact, notes: await listNotes(ctx.db, id) });
+    return jsonOf(contactResponse, await getContact(ctx.db, idParam(params.id)));
   },
   { role: "agent", scope: "conversation" },
 );

@@ -1,4 +1,4 @@
-import { handoffResponse } from "@/lib/api/conversations";
+import { handoffResponse } from "@/lib/api/conversations/schema";
 import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 import { changeHandoff, handoffBodySchema } from "@/lib/pipeline/handoff";

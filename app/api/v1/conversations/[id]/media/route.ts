@@ -1,4 +1,4 @@
-import { replyResponse } from "@/lib/api/messages";
+import { replyResponse } from "@/lib/api/messages/schema";
 import { withOperator } from "@/lib/server/with-operator";
 import { withUploadForm } from "@/lib/http/multipart";
 import { idParam, jsonOf } from "@/lib/http/respond";

@@ -1,5 +1,5 @@
-import { replyBodySchema, replyResponse } from "@/lib/api/messages";
-import { timelineQuery, timelineResponse } from "@/lib/api/conversations";
+import { replyBodySchema, replyResponse } from "@/lib/api/messages/schema";
+import { timelineQuery, timelineResponse } from "@/lib/api/conversations/schema";
 import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 import { sendOperatorMessage } from "@/lib/pipeline/operator-reply";

@@ -1,4 +1,4 @@
-import { noteBody, noteResponse, notesResponse } from "@/lib/api/conversations";
+import { noteBody, noteResponse, notesResponse } from "@/lib/api/conversations/schema";
 import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 import { addConversationNote, conversationNotes } from "@/lib/inbox/notes";

@@ -1,6 +1,6 @@
 import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
-import { okResponse } from "@/lib/api/conversations";
+import { okResponse } from "@/lib/api/conversations/schema";
 import { markRead } from "@/lib/pipeline/timeline";
 
 export const dynamic = "force-dynamic";

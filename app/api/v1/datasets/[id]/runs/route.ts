@@ -1,4 +1,4 @@
-import { replayRequestSchema, runResponse } from "@/lib/api/replays";
+import { replayRequestSchema, runResponse } from "@/lib/api/replays/schema";
 import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 import { checkVariantAccess } from "@/lib/replay/access";

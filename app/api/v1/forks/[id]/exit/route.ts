@@ -1,6 +1,6 @@
 import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
-import { forkResponse } from "@/lib/api/forks";
+import { forkResponse } from "@/lib/api/forks/schema";
 import { exitFork, exitStrategySchema } from "@/lib/pipeline/forks";
 
 export const dynamic = "force-dynamic";

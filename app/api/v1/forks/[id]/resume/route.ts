@@ -1,6 +1,6 @@
 import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
-import { forkResponse } from "@/lib/api/forks";
+import { forkResponse } from "@/lib/api/forks/schema";
 import { resumeFork } from "@/lib/pipeline/forks";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 import { sendOperatorReply } from "@/lib/pipeline/operator-reply";
-import { replyBodySchema, replyResponse } from "@/lib/api/messages";
+import { replyBodySchema, replyResponse } from "@/lib/api/messages/schema";
 
 export const dynamic = "force-dynamic";
 

@@ -1,4 +1,4 @@
-import { runReportQuery, runReportResponse } from "@/lib/api/replays";
+import { runReportQuery, runReportResponse } from "@/lib/api/replays/schema";
 import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
 import { runReport } from "@/lib/replay/datasets";
