@@ -56,7 +56,8 @@ module.exports = {
       comment:
         "A route handler parses, lets its wrapper authorize, calls a lib/api operation and responds: it reads and writes " +
         "nothing itself, so no app/**/route.ts imports lib/db (type-only imports too). Kicking the worker after a write " +
-        "is the operation's (lib/api/*/…: it takes the worker as `WorkerKick`), never the route's.",
+        "is the operation's (lib/api/*/…: it takes the worker as `WorkerKick`), never the route's: not an import, so " +
+        "tests/unit/route-handlers.test.ts reads the routes for it.",
       severity: "error",
       from: { path: "^app/.*/route\\.ts$" },
       to: { path: "^lib/db/" },

@@ -19,7 +19,7 @@ export const GET = withOperator(
 export const POST = withOperator(
   async ({ request, ctx, caller }) => {
     const input = await readJson(request, startTaskSchema);
-    const started = await startTask({ db: ctx.db, worker: ctx.worker, modelConfigured: ctx.model !== null }, input, caller);
+    const started = await startTask(ctx, input, caller);
     return jsonOf(startedTaskResponse, started, 201);
   },
   { role: "agent" },
