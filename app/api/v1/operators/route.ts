@@ -14,5 +14,5 @@ export const POST = withOperator(
     const { role } = await readJson(request, invitationBody, 4096);
     return jsonOf(invitationResponse, await inviteOperator(ctx.db, caller, role), 201);
   },
-  { role: "agent" },
+  { role: "admin", to: "invite operators" },
 );

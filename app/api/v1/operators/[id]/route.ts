@@ -17,6 +17,6 @@ export const PATCH = withOperator<{ id: string }>(
 
 /** Admins: removes the operator; their sessions end now, their history keeps their name. */
 export const DELETE = withOperator<{ id: string }>(
-  async ({ params, ctx, caller }) => jsonOf(operatorResponse, { operator: await removeOperator(ctx.db, caller, idParam(params.id)) }),
-  { role: "agent" },
+  async ({ params, ctx }) => jsonOf(operatorResponse, { operator: await removeOperator(ctx.db, idParam(params.id)) }),
+  { role: "admin", to: "remove operators" },
 );

@@ -7,9 +7,9 @@ export const dynamic = "force-dynamic";
 
 /** Admins: withdraws an invitation nobody used yet; its link stops working. */
 export const DELETE = withOperator<{ id: string }>(
-  async ({ params, ctx, caller }) => {
-    await withdrawInvitation(ctx.db, caller, idParam(params.id));
+  async ({ params, ctx }) => {
+    await withdrawInvitation(ctx.db, idParam(params.id));
     return jsonOf(okResponse, { ok: true });
   },
-  { role: "agent" },
+  { role: "admin", to: "withdraw invitations" },
 );
