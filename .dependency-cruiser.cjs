@@ -1,6 +1,7 @@
 /**
  * Import boundaries, checked by `npm run check:imports` (part of `npm run test:unit`):
- * the database layer stays below the pipeline, the events and the channels, lib/ stays free of Next.js, React
+ * the database layer stays below the pipeline, the events and the channels, route handlers
+ * reach it only through lib/api operations, lib/ stays free of Next.js, React
  * and the app, the dashboard's client code takes only types from lib/, and lib/
  * has no import cycle. Type-only imports count too: a
  * boundary is about what a reader must understand, not only what ships.
@@ -49,6 +50,35 @@ module.exports = {
       severity: "error",
       from: { path: "^app/\\(dashboard\\)/", pathNot: "(^|/)(layout|page)\\.tsx$" },
       to: { path: "^lib/", pathNot: "^lib/(envelope/send-schema|channels/text-limit)\\.ts$", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "routes-through-lib-api",
+      comment:
+        "A route handler parses, lets its wrapper authorize, calls a lib/api operation and responds: it reads and writes " +
+        "nothing itself, so no app/**/route.ts imports lib/db (type-only imports too). Kicking the worker after a write " +
+        "is the operation's (lib/api/*/…: it takes the worker as `WorkerKick`), never the route's: not an import, so " +
+        "tests/unit/route-handlers.test.ts reads the routes for it.",
+      severity: "error",
+      from: { path: "^app/.*/route\\.ts$" },
+      to: { path: "^lib/db/" },
+    },
+    {
+      name: "auth-below-api",
+      comment:
+        "lib/auth (who a caller is, roles, per-bot scope, accounts) stands below lib/api (the API's schemas and operations): " +
+        "a schema of an auth concept lives in lib/auth and lib/api imports it, never the reverse.",
+      severity: "error",
+      from: { path: "^lib/auth/" },
+      to: { path: "^lib/api/" },
+    },
+    {
+      name: "http-below-server",
+      comment:
+        "lib/http is HTTP helpers that know no app (responses, bodies, cookies, uploads); lib/server assembles the app and " +
+        "wraps routes with it (with-operator.ts, live-events.ts), so it imports lib/http, never the reverse.",
+      severity: "error",
+      from: { path: "^lib/http/" },
+      to: { path: "^lib/server/" },
     },
     {
       name: "no-cycles-in-lib",

@@ -1,7 +1,7 @@
 import { recordIdParam } from "../record-id";
 import { z } from "zod";
 import { defineOperations } from "./operation";
-import { replyResponse } from "./messages";
+import { replyResponse } from "./messages/schema";
 
 export const mediaQuery = z.object({
   /** `thumb`: a small re-encoded preview (raster images only; 404 for other files). */

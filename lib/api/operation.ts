@@ -4,7 +4,7 @@ import { z } from "zod";
  * One operation of /api/v1 as the OpenAPI document describes it: the schemas
  * here are the ones the route validates its input with and types its response
  * by, so the document cannot say something the route does not do.
- * A new route is one entry in its resource's `operations` list (lib/api/<resource>.ts).
+ * A new route is one entry in its resource's `operations` list (lib/api/<resource>.ts or lib/api/<resource>/schema.ts).
  */
 export type Operation = {
   method: "get" | "post" | "patch" | "put" | "delete";

@@ -1,19 +1,19 @@
 import { operations as bots } from "./bots";
-import { operations as conversations } from "./conversations";
-import { operations as envelopes } from "./envelopes";
-import { operations as forks } from "./forks";
+import { operations as conversations } from "./conversations/schema";
+import { operations as envelopes } from "./envelopes/schema";
+import { operations as forks } from "./forks/schema";
 import { operations as live } from "./live";
 import { operations as media } from "./media";
-import { operations as messages } from "./messages";
+import { operations as messages } from "./messages/schema";
 import type { Operation } from "./operation";
 import { operations as operators } from "./operators";
 import { operations as queue } from "./queue";
-import { operations as replays } from "./replays";
+import { operations as replays } from "./replays/schema";
 import { operations as savedReplies } from "./saved-replies";
-import { operations as settings } from "./settings";
-import { operations as simulator } from "./simulator";
+import { operations as settings } from "./settings/schema";
+import { operations as simulator } from "./simulator/schema";
 import { operations as status } from "./status";
-import { operations as turns } from "./turns";
+import { operations as turns } from "./turns/schema";
 import { operations as usage } from "./usage";
 
 /** Every /api/v1 operation, in the document's order. A new resource module adds its list here. */

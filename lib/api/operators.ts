@@ -1,22 +1,9 @@
 import { recordId } from "../record-id";
 import { z } from "zod";
+import { passwordChangeBody } from "../auth/account";
+import { displayNameSchema } from "../auth/display-name";
 import { roleSchema } from "../auth/roles";
 import { defineOperations, isoDate } from "./operation";
-
-/**
- * An operator's display name: what the console shows for their messages and
- * envelopes instead of the sign-in name. One line of visible text; blank clears it.
- * The console only: prompts never carry it (operators' messages reach the model
- * labelled by role, lib/context/prompt.ts OPERATOR_PREFIX).
- */
-export const displayNameSchema = z
-  .string()
-  .trim()
-  .max(64, "at most 64 characters")
-  // Control characters and line breaks would let a name pose as another line in a list.
-  .refine((value) => !/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(value), "letters, digits, spaces and punctuation only")
-  .transform((value) => (value === "" ? null : value))
-  .nullable();
 
 export const operatorPatchBody = z
   .strictObject({
@@ -77,10 +64,6 @@ export const invitationResponse = z.strictObject({
 });
 export const okResponse = z.strictObject({ ok: z.literal(true) });
 
-export const passwordChangeBody = z.strictObject({
-  currentPassword: z.string().min(1, "enter your current password").max(256),
-  newPassword: z.string().min(10, "use at least 10 characters").max(256),
-});
 export const sessionsResponse = z.strictObject({
   /** The caller's live sessions, newest first; empty for the API token (no account). */
   sessions: z.array(

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { savedReplyCreateBody, savedReplyPatchBody } from "../inbox/saved-replies";
 import { recordIdParam } from "../record-id";
 import { defineOperations, isoDate } from "./operation";
-import { okResponse } from "./conversations";
+import { okResponse } from "./conversations/schema";
 
 export const savedReplyView = z.strictObject({
   id: z.number().int(),

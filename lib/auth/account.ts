@@ -1,5 +1,4 @@
-import type { z } from "zod";
-import type { passwordChangeBody } from "../api/operators";
+import { z } from "zod";
 import type { Database } from "../db/database";
 import { deleteSessionOf, findOperatorByName, listSessionsOf, setPasswordHash } from "../db/operators";
 import { AppError, notFound } from "../errors";
@@ -7,6 +6,12 @@ import { publish } from "../events/bus";
 import type { Caller } from "./operators";
 import { hashPassword, verifyPassword } from "./password";
 import { SignInThrottle } from "./throttle";
+
+/** The body of POST /api/v1/account/password (lib/api/operators.ts documents it). */
+export const passwordChangeBody = z.strictObject({
+  currentPassword: z.string().min(1, "enter your current password").max(256),
+  newPassword: z.string().min(10, "use at least 10 characters").max(256),
+});
 
 /** Guesses at the current password through a stolen session are throttled like sign-ins. */
 const throttle = new SignInThrottle();

@@ -24,28 +24,28 @@ export function botScopeOf(role: Role, stored: unknown): BotScope {
 }
 
 /**
- * The resources under /api/v1 addressed by an id that belong to one conversation, how
- * to find that conversation's bot, and what an unknown id answers (the same words).
+ * What a route addressed by an id names, when it belongs to one conversation: how to
+ * find that conversation's bot, and what an unknown id answers (the same words).
  */
 const resources: Record<
-  string,
+  Resource,
   { missing: string; botOf: (db: Database, id: number) => Promise<{ botId: number | null } | "any" | null> }
 > = {
-  conversations: {
+  conversation: {
     missing: "conversation not found",
     botOf: (db, id) => db.prisma.conversation.findUnique({ where: { id }, select: { botId: true } }),
   },
-  messages: {
+  message: {
     missing: "message not found",
     botOf: (db, id) => viaConversation(db.prisma.message.findUnique({ where: { id }, select: conv })),
   },
-  turns: { missing: "turn not found", botOf: (db, id) => viaConversation(db.prisma.turn.findUnique({ where: { id }, select: conv })) },
-  replays: {
+  turn: { missing: "turn not found", botOf: (db, id) => viaConversation(db.prisma.turn.findUnique({ where: { id }, select: conv })) },
+  replay: {
     missing: "replay not found",
     botOf: (db, id) => viaConversation(db.prisma.replay.findUnique({ where: { id }, select: conv })),
   },
-  forks: { missing: "fork not found", botOf: (db, id) => viaConversation(db.prisma.fork.findUnique({ where: { id }, select: conv })) },
-  envelopes: {
+  fork: { missing: "fork not found", botOf: (db, id) => viaConversation(db.prisma.fork.findUnique({ where: { id }, select: conv })) },
+  envelope: {
     missing: "envelope not found",
     botOf: async (db, id) => {
       const row = await db.prisma.envelope.findUnique({ where: { id }, select: { conversation: { select: { botId: true } } } });
@@ -53,7 +53,7 @@ const resources: Record<
       return row ? (row.conversation ?? "any") : null;
     },
   },
-  media: {
+  attachment: {
     missing: "attachment not found",
     botOf: async (db, id) => {
       const row = await db.prisma.attachment.findUnique({ where: { id }, select: { message: { select: conv } } });
@@ -64,39 +64,31 @@ const resources: Record<
 const conv = { conversation: { select: { botId: true } } } as const;
 const viaConversation = async (row: Promise<{ conversation: { botId: number | null } } | null>) => (await row)?.conversation ?? null;
 
-/** The first segment after /api/v1/, decoded as the router decodes it. */
-function resourceOf(pathname: string): string | null {
-  const match = /^\/api\/v1\/+([^/]+)/.exec(pathname);
-  if (!match) return null;
-  try {
-    return decodeURIComponent(match[1]);
-  } catch {
-    return null;
-  }
-}
+/** A record of one conversation, named by a route's `[id]`. */
+export type Resource = "conversation" | "message" | "turn" | "replay" | "fork" | "envelope" | "attachment";
 
 /**
- * The one check every /api/v1 route passes through (lib/http/api.ts): when the caller
- * is limited to some bots and the route addresses a conversation, or a message, turn,
- * replay, fork, envelope or attachment of one, that conversation must be of one of
- * their bots; otherwise 404 with the words of an unknown id, before the route runs
- * (so nothing changes). `id` is the route's own `[id]` parameter, the value the route
- * will use (not re-parsed from the path, so no encoding of it slips past). Lists filter
- * by the scope themselves (conversations, counts, search, handoffs, export, forks).
+ * What a route's `[id]` names, as the route declares it (lib/server/with-operator.ts): a record
+ * of one conversation, or `dataset` (a dataset holds turns of any bot: refused to a limited caller).
  */
-export async function refuseOutOfScope(db: Database, scope: BotScope | undefined, pathname: string, id: unknown) {
+export type ScopeKind = Resource | "dataset";
+
+/**
+ * The scope check of a route that declares what its `[id]` names: when the caller is
+ * limited to some bots, that record's conversation must be of one of their bots;
+ * otherwise 404 with the words of an unknown id, before the route runs (so nothing
+ * changes). `id` is the route's own `[id]` parameter, the value the route will use.
+ * Lists filter by the scope themselves (conversations, counts, search, handoffs, export, forks).
+ */
+export async function refuseOutOfScope(db: Database, scope: BotScope | undefined, kind: ScopeKind, id: unknown) {
   if (!scope) return;
-  const name = resourceOf(pathname);
-  if (name === "datasets") refuseDatasets(scope);
-  const resource = name !== null && Object.hasOwn(resources, name) ? resources[name] : undefined;
-  if (!resource || id === undefined) return;
+  if (kind === "dataset") return refuseDatasets(scope);
+  if (id === undefined) return;
   const parsed = recordIdParam.safeParse(id);
   // Not an id: the route answers 400 without reading anything.
   if (!parsed.success) return;
-  if (!(await reachesRecord(db, scope, name as Resource, parsed.data))) throw new AppError("not_found", resource.missing);
+  if (!(await reachesRecord(db, scope, kind, parsed.data))) throw new AppError("not_found", resources[kind].missing);
 }
-
-type Resource = keyof typeof resources;
 
 /**
  * Whether a caller may reach a record of one conversation (a message, turn, …) by its id:
@@ -123,12 +115,12 @@ export function refuseDatasets(scope: BotScope | undefined) {
  * id counts as reachable: the caller answers it as unknown, with the same words.
  */
 export async function reachesConversation(db: Database, scope: BotScope | undefined, conversationId: number | null): Promise<boolean> {
-  return conversationId === null || reachesRecord(db, scope, "conversations", conversationId);
+  return conversationId === null || reachesRecord(db, scope, "conversation", conversationId);
 }
 
 /** The same check for a conversation named in a request's body (POST /forks, a task envelope) or query: 404 as for an unknown one. */
 export async function refuseConversationOutOfScope(db: Database, scope: BotScope | undefined, conversationId: number) {
-  if (!(await reachesConversation(db, scope, conversationId))) throw new AppError("not_found", resources.conversations.missing);
+  if (!(await reachesConversation(db, scope, conversationId))) throw new AppError("not_found", resources.conversation.missing);
 }
 
 /** Conversations whose bot one event stream remembers (a conversation's bot, once set, never changes). */
@@ -153,7 +145,7 @@ export function liveEventFilter(db: Database, scope: BotScope | undefined) {
     if (id === undefined) return Object.keys(event).every((key) => key === "type");
     let botId = botOf.get(id) ?? null;
     if (botId === null) {
-      const row = await resources.conversations.botOf(db, id);
+      const row = await resources.conversation.botOf(db, id);
       if (!row || row === "any" || row.botId === null) return false;
       botId = row.botId;
       if (botOf.size >= REMEMBERED_CONVERSATIONS) botOf.delete(botOf.keys().next().value!);

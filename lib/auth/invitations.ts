@@ -4,10 +4,10 @@ import type { Database } from "../db/database";
 import { acceptInvitation as claimInvitation, createInvitation, findOpenInvitation, revokeInvitation } from "../db/invitations";
 import { AppError, notFound } from "../errors";
 import { publish } from "../events/bus";
-import { displayNameSchema } from "../api/operators";
+import { displayNameSchema } from "./display-name";
 import { openSession, refuseNameOfAnother, setupSchema, type Caller } from "./operators";
 import { hashPassword } from "./password";
-import { requireAdmin, type Role } from "./roles";
+import type { Role } from "./roles";
 import { SignInThrottle } from "./throttle";
 
 /** How long an invitation link works: long enough to pass on over a weekend. */
@@ -32,12 +32,11 @@ const throttle = new SignInThrottle();
 const THROTTLE_NAME = "(invitation)";
 
 /**
- * An admin invites an operator with a role: a one-time link to pass on, valid
+ * An admin invites an operator with a role (admins only, as its route declares): a one-time link to pass on, valid
  * for INVITATION_TTL_MS. Only the token's hash is stored; the token is returned
  * this once.
  */
 export async function inviteOperator(db: Database, caller: Caller, role: Role, now = new Date()) {
-  requireAdmin(caller, "invite operators");
   const token = randomBytes(32).toString("base64url");
   const invitation = await createInvitation(db, {
     token,
@@ -49,9 +48,8 @@ export async function inviteOperator(db: Database, caller: Caller, role: Role, n
   return { invitation, token, path: `/invite#${token}` };
 }
 
-/** An admin withdraws an invitation nobody used yet. */
-export async function withdrawInvitation(db: Database, caller: Caller, id: number, now = new Date()) {
-  requireAdmin(caller, "withdraw invitations");
+/** An admin withdraws an invitation nobody used yet (admins only, as its route declares). */
+export async function withdrawInvitation(db: Database, id: number, now = new Date()) {
   if (!(await revokeInvitation(db, id, now))) throw notFound("open invitation");
   publish(db, { type: "operators" });
 }

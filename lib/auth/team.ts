@@ -59,9 +59,8 @@ export async function updateOperator(db: Database, caller: Caller, id: number, u
   return operatorView(row);
 }
 
-/** DELETE /operators/{id}: an admin removes an operator; their sessions end, their history keeps their name. */
-export async function removeOperator(db: Database, caller: Caller, id: number, now = new Date()) {
-  requireAdmin(caller, "remove operators");
+/** DELETE /operators/{id} (admins only, as the route declares): removes an operator; their sessions end, their history keeps their name. */
+export async function removeOperator(db: Database, id: number, now = new Date()) {
   const result = await changeOperator(db, id, { remove: true }, now);
   if (!result.ok) throw refusal(result.reason);
   publish(db, { type: "operators" });

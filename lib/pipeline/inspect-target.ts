@@ -21,7 +21,7 @@ export async function inspectTargetOf(db: Database, bots: BotScope | undefined, 
   const parsed = recordIdParam.safeParse(rawId);
   if (!parsed.success) return { kind: "none", messageId: null };
   const messageId = parsed.data;
-  if (!(await reachesRecord(db, bots, "messages", messageId))) return { kind: "not_found" };
+  if (!(await reachesRecord(db, bots, "message", messageId))) return { kind: "not_found" };
   const turnId = await findTurnForMessage(db, messageId);
   if (turnId !== null) return { kind: "turn", turnId };
   const storedAt = await messageStoredAt(db, messageId);

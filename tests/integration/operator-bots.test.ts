@@ -5,7 +5,11 @@ import { POST as loginRoute } from "@/app/api/auth/login/route";
 import { GET as exportRoute } from "@/app/api/v1/conversations/[id]/export/route";
 import { GET as timelineRoute, POST as messageRoute } from "@/app/api/v1/conversations/[id]/messages/route";
 import { GET as notesRoute, POST as noteRoute } from "@/app/api/v1/conversations/[id]/notes/route";
-import { GET as conversationRoute, PATCH as conversationPatchRoute } from "@/app/api/v1/conversations/[id]/route";
+import {
+  GET as conversationRoute,
+  PATCH as conversationPatchRoute,
+  DELETE as conversationDeleteRoute,
+} from "@/app/api/v1/conversations/[id]/route";
 import { GET as listRoute } from "@/app/api/v1/conversations/route";
 import { GET as conversationsCsvRoute } from "@/app/api/v1/conversations/export/route";
 import { GET as datasetsRoute, POST as newDatasetRoute } from "@/app/api/v1/datasets/route";
@@ -15,6 +19,8 @@ import { POST as receiveRoute } from "@/app/api/v1/envelopes/receive/route";
 import { GET as threadRoute } from "@/app/api/v1/envelopes/[id]/thread/route";
 import { GET as eventsRoute } from "@/app/api/v1/events/route";
 import { GET as queueRoute } from "@/app/api/v1/queue/route";
+import { GET as botsRoute } from "@/app/api/v1/bots/route";
+import { GET as envelopeRoute } from "@/app/api/v1/envelopes/[id]/route";
 import { GET as settingsRoute } from "@/app/api/v1/settings/route";
 import { EventBus, eventBus } from "@/lib/events/bus";
 import { eventStreamResponse } from "@/lib/http/event-stream";
@@ -623,6 +629,47 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     expect(await changes(bob)).toEqual(everything.slice(2));
     await limit(s.admin, s.agent.id, null);
     expect(await changes(bob)).toEqual(everything);
+  });
+
+  it("the route's declaration decides the check, whatever the path says: another bot's records are 404, an admin route is 403 to an agent", async () => {
+    const s = await seed();
+    const bob = s.agent.session;
+    const turnB = await turnIn(s.b.id);
+    const envelopeB = await app.t.db.prisma.envelope.findUniqueOrThrow({ where: { id: turnB.envelopeId } });
+    await limit(s.admin, s.agent.id, [s.alpha.id]);
+    // A path that names no resource: the scope comes from what the route declares its [id] to be, not from the URL.
+    const at = (handler: unknown, id: number) => call(handler, "/api/v1/elsewhere", { session: bob, params: { id: String(id) } });
+    const refused = [
+      [conversationRoute, s.b.id, "conversation not found"],
+      [messageThreadRoute, s.messageB.id, "message not found"],
+      [envelopeRoute, envelopeB.id, "envelope not found"],
+      [turnRoute, turnB.id, "turn not found"],
+    ] as const;
+    for (const [handler, id, message] of refused) {
+      const reply = await at(handler, id);
+      expect([reply.status, reply.body.error]).toEqual([404, { code: "not_found", message }]);
+    }
+    expect((await at(conversationRoute, s.a.id)).status).toBe(200);
+    expect((await at(messageThreadRoute, s.messageA.id)).status).toBe(200);
+    // The same records for an admin (never limited).
+    expect((await call(envelopeRoute, "/api/v1/elsewhere", { session: s.admin, params: { id: String(envelopeB.id) } })).status).toBe(200);
+
+    const bots = await call(botsRoute, "/api/v1/bots", { session: bob });
+    expect([bots.status, bots.body.error]).toEqual([
+      403,
+      { code: "forbidden", message: "only an admin can see the bots; bob is an agent" },
+    ]);
+    expect((await call(botsRoute, "/api/v1/bots", { session: s.admin })).status).toBe(200);
+    // An admin-only route that is also scoped: another bot's conversation first (404), then the role (403), nothing removed.
+    const remove = (id: number) =>
+      call(conversationDeleteRoute, `/api/v1/conversations/${id}`, { method: "DELETE", session: bob, params: { id: String(id) } });
+    expect((await remove(s.b.id)).status).toBe(404);
+    const own = await remove(s.a.id);
+    expect([own.status, own.body.error]).toEqual([
+      403,
+      { code: "forbidden", message: "only an admin can delete a conversation's data; bob is an agent" },
+    ]);
+    expect(await app.t.db.prisma.message.count({ where: { conversationId: s.a.id } })).toBe(1);
   });
 
   it("a static route called as Next calls it, with no route params, answers (the scope check needs no id)", async () => {

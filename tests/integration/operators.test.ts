@@ -460,7 +460,7 @@ describe.each(databases)("operators and roles on $name", ({ name: database, open
       const act = (by: Caller, target: number) =>
         "role" in change || "disabled" in change
           ? updateOperator(app.t.db, by, target, change)
-          : import("@/lib/auth/team").then(({ removeOperator }) => removeOperator(app.t.db, by, target));
+          : import("@/lib/auth/team").then(({ removeOperator }) => removeOperator(app.t.db, target));
       const results = await Promise.allSettled([act(caller(a.id, a.name), b.id), act(caller(b.id, b.name), a.id)]);
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
       const rejected = results.find((r) => r.status === "rejected") as PromiseRejectedResult;

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { replayListResponse, replayResponse, runReportResponse } from "@/lib/api/replays";
+import { replayListResponse, replayResponse, runReportResponse } from "@/lib/api/replays/schema";
 import { update } from "../fixtures/telegram";
 import { databases } from "../helpers/db";
 import { startFakeLlm, type ChatRequest, type FakeLlm } from "../helpers/fake-llm";

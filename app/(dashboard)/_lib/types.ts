@@ -7,19 +7,19 @@ import type {
   noteView,
   stateChangeView,
   timelineResponse,
-} from "@/lib/api/conversations";
+} from "@/lib/api/conversations/schema";
 import type { savedReplyView } from "@/lib/api/saved-replies";
-import type { envelopeThreadResponse, envelopeWithTurn } from "@/lib/api/envelopes";
-import type { forkListItem, forkRow } from "@/lib/api/forks";
+import type { envelopeThreadResponse, envelopeWithTurn } from "@/lib/api/envelopes/schema";
+import type { forkListItem, forkRow } from "@/lib/api/forks/schema";
 import type { searchResponse } from "@/lib/api/live";
-import type { messageThreadResponse, replyResponse, timelineMessage } from "@/lib/api/messages";
+import type { messageThreadResponse, replyResponse, timelineMessage } from "@/lib/api/messages/schema";
 import type { queueResponse } from "@/lib/api/queue";
-import type { applyResponse, datasetListResponse, replayView, runReportResponse } from "@/lib/api/replays";
+import type { applyResponse, datasetListResponse, replayView, runReportResponse } from "@/lib/api/replays/schema";
 import type { attachmentView } from "@/lib/media/attachment-views";
-import type { settingsResponse, settingsValues } from "@/lib/api/settings";
-import type { simulatedUpdateResponse } from "@/lib/api/simulator";
+import type { settingsResponse, settingsValues } from "@/lib/api/settings/schema";
+import type { simulatedUpdateResponse } from "@/lib/api/simulator/schema";
 import type { statusResponse } from "@/lib/api/status";
-import type { turnResponse } from "@/lib/api/turns";
+import type { turnResponse } from "@/lib/api/turns/schema";
 import type { conversationUsageResponse, usageResponse } from "@/lib/api/usage";
 
 /**

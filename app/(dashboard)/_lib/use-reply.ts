@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api } from "./api";
 import type { z } from "zod";
-import type { replyResponse } from "@/lib/api/messages";
+import type { replyResponse } from "@/lib/api/messages/schema";
 import type { ConversationDetail, TimelineMessage } from "./types";
 
 /**

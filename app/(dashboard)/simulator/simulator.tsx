@@ -8,7 +8,7 @@ import { TELEGRAM_USER_TEXT_LIMIT, tooLongSentence } from "@/lib/channels/text-l
 import { api } from "../_lib/api";
 import { useSenderLabel } from "../_lib/sender";
 import type { z } from "zod";
-import type { simulatedFileResponse } from "@/lib/api/simulator";
+import type { simulatedFileResponse } from "@/lib/api/simulator/schema";
 import type { ConversationDetail, ConversationSummary, SimulatedUpdateResult, StatusInfo, TimelineMessage } from "../_lib/types";
 
 type Attach = "" | "photo" | "document" | "voice";

@@ -1,6 +1,6 @@
 import { credentialsSchema, signIn } from "@/lib/auth/operators";
 import { AppError } from "@/lib/errors";
-import { withErrors } from "@/lib/http/api";
+import { withErrors } from "@/lib/server/with-operator";
 import { clientKey, isSecure, sameOrigin, sessionCookies } from "@/lib/http/cookies";
 import { readJson } from "@/lib/http/respond";
 

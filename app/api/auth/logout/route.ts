@@ -1,6 +1,6 @@
 import { SESSION_COOKIE, readCookie, signOut } from "@/lib/auth/operators";
 import { AppError } from "@/lib/errors";
-import { withErrors } from "@/lib/http/api";
+import { withErrors } from "@/lib/server/with-operator";
 import { clearedCookies, sameOrigin } from "@/lib/http/cookies";
 
 export const POST = withErrors(async ({ request, ctx }) => {

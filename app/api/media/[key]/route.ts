@@ -1,5 +1,5 @@
 import { AppError } from "@/lib/errors";
-import { withErrors } from "@/lib/http/api";
+import { withErrors } from "@/lib/server/with-operator";
 import { fileResponse } from "@/lib/http/media";
 import { serveSigned } from "@/lib/media/serve";
 import { checkSignedMedia } from "@/lib/media/signed-url";

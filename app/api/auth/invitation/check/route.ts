@@ -1,6 +1,6 @@
 import { checkInvitation, checkInvitationSchema } from "@/lib/auth/invitations";
 import { AppError } from "@/lib/errors";
-import { withErrors } from "@/lib/http/api";
+import { withErrors } from "@/lib/server/with-operator";
 import { clientKey, sameOrigin } from "@/lib/http/cookies";
 import { readJson } from "@/lib/http/respond";
 

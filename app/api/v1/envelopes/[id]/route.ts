@@ -1,14 +1,13 @@
-import { findEnvelopeWithTurn } from "@/lib/db/envelopes";
-import { notFound } from "@/lib/errors";
-import { withOperator } from "@/lib/http/api";
+import { getEnvelope } from "@/lib/api/envelopes/get-envelope";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
-import { envelopeResponse } from "@/lib/api/envelopes";
+import { envelopeResponse } from "@/lib/api/envelopes/schema";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withOperator<{ id: string }>(async ({ params, ctx }) => {
-  const id = idParam(params.id);
-  const envelope = await findEnvelopeWithTurn(ctx.db, id);
-  if (!envelope) throw notFound("envelope");
-  return jsonOf(envelopeResponse, { envelope });
-});
+export const GET = withOperator<{ id: string }>(
+  async ({ params, ctx }) => {
+    return jsonOf(envelopeResponse, { envelope: await getEnvelope(ctx.db, idParam(params.id)) });
+  },
+  { role: "agent", scope: "envelope" },
+);

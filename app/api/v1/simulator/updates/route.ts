@@ -1,13 +1,14 @@
-import { simulateMessage, simulatedMessageSchema } from "@/lib/channels/telegram/simulator";
-import { findSimulatorTarget } from "@/lib/db/simulator";
-import { requireAdmin } from "@/lib/auth/roles";
-import { withOperator } from "@/lib/http/api";
+import { simulateUpdate } from "@/lib/api/simulator/simulate-update";
+import { simulatedMessageSchema } from "@/lib/channels/telegram/simulator";
+import { withOperator } from "@/lib/server/with-operator";
 import { readJson } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 
 /** The sandbox simulator: a real Telegram Update through the real webhook handler. */
-export const POST = withOperator(async ({ request, ctx, caller }) => {
-  requireAdmin(caller, "use the simulator");
-  return simulateMessage({ ...ctx, findTarget: (id) => findSimulatorTarget(ctx.db, id) }, await readJson(request, simulatedMessageSchema));
-});
+export const POST = withOperator(
+  async ({ request, ctx }) => {
+    return simulateUpdate(ctx, await readJson(request, simulatedMessageSchema));
+  },
+  { role: "admin", to: "use the simulator" },
+);

@@ -1,5 +1,5 @@
 import { AppError } from "@/lib/errors";
-import { withErrors } from "@/lib/http/api";
+import { withErrors } from "@/lib/server/with-operator";
 import { recordIdParam } from "@/lib/record-id";
 
 export const dynamic = "force-dynamic";

@@ -1,14 +1,15 @@
 import { botWebhookBody, botWebhookResponse } from "@/lib/api/bots";
-import { requireAdmin } from "@/lib/auth/roles";
 import { registerWebhook } from "@/lib/bots/manage";
-import { withOperator } from "@/lib/http/api";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf, readJson } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 
-export const POST = withOperator<{ id: string }>(async ({ request, params, ctx, caller }) => {
-  requireAdmin(caller, "register webhooks");
-  const id = idParam(params.id);
-  const { publicUrl } = await readJson(request, botWebhookBody);
-  return jsonOf(botWebhookResponse, await registerWebhook(ctx.bots, id, publicUrl));
-});
+export const POST = withOperator<{ id: string }>(
+  async ({ request, params, ctx }) => {
+    const id = idParam(params.id);
+    const { publicUrl } = await readJson(request, botWebhookBody);
+    return jsonOf(botWebhookResponse, await registerWebhook(ctx.bots, id, publicUrl));
+  },
+  { role: "admin", to: "register webhooks" },
+);

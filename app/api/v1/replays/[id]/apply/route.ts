@@ -1,19 +1,14 @@
-import { applyResponse } from "@/lib/api/replays";
-import { requireAdmin } from "@/lib/auth/roles";
-import { findReplay } from "@/lib/db/replays";
-import { notFound } from "@/lib/errors";
-import { withOperator } from "@/lib/http/api";
+import { applyResponse } from "@/lib/api/replays/schema";
+import { applyReplay } from "@/lib/api/replays/apply-replay";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
-import { applyVariant } from "@/lib/replay/apply";
 
 export const dynamic = "force-dynamic";
 
 /** What the replay tried becomes the settings (each change in the change log). */
-export const POST = withOperator<{ id: string }>(async ({ params, ctx, caller }) => {
-  requireAdmin(caller, "change settings");
-  const replay = await findReplay(ctx.db, idParam(params.id));
-  if (!replay) throw notFound("replay");
-  const result = await applyVariant(ctx.db, replay.variant, caller.operator.name, [replay.conversationId]);
-  ctx.worker.kick();
-  return jsonOf(applyResponse, result);
-});
+export const POST = withOperator<{ id: string }>(
+  async ({ params, ctx, caller }) => {
+    return jsonOf(applyResponse, await applyReplay(ctx, idParam(params.id), caller.operator.name));
+  },
+  { role: "admin", to: "change settings", scope: "replay" },
+);

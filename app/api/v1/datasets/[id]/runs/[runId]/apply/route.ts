@@ -1,25 +1,15 @@
-import { applyResponse } from "@/lib/api/replays";
-import { requireAdmin } from "@/lib/auth/roles";
-import { findRun } from "@/lib/db/replays";
-import { notFound } from "@/lib/errors";
-import { withOperator } from "@/lib/http/api";
+import { applyResponse } from "@/lib/api/replays/schema";
+import { applyRun } from "@/lib/api/datasets/apply-run";
+import { withOperator } from "@/lib/server/with-operator";
 import { idParam, jsonOf } from "@/lib/http/respond";
-import { applyVariant } from "@/lib/replay/apply";
 
 export const dynamic = "force-dynamic";
 
 /** What the run tried becomes the settings (each change in the change log). */
-export const POST = withOperator<{ id: string; runId: string }>(async ({ params, ctx, caller }) => {
-  requireAdmin(caller, "change settings");
-  const run = await findRun(ctx.db, idParam(params.id), idParam(params.runId));
-  if (!run) throw notFound("run");
-  const replayed = await ctx.db.prisma.replay.findMany({ where: { runId: run.id }, select: { conversationId: true } });
-  const result = await applyVariant(
-    ctx.db,
-    run.variant,
-    caller.operator.name,
-    replayed.map((r) => r.conversationId),
-  );
-  ctx.worker.kick();
-  return jsonOf(applyResponse, result);
-});
+export const POST = withOperator<{ id: string; runId: string }>(
+  async ({ params, ctx, caller }) => {
+    const ids = { datasetId: idParam(params.id), runId: idParam(params.runId) };
+    return jsonOf(applyResponse, await applyRun(ctx, ids, caller.operator.name));
+  },
+  { role: "admin", to: "change settings", scope: "dataset" },
+);

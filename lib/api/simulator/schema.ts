@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { SIMULATED_SEND_FAILURES, type SimulatedSendFailure } from "../channels/telegram/adapter";
-import { sandboxMediaSchema } from "../channels/telegram/sandbox-files";
-import { simulatedFileFields, simulatedMessageSchema } from "../channels/telegram/simulator";
-import { defineOperations } from "./operation";
+import { SIMULATED_SEND_FAILURES, type SimulatedSendFailure } from "../../channels/telegram/adapter";
+import { sandboxMediaSchema } from "../../channels/telegram/sandbox-files";
+import { simulatedFileFields, simulatedMessageSchema } from "../../channels/telegram/simulator";
+import { defineOperations } from "../operation";
 
 export const sendFailureBody = z.object({
   next: z.enum(Object.keys(SIMULATED_SEND_FAILURES) as [SimulatedSendFailure, ...SimulatedSendFailure[]]).nullable(),

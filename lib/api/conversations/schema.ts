@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { inboxViews } from "../db/conversations";
-import { conversationPatchSchema } from "../pipeline/conversation-status";
-import { handoffBodySchema } from "../pipeline/handoff";
-import { defineOperations, isoDate } from "./operation";
-import { replyBodySchema, replyResponse, senderKind, timelineMessage } from "./messages";
-import { recordIdParam } from "../record-id";
+import { inboxViews } from "../../db/conversations";
+import { conversationPatchSchema } from "../../pipeline/conversation-status";
+import { handoffBodySchema } from "../../pipeline/handoff";
+import { defineOperations, isoDate } from "../operation";
+import { replyBodySchema, replyResponse, senderKind, timelineMessage } from "../messages/schema";
+import { recordIdParam } from "../../record-id";
 
 /** A conversation, every column (the Conversation table). */
 export const conversationRow = z.strictObject({

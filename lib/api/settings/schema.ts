@@ -1,7 +1,7 @@
-import { recordIdParam } from "../record-id";
+import { recordIdParam } from "../../record-id";
 import { z } from "zod";
-import { settingsSchema, settingsUpdateSchema } from "../settings/schema";
-import { defineOperations, isoDate } from "./operation";
+import { settingsSchema, settingsUpdateSchema } from "../../settings/schema";
+import { defineOperations, isoDate } from "../operation";
 
 /** All settings as in force (stored values over defaults). */
 export const settingsValues = z.strictObject(settingsSchema.shape);

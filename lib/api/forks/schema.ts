@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { exitStrategySchema, startTaskSchema } from "../pipeline/forks";
-import { envelopeRow } from "./envelopes";
-import { defineOperations, isoDate } from "./operation";
-import { recordIdParam } from "../record-id";
+import { exitStrategySchema, startTaskSchema } from "../../pipeline/forks";
+import { envelopeRow } from "../envelopes/schema";
+import { defineOperations, isoDate } from "../operation";
+import { recordIdParam } from "../../record-id";
 
 /** A fork, every column (the Fork table). */
 export const forkRow = z.strictObject({

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { listEnvelopesSchema, receiveMailSchema, sendEnvelopeSchema } from "../pipeline/envelopes";
-import { defineOperations, isoDate, storedJson } from "./operation";
+import { listEnvelopesSchema, receiveMailSchema, sendEnvelopeSchema } from "../../pipeline/envelopes";
+import { defineOperations, isoDate, storedJson } from "../operation";
 
 export const envelopeStatus = z.enum(["pending", "processing", "done", "failed"]);
 

@@ -1,18 +1,31 @@
-import { refuseOutOfScope } from "../auth/bot-scope";
+import { refuseOutOfScope, type ScopeKind } from "../auth/bot-scope";
 import { authenticate, type Caller } from "../auth/operators";
-import { getApp, type App } from "../server/wiring";
-import { checkQueryInput } from "./input-checks";
-import { errorResponse } from "./respond";
+import { requireAdmin } from "../auth/roles";
+import { getApp, type App } from "./wiring";
+import { checkQueryInput } from "../http/input-checks";
+import { errorResponse } from "../http/respond";
 
 type Params = Record<string, string | string[] | undefined>;
 export type ApiHandler<P extends Params> = (args: { request: Request; params: P; ctx: App; caller: Caller }) => Promise<Response>;
 
 /**
- * Wraps an /api/v1 route handler: builds the context, authenticates the caller
- * (session cookie with CSRF on mutations, or the API token) and maps every error
- * to a Response in one place.
+ * Who may call a route, declared beside it. `role: "agent"`: any operator (agents and
+ * admins); `role: "admin"`: admins and the API token only, others get 403 naming what
+ * they tried (`only an admin can <to>`). `scope`: what the route's `[id]` names; for a
+ * caller limited to some bots, a record of another bot's conversation is a 404 with the
+ * words of an unknown id (a `dataset` route is a 403 to them), before the route runs.
  */
-export function withOperator<P extends Params = Params>(handler: ApiHandler<P>) {
+export type Access = { scope?: ScopeKind } & ({ role: "agent" } | { role: "admin"; to: string });
+
+/**
+ * Wraps an /api/v1 route handler: builds the context, authenticates the caller
+ * (session cookie with CSRF on mutations, or the API token), checks the declared
+ * access (scope, then role) and maps every error to a Response in one place.
+ *
+ * @example
+ * export const PATCH = withOperator(async ({ params, ctx, caller }) => …, { role: "admin", to: "change bots" });
+ */
+export function withOperator<P extends Params = Params>(handler: ApiHandler<P>, access: Access) {
   return async (request: Request, route: { params: Promise<P> }): Promise<Response> => {
     try {
       const ctx = await getApp();
@@ -20,8 +33,8 @@ export function withOperator<P extends Params = Params>(handler: ApiHandler<P>) 
       checkQueryInput(request.url);
       // A static route gets no params from Next (route or its params undefined).
       const params = ((await route?.params) ?? {}) as P;
-      // A caller limited to some bots: another bot's conversation (or anything of it) is a 404 before the route runs.
-      await refuseOutOfScope(ctx.db, caller.bots, new URL(request.url).pathname, params.id);
+      if (access.scope) await refuseOutOfScope(ctx.db, caller.bots, access.scope, params.id);
+      if (access.role === "admin") requireAdmin(caller, access.to);
       return await handler({ request, params, ctx, caller });
     } catch (error) {
       return errorResponse(error);

@@ -1,8 +1,8 @@
-import { recordId, recordIdParam } from "../record-id";
+import { recordId, recordIdParam } from "../../record-id";
 import { z } from "zod";
-import { replayMode, replayRequestSchema, variantSettingsSchema } from "../replay/variant";
-import { settingsValues } from "./settings";
-import { defineOperations, isoDate, storedJson } from "./operation";
+import { replayMode, replayRequestSchema, variantSettingsSchema } from "../../replay/variant";
+import { settingsValues } from "../settings/schema";
+import { defineOperations, isoDate, storedJson } from "../operation";
 
 const toolCall = z.looseObject({ tool: z.literal("handoff").optional(), message: z.string(), outcome: z.unknown() });
 

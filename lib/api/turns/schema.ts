@@ -1,7 +1,7 @@
-import { attachmentView } from "../media/attachment-views";
+import { attachmentView } from "../../media/attachment-views";
 import { z } from "zod";
-import { envelopeStatus } from "./envelopes";
-import { defineOperations, isoDate, storedJson } from "./operation";
+import { envelopeStatus } from "../envelopes/schema";
+import { defineOperations, isoDate, storedJson } from "../operation";
 
 /** One agent turn: exactly what the model was shown and what it did (the Turn table, with its envelope). */
 export const turnResponse = z.strictObject({

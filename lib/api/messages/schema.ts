@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { attachmentView } from "../media/attachment-views";
-import { replyBodySchema } from "../pipeline/operator-reply";
-import { defineOperations, isoDate, storedJson } from "./operation";
+import { attachmentView } from "../../media/attachment-views";
+import { replyBodySchema } from "../../pipeline/operator-reply";
+import { defineOperations, isoDate, storedJson } from "../operation";
 
 export const messageDirection = z.enum(["inbound", "outbound"]);
 export const senderKind = z.enum(["user", "agent", "operator", "system"]);

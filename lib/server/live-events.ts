@@ -2,8 +2,8 @@ import { type BotScope, botScopeOf, liveEventFilter } from "../auth/bot-scope";
 import { asRole } from "../auth/roles";
 import type { Caller } from "../auth/operators";
 import { findLiveSessionById } from "../db/operators";
-import type { App } from "../server/wiring";
-import { eventStreamResponse } from "./event-stream";
+import type { App } from "./wiring";
+import { eventStreamResponse } from "../http/event-stream";
 
 /**
  * GET /api/v1/events for a caller: a place among the capped streams (429 or 503
