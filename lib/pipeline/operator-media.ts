@@ -95,6 +95,15 @@ export async function decideOutboundMedia(file: UploadedFile, maxBytes: number) 
  * the adapter's `sendMedia`, the message with its attachment after), as a plain
  * message or a native reply to `replyToMessageId`.
  */
+/**
+ * 404 for an unknown conversation before the upload takes a place: its body would
+ * otherwise hold one of the few upload places while it arrives, only to be refused
+ * after. `sendOperatorMedia` looks again (the conversation may go meanwhile).
+ */
+export async function refuseUnknownMediaTarget(deps: Pick<MediaDeps, "db">, conversationId: number): Promise<void> {
+  if (!(await findConversation(deps.db, conversationId))) throw notFound("conversation");
+}
+
 export async function sendOperatorMedia(deps: MediaDeps, input: OperatorMediaInput): Promise<OperatorReplyResponse> {
   const fields = mediaFieldsSchema.safeParse(input.fields);
   if (!fields.success) throw new AppError("bad_request", "invalid form fields", fields.error.issues);

@@ -485,6 +485,15 @@ describe.each(databases)("operators see and send media on $name", ({ open }) => 
     expect(slots.inUse).toBe(0);
   });
 
+  it("an upload to an unknown conversation is a 404 before its body is read: it takes no upload place", async () => {
+    const unknown = slowUpload(999_999);
+    const answer = await unknown.response;
+    expect(answer.status).toBe(404);
+    expect((await answer.json()).error.message).toMatch(/conversation not found/);
+    expect(unknown.pulled()).toBe(0);
+    expect(t.app.uploads.inUse).toBe(0);
+  });
+
   it("uploads slower than the minimum rate are cut with a 408 that frees their places: four trickling a byte at a time no longer hold every place", async () => {
     const { conversationId } = await telegramConversation();
     const before = await counts();

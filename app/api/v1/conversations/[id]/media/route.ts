@@ -2,7 +2,7 @@ import { replyResponse } from "@/lib/api/messages/schema";
 import { withOperator } from "@/lib/server/with-operator";
 import { withUploadForm } from "@/lib/http/multipart";
 import { idParam, jsonOf } from "@/lib/http/respond";
-import { sendOperatorMedia } from "@/lib/pipeline/operator-media";
+import { refuseUnknownMediaTarget, sendOperatorMedia } from "@/lib/pipeline/operator-media";
 
 export const dynamic = "force-dynamic";
 
@@ -20,6 +20,7 @@ export const POST = withOperator<{ id: string }>(
       publicUrl: ctx.env.PUBLIC_URL ?? (ctx.env.APP_URL?.startsWith("https://") ? ctx.env.APP_URL : undefined),
       mediaUrlSecret: ctx.mediaUrlSecret,
     };
+    await refuseUnknownMediaTarget(ctx, conversationId);
     const sent = await withUploadForm(
       request,
       { maxFileBytes: maxBytes, slots: ctx.uploads, holder: `${caller.via}:${caller.operator.id}` },
