@@ -30,7 +30,6 @@ import type { EnvelopeMetadata } from "../envelope/metadata";
 import { publish } from "../events/bus";
 import { log } from "../log";
 import type { Settings } from "../settings/schema";
-import { getSettings } from "../settings/store";
 import { settingsForChannel } from "../bots/bot-config";
 import { decideResume, interactiveChildOf, replyResumes } from "./fork-routing";
 import { reopenByUser } from "./conversation-status";
@@ -98,7 +97,8 @@ export async function ingestInbound(
     if (isUniqueViolation(error)) return { status: "duplicate" };
     throw error;
   }
-  if (command !== null && options.deps && stored.status === "stored") await handoffByCommand(options.deps, stored, command);
+  if (command !== null && options.deps && stored.status === "stored")
+    await handoffByCommand(options.deps, stored, command, settings.agentName);
   return stored;
 }
 
@@ -107,8 +107,13 @@ export async function ingestInbound(
  * again while still waiting: reminded once that a person is coming. A failure is
  * logged, never the webhook's 500: the message is stored and an operator can act.
  */
-async function handoffByCommand(deps: TurnDeps, stored: Extract<StoreInboundResult, { status: "stored" }>, reason: string) {
-  const { agentName } = await getSettings(deps.db);
+async function handoffByCommand(
+  deps: TurnDeps,
+  stored: Extract<StoreInboundResult, { status: "stored" }>,
+  reason: string,
+  // The bot's own agent, to which the message's envelope went (not the global agent name).
+  agentName: string,
+) {
   // The inbound envelope says why the agent did not answer it.
   await endEnvelope(deps.db, stored.envelopeId, {
     status: "done",
