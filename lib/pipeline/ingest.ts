@@ -115,10 +115,15 @@ async function handoffByCommand(
   agentName: string,
 ) {
   // The inbound envelope says why the agent did not answer it.
-  await endEnvelope(deps.db, stored.envelopeId, {
-    status: "done",
-    metadata: { skipped: "handoff command", handoff: { action: "request", via: "command" } },
-  });
+  await endEnvelope(
+    deps.db,
+    stored.envelopeId,
+    {
+      status: "done",
+      metadata: { skipped: "handoff command", handoff: { action: "request", via: "command" } },
+    },
+    stored.conversationId,
+  );
   const message = await deps.db.prisma.message.findUnique({
     where: { id: stored.messageId },
     select: { id: true, threadId: true, platformMessageId: true, platformTopicId: true },
@@ -130,10 +135,15 @@ async function handoffByCommand(
     if ((error as { code?: string }).code === "rate_limited") {
       // Recorded where operators look (the user's envelope), never a message or a notice more.
       log.warn("handoff.user_limit", { conversationId: stored.conversationId });
-      await endEnvelope(deps.db, stored.envelopeId, {
-        status: "done",
-        metadata: { handoff: { action: "request", via: "command", refused: (error as Error).message } },
-      });
+      await endEnvelope(
+        deps.db,
+        stored.envelopeId,
+        {
+          status: "done",
+          metadata: { handoff: { action: "request", via: "command", refused: (error as Error).message } },
+        },
+        stored.conversationId,
+      );
       return;
     }
     if ((error as { code?: string }).code === "conflict") {
