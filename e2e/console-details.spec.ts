@@ -1,9 +1,53 @@
+import type { APIRequest, APIRequestContext } from "@playwright/test";
+import { E2E_WEBHOOK_SECRET } from "../playwright.config";
 import { expect, test } from "./fixtures";
 
 /*
  * Small console defects left from issue 53: each test here failed before its fix.
  * Layout is asserted as measured geometry, not as pixels.
  */
+
+const API = { authorization: "Bearer e2e-api-token-0123456789" };
+// From the clock: a retried worker reloads this file, and a reused update id would be dropped as a duplicate.
+let updateId = 54_000_000 + (Date.now() % 10_000_000) * 10;
+let messageId = 0;
+
+/** A group conversation (the bot reads it, does not answer) with one user message; its id. */
+async function groupConversation(request: APIRequestContext, title: string): Promise<number> {
+  const chat = { id: -1_005_400_000_000 - (Date.now() % 1_000_000), title, type: "supergroup" };
+  const response = await request.post("/api/webhooks/telegram", {
+    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": E2E_WEBHOOK_SECRET },
+    data: {
+      update_id: ++updateId,
+      message: {
+        message_id: ++messageId,
+        from: { id: 9_540_001, is_bot: false, first_name: "Noor" },
+        chat,
+        date: Math.floor(Date.now() / 1000),
+        text: `${title} hello`,
+      },
+    },
+  });
+  expect(response.status()).toBe(200);
+  const list = await request.get(`/api/v1/conversations?search=${encodeURIComponent(title)}`, { headers: API });
+  const { conversations } = (await list.json()) as { conversations: { id: number; title: string }[] };
+  return conversations.find((c) => c.title === title)!.id;
+}
+
+/** An agent who joined with this display name (invited and accepted through the API): their sign-in. */
+async function joinAgent(request: APIRequestContext, requests: APIRequest, displayName: string) {
+  const invited = await request.post("/api/v1/operators", { headers: API, data: { role: "agent" } });
+  expect(invited.status()).toBe(201);
+  const { token } = (await invited.json()) as { token: string };
+  // A request context of its own: accepting signs the invitee in.
+  const invitee = await requests.newContext({ baseURL: test.info().project.use.baseURL });
+  const name = `joined${Date.now() % 1_000_000}`;
+  const password = "joined-password-123";
+  const accepted = await invitee.post("/api/auth/invitation", { data: { token, name, displayName, password } });
+  expect(accepted.ok()).toBe(true);
+  await invitee.dispose();
+  return { name, password };
+}
 
 test("a dataset run's heading agrees with its counts: a run with the settings as they are does not say 'no changes'", async ({
   page,
@@ -26,5 +70,21 @@ test("a dataset run's heading agrees with its counts: a run with the settings as
   page.once("dialog", (dialog) => dialog.accept());
   await panel.getByRole("button", { name: "Delete dataset" }).click();
   await expect(page.getByTestId("datasets")).not.toContainText("headingotter set");
+});
+
+test("the sidebar and a handoff the operator asks for name them by their display name", async ({
+  page,
+  dashboard,
+  request,
+  playwright,
+}) => {
+  const displayName = `Hana Display ${Date.now() % 1_000_000}`;
+  const { name, password } = await joinAgent(request, playwright.request, displayName);
+  const id = await groupConversation(request, `Handoff by name ${Date.now()}`);
+  await dashboard.signIn(name, password);
+  await expect(page.getByRole("navigation", { name: "Main" })).toContainText(`Signed in as ${displayName} (agent)`);
+  await page.goto(`/conversations/${id}`);
+  await page.getByRole("button", { name: "Hand off to a human" }).click();
+  await expect(page.getByTestId("handoff-state")).toHaveText(`waiting for a human: requested by ${displayName}`);
 });
 

@@ -28,7 +28,8 @@ test("an admin invites an agent; the agent joins, signs in and sees no admin pag
   await agent.getByRole("button", { name: "Join and sign in" }).click();
   await expect(agent.getByRole("heading", { name: "Conversations" })).toBeVisible();
   const nav = agent.getByRole("navigation", { name: "Main" });
-  await expect(nav).toContainText(`Signed in as ${name} (agent)`);
+  // Named as messages name them: the display name they chose (issue 53).
+  await expect(nav).toContainText("Signed in as Agent Smith (agent)");
   await expect(nav.getByRole("link", { name: "Operators" })).toHaveCount(0);
   await expect(nav.getByRole("link", { name: "Simulator" })).toHaveCount(0);
 
