@@ -52,6 +52,8 @@ test("an admin invites an agent; the agent joins, signs in and sees no admin pag
   // Said at once, before any form to fill in (issue 53).
   await expect(agent.getByRole("alert").filter({ hasText: "not valid" })).toBeVisible();
   await expect(agent.getByLabel(/^User name/)).toHaveCount(0);
+  // Only that: none of the form's text either.
+  await expect(agent.getByText(/Choose the name you sign in with/)).toHaveCount(0);
   await agent.goto(at("/login"));
   await agent.getByLabel("User name").fill(name);
   await agent.getByLabel("Password").fill(password);
