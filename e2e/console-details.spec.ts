@@ -1,4 +1,4 @@
-import type { APIRequest, APIRequestContext } from "@playwright/test";
+import type { APIRequest, APIRequestContext, Page } from "@playwright/test";
 import { E2E_WEBHOOK_SECRET } from "../playwright.config";
 import { expect, test } from "./fixtures";
 
@@ -11,6 +11,7 @@ const API = { authorization: "Bearer e2e-api-token-0123456789" };
 // From the clock: a retried worker reloads this file, and a reused update id would be dropped as a duplicate.
 let updateId = 54_000_000 + (Date.now() % 10_000_000) * 10;
 let messageId = 0;
+const LONG_NAME = "Maximiliana Wilhelmina von Hohenzollern-Sigmaringen";
 
 /** A group conversation (the bot reads it, does not answer) with one user message; its id. */
 async function groupConversation(request: APIRequestContext, title: string): Promise<number> {
@@ -49,6 +50,27 @@ async function joinAgent(request: APIRequestContext, requests: APIRequest, displ
   return { name, password };
 }
 
+async function ensureLongNamedOperator(request: APIRequestContext, requests: APIRequest) {
+  const { operators } = (await (await request.get("/api/v1/operators", { headers: API })).json()) as {
+    operators: { displayName: string | null }[];
+  };
+  if (!operators.some((o) => o.displayName === LONG_NAME)) await joinAgent(request, requests, LONG_NAME);
+}
+
+/** How far the page is wider than the viewport (0: nothing scrolls sideways). */
+const sidewaysOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+/** Whether the select is at least as wide as its chosen option's text (measured in its own font). */
+const showsWholeChoice = (page: Page) =>
+  page.getByTestId("assignee").evaluate((select: HTMLSelectElement) => {
+    const style = getComputedStyle(select);
+    const context = document.createElement("canvas").getContext("2d")!;
+    context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    const text = context.measureText(select.selectedOptions[0].text).width;
+    const inner = select.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
+    return { text: Math.ceil(text), inner: Math.floor(inner), title: select.title };
+  });
+
 test("a dataset run's heading agrees with its counts: a run with the settings as they are does not say 'no changes'", async ({
   page,
   dashboard,
@@ -86,5 +108,48 @@ test("the sidebar and a handoff the operator asks for name them by their display
   await page.goto(`/conversations/${id}`);
   await page.getByRole("button", { name: "Hand off to a human" }).click();
   await expect(page.getByTestId("handoff-state")).toHaveText(`waiting for a human: requested by ${displayName}`);
+});
+
+test("the assignee select shows a long display name whole, with the name as its title", async ({
+  page,
+  dashboard,
+  request,
+  playwright,
+}) => {
+  await ensureLongNamedOperator(request, playwright.request);
+  const id = await groupConversation(request, `Assignee wide ${Date.now()}`);
+  await dashboard.signIn();
+  await page.goto(`/conversations/${id}`);
+  const select = page.getByTestId("assignee");
+  await expect(select.locator("option", { hasText: LONG_NAME })).toHaveCount(1);
+  await select.selectOption({ label: LONG_NAME });
+  await expect(select).toHaveAttribute("title", LONG_NAME);
+  const measured = await showsWholeChoice(page);
+  expect(measured.inner).toBeGreaterThanOrEqual(measured.text);
+  await dashboard.screenshot("assignee-wide");
+});
+
+test.describe("at phone width", () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+
+  test("a long assignee name neither cuts the select's title nor pushes the page sideways", async ({
+    page,
+    dashboard,
+    request,
+    playwright,
+  }) => {
+    await ensureLongNamedOperator(request, playwright.request);
+    const id = await groupConversation(request, `Assignee phone ${Date.now()}`);
+    await dashboard.signIn();
+    await page.goto(`/conversations/${id}`);
+    const select = page.getByTestId("assignee");
+    await select.selectOption({ label: LONG_NAME });
+    await expect(select).toHaveAttribute("title", LONG_NAME);
+    const box = (await select.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
+    await dashboard.screenshot("assignee-phone");
+  });
 });
 
