@@ -1,6 +1,7 @@
 import type { APIRequest, APIRequestContext, Page } from "@playwright/test";
 import { E2E_WEBHOOK_SECRET } from "../playwright.config";
-import { expect, test } from "./fixtures";
+import { Dashboard, expect, test } from "./fixtures";
+import { startSandboxServer } from "./support/sandbox-server";
 
 /*
  * Small console defects left from issue 53: each test here failed before its fix.
@@ -153,3 +154,30 @@ test.describe("at phone width", () => {
   });
 });
 
+test("a file-only message quoted above the bot's answer shows the file, not an empty quote", async ({ browser }) => {
+  test.setTimeout(150_000);
+  const { base, stop } = await startSandboxServer("e2e-console-details");
+  try {
+    const context = await browser.newContext({ baseURL: base });
+    const page = await context.newPage();
+    const dashboard = new Dashboard(page);
+    await dashboard.signIn();
+    await page.goto("/simulator");
+    await page.getByLabel("User's first name").fill("Walker");
+    await page.getByLabel("User id").fill("54202");
+    await page.getByLabel("Attach").selectOption("document");
+    await page.getByLabel(/^File to send as a file/).setInputFiles({
+      name: "invoice.pdf",
+      mimeType: "application/pdf",
+      buffer: Buffer.from("%PDF-1.4\n%%EOF\n"),
+    });
+    await page.getByRole("button", { name: /^Send as/ }).click();
+    await expect(page.getByRole("status")).toContainText("Delivered: stored");
+    const quote = page.getByTestId("sim-timeline").getByTestId("sim-reply-quote").first();
+    await expect(quote).toBeVisible({ timeout: 30_000 });
+    await expect(quote).toHaveText("↩ Walker: 📎 invoice.pdf");
+    await context.close();
+  } finally {
+    await stop();
+  }
+});
