@@ -24,6 +24,8 @@ test("an admin invites an agent; the agent joins, signs in and sees no admin pag
   await agent.goto(link);
   await agent.getByLabel(/^User name/).fill(name);
   await agent.getByLabel(/^Display name/).fill("Agent Smith");
+  // A password made here: browsers offer to generate one (as on the setup page).
+  await expect(agent.getByLabel(/^Password/)).toHaveAttribute("autocomplete", "new-password");
   await agent.getByLabel(/^Password/).fill(password);
   await agent.getByRole("button", { name: "Join and sign in" }).click();
   await expect(agent.getByRole("heading", { name: "Conversations" })).toBeVisible();
