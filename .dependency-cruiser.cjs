@@ -49,7 +49,11 @@ module.exports = {
         "and a message's one-line preview (lib/media/preview.ts, one pure function), so a quoted file reads as the list shows it.",
       severity: "error",
       from: { path: "^app/\\(dashboard\\)/", pathNot: "(^|/)(layout|page)\\.tsx$" },
-      to: { path: "^lib/", pathNot: "^lib/(envelope/send-schema|channels/text-limit|media/preview)\\.ts$", dependencyTypesNot: ["type-only"] },
+      to: {
+        path: "^lib/",
+        pathNot: "^lib/(envelope/send-schema|channels/text-limit|media/preview)\\.ts$",
+        dependencyTypesNot: ["type-only"],
+      },
     },
     {
       name: "no-cycles-in-lib",
