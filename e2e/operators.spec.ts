@@ -24,11 +24,14 @@ test("an admin invites an agent; the agent joins, signs in and sees no admin pag
   await agent.goto(link);
   await agent.getByLabel(/^User name/).fill(name);
   await agent.getByLabel(/^Display name/).fill("Agent Smith");
+  // A password made here: browsers offer to generate one (as on the setup page).
+  await expect(agent.getByLabel(/^Password/)).toHaveAttribute("autocomplete", "new-password");
   await agent.getByLabel(/^Password/).fill(password);
   await agent.getByRole("button", { name: "Join and sign in" }).click();
   await expect(agent.getByRole("heading", { name: "Conversations" })).toBeVisible();
   const nav = agent.getByRole("navigation", { name: "Main" });
-  await expect(nav).toContainText(`Signed in as ${name} (agent)`);
+  // Named as messages name them: the display name they chose (issue 53).
+  await expect(nav).toContainText("Signed in as Agent Smith (agent)");
   await expect(nav.getByRole("link", { name: "Operators" })).toHaveCount(0);
   await expect(nav.getByRole("link", { name: "Simulator" })).toHaveCount(0);
 
@@ -51,6 +54,8 @@ test("an admin invites an agent; the agent joins, signs in and sees no admin pag
   // Said at once, before any form to fill in (issue 53).
   await expect(agent.getByRole("alert").filter({ hasText: "not valid" })).toBeVisible();
   await expect(agent.getByLabel(/^User name/)).toHaveCount(0);
+  // Only that: none of the form's text either.
+  await expect(agent.getByText(/Choose the name you sign in with/)).toHaveCount(0);
   await agent.goto(at("/login"));
   await agent.getByLabel("User name").fill(name);
   await agent.getByLabel("Password").fill(password);

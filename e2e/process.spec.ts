@@ -119,6 +119,10 @@ test("npm start: serves at once with the Bot API hanging, guards setup with a co
     expect(await portOpen("127.0.0.1", port)).toBe(true);
     expect(await portOpen("127.0.0.2", port)).toBe(false);
 
+    // The setup page makes a password: browsers offer to generate one, not to fill in a stored one.
+    const setupPage = await (await fetch(`${base}/setup`)).text();
+    const passwordField = /<input[^>]*type="password"[^>]*>/.exec(setupPage)?.[0];
+    expect(passwordField).toMatch(/autocomplete="new-password"/i);
     // Setup needs the code printed in the log; 20 concurrent setups with it make one operator.
     const code = /First-run setup[\s\S]*?\n\s+([A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5})\n/.exec(output)?.[1];
     expect(code).toBeTruthy();

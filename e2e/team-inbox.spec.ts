@@ -48,7 +48,7 @@ test("an admin invites an agent who takes, answers, notes and resolves a convers
   await agent.getByLabel(/^Password/).fill("bo-password-12345");
   await agent.getByRole("button", { name: "Join and sign in" }).click();
   await expect(agent.getByRole("heading", { name: "Conversations" })).toBeVisible();
-  await expect(agent.getByRole("navigation", { name: "Main" })).toContainText(`Signed in as ${agentName} (agent)`);
+  await expect(agent.getByRole("navigation", { name: "Main" })).toContainText(`Signed in as ${agentShown} (agent)`);
   // No pointer to the simulator, which only admins may open.
   await expect(agent.getByTestId("inbox-view-all")).toBeVisible();
   await expect(agent.getByTestId("sandbox-banner")).toHaveCount(0);

@@ -1,6 +1,6 @@
 import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { operatorOfSession, SESSION_COOKIE } from "@/lib/auth/operators";
+import { operatorOfSession, SESSION_COOKIE, shownName } from "@/lib/auth/operators";
 import { countOperators } from "@/lib/db/operators";
 import { loginPathFor, REQUEST_PATH_HEADER } from "@/lib/http/return-path";
 import { getApp } from "@/lib/server/wiring";
@@ -18,7 +18,7 @@ export default async function DashboardLayout({ children }: { children: React.Re
   return (
     <Providers>
       <div className="shell">
-        <Nav operator={operator.name} role={operator.role} />
+        <Nav operator={shownName(operator)} role={operator.role} />
         <main>{children}</main>
       </div>
     </Providers>

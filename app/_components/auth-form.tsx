@@ -53,7 +53,8 @@ export function AuthForm({
       {/* biome-ignore lint/a11y/noAutofocus: the page exists for this form. */}
       <input id="name" name="name" autoComplete="username" required autoFocus={!askSetupCode} />
       <label htmlFor="password">Password</label>
-      <input id="password" name="password" type="password" autoComplete="current-password" required />
+      {/* Setup makes the password (browsers offer to generate one); sign-in fills in a stored one. */}
+      <input id="password" name="password" type="password" autoComplete={askSetupCode ? "new-password" : "current-password"} required />
       {error && (
         <p role="alert" className="error">
           {error}

@@ -67,8 +67,12 @@ export function InvitationForm() {
         {link.message.replace(/^./, (c) => c.toUpperCase())}
       </p>
     );
+  // The intro belongs to the form: a used or withdrawn link shows only its refusal.
   return (
     <form onSubmit={onSubmit} className="panel">
+      <p className="muted" style={{ marginTop: 0 }}>
+        An admin invited you. Choose the name you sign in with and a password; the link works once.
+      </p>
       <label htmlFor="name">User name (to sign in; letters, digits, _ . -)</label>
       {/* biome-ignore lint/a11y/noAutofocus: the page exists for this form. */}
       <input id="name" name="name" autoComplete="username" pattern="[a-zA-Z0-9_.\-]+" maxLength={64} required autoFocus />

@@ -7,7 +7,6 @@ export default function InvitePage() {
   return (
     <div className="auth">
       <h1>Join Switchboard</h1>
-      <p className="muted">An admin invited you. Choose the name you sign in with and a password; the link works once.</p>
       <InvitationForm />
     </div>
   );

@@ -53,7 +53,11 @@ export const setupRequestSchema = z.object({
 
 const throttle = new SignInThrottle();
 
-export type Operator = { id: number; name: string };
+/** `displayName`: what the console calls them (null: the sign-in name); the API token has none. */
+export type Operator = { id: number; name: string; displayName?: string | null };
+
+/** How the console names an operator: the display name where one is set, as on their messages. */
+export const shownName = (operator: { name: string; displayName?: string | null }) => operator.displayName ?? operator.name;
 /**
  * Who is calling. `role` is read from the database on every request, so a
  * demotion applies at once; the API token is an admin. `sessionId` is set for
@@ -208,9 +212,9 @@ export async function authenticate(db: Database, request: Request, options: { ap
     if (!safeEqual(header, session.csrfToken)) throw new AppError("forbidden", "missing or invalid CSRF token");
     if (!originMatchesHost(request)) throw new AppError("forbidden", "cross-origin request refused");
   }
-  const { id, name, role, botIds } = session.operator;
+  const { id, name, displayName, role, botIds } = session.operator;
   return {
-    operator: { id, name },
+    operator: { id, name, displayName },
     role: asRole(role),
     via: "session",
     csrfToken: session.csrfToken,
@@ -224,7 +228,8 @@ export async function operatorOfSession(db: Database, token: string | undefined,
   const session = token ? await findLiveSession(db, token, now) : null;
   if (!session) return null;
   const role = asRole(session.operator.role);
-  return { id: session.operator.id, name: session.operator.name, role, bots: botScopeOf(role, session.operator.botIds) };
+  const { id, name, displayName } = session.operator;
+  return { id, name, displayName, role, bots: botScopeOf(role, session.operator.botIds) };
 }
 
 /**

@@ -130,12 +130,6 @@ export async function repliedEnvelopeIds(db: Database, ids: number[]): Promise<n
 
 export const envelopeColumns = { dates: ["deliverAt", "leaseUntil", "createdAt", "updatedAt", "doneAt"], json: ["metadata"] };
 
-/** An envelope's conversation: its id, null for one between operators or agents, undefined for no such envelope. */
-export async function conversationOfEnvelope(db: Database, id: number): Promise<number | null | undefined> {
-  const row = await db.prisma.envelope.findUnique({ where: { id }, select: { conversationId: true } });
-  return row ? row.conversationId : undefined;
-}
-
 /** One envelope as Prisma returns it, read on the hand-written path. */
 export async function findEnvelope(db: Database, id: number): Promise<StoredEnvelope | null> {
   const [row] = await db.read<Record<string, unknown>>(`SELECT * FROM "Envelope" WHERE "id" = ?`, id);

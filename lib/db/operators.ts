@@ -86,7 +86,9 @@ export function createSession(
   });
 }
 
-const sessionOperator = { select: { id: true, name: true, role: true, disabledAt: true, removedAt: true, botIds: true } } as const;
+const sessionOperator = {
+  select: { id: true, name: true, displayName: true, role: true, disabledAt: true, removedAt: true, botIds: true },
+} as const;
 
 /**
  * The session behind a cookie token, with its operator, or null when it has

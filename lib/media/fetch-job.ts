@@ -19,6 +19,8 @@ export type MediaFetcherDeps = {
   maxBytes: number;
   /** One download's time, request to last byte. */
   timeoutMs: number;
+  /** The signal that ends a download at its deadline (default `AbortSignal.timeout(timeoutMs)`); tests end it when they choose. */
+  deadline?: (timeoutMs: number) => AbortSignal;
   /** MEDIA_ALLOW_INSECURE_URLS: external URLs may be http and private (tests on loopback). */
   allowInsecureUrls?: boolean;
   /** Attempts before a download that keeps failing is failed for good (default 5). */
@@ -212,7 +214,7 @@ export class MediaFetcher {
     if (!ATTACHMENT_KINDS.includes(attachment.kind as AttachmentKind))
       return { status: "failed", error: `unknown kind ${attachment.kind}` };
     if (!attachment.sourceRef) return { status: "failed", error: "nothing to download: the platform gave no file reference" };
-    const signal = AbortSignal.timeout(this.deps.timeoutMs);
+    const signal = this.deps.deadline ? this.deps.deadline(this.deps.timeoutMs) : AbortSignal.timeout(this.deps.timeoutMs);
     let download: MediaDownload;
     if (attachment.source === "url") {
       download = await downloadBytes(attachment.sourceRef, {

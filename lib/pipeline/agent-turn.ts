@@ -248,7 +248,8 @@ async function finishTurn(
   if (!sent && !run.handedOff && (deliveryFailure || run.malformed) && !outcomeUnknown) {
     // Nothing reached the user: the turn's envelope (the burst's latest) fails with the
     // reason, so the operator sees it and has one Retry; the burst's earlier ones point at it.
-    if (coalesced.length) await endEnvelope(deps.db, coalesced, { status: "done", metadata: { replied: false, ...burst } });
+    if (coalesced.length)
+      await endEnvelope(deps.db, coalesced, { status: "done", metadata: { replied: false, ...burst } }, input.envelope.conversationId);
     await endEnvelopeWithTurn(deps.db, record, envelope.id, {
       status: "failed",
       error: turnError!,
@@ -294,7 +295,7 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: 
   const model = (await deps.modelFor?.(message.conversation.channel)) ?? deps.model;
   if (!model) {
     const reason = "no model configured";
-    await endEnvelope(db, [...coalesced, envelopeId], { status: "done", metadata: { skipped: reason } });
+    await endEnvelope(db, [...coalesced, envelopeId], { status: "done", metadata: { skipped: reason } }, envelope.conversationId);
     return { kind: "skipped", reason };
   }
   // The user sees the bot working from now until the answer goes out (never after it).
@@ -387,7 +388,7 @@ async function openTurn(
     return { outcome: { kind: "skipped", reason: "the envelope is already finished" } };
   if (!message) {
     const error = "the envelope's message is missing";
-    await endEnvelope(db, [...earlier.map((e) => e.id), envelopeId], { status: "failed", error });
+    await endEnvelope(db, [...earlier.map((e) => e.id), envelopeId], { status: "failed", error }, envelope.conversationId);
     return { outcome: { kind: "not_answered", error } };
   }
   if (earlier.length && earlier.some((e) => (e.attempts ?? 1) > 1)) {
@@ -403,16 +404,22 @@ async function openTurn(
         db,
         answered.map((e) => e.id),
         { status: "done", metadata: { replied: true, recovered: true } },
+        envelope.conversationId,
       );
     earlier = earlier.filter((e) => e.id > upTo);
   }
   if (agentStaysSilent(message.conversation.handoffState)) {
     // A human was called or has the conversation: the agent says nothing until it is handed back.
     const reason = "handed off to a human";
-    await endEnvelope(db, [...earlier.map((e) => e.id), envelopeId], {
-      status: "done",
-      metadata: { skipped: reason, handoff: { state: parseHandoffState(message.conversation.handoffState) } },
-    });
+    await endEnvelope(
+      db,
+      [...earlier.map((e) => e.id), envelopeId],
+      {
+        status: "done",
+        metadata: { skipped: reason, handoff: { state: parseHandoffState(message.conversation.handoffState) } },
+      },
+      envelope.conversationId,
+    );
     return { outcome: { kind: "skipped", reason } };
   }
   const settings = await settingsForChannel(db, message.conversation.channel);
@@ -445,23 +452,33 @@ async function sendForkConflictNotice(
   switch (result.kind) {
     case "sent":
     case "unrecorded":
-      await endEnvelope(deps.db, envelopeId, {
-        status: "done",
-        metadata: { replied: true, notice, answerEnvelopeId: result.envelopeId },
-      });
+      await endEnvelope(
+        deps.db,
+        envelopeId,
+        {
+          status: "done",
+          metadata: { replied: true, notice, answerEnvelopeId: result.envelopeId },
+        },
+        delivery.conversation.id,
+      );
       return { kind: "answered", answerEnvelopeId: result.envelopeId, recorded: result.kind === "sent" };
     case "duplicate":
-      await endEnvelope(deps.db, envelopeId, { status: "done", metadata: { replied: repliedOf(result), notice } });
+      await endEnvelope(
+        deps.db,
+        envelopeId,
+        { status: "done", metadata: { replied: repliedOf(result), notice } },
+        delivery.conversation.id,
+      );
       return result.earlier === "delivered"
         ? { kind: "answered", answerEnvelopeId: result.envelopeId, recorded: true }
         : { kind: "possibly_answered", error: result.error };
     case "failed": {
       if (result.outcome === "unknown") {
-        await endEnvelope(deps.db, envelopeId, { status: "done", metadata: { replied: "unknown", notice } });
+        await endEnvelope(deps.db, envelopeId, { status: "done", metadata: { replied: "unknown", notice } }, delivery.conversation.id);
         return { kind: "possibly_answered", error: result.error };
       }
       const error = `fork conflict notice not delivered: ${result.error}`;
-      await endEnvelope(deps.db, envelopeId, { status: "failed", error, metadata: { replied: false, notice } });
+      await endEnvelope(deps.db, envelopeId, { status: "failed", error, metadata: { replied: false, notice } }, delivery.conversation.id);
       return { kind: "not_answered", error };
     }
   }

@@ -82,7 +82,7 @@ export async function changeConversation(deps: TurnDeps, conversationId: number,
   if (body.agentEnabled !== undefined) await setAgentEnabled(db, conversationId, body.agentEnabled);
   if (body.status === "resolved" && parseHandoffState(row.handoffState) !== null) {
     try {
-      await changeHandoff(deps, conversationId, { action: "release" }, by.name);
+      await changeHandoff(deps, conversationId, { action: "release" }, by);
     } catch (error) {
       // Handed back meanwhile: the handoff has ended either way.
       if (!(error instanceof AppError)) throw error;

@@ -55,7 +55,7 @@ export async function deliverEnvelopeToChat(
   const conversation = await findConversationByChat(deps.db, address.adapter, address.chatId);
   if (!conversation) {
     const error = `no conversation ${envelope.to} is known`;
-    await endEnvelope(deps.db, envelopeId, { status: "failed", error });
+    await endEnvelope(deps.db, envelopeId, { status: "failed", error }, envelope.conversationId);
     return { kind: "failed", envelopeId, outcome: "not_sent", error };
   }
   // Thread natively under the replied-to envelope's message, when it has one in this

@@ -1,4 +1,4 @@
-import { conversationOfEnvelope, type EnvelopeOutcome, finishEnvelope } from "../db/envelopes";
+import { type EnvelopeOutcome, finishEnvelope } from "../db/envelopes";
 import { saveTurnAndEnd, type TurnRecord } from "../db/turns";
 import type { Database } from "../db/database";
 import { publish } from "../events/bus";
@@ -7,27 +7,26 @@ import { publish } from "../events/bus";
  * Ends an envelope (or a burst's envelopes) done or failed (lib/db/envelopes.ts
  * `finishEnvelope`) and then, after the commit, tells open pages: every end of
  * an envelope in the pipeline goes through here, so the event is published once.
+ * `conversationId` is the envelope's conversation (null: between operators or
+ * agents), which every caller has already read: the event costs no read of its own.
  */
-export async function endEnvelope(...args: Parameters<typeof finishEnvelope>) {
-  await finishEnvelope(...args);
-  const [db, id] = args;
-  await envelopeEnded(db, id);
+export async function endEnvelope(db: Database, id: number | number[], outcome: EnvelopeOutcome, conversationId: number | null) {
+  await finishEnvelope(db, id, outcome);
+  envelopeEnded(db, id, conversationId);
 }
 
 /**
  * Tells open pages an envelope ended, for a write that ended it along with others (a send's message:
  * lib/db/messages.ts `EndedSend`). The event names its conversation (null: between operators), so a
- * stream of an agent limited to some bots can leave out another bot's; if that cannot be read, the
- * event names nothing at all (pages refetch), never an envelope without its conversation.
+ * stream of an agent limited to some bots can leave out another bot's.
  */
-export async function envelopeEnded(db: Database, id: number | number[]) {
+export function envelopeEnded(db: Database, id: number | number[], conversationId: number | null) {
   const envelopeId = Array.isArray(id) ? id[0] : id;
-  const conversationId = await conversationOfEnvelope(db, envelopeId).catch(() => undefined);
-  publish(db, conversationId === undefined ? { type: "envelope" } : { type: "envelope", conversationId, envelopeId });
+  publish(db, { type: "envelope", conversationId, envelopeId });
 }
 
 /** Records a turn and ends its envelope(s) in one write (lib/db/turns.ts `saveTurnAndEnd`), then tells open pages. */
 export async function endEnvelopeWithTurn(db: Database, turn: TurnRecord, id: number | number[], outcome: EnvelopeOutcome) {
   await saveTurnAndEnd(db, turn, id, outcome);
-  await envelopeEnded(db, id);
+  envelopeEnded(db, id, turn.conversationId);
 }

@@ -89,13 +89,13 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
   if (!envelope || envelope.status === "done" || envelope.status === "failed" || !envelope.forkId || !envelope.conversationId) return;
   const conversation = await findConversation(db, envelope.conversationId);
   if (!conversation) {
-    await endEnvelope(db, envelopeId, { status: "failed", error: "conversation not found" });
+    await endEnvelope(db, envelopeId, { status: "failed", error: "conversation not found" }, envelope.conversationId);
     return;
   }
   if (agentStaysSilent(conversation.handoffState)) {
     // A human was called or has the chat: the agent posts nothing there, not even a task's message.
     await updateFork(db, envelope.forkId, { status: "failed", endedAt: new Date(), summary: `failed: ${HANDED_OFF}` });
-    await endEnvelope(db, envelopeId, { status: "failed", error: HANDED_OFF });
+    await endEnvelope(db, envelopeId, { status: "failed", error: HANDED_OFF }, envelope.conversationId);
     return;
   }
   // The conversation's bot's own agent: its model and settings, else the deployment's.
@@ -103,7 +103,12 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
   if (!model) {
     // Honest status: nothing ran, so the fork failed (never "done").
     await updateFork(db, envelope.forkId, { status: "failed", endedAt: new Date(), summary: "failed: no model configured" });
-    await endEnvelope(db, envelopeId, { status: "failed", error: "no model configured: background tasks need one" });
+    await endEnvelope(
+      db,
+      envelopeId,
+      { status: "failed", error: "no model configured: background tasks need one" },
+      envelope.conversationId,
+    );
     return;
   }
   const settings = await settingsForChannel(db, conversation.channel);

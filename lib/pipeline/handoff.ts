@@ -244,13 +244,18 @@ function oneLineQuote(value: string) {
  * gets 409), release (back to the agent; the next turn carries a note that a
  * human handled it).
  */
-export async function changeHandoff(deps: TurnDeps, conversationId: number, body: z.infer<typeof handoffBodySchema>, operator: string) {
+export async function changeHandoff(
+  deps: TurnDeps,
+  conversationId: number,
+  body: z.infer<typeof handoffBodySchema>,
+  operator: { name: string; displayName?: string | null },
+) {
   if (body.action === "request") {
-    return (
-      await requestHandoff(deps, { conversationId, reason: body.reason ?? `requested by ${operator}`, by: operatorAddress(operator) })
-    ).view;
+    // The reason is read in the console: the operator as it names them (their display name where set).
+    const reason = body.reason ?? `requested by ${operator.displayName ?? operator.name}`;
+    return (await requestHandoff(deps, { conversationId, reason, by: operatorAddress(operator.name) })).view;
   }
-  return moveHandoff(deps.db, conversationId, body.action, operator);
+  return moveHandoff(deps.db, conversationId, body.action, operator.name);
 }
 
 /** An operator takes a waiting handoff (409 when it is not waiting): also done by replying to a waiting user. */

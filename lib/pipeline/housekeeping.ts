@@ -47,7 +47,12 @@ async function keepStaleSends(deps: TurnDeps, startedBefore: Date) {
     // Ticks can overlap (and instances share the table): one of them keeps each send.
     if (!(await claimStaleSend(deps.db, envelope.id, STALE_SEND))) continue;
     if (!envelope.conversation) {
-      await endEnvelope(deps.db, envelope.id, { status: "failed", error: STALE_SEND, metadata: { outcome: "unknown" } });
+      await endEnvelope(
+        deps.db,
+        envelope.id,
+        { status: "failed", error: STALE_SEND, metadata: { outcome: "unknown" } },
+        envelope.conversationId,
+      );
       continue;
     }
     const inReplyTo = envelope.metadata.inReplyToMessageId;

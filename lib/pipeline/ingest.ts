@@ -30,7 +30,6 @@ import type { EnvelopeMetadata } from "../envelope/metadata";
 import { publish } from "../events/bus";
 import { log } from "../log";
 import type { Settings } from "../settings/schema";
-import { getSettings } from "../settings/store";
 import { settingsForChannel } from "../bots/bot-config";
 import { decideResume, interactiveChildOf, replyResumes } from "./fork-routing";
 import { reopenByUser } from "./conversation-status";
@@ -98,7 +97,8 @@ export async function ingestInbound(
     if (isUniqueViolation(error)) return { status: "duplicate" };
     throw error;
   }
-  if (command !== null && options.deps && stored.status === "stored") await handoffByCommand(options.deps, stored, command);
+  if (command !== null && options.deps && stored.status === "stored")
+    await handoffByCommand(options.deps, stored, command, settings.agentName);
   return stored;
 }
 
@@ -107,13 +107,23 @@ export async function ingestInbound(
  * again while still waiting: reminded once that a person is coming. A failure is
  * logged, never the webhook's 500: the message is stored and an operator can act.
  */
-async function handoffByCommand(deps: TurnDeps, stored: Extract<StoreInboundResult, { status: "stored" }>, reason: string) {
-  const { agentName } = await getSettings(deps.db);
+async function handoffByCommand(
+  deps: TurnDeps,
+  stored: Extract<StoreInboundResult, { status: "stored" }>,
+  reason: string,
+  // The bot's own agent, to which the message's envelope went (not the global agent name).
+  agentName: string,
+) {
   // The inbound envelope says why the agent did not answer it.
-  await endEnvelope(deps.db, stored.envelopeId, {
-    status: "done",
-    metadata: { skipped: "handoff command", handoff: { action: "request", via: "command" } },
-  });
+  await endEnvelope(
+    deps.db,
+    stored.envelopeId,
+    {
+      status: "done",
+      metadata: { skipped: "handoff command", handoff: { action: "request", via: "command" } },
+    },
+    stored.conversationId,
+  );
   const message = await deps.db.prisma.message.findUnique({
     where: { id: stored.messageId },
     select: { id: true, threadId: true, platformMessageId: true, platformTopicId: true },
@@ -125,10 +135,15 @@ async function handoffByCommand(deps: TurnDeps, stored: Extract<StoreInboundResu
     if ((error as { code?: string }).code === "rate_limited") {
       // Recorded where operators look (the user's envelope), never a message or a notice more.
       log.warn("handoff.user_limit", { conversationId: stored.conversationId });
-      await endEnvelope(deps.db, stored.envelopeId, {
-        status: "done",
-        metadata: { handoff: { action: "request", via: "command", refused: (error as Error).message } },
-      });
+      await endEnvelope(
+        deps.db,
+        stored.envelopeId,
+        {
+          status: "done",
+          metadata: { handoff: { action: "request", via: "command", refused: (error as Error).message } },
+        },
+        stored.conversationId,
+      );
       return;
     }
     if ((error as { code?: string }).code === "conflict") {

@@ -117,12 +117,17 @@ export async function keepPossiblyDelivered(
       log.error("deliver.keep_possibly_delivered_failed", { envelopeId, error });
       return null;
     }));
-  await endEnvelope(db, envelopeId, {
-    status: "failed",
-    error: `${input.error} (${POSSIBLY_DELIVERED}: check the chat before retrying)`,
-    ...(message ? { messageId: message.id } : {}),
-    metadata: { outcome: "unknown" },
-  });
+  await endEnvelope(
+    db,
+    envelopeId,
+    {
+      status: "failed",
+      error: `${input.error} (${POSSIBLY_DELIVERED}: check the chat before retrying)`,
+      ...(message ? { messageId: message.id } : {}),
+      metadata: { outcome: "unknown" },
+    },
+    input.conversation.id,
+  );
 }
 
 /**
@@ -192,7 +197,7 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
   const channel = deps.channels[input.conversation.channel];
   if (!channel) {
     const error = `channel "${input.conversation.channel}" is not configured`;
-    await endEnvelope(db, envelopeId, { status: "failed", error, metadata: { outcome: "not_sent" } });
+    await endEnvelope(db, envelopeId, { status: "failed", error, metadata: { outcome: "not_sent" } }, input.conversation.id);
     return { kind: "failed", envelopeId, outcome: "not_sent", error };
   }
 
@@ -200,7 +205,7 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
   const membership = input.membership !== undefined ? input.membership : await readMembership(db, input.conversation.id);
   if (membership) {
     const error = membershipError(membership);
-    await endEnvelope(db, envelopeId, { status: "failed", error, metadata: { outcome: "not_sent" } });
+    await endEnvelope(db, envelopeId, { status: "failed", error, metadata: { outcome: "not_sent" } }, input.conversation.id);
     return { kind: "failed", envelopeId, outcome: "not_sent", error };
   }
 
@@ -225,7 +230,7 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
     if (outcome === "unknown") {
       await keepPossiblyDelivered(db, envelopeId, { ...input, error: message });
     } else {
-      await endEnvelope(db, envelopeId, { status: "failed", error: message, metadata: { outcome } });
+      await endEnvelope(db, envelopeId, { status: "failed", error: message, metadata: { outcome } }, input.conversation.id);
     }
     return { kind: "failed", envelopeId, outcome, error: message };
   }
@@ -234,7 +239,12 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
   if (kept) {
     // A Retry of a send kept as possibly delivered: that message is now confirmed.
     await confirmKeptMessage(db, kept.id, sent.platformMessageId);
-    await endEnvelope(db, envelopeId, { status: "done", messageId: kept.id, metadata: { platformMessageId: sent.platformMessageId } });
+    await endEnvelope(
+      db,
+      envelopeId,
+      { status: "done", messageId: kept.id, metadata: { platformMessageId: sent.platformMessageId } },
+      input.conversation.id,
+    );
     return { kind: "sent", envelopeId, messageId: kept.id };
   }
 
@@ -258,15 +268,18 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
       // The envelope ends with the message in one write: never a stored answer on a still-processing send.
       { envelopeId, metadata: { platformMessageId: sent.platformMessageId } },
     );
-    await envelopeEnded(db, envelopeId);
+    envelopeEnded(db, envelopeId, input.conversation.id);
     return { kind: "sent", envelopeId, messageId: message.id };
   } catch (error) {
     const saveError = (error as Error).message || String(error);
     log.error("deliver.save_failed", { envelopeId, error });
     // Sent but not stored: the user has it (done, never resent); the operator sees why it is missing.
-    await endEnvelope(db, envelopeId, { status: "done", metadata: { platformMessageId: sent.platformMessageId, saveError } }).catch(
-      (finishError) => log.error("deliver.save_failed_unrecorded", { envelopeId, error: finishError }),
-    );
+    await endEnvelope(
+      db,
+      envelopeId,
+      { status: "done", metadata: { platformMessageId: sent.platformMessageId, saveError } },
+      input.conversation.id,
+    ).catch((finishError) => log.error("deliver.save_failed_unrecorded", { envelopeId, error: finishError }));
     return {
       kind: "unrecorded",
       envelopeId,

@@ -336,7 +336,12 @@ export class EnvelopeWorker {
       } else {
         log.error("worker.failed", { envelopeIds: ids, attempts, error: message });
         for (const id of ids)
-          await endEnvelope(this.deps.db, id, { status: "failed", error: `gave up after ${attempts} attempts: ${message}` });
+          await endEnvelope(
+            this.deps.db,
+            id,
+            { status: "failed", error: `gave up after ${attempts} attempts: ${message}` },
+            turn.conversationId,
+          );
       }
     }
   }

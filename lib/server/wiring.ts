@@ -124,8 +124,13 @@ export type AppOverrides = {
   pollMs?: number;
   /** How long a provider refusing every call is waited for (lib/agent/call-limits.ts), shortened in tests. */
   refusingForGoodMs?: number;
-  /** Media downloads: attempts, backoff and timeout, shortened in tests. */
-  media?: { maxAttempts?: number; backoffMs?: (attempts: number) => number; timeoutMs?: number };
+  /** Media downloads: attempts, backoff and timeout, shortened in tests (or the deadline ended by the test). */
+  media?: {
+    maxAttempts?: number;
+    backoffMs?: (attempts: number) => number;
+    timeoutMs?: number;
+    deadline?: (timeoutMs: number) => AbortSignal;
+  };
 };
 
 /**
@@ -218,6 +223,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     allowInsecureUrls: e.MEDIA_ALLOW_INSECURE_URLS,
     maxAttempts: overrides.media?.maxAttempts,
     backoffMs: overrides.media?.backoffMs,
+    deadline: overrides.media?.deadline,
     observe: observeMediaFetch,
   });
   const worker = new EnvelopeWorker({

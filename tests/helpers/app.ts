@@ -23,7 +23,12 @@ export type TestAppOptions = {
   /** Extra environment (e.g. the LINE adapter's). */
   env?: Record<string, string>;
   /** Media downloads: attempts, backoff, timeout (short in tests). */
-  media?: { maxAttempts?: number; backoffMs?: (attempts: number) => number; timeoutMs?: number };
+  media?: {
+    maxAttempts?: number;
+    backoffMs?: (attempts: number) => number;
+    timeoutMs?: number;
+    deadline?: (timeoutMs: number) => AbortSignal;
+  };
   /** Leave the model to the wiring (the sandbox demo model when nothing else is set); by default tests without one have none. */
   wiringChoosesModel?: boolean;
 };

@@ -397,6 +397,22 @@ describe.each(databases)("bots as records on $name", ({ name, open }) => {
     }
   });
 
+  it("a user's handoff command on a bot with its own agent name is requested by that bot's agent, not the global one", async () => {
+    // Bot B's agent is "sales" (the test above); the global agent name stays "main".
+    const user = { id: 880007, first_name: "Hugo" };
+    await postTo(ids.b, secrets.b, { from: user, chat: { id: user.id, type: "private" }, text: "/human" });
+    await t.settle();
+    const conversation = await t.db.prisma.conversation.findFirstOrThrow({ where: { botId: ids.b, platformChatId: String(user.id) } });
+    const envelopes = await t.db.prisma.envelope.findMany({ where: { conversationId: conversation.id }, orderBy: { id: "asc" } });
+    // The user's message went to the bot's own agent, and that agent asks for the human.
+    expect(envelopes.find((e) => e.from.startsWith("channel:"))).toMatchObject({ to: "agent:sales" });
+    const request = envelopes.find(
+      (e) => (e.metadata as { handoff?: { action?: string } } | null)?.handoff?.action === "request" && e.from.startsWith("agent:"),
+    );
+    expect(request?.from).toBe("agent:sales");
+    expect(conversation.handoffState).toBe("waiting");
+  });
+
   it("a revoked token fails that bot's sends, visibly, while the other bot keeps answering", async () => {
     telegram.revoke(TOKEN_A);
     const user = { id: 880003, first_name: "Finn" };

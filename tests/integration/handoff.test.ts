@@ -97,7 +97,7 @@ describe("human handoff (AI SDK mock model)", () => {
     expect(sendTexts()).toEqual([WAITING, WAITING]);
     expect(app.telegram.sends()[1].body.reply_parameters).toBeTruthy();
     // An operator has it: the command is just a message the operator sees.
-    await changeHandoff(app.t.app.turnDeps, id, { action: "take" }, "alice");
+    await changeHandoff(app.t.app.turnDeps, id, { action: "take" }, { name: "alice" });
     await app.t.post(update({ text: "/human" }));
     await app.t.settle();
     expect(sendTexts()).toEqual([WAITING, WAITING]);
@@ -123,7 +123,7 @@ describe("human handoff (AI SDK mock model)", () => {
     const { id } = await conversation();
     const deps = app.t.app.turnDeps;
     const refused = async (action: "request" | "take" | "release") => {
-      const error = await changeHandoff(deps, id, { action }, "alice").catch((e) => e);
+      const error = await changeHandoff(deps, id, { action }, { name: "alice" }).catch((e) => e);
       expect(error).toBeInstanceOf(AppError);
       expect(errorResponse(error).status).toBe(409);
       return (error as Error).message;
@@ -131,19 +131,19 @@ describe("human handoff (AI SDK mock model)", () => {
     // bot: take and release are refused.
     expect(await refused("take")).toBe("nothing to take: no handoff is waiting here");
     expect(await refused("release")).toBe("the agent already has this conversation: nothing to hand back");
-    expect(await changeHandoff(deps, id, { action: "request", reason: "needs a manager" }, "alice")).toMatchObject({
+    expect(await changeHandoff(deps, id, { action: "request", reason: "needs a manager" }, { name: "alice" })).toMatchObject({
       state: "waiting",
       reason: "needs a manager",
     });
     expect(await refused("request")).toBe("a handoff is already waiting for an operator");
-    expect(await changeHandoff(deps, id, { action: "take" }, "alice")).toMatchObject({
+    expect(await changeHandoff(deps, id, { action: "take" }, { name: "alice" })).toMatchObject({
       state: "assigned",
       operator: "alice",
       reason: "needs a manager",
     });
     expect(await refused("take")).toBe("another operator already took this conversation");
     expect(await refused("request")).toBe("an operator already has this conversation");
-    expect(await changeHandoff(deps, id, { action: "release" }, "alice")).toBeNull();
+    expect(await changeHandoff(deps, id, { action: "release" }, { name: "alice" })).toBeNull();
     expect(await refused("release")).toBe("the agent already has this conversation: nothing to hand back");
     const after = await conversation();
     expect(after.lastHandoffOperator).toBe("alice");
@@ -163,14 +163,14 @@ describe("human handoff (AI SDK mock model)", () => {
     await app.t.settle();
     const { id } = await conversation();
     const deps = app.t.app.turnDeps;
-    await changeHandoff(deps, id, { action: "take" }, "alice");
+    await changeHandoff(deps, id, { action: "take" }, { name: "alice" });
     const userMessage = await app.t.db.prisma.message.findFirstOrThrow({ where: { text: "get me a person" } });
     await sendOperatorReply(deps, {
       messageId: userMessage.id,
       text: "Hi, Alice from support: your refund is approved.",
       operator: "alice",
     });
-    await changeHandoff(deps, id, { action: "release" }, "alice");
+    await changeHandoff(deps, id, { action: "release" }, { name: "alice" });
     expect(calls).toHaveLength(1);
     await app.t.post(update({ text: "thanks! anything else?", date: Math.floor(Date.now() / 1000) + 2 }));
     await app.t.settle();
@@ -312,8 +312,8 @@ describe.skipIf(!hasPostgres)("human handoff on PostgreSQL: two instances take t
       });
       const deps = (db: typeof second) => ({ db, channels: {}, model: null, timeoutMs: 1000, requestHandoff });
       const results = await Promise.allSettled([
-        changeHandoff(deps(testDb.db), c.id, { action: "take" }, "carol"),
-        changeHandoff(deps(second), c.id, { action: "take" }, "dave"),
+        changeHandoff(deps(testDb.db), c.id, { action: "take" }, { name: "carol" }),
+        changeHandoff(deps(second), c.id, { action: "take" }, { name: "dave" }),
       ]);
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
       const rejected = results.find((r) => r.status === "rejected") as PromiseRejectedResult;

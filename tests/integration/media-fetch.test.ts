@@ -87,8 +87,11 @@ describe.each(databases)("media fetch on $name", ({ name, open }) => {
   let files: FakeFiles;
   let app: TestApp;
 
-  /** The app; a download's deadline is short, so the hanging server fails in two attempts. */
-  const startApp = (timeoutMs = 1_500) =>
+  /**
+   * The app; a download's deadline is short, so the hanging server fails in two attempts.
+   * `deadline`: the test ends each download's deadline itself (no race with the clock).
+   */
+  const startApp = (timeoutMs = 1_500, deadline?: (timeoutMs: number) => AbortSignal) =>
     startTestApp({
       db: t,
       telegram: tg,
@@ -99,7 +102,7 @@ describe.each(databases)("media fetch on $name", ({ name, open }) => {
         LINE_DATA_API_ROOT: files.url,
         MEDIA_ALLOW_INSECURE_URLS: "true",
       },
-      media: { timeoutMs, maxAttempts: 2, backoffMs: () => 30 },
+      media: { timeoutMs, maxAttempts: 2, backoffMs: () => 30, deadline },
     });
 
   beforeEach(async () => {
@@ -256,19 +259,36 @@ describe.each(databases)("media fetch on $name", ({ name, open }) => {
   }, 120_000);
 
   it("retries a download that hangs, then fails it with the reason, while other downloads go on", async () => {
+    // Each download's deadline passes when the test says so, never by the wall clock: on a busy
+    // machine the good photo's download and inspection could outlast a real 1.5 s deadline.
+    const deadlines: AbortController[] = [];
+    const timeUp = () => {
+      for (const d of deadlines.splice(0)) d.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError"));
+    };
+    await app.stop();
+    app = await startApp(60_000, () => {
+      const deadline = new AbortController();
+      deadlines.push(deadline);
+      return deadline.signal;
+    });
     tg.addFile("AgACAgIAAxkBAAIBhang", { hang: true });
     const hanging = await pendingAttachment(t.db, { source: "telegram", sourceRef: "AgACAgIAAxkBAAIBhang" });
     const good = await jpeg(100, 80);
     tg.addFile("AgACAgIAAxkBAAIBgood", { bytes: good, delayMs: 50 });
     const other = await pendingAttachment(t.db, { source: "telegram", sourceRef: "AgACAgIAAxkBAAIBgood" });
     app.app.media.wake();
-    // The good photo is stored while the hanging one is still waiting for its bytes.
-    await expect.poll(async () => (await row(other.id)).status, { timeout: 5_000, interval: 20 }).toBe("stored");
-    // …in its first attempt: nothing has timed out yet, so the good one did not wait for it.
+    // The good photo is stored while the hanging one is still waiting for its bytes…
+    await expect.poll(async () => (await row(other.id)).status, { timeout: 30_000, interval: 20 }).toBe("stored");
+    await expect.poll(() => tg.fileStats("AgACAgIAAxkBAAIBhang").requests, { timeout: 30_000, interval: 20 }).toBe(1);
+    // …in its first attempt: its deadline has not passed, so the good one did not wait for it.
     expect(await row(hanging.id)).toMatchObject({ status: "pending", attempts: 1, error: null });
-    await app.app.media.idle(2_000);
+    // The first attempt's deadline passes: retried after the backoff, its second deadline passes too.
+    timeUp();
+    await expect.poll(() => tg.fileStats("AgACAgIAAxkBAAIBhang").requests, { timeout: 30_000, interval: 20 }).toBe(2);
+    await expect.poll(() => deadlines.length, { timeout: 30_000, interval: 20 }).toBe(1);
+    timeUp();
+    await expect.poll(async () => (await row(hanging.id)).status, { timeout: 30_000, interval: 20 }).toBe("failed");
     const failed = await row(hanging.id);
-    expect(failed.status).toBe("failed");
     expect(failed.error).toMatch(/timed out.*gave up after 2 attempts/);
     expect(failed.attempts).toBe(2);
     expect(tg.fileStats("AgACAgIAAxkBAAIBhang").requests).toBe(2);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { z } from "zod";
 import { POST as acceptRoute } from "@/app/api/auth/invitation/route";
 import { POST as loginRoute } from "@/app/api/auth/login/route";
@@ -516,9 +516,13 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     };
     const bobStream = await streamOf(s.agent.session);
     const adminStream = await streamOf(s.admin);
-    await endEnvelope(app.t.db, inB.id, { status: "done" });
-    await endEnvelope(app.t.db, [inA.id], { status: "done" });
-    await endEnvelope(app.t.db, between.id, { status: "failed", error: "x" });
+    // Each caller passes the conversation it has read: ending an envelope reads nothing to name it.
+    const envelopeReads = vi.spyOn(db.envelope, "findUnique");
+    await endEnvelope(app.t.db, inB.id, { status: "done" }, s.b.id);
+    await endEnvelope(app.t.db, [inA.id], { status: "done" }, s.a.id);
+    await endEnvelope(app.t.db, between.id, { status: "failed", error: "x" }, null);
+    expect(envelopeReads).not.toHaveBeenCalled();
+    envelopeReads.mockRestore();
     const bus = eventBus(app.t.db);
     // An envelope event naming no conversation (an instance of an older version, through the relay): its bot is unknown.
     bus.publish({ type: "envelope", envelopeId: inB.id });

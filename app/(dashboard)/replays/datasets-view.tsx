@@ -169,7 +169,8 @@ function variantText(variant: Record<string, unknown>): string {
   if (v.instructions !== undefined) parts.push(`instructions "${v.instructions.slice(0, 60)}${v.instructions.length > 60 ? "…" : ""}"`);
   if (v.model) parts.push(`model ${v.model.provider}:${v.model.model}`);
   for (const [k, value] of Object.entries(v.settings ?? {})) parts.push(`${k} ${String(value)}`);
-  return parts.length ? parts.join(" · ") : "no changes";
+  // The variant's own changes: "no changes" read as a claim about the answers (beside "Answers changed: 2").
+  return parts.length ? parts.join(" · ") : "settings unchanged";
 }
 
 function RunView({ datasetId, runId, others }: { datasetId: number; runId: number; others: number[] }) {

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { api } from "../_lib/api";
 import { useOperators } from "../_lib/sender";
@@ -11,6 +12,7 @@ import { useOperators } from "../_lib/sender";
  */
 export function AccountForm() {
   const client = useQueryClient();
+  const router = useRouter();
   const operators = useOperators();
   const me = operators.data?.operators.find((o) => o.id === operators.data?.me);
   const [draft, setDraft] = useState<string | null>(null);
@@ -23,6 +25,8 @@ export function AccountForm() {
     onSuccess: (data) => {
       setDraft(data.operator.displayName ?? "");
       void client.invalidateQueries({ queryKey: ["operators"] });
+      // The sidebar's "Signed in as" is rendered by the layout on the server.
+      router.refresh();
     },
   });
   // The API token has no account: nothing to edit.

@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
+import { messagePreview } from "@/lib/media/preview";
 import { Attachments } from "../_lib/attachments";
 import { useRef, useState } from "react";
 import { TELEGRAM_USER_TEXT_LIMIT, tooLongSentence } from "@/lib/channels/text-limit";
@@ -309,11 +310,20 @@ function QuotedReply({
   target: TimelineMessage | undefined;
   label: (kind: string, name: string | null) => string;
 }) {
-  const quoted = m.quoteText ?? target?.text ?? m.replyToText;
+  const quoted = m.quoteText || target?.text || m.replyToText;
   const sender = target ? label(target.senderKind, target.senderName) : m.replyToSenderName;
+  // A file without a caption has no text to quote: it reads as the conversation list shows it ("📎 invoice.pdf").
+  const file = target?.attachments?.[0];
   return (
     <div className="reply-arrow" data-testid="sim-reply-quote">
-      ↩ {sender ?? "message"}: “<bdi>{(quoted ?? "").slice(0, 140)}</bdi>”
+      ↩ {sender ?? "message"}:{" "}
+      {quoted ? (
+        <>
+          “<bdi>{quoted.slice(0, 140)}</bdi>”
+        </>
+      ) : (
+        <bdi>{file ? messagePreview("", file) : "(no text)"}</bdi>
+      )}
     </div>
   );
 }

@@ -29,6 +29,7 @@ export function InboxControls({ conversationId, status, snoozedUntil, assigneeId
   const change = useConversationChange(conversationId);
   const operators = useOperators().data;
   const me = operators?.me ?? null;
+  const assignee = operators?.operators.find((o) => o.id === assigneeId);
   return (
     <div className="row" data-testid="inbox-controls">
       <span className={`badge ${status === "resolved" ? "ok" : status === "snoozed" ? "" : "warn"}`} data-testid="inbox-status">
@@ -66,7 +67,9 @@ export function InboxControls({ conversationId, status, snoozedUntil, assigneeId
         value={assigneeId === null ? "" : String(assigneeId)}
         disabled={change.isPending || !operators}
         onChange={(e) => change.mutate({ assigneeId: e.target.value ? Number(e.target.value) : null })}
-        style={{ maxWidth: 180 }}
+        // As wide as the longest name (up to the row's width: a phone cuts it, the title still says it whole).
+        title={assignee ? (assignee.displayName ?? assignee.name) : "Unassigned"}
+        style={{ width: "auto", maxWidth: "100%" }}
       >
         <option value="">Unassigned</option>
         {(operators?.operators ?? []).map((o) => (

@@ -3,6 +3,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { messagePreview } from "@/lib/media/preview";
 import { Attachments } from "../../_lib/attachments";
 import { DeliveryFailure } from "../../_lib/delivery-failure";
 import { InspectLink } from "../../_lib/inspect-link";
@@ -61,8 +62,8 @@ type ItemProps = {
 function MessageItem({ m, previous, target, selected, highlighted, onReply, onJump, label }: ItemProps) {
   const gap = previous ? new Date(m.sentAt).getTime() - new Date(previous.sentAt).getTime() : 0;
   const quoted = m.quoteText || target?.text || m.replyToText;
-  // A file without a caption has no text to quote: say what it was.
-  const files = target?.attachments?.map((a) => a.kind.replaceAll("_", " ")).join(", ");
+  // A file without a caption has no text to quote: it reads as the conversation list shows it ("📎 invoice.pdf").
+  const file = target?.attachments?.[0];
   const arrow = (
     <>
       ↩ {target ? label(target.senderKind, target.senderName) : (m.replyToSenderName ?? "message")}
@@ -72,7 +73,7 @@ function MessageItem({ m, previous, target, selected, highlighted, onReply, onJu
           “<bdi>{quoted.slice(0, 140)}</bdi>”
         </>
       ) : (
-        <span className="muted">{files ? `(${files})` : "(no text)"}</span>
+        <span className="muted">{file ? messagePreview("", file) : "(no text)"}</span>
       )}
     </>
   );

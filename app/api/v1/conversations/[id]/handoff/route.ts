@@ -10,7 +10,7 @@ export const POST = withOperator<{ id: string }>(
   async ({ request, params, ctx, caller }) => {
     const id = idParam(params.id);
     const body = await readJson(request, handoffBodySchema);
-    return jsonOf(handoffResponse, { handoff: await changeHandoff(ctx.turnDeps, id, body, caller.operator.name) });
+    return jsonOf(handoffResponse, { handoff: await changeHandoff(ctx.turnDeps, id, body, caller.operator) });
   },
   { role: "agent", scope: "conversation" },
 );
