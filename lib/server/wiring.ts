@@ -339,7 +339,8 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
 async function build(): Promise<App> {
   const e = env();
   // Before anything runs, so the first webhook is traced; loads nothing without OTEL_EXPORTER_OTLP_ENDPOINT.
-  await startTracing(e);
+  const tracingStarted = await startTracing(e);
+  if (tracingStarted) log.info("tracing.started", tracingStarted);
   return createApp(
     e,
     await openDb(e.DATABASE_URL, { backgroundCheckpoints: true, poolSize: e.DATABASE_POOL_SIZE ?? postgresPoolSize(e.WORKER_CONCURRENCY) }),
