@@ -24,7 +24,7 @@ import {
   updateFork,
 } from "../db/forks";
 import { agentAddress } from "../envelope/address";
-import { canonicalText } from "../prompt/sanitize";
+import { canonicalText } from "../context/sanitize";
 import { AppError, notFound } from "../errors";
 import { publish } from "../events/bus";
 import { log } from "../log";

@@ -4,7 +4,7 @@ import { parseMessageUpdate } from "@/lib/channels/telegram/parse";
 import { updateSchema } from "@/lib/channels/telegram/schema";
 import type { AttachmentFact } from "@/lib/context/types";
 import { attachmentRows } from "@/lib/media/intake";
-import { attachmentLine, mediaLines } from "@/lib/prompt/media-line";
+import { attachmentLine, mediaLines } from "@/lib/context/media-line";
 import { LINE, lineMessageEvent, TG, tgMedia, tgPhoto } from "../fixtures/media-updates";
 
 const BOT = { id: 42, username: "switchboard_bot" };

@@ -1,5 +1,5 @@
-import { shortDuration } from "../context/duration";
-import type { ContextMessage, StoredMessage } from "../context/types";
+import { shortDuration } from "./duration";
+import type { ContextMessage, StoredMessage } from "./types";
 import { mediaLines } from "./media-line";
 import { sanitizeBody, sanitizeInline, sanitizeName, userLabel } from "./sanitize";
 
