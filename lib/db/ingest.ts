@@ -1,4 +1,3 @@
-import { topicKeysLike } from "../envelope/topic-key";
 import type { AttachmentRow } from "../media/intake";
 import type { SharedContent } from "../media/types";
 import type { SqlRunner, SqlValue, WriteStatement } from "./sql";
@@ -170,22 +169,33 @@ export async function recordUpdateAndConversation(
   ))!;
 }
 
+/**
+ * A chat and its forum topics: the chat's key and a LIKE pattern its topics' keys match
+ * (how a topic's key is written is the channel's: lib/channels/topic-key.ts `chatFamily`).
+ */
+export type ChatFamily = { chatId: string; topicKeysLike: string };
+
 /** Clears the blocked/removed mark of a chat and its topics, unless it changed after `at`. */
-export async function clearMembership(sql: SqlRunner, channel: string, chat: ChatRow, at: Date) {
-  const chatId = chat.topic?.chatId ?? chat.id;
+export async function clearMembership(sql: SqlRunner, channel: string, { chatId, topicKeysLike }: ChatFamily, at: Date) {
   await sql.run(
     `UPDATE "Conversation" SET "membership" = NULL, "membershipChangedAt" = ?
      WHERE "channel" = ? AND ("platformChatId" = ? OR "platformChatId" LIKE ?) AND "membership" IS NOT NULL AND "membershipChangedAt" < ?`,
     at,
     channel,
     chatId,
-    topicKeysLike(chatId),
+    topicKeysLike,
     at,
   );
 }
 
 /** Sets the bot's membership of a chat and its topics, unless a later change is already stored. */
-export async function setMembership(sql: SqlRunner, channel: string, chatId: string, membership: string | null, at: Date) {
+export async function setMembership(
+  sql: SqlRunner,
+  channel: string,
+  { chatId, topicKeysLike }: ChatFamily,
+  membership: string | null,
+  at: Date,
+) {
   await sql.run(
     `UPDATE "Conversation" SET "membership" = ?, "membershipChangedAt" = ?, "updatedAt" = ?
      WHERE "channel" = ? AND ("platformChatId" = ? OR "platformChatId" LIKE ?) AND ("membershipChangedAt" IS NULL OR "membershipChangedAt" <= ?)`,
@@ -194,7 +204,7 @@ export async function setMembership(sql: SqlRunner, channel: string, chatId: str
     new Date(),
     channel,
     chatId,
-    topicKeysLike(chatId),
+    topicKeysLike,
     at,
   );
 }

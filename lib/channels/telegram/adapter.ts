@@ -13,7 +13,7 @@ import {
   type SendRequest,
   type SendResult,
 } from "../types";
-import { splitTopicChatId } from "../../envelope/topic-key";
+import { splitTopicChatId } from "../topic-key";
 import { networkCodeOf, neverConnected } from "../never-connected";
 import type { BotIdentity } from "./parse";
 import { startSandboxBotApi, type SandboxBotApi } from "./sandbox-bot-api";
