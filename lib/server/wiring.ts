@@ -23,7 +23,7 @@ import { LiveStreams } from "../events/live-streams";
 import { blobStoreFor } from "../media/blob-store";
 import { MediaFetcher } from "../media/fetch-job";
 import { dispatchEnvelope } from "../pipeline/dispatch";
-import { housekeeping } from "../pipeline/housekeeping";
+import { housekeeping } from "./housekeeping";
 import { ingestEvent } from "../pipeline/ingest";
 import { requestHandoff } from "../pipeline/handoff";
 import { createReplayModels } from "../replay/models";

@@ -5,7 +5,7 @@ import { createSession } from "@/lib/db/operators";
 import { readEnvelopeMetadata } from "@/lib/envelope/metadata";
 import { describeStateChange } from "@/app/(dashboard)/_lib/state-change";
 import type { StateChange } from "@/lib/inbox/state-changes";
-import { housekeeping } from "@/lib/pipeline/housekeeping";
+import { housekeeping } from "@/lib/server/housekeeping";
 import { alice, group, update } from "../fixtures/telegram";
 import { databases, hasPostgres, POSTGRES_SKIP_REASON } from "../helpers/db";
 import { useHarness } from "../helpers/harness";
