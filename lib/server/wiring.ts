@@ -45,6 +45,7 @@ import {
   observeTurns,
   observeWebhook,
 } from "../metrics/record";
+import { dbMetrics } from "../metrics/db";
 import { configuredModelLabel } from "../metrics/model-label";
 import { setMetricsEnabled } from "../metrics/registry";
 import { ensureEnvBot, setBotIdentity } from "../db/bots";
@@ -343,7 +344,11 @@ async function build(): Promise<App> {
   if (tracingStarted) log.info("tracing.started", tracingStarted);
   return createApp(
     e,
-    await openDb(e.DATABASE_URL, { backgroundCheckpoints: true, poolSize: e.DATABASE_POOL_SIZE ?? postgresPoolSize(e.WORKER_CONCURRENCY) }),
+    await openDb(e.DATABASE_URL, {
+      backgroundCheckpoints: true,
+      poolSize: e.DATABASE_POOL_SIZE ?? postgresPoolSize(e.WORKER_CONCURRENCY),
+      observer: dbMetrics,
+    }),
   );
 }
 
