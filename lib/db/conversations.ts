@@ -1,4 +1,4 @@
-import { messagePreview } from "../media/preview";
+import { messagePreview } from "./message-preview";
 import { type BotScope, conversationScopeSql, conversationScopeWhere } from "./conversation-scope";
 import type { Database } from "./database";
 import type { ChatFamily } from "./ingest";

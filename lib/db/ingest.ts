@@ -1,5 +1,3 @@
-import type { AttachmentRow } from "../media/intake";
-import type { SharedContent } from "../media/types";
 import type { SqlRunner, SqlValue, WriteStatement } from "./sql";
 
 /**
@@ -45,7 +43,8 @@ export type InboundMessageFields = {
     forwardedFrom?: string;
     viaBot?: string;
     mediaGroupId?: string;
-    shared?: SharedContent;
+    /** Message.shared, stored as JSON (lib/media/types.ts `SharedContent`). */
+    shared?: Record<string, unknown>;
   };
   sender: { id: string; name: string; username?: string; isBot: boolean; role?: string; language?: string };
   replyTo?: { id?: string; text?: string; senderName?: string; fromSelf: boolean; chatTitle?: string };
@@ -400,12 +399,29 @@ function inboundMessageInsert(row: InboundMessageRow, now: Date, from?: { conver
     : { text: `INSERT INTO ${columns}\n     SELECT ${from.conversation}, ${values} FROM ${from.tables} RETURNING "id"`, params };
 }
 
+/** An Attachment row as ingest writes it; lib/media/intake.ts `attachmentRows` makes them (and decides each status). */
+export type AttachmentInsert = {
+  kind: string;
+  source: string;
+  sourceRef: string;
+  platformFileUniqueId?: string;
+  mimeType?: string;
+  fileName?: string;
+  sizeBytes?: number;
+  width?: number;
+  height?: number;
+  durationSeconds?: number;
+  details?: Record<string, unknown>;
+  status: string;
+  error: string | null;
+};
+
 /**
  * A message's attachments as ingest records them (lib/media/intake.ts decides each
  * one's status): one statement each, in the message's transaction. A pending one
  * is due for the fetch job at once (`nextAttemptAt`).
  */
-export async function insertAttachments(sql: SqlRunner, messageId: number, rows: AttachmentRow[], now: Date) {
+export async function insertAttachments(sql: SqlRunner, messageId: number, rows: AttachmentInsert[], now: Date) {
   for (const [position, a] of rows.entries()) {
     await sql.run(
       `INSERT INTO "Attachment" ("messageId", "position", "kind", "mimeType", "fileName", "sizeBytes", "width", "height", "durationSeconds",

@@ -22,7 +22,7 @@ import { turnUsageColumns } from "../usage/turn-usage";
 import { draftsPossible, startAnswerDraft, type AnswerDraft } from "./answer-draft";
 import { countDraftShed } from "../metrics/record";
 import { startChatActivity } from "./chat-activity";
-import type { EnvelopeMetadata } from "../envelope/metadata";
+import type { EnvelopeMetadata } from "../db/envelope-metadata";
 import type { Settings } from "../settings/schema";
 import { settingsForChannel } from "../bots/bot-config";
 import { agentStaysSilent, parseHandoffState } from "./handoff-rules";

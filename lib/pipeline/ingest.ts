@@ -27,7 +27,7 @@ import type { SqlRunner } from "../db/sql";
 import { attachmentRows, DEFAULT_MEDIA_MAX_BYTES } from "../media/intake";
 import { endEnvelope } from "./end-envelope";
 import { agentAddress, channelAddress } from "../envelope/address";
-import type { EnvelopeMetadata } from "../envelope/metadata";
+import type { EnvelopeMetadata } from "../db/envelope-metadata";
 import { publish } from "../events/bus";
 import { log } from "../log";
 import type { Settings } from "../settings/schema";

@@ -8,7 +8,7 @@ import { forkSessionState } from "../db/forks";
 import { endEnvelope, envelopeEnded } from "./end-envelope";
 import { appendOutboundMessage, confirmKeptMessage, keptMessageOfEnvelope, type OutboundAttachment } from "../db/messages";
 import { channelAddress } from "../envelope/address";
-import type { PlatformDetails } from "../envelope/metadata";
+import type { PlatformDetails } from "../db/envelope-metadata";
 import { publish } from "../events/bus";
 import { log } from "../log";
 import { sessionOfOutbound } from "./fork-routing";

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CSRF_HEADER, SESSION_COOKIE } from "@/lib/auth/operators";
 import { createSession } from "@/lib/db/operators";
-import { readEnvelopeMetadata } from "@/lib/envelope/metadata";
+import { readEnvelopeMetadata } from "@/lib/db/envelope-metadata";
 import { describeStateChange } from "@/app/(dashboard)/_lib/state-change";
 import type { StateChange } from "@/lib/inbox/state-changes";
 import { housekeeping } from "@/lib/server/housekeeping";
