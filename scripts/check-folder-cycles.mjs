@@ -58,5 +58,7 @@ for (const pair of found) {
   console.error(`error no-folder-pairs: lib/${pair.name.replace(" ↔ ", " ↔ lib/")} import each other:`);
   for (const file of pair.files) console.error(`    ${file}`);
 }
-console.error(`\n${found.length} pair(s) of lib/ folders import each other: move the file to the folder that owns the concept, move shared types down, or hand the dependency in.`);
+console.error(
+  `\n${found.length} pair(s) of lib/ folders import each other: move the file to the folder that owns the concept, move shared types down, or hand the dependency in.`,
+);
 process.exit(1);

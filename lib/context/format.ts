@@ -1,5 +1,6 @@
 import { shortDuration } from "./duration";
-import type { ContextMessage, StoredMessage } from "./types";
+import type { StoredMessage } from "../db/context-facts";
+import type { ContextMessage } from "./types";
 import { mediaLines } from "./media-line";
 import { sanitizeBody, sanitizeInline, sanitizeName, userLabel } from "./sanitize";
 

@@ -1,7 +1,7 @@
 import type { ModelMessage } from "ai";
 import type { AssembledContext, BuiltContext } from "./assemble";
 import type { HandoffNote } from "./handoff-note";
-import type { AttachmentFact, PendingUpdate, StoredMessage } from "./types";
+import type { AttachmentFact, PendingUpdate, StoredMessage } from "../db/context-facts";
 import { mediaLines } from "./media-line";
 import { FIELD_SEPARATOR, formatEnvelope, formatTime } from "./format";
 import { canonicalCapped, sanitizeBody, sanitizeInline, userLabel } from "./sanitize";

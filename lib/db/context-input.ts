@@ -1,5 +1,4 @@
-import type { ContextFacts, ContextNeeds } from "../context/assemble";
-import type { AttachmentFact, StoredMessage } from "../context/types";
+import type { AttachmentFact, ContextFacts, ContextNeeds, StoredMessage } from "./context-facts";
 import type { Database } from "./database";
 import { forkLineage, mainSessionSince } from "./forks";
 import { inJsonList, jsonList, prismaRow, prismaRowFromJson } from "./sql";
