@@ -8,7 +8,7 @@ import type { ContextMessage } from "./types";
 
 /**
  * What the model sees, decided here and nowhere else: from the facts the loader
- * read (lib/db/context-input.ts `loadContextFacts`) and the settings, which
+ * read (lib/context/load-facts.ts `loadContextFacts`) and the settings, which
  * messages go in, in what order, and which notes come with them. Pure, so a turn
  * can be rebuilt with other settings (replay) and each rule is tested on its own.
  */

@@ -1,5 +1,5 @@
 /**
- * What lib/db/context-input.ts is asked to load for a turn and what it returns: the
+ * What lib/context/load-facts.ts has lib/db/context-input.ts load for a turn: the
  * stored messages, their files and the sizes of the queries. Declared here, with the
  * queries, so lib/db stands on nothing above it; lib/context decides what of it the
  * model sees (lib/context/assemble.ts `assembleContext`).

@@ -9,7 +9,7 @@ import { providerSeesImages } from "../context/media";
 import { turnPrompt } from "../context/turn-prompt";
 import { withImageBytes } from "../media/model-images";
 import { prepareTurnMedia } from "./turn-media";
-import { loadContextFacts } from "../db/context-input";
+import { loadContextFacts } from "../context/load-facts";
 import { repliedEnvelopeIds, type StoredEnvelope } from "../db/envelopes";
 import { findEnvelopeWithMessage } from "../db/turn-start";
 import { endEnvelope, endEnvelopeWithTurn } from "./end-envelope";
