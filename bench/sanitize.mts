@@ -3,7 +3,7 @@
 // combining marks) against 100 KB of ordinary text, same run. A body is sanitized
 // for every prompt it appears in, so its cost must stay linear in its length.
 // Target: every hostile case within 10× the ordinary text.
-import { sanitizeBody, sanitizeInline, userLabel } from "../lib/prompt/sanitize";
+import { sanitizeBody, sanitizeInline, userLabel } from "../lib/context/sanitize";
 import { report, round, time } from "./stats.ts";
 
 const N = 100_000;

@@ -33,11 +33,11 @@ export function describePrompt(prompt: LanguageModelV4Prompt): string {
   const messages = prompt.filter((m) => m.role !== "system");
   const newest = [...messages].reverse().find((m) => m.role === "user");
   const newestText = newest ? textOf(newest) : "";
-  // The annotation is the line right after a header (lib/prompt/format.ts); the same
+  // The annotation is the line right after a header (lib/context/format.ts); the same
   // text inside a body is the user's own, escaped, and must not read as structure.
   const annotation = [...newestText.matchAll(/^--- [^\n]*\n(\[↩ reply to [^\n]*\])$/gm)].at(-1)?.[1];
   const gap = /the previous message in this conversation was (.+?) before this one/.exec(system)?.[1];
-  // The media lines this system writes under the header (a user's own "[" is escaped, lib/prompt/media-line.ts).
+  // The media lines this system writes under the header (a user's own "[" is escaped, lib/context/media-line.ts).
   const media = [...newestText.matchAll(MEDIA_LINE)].map((m) => m[0]);
   const images =
     newest && typeof newest.content !== "string" ? newest.content.filter((p) => p.type === "file" && p.mediaType.startsWith("image/")) : [];

@@ -3,8 +3,8 @@ import { createGoogle } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModel } from "ai";
-import type { Env } from "../env";
 import { createHttpFetch } from "./http-fetch";
+import type { ModelProvider } from "./providers";
 
 export type ModelHandle = {
   model: LanguageModel;
@@ -12,6 +12,14 @@ export type ModelHandle = {
   modelId: string;
   /** Each call is timed out by the provider's gate, from when it gets its slot (lib/agent/call-limits.ts): callers set no timeout. */
   callsTimeOut?: boolean;
+};
+
+/** The variables a model is chosen from (lib/env.ts validates them; a bot's or a replay's settings carry the same). */
+export type ModelConfig = {
+  LLM_PROVIDER?: ModelProvider;
+  LLM_MODEL?: string;
+  LLM_BASE_URL?: string;
+  LLM_API_KEY?: string;
 };
 
 /** The providers' HTTP client: one keep-alive pool per process (lib/agent/http-fetch.ts says why not the global fetch). */
@@ -27,7 +35,7 @@ const httpFetch: typeof fetch = (input, init) => {
  * answer by hand. Tests pass their own ModelHandle (the AI SDK's mock model).
  */
 export function modelFromEnv(
-  env: Pick<Env, "LLM_PROVIDER" | "LLM_MODEL" | "LLM_BASE_URL" | "LLM_API_KEY">,
+  env: ModelConfig,
   options: {
     /**
      * Without LLM_API_KEY the AI SDK reads the provider's own variable (OPENAI_API_KEY,

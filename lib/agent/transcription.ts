@@ -1,6 +1,6 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import { transcribe } from "ai";
-import type { Env } from "../env";
+import type { ModelConfig } from "./model";
 import { modelTelemetry } from "../tracing/hooks";
 
 /** Speech to text for voice notes, audio and video notes. */
@@ -20,10 +20,11 @@ export type Transcriber = {
  * TRANSCRIPTION_MODEL is unset: the model gets kind and duration.
  */
 export function transcriberFromEnv(
-  env: Pick<
-    Env,
-    "TRANSCRIPTION_MODEL" | "TRANSCRIPTION_BASE_URL" | "TRANSCRIPTION_API_KEY" | "LLM_PROVIDER" | "LLM_BASE_URL" | "LLM_API_KEY"
-  >,
+  env: Pick<ModelConfig, "LLM_PROVIDER" | "LLM_BASE_URL" | "LLM_API_KEY"> & {
+    TRANSCRIPTION_MODEL?: string;
+    TRANSCRIPTION_BASE_URL?: string;
+    TRANSCRIPTION_API_KEY?: string;
+  },
 ): Transcriber | null {
   const modelId = env.TRANSCRIPTION_MODEL;
   if (!modelId) return null;

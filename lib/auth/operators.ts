@@ -14,7 +14,7 @@ import { type BotScope, botScopeOf } from "./bot-scope";
 import { asRole, type Role } from "./roles";
 import { AppError, notFound } from "../errors";
 import { publish } from "../events/bus";
-import { skeletons } from "../prompt/sanitize";
+import { skeletons } from "../context/sanitize";
 import { getSettings } from "../settings/store";
 import { hashPassword, verifyPassword } from "./password";
 import { SignInThrottle } from "./throttle";

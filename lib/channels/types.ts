@@ -1,4 +1,4 @@
-import type { InboundAttachment, SharedContent } from "../media/types";
+import type { InboundAttachment, MediaDownload, MediaDownloadRequest, SharedContent } from "../media/types";
 
 /**
  * The platform-free shapes the pipeline works with. Each adapter under
@@ -167,29 +167,6 @@ export interface ChannelAdapter {
    */
   downloadMedia?(request: MediaDownloadRequest): Promise<MediaDownload>;
 }
-
-/** One file to download (lib/media/fetch-job.ts asks; the adapter knows the platform). */
-export type MediaDownloadRequest = {
-  sourceRef: string;
-  /** The platform's declared size, when it said one: over `maxBytes` is too large without a request. */
-  declaredSize?: number | null;
-  maxBytes: number;
-  /** Aborted when the download's time is up. */
-  signal: AbortSignal;
-};
-
-/**
- * What a download gave: the bytes; `too_large` (declared, announced or read past the
- * limit, with the size known so far); `retry` (a 5xx, the network, a timeout, LINE still
- * preparing a video): a later attempt may work; `failed`: it never will (a 4xx, the
- * file is gone).
- */
-export type MediaDownload =
-  | { ok: true; bytes: Buffer }
-  | { ok: false; outcome: "too_large"; sizeBytes: number | null }
-  | { ok: false; outcome: "retry" | "failed"; reason: string }
-  /** Nothing here can download this file (the sandbox, for a file no simulator sent). */
-  | { ok: false; outcome: "unsupported"; reason: string };
 
 /**
  * What a failed send means for the message: "not_sent" — the platform refused it or

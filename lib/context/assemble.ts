@@ -3,11 +3,12 @@ import type { Settings } from "../settings/schema";
 import { humanDuration } from "./duration";
 import { handoffNoteFor, type HandoffNote } from "./handoff-note";
 import { imagesForModel } from "./media";
-import type { AttachmentFact, ContextMessage, PendingUpdate, StoredMessage } from "./types";
+import type { AttachmentFact, ContextFacts, ContextNeeds, PendingUpdate, StoredMessage } from "../db/context-facts";
+import type { ContextMessage } from "./types";
 
 /**
  * What the model sees, decided here and nowhere else: from the facts the loader
- * read (lib/db/context-input.ts `loadContextFacts`) and the settings, which
+ * read (lib/context/load-facts.ts `loadContextFacts`) and the settings, which
  * messages go in, in what order, and which notes come with them. Pure, so a turn
  * can be rebuilt with other settings (replay) and each rule is tested on its own.
  */
@@ -19,23 +20,6 @@ export type ContextSettings = Pick<
 > &
   Partial<Pick<Settings, "maxImagesPerTurn" | "modelSeesImages">>;
 
-/** What the loader is asked for: sizes of its queries, derived from the settings. */
-export type ContextNeeds = {
-  /**
-   * The session's newest messages up to the current one: the window, and one more,
-   * the message before it (the gap note measures from it, and a window of one holds
-   * only the current message). The window is then cut from what was loaded
-   * (`assembleMessages`) for every size, never by the load's own limit.
-   */
-  recency: number;
-  /** Messages on each side of a reply target. */
-  replyNeighbours: number;
-  /** Replied-to messages followed up the chain, the target included. */
-  replyChainDepth: number;
-  /** A fork's turn: main-session messages since it began, the newest. */
-  pendingUpdates: number;
-};
-
 export function contextNeeds(settings: ContextSettings): ContextNeeds {
   return {
     recency: settings.recencyWindow + 1,
@@ -44,45 +28,6 @@ export function contextNeeds(settings: ContextSettings): ContextNeeds {
     pendingUpdates: settings.forkPendingUpdates,
   };
 }
-
-/**
- * The stored facts of one turn, as loaded; nothing in them is decided yet. What
- * the model will also see later (a message's images, a voice note's transcript)
- * comes in as further facts here, and its rule goes in assembleContext.
- */
-export type ContextFacts = {
-  conversation: {
-    channel: string;
-    type: string;
-    title: string | null;
-    topicName?: string | null;
-    lastHandoffFrom?: Date | null;
-    lastHandoffUntil?: Date | null;
-    lastHandoffOperator?: string | null;
-  };
-  /** The message answered (a burst's latest); null for a background task. */
-  current: StoredMessage | null;
-  /** The session's newest messages up to and including `current` (the whole main session for a task), newest first. */
-  session: StoredMessage[];
-  /** A fork's turn: the main session up to where the fork's oldest ancestor began, newest first. */
-  forkBase: StoredMessage[];
-  /** A fork's turn: what the main session said since the fork began, oldest first. */
-  pendingUpdates: PendingUpdate[];
-  /** The message `current` replies to, when it is stored. */
-  target: StoredMessage | null;
-  /** Up to `replyContextWindow` messages before and after the target. */
-  targetNeighbours: StoredMessage[];
-  /** The target's own reply chain upward (its parent, grandparent, …). */
-  chain: StoredMessage[];
-  /** The burst's earlier messages (unanswered, same session), oldest first. */
-  burst: StoredMessage[];
-  /** Per loaded message id, when the message before it in the chat was sent (any session). */
-  previousSentAt: ReadonlyMap<number, Date | null>;
-  /** A background task: its text, who started it (an address) and when it runs. */
-  task?: { text: string; from: string; at: Date } | null;
-  /** Per loaded message id, its attachments in order (absent: none loaded). */
-  attachments?: ReadonlyMap<number, AttachmentFact[]>;
-};
 
 /** The ordered, deduplicated context a prompt is rendered from (lib/context/prompt.ts). */
 export type AssembledContext = BuiltContext & {

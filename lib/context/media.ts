@@ -1,5 +1,6 @@
 import type { Settings } from "../settings/schema";
-import type { AttachmentFact, ContextMessage } from "./types";
+import type { AttachmentFact } from "../db/context-facts";
+import type { ContextMessage } from "./types";
 
 /**
  * Which of the context's pictures the model is given as images: what it sees is

@@ -1,10 +1,10 @@
 import type { ModelMessage } from "ai";
 import type { AssembledContext, BuiltContext } from "./assemble";
 import type { HandoffNote } from "./handoff-note";
-import type { AttachmentFact, PendingUpdate, StoredMessage } from "./types";
-import { mediaLines } from "../prompt/media-line";
-import { FIELD_SEPARATOR, formatEnvelope, formatTime } from "../prompt/format";
-import { canonicalCapped, sanitizeBody, sanitizeInline, userLabel } from "../prompt/sanitize";
+import type { AttachmentFact, PendingUpdate, StoredMessage } from "../db/context-facts";
+import { mediaLines } from "./media-line";
+import { FIELD_SEPARATOR, formatEnvelope, formatTime } from "./format";
+import { canonicalCapped, sanitizeBody, sanitizeInline, userLabel } from "./sanitize";
 import { defaultSettings, type Settings } from "../settings/schema";
 import { platformOfAdapter } from "../envelope/address";
 

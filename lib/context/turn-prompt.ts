@@ -1,4 +1,5 @@
-import { assembleContext, type ContextFacts, type ContextSettings } from "./assemble";
+import type { ContextFacts } from "../db/context-facts";
+import { assembleContext, type ContextSettings } from "./assemble";
 import { renderPrompt, type Prompt, type PromptInput } from "./prompt";
 
 export type TurnPromptSettings = ContextSettings & PromptInput["settings"];

@@ -218,7 +218,7 @@ export async function claimTurns(db: Database, o: ClaimOptions): Promise<ClaimRe
 
 /** Each candidate conversation's queue, oldest first (live leases included, to re-check under the lock). */
 async function readQueues(sql: SqlRunner, conversations: number[], now: Date): Promise<Map<number, QueueRow[]>> {
-  // forkConflict and mediaGroup as lib/envelope/metadata.ts reads them: only a JSON true is the flag.
+  // forkConflict and mediaGroup as lib/db/envelope-metadata.ts reads them: only a JSON true is the flag.
   const columns = `"id", "conversationId", "to", "status", "messageId", "forkId", "createdAt", "deliverAt", "leaseUntil", "claimedBy",
     ${sql.dialect === "sqlite" ? `json_type("metadata", '$.forkConflict') = 'true'` : `CAST("metadata"->'forkConflict' = 'true'::jsonb AS int)`} AS "forkConflict",
     ${sql.dialect === "sqlite" ? `json_type("metadata", '$.mediaGroup') = 'true'` : `CAST("metadata"->'mediaGroup' = 'true'::jsonb AS int)`} AS "mediaGroup"`;

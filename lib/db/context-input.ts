@@ -1,5 +1,4 @@
-import type { ContextFacts, ContextNeeds } from "../context/assemble";
-import type { AttachmentFact, StoredMessage } from "../context/types";
+import type { AttachmentFact, ContextFacts, ContextNeeds, StoredMessage } from "./context-facts";
 import type { Database } from "./database";
 import { forkLineage, mainSessionSince } from "./forks";
 import { inJsonList, jsonList, prismaRow, prismaRowFromJson } from "./sql";
@@ -29,15 +28,15 @@ export const storedMessageSelect = {
   mediaGroupId: true,
 } as const;
 
-type Scope = { conversationId: number; forkId: number | null | { in: number[] } };
-type Pivot = { id: number; sentAt: Date };
+export type Scope = { conversationId: number; forkId: number | null | { in: number[] } };
+export type Pivot = { id: number; sentAt: Date };
 
 /**
  * Up to `take` messages of a session before (or after) a pivot in (sentAt, id)
  * order. Two index range scans — strictly earlier/later times, and same-second
  * ties by id — because an OR of both makes SQLite walk the whole conversation.
  */
-async function beside(
+export async function beside(
   db: Database,
   scope: Scope,
   pivot: Pivot,
@@ -78,54 +77,6 @@ async function beside(
 const storedMessageColumns = { dates: ["sentAt", "editedAt", "deletedAt"], booleans: ["replyToSenderIsBot"], json: ["shared"] };
 
 /** What to load for a turn: the message answered (null for a background task) and how much (lib/context/assemble.ts `contextNeeds`). */
-export type ContextRequest = {
-  conversation: ContextFacts["conversation"] & { id: number };
-  current: StoredMessage | null;
-  /** A burst's earlier messages (ids), oldest first. */
-  burstMessageIds?: number[];
-  needs: ContextNeeds;
-};
-
-/**
- * Loads the stored facts of a turn with index-backed queries whose cost does not
- * grow with the conversation's length: the session's newest messages (conversationId,
- * forkId, sentAt), for a fork its lineage, the main session before it began and
- * the main session's messages since; the reply target by id, its neighbours on both
- * sides and the chain upward by id; the burst; and, for each message loaded, when
- * the message before it in the chat was sent. What of it the model sees is decided
- * by lib/context/assemble.ts.
- */
-export async function loadContextFacts(db: Database, request: ContextRequest): Promise<ContextFacts> {
-  const { current, needs } = request;
-  const conversationId = request.conversation.id;
-  // The commonest turn (a message in the main session, not a reply, no burst) on PostgreSQL: one statement.
-  if (db.dialect === "postgresql" && current && current.forkId === null && !current.replyToMessageId && !request.burstMessageIds?.length) {
-    const { session, previousSentAt, attachments } = await mainWindowWithFacts(db, current, needs.recency);
-    const none = { forkBase: [], pendingUpdates: [], target: null, targetNeighbours: [], chain: [], burst: [] };
-    return { conversation: request.conversation, current, session, ...none, previousSentAt, attachments };
-  }
-  const [session, reply, burst] = await Promise.all([
-    current ? loadSession(db, current, needs) : loadNewestMain(db, conversationId, needs.recency),
-    current ? loadReplyContext(db, current, needs) : Promise.resolve({ target: null, targetNeighbours: [], chain: [] }),
-    findStoredMessages(db, request.burstMessageIds ?? []),
-  ]);
-  const { target, targetNeighbours, chain } = reply;
-  const loaded = [
-    ...(current ? [current] : []),
-    ...session.session,
-    ...session.forkBase,
-    ...(target ? [target] : []),
-    ...targetNeighbours,
-    ...chain,
-    ...burst,
-  ];
-  const [previousSentAt, attachments] = await Promise.all([
-    previousSentAtOf(db, loaded),
-    attachmentsOf(db, [...loaded, ...session.pendingUpdates.flatMap((u) => (u.id === undefined ? [] : [{ id: u.id }]))]),
-  ]);
-  return { conversation: request.conversation, current, ...session, target, targetNeighbours, chain, burst, previousSentAt, attachments };
-}
-
 const ATTACHMENT_COLUMNS = `"id", "messageId", "position", "kind", "mimeType", "fileName", "sizeBytes", "width", "height", "durationSeconds",
        "status", "error", "details", "transcript", "blobSha256"`;
 
@@ -141,7 +92,7 @@ const PREVIOUS_AT = `CASE WHEN EXISTS (SELECT 1 FROM "Message" t WHERE t."conver
  * attachments (as `attachmentsOf`), in one statement with the same index seeks:
  * three round trips cost the server more than the statement costs the database.
  */
-async function mainWindowWithFacts(db: Database, current: StoredMessage, take: number) {
+export async function mainWindowWithFacts(db: Database, current: StoredMessage, take: number) {
   const columns = Object.keys(storedMessageSelect)
     .map((c) => `"${c}"`)
     .join(", ");
@@ -216,7 +167,7 @@ type SessionFacts = Pick<ContextFacts, "session" | "forkBase" | "pendingUpdates"
 const END_OF_TIME = { id: 2_147_483_647, sentAt: new Date("9999-12-31T00:00:00.000Z") };
 
 /** The newest main-session messages (a background task's context). */
-async function loadNewestMain(db: Database, conversationId: number, take: number): Promise<SessionFacts> {
+export async function loadNewestMain(db: Database, conversationId: number, take: number): Promise<SessionFacts> {
   return { session: await beside(db, { conversationId, forkId: null }, END_OF_TIME, "before", take), forkBase: [], pendingUpdates: [] };
 }
 
@@ -225,7 +176,7 @@ async function loadNewestMain(db: Database, conversationId: number, take: number
  * its ancestors') messages, the main session before the oldest ancestor began,
  * and what the main session said since (pending updates).
  */
-async function loadSession(db: Database, current: StoredMessage, needs: ContextNeeds): Promise<SessionFacts> {
+export async function loadSession(db: Database, current: StoredMessage, needs: ContextNeeds): Promise<SessionFacts> {
   const take = needs.recency;
   if (current.forkId === null) {
     const session = await beside(db, { conversationId: current.conversationId, forkId: null }, current, "before", take, true);
@@ -240,26 +191,6 @@ async function loadSession(db: Database, current: StoredMessage, needs: ContextN
     needs.pendingUpdates > 0 ? mainSessionSince(db, current.conversationId, baseId, current.id, needs.pendingUpdates) : Promise.resolve([]),
   ]);
   return { session, forkBase, pendingUpdates };
-}
-
-/** The message `current` replies to, its neighbours in its own session, and its reply chain upward. */
-async function loadReplyContext(db: Database, current: StoredMessage, needs: ContextNeeds) {
-  const target = current.replyToMessageId
-    ? await db.prisma.message.findUnique({ where: { id: current.replyToMessageId }, select: storedMessageSelect })
-    : null;
-  const chain: StoredMessage[] = [];
-  if (!target) return { target, targetNeighbours: [] as StoredMessage[], chain };
-  const k = needs.replyNeighbours;
-  const around = { conversationId: target.conversationId, forkId: target.forkId };
-  const [before, after] = await Promise.all([beside(db, around, target, "before", k), beside(db, around, target, "after", k)]);
-  let parentId = target.replyToMessageId;
-  for (let depth = 1; depth < needs.replyChainDepth && parentId; depth++) {
-    const parent = await db.prisma.message.findUnique({ where: { id: parentId }, select: storedMessageSelect });
-    if (!parent) break;
-    chain.push(parent);
-    parentId = parent.replyToMessageId;
-  }
-  return { target, targetNeighbours: [...before, ...after], chain };
 }
 
 type PreviousRow = { id: number; previousAt: Date | string | null };

@@ -1,7 +1,7 @@
-import { messagePreview } from "../media/preview";
-import { splitTopicChatId, topicKeysLike } from "../envelope/topic-key";
+import { messagePreview } from "./message-preview";
 import { type BotScope, conversationScopeSql, conversationScopeWhere } from "./conversation-scope";
 import type { Database } from "./database";
+import type { ChatFamily } from "./ingest";
 import type { SqlValue } from "./sql";
 import type { Prisma } from "./generated/sqlite/client";
 
@@ -203,17 +203,11 @@ export async function readMembership(db: Database, id: number): Promise<string |
  * Records that the platform refused a send because the bot is no longer in the
  * chat (a 403), for the conversation and, for a forum, its topics.
  */
-export async function markMembership(db: Database, id: number, membership: string, at: Date) {
-  const conversation = await db.prisma.conversation.findUnique({
-    where: { id },
-    select: { channel: true, platformChatId: true, parentConversationId: true },
-  });
-  if (!conversation) return;
-  const { chatId } = splitTopicChatId(conversation.platformChatId);
+export async function markMembership(db: Database, channel: string, { chatId, topicKeysLike }: ChatFamily, membership: string, at: Date) {
   await db.prisma.conversation.updateMany({
     where: {
-      channel: conversation.channel,
-      OR: [{ platformChatId: chatId }, { platformChatId: { startsWith: topicKeysLike(chatId).slice(0, -1) } }],
+      channel,
+      OR: [{ platformChatId: chatId }, { platformChatId: { startsWith: topicKeysLike.slice(0, -1) } }],
     },
     data: { membership, membershipChangedAt: at },
   });

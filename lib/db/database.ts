@@ -6,7 +6,7 @@ import { postgresTarget, providerOf, sqlitePath } from "./migrations.mjs";
 import { SettingRowsCache } from "./settings-cache";
 import { postgresSql, sqliteSql, sqliteValue, type SqlRunner, type SqlValue, type WriteStatement } from "./sql";
 import { SqliteConnection } from "./sqlite-connection";
-import { countedAdapter, timedSql } from "../metrics/db";
+import { countedAdapter, type DbObserver, timedSql } from "./observed";
 import { type BoundedRows, SqliteReadThread } from "./sqlite-read-thread";
 
 /**
@@ -72,6 +72,8 @@ export type OpenOptions = {
   backgroundCheckpoints?: boolean;
   /** Connections of the hand-written PostgreSQL path (claims, ingest, turn reads); the server sizes it with postgresPoolSize. */
   poolSize?: number;
+  /** Told of every statement and its time (the server's metrics: lib/metrics/db.ts `dbMetrics`); none: nothing is counted. */
+  observer?: DbObserver;
 };
 
 /**
@@ -88,12 +90,15 @@ export function postgresPoolSize(workerConcurrency: number): number {
 
 /** Opens a database for `url`: `file:` is SQLite, `postgres://` PostgreSQL. */
 export async function openDb(url: string, options: OpenOptions = {}): Promise<Database> {
+  const observed = options.observer;
   if (providerOf(url) === "postgresql") {
     const { connectionString, schema } = postgresTarget(url);
     // search_path too, so raw SQL (recursive CTEs) sees the same schema as the client.
     const searchPath = `-c search_path="${schema.replaceAll('"', '""')}"`;
     const adapter = new PrismaPg({ connectionString, max: 10, options: searchPath }, { schema });
-    const prisma = new PostgresClient({ adapter: countedAdapter(adapter, "postgresql") }) as unknown as PrismaDb;
+    const prisma = new PostgresClient({
+      adapter: observed ? countedAdapter(adapter, "postgresql", observed) : adapter,
+    }) as unknown as PrismaDb;
     const connections = options.poolSize ?? 5;
     const pool = new pg.Pool({
       connectionString,
@@ -103,7 +108,7 @@ export async function openDb(url: string, options: OpenOptions = {}): Promise<Da
       allowExitOnIdle: true,
       types: { getTypeParser: utcTimestamps },
     });
-    const sql = timedSql(postgresSql(pool, connections), "postgresql");
+    const sql = observed ? timedSql(postgresSql(pool, connections), "postgresql", observed) : postgresSql(pool, connections);
     return {
       prisma,
       dialect: "postgresql",
@@ -122,13 +127,13 @@ export async function openDb(url: string, options: OpenOptions = {}): Promise<Da
     { url: sqlitePath(url), timeout: 5000 },
     { backgroundCheckpointMs: options.backgroundCheckpoints ? 250 : undefined },
   );
-  const prisma = new SqliteClient({ adapter: countedAdapter(connection, "sqlite") });
+  const prisma = new SqliteClient({ adapter: observed ? countedAdapter(connection, "sqlite", observed) : connection });
   // WAL is set once by the migrator and persists in the file. NORMAL under WAL is
   // durable across process crashes (a committed transaction survives SIGKILL);
   // only an OS crash or power loss can drop the last commits.
   await prisma.$queryRawUnsafe("PRAGMA synchronous = NORMAL");
   await prisma.$queryRawUnsafe("PRAGMA foreign_keys = ON");
-  const sql = timedSql(sqliteSql(connection), "sqlite");
+  const sql = observed ? timedSql(sqliteSql(connection), "sqlite", observed) : sqliteSql(connection);
   const path = sqlitePath(url);
   // A database in memory is this connection's alone: no thread can open it.
   const readThread = path === ":memory:" ? undefined : new SqliteReadThread(path);

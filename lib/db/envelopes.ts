@@ -1,4 +1,4 @@
-import { readEnvelopeMetadata, type EnvelopeMetadata } from "../envelope/metadata";
+import { readEnvelopeMetadata, type EnvelopeMetadata } from "./envelope-metadata";
 import { type BotScope, ofConversationScopeWhere } from "./conversation-scope";
 import type { Database } from "./database";
 import { isUniqueViolation } from "./errors";

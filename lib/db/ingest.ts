@@ -1,6 +1,3 @@
-import { topicKeysLike } from "../envelope/topic-key";
-import type { AttachmentRow } from "../media/intake";
-import type { SharedContent } from "../media/types";
 import type { SqlRunner, SqlValue, WriteStatement } from "./sql";
 
 /**
@@ -46,7 +43,8 @@ export type InboundMessageFields = {
     forwardedFrom?: string;
     viaBot?: string;
     mediaGroupId?: string;
-    shared?: SharedContent;
+    /** Message.shared, stored as JSON (lib/media/types.ts `SharedContent`). */
+    shared?: Record<string, unknown>;
   };
   sender: { id: string; name: string; username?: string; isBot: boolean; role?: string; language?: string };
   replyTo?: { id?: string; text?: string; senderName?: string; fromSelf: boolean; chatTitle?: string };
@@ -170,22 +168,33 @@ export async function recordUpdateAndConversation(
   ))!;
 }
 
+/**
+ * A chat and its forum topics: the chat's key and a LIKE pattern its topics' keys match
+ * (how a topic's key is written is the channel's: lib/channels/topic-key.ts `chatFamily`).
+ */
+export type ChatFamily = { chatId: string; topicKeysLike: string };
+
 /** Clears the blocked/removed mark of a chat and its topics, unless it changed after `at`. */
-export async function clearMembership(sql: SqlRunner, channel: string, chat: ChatRow, at: Date) {
-  const chatId = chat.topic?.chatId ?? chat.id;
+export async function clearMembership(sql: SqlRunner, channel: string, { chatId, topicKeysLike }: ChatFamily, at: Date) {
   await sql.run(
     `UPDATE "Conversation" SET "membership" = NULL, "membershipChangedAt" = ?
      WHERE "channel" = ? AND ("platformChatId" = ? OR "platformChatId" LIKE ?) AND "membership" IS NOT NULL AND "membershipChangedAt" < ?`,
     at,
     channel,
     chatId,
-    topicKeysLike(chatId),
+    topicKeysLike,
     at,
   );
 }
 
 /** Sets the bot's membership of a chat and its topics, unless a later change is already stored. */
-export async function setMembership(sql: SqlRunner, channel: string, chatId: string, membership: string | null, at: Date) {
+export async function setMembership(
+  sql: SqlRunner,
+  channel: string,
+  { chatId, topicKeysLike }: ChatFamily,
+  membership: string | null,
+  at: Date,
+) {
   await sql.run(
     `UPDATE "Conversation" SET "membership" = ?, "membershipChangedAt" = ?, "updatedAt" = ?
      WHERE "channel" = ? AND ("platformChatId" = ? OR "platformChatId" LIKE ?) AND ("membershipChangedAt" IS NULL OR "membershipChangedAt" <= ?)`,
@@ -194,7 +203,7 @@ export async function setMembership(sql: SqlRunner, channel: string, chatId: str
     new Date(),
     channel,
     chatId,
-    topicKeysLike(chatId),
+    topicKeysLike,
     at,
   );
 }
@@ -390,12 +399,29 @@ function inboundMessageInsert(row: InboundMessageRow, now: Date, from?: { conver
     : { text: `INSERT INTO ${columns}\n     SELECT ${from.conversation}, ${values} FROM ${from.tables} RETURNING "id"`, params };
 }
 
+/** An Attachment row as ingest writes it; lib/media/intake.ts `attachmentRows` makes them (and decides each status). */
+export type AttachmentInsert = {
+  kind: string;
+  source: string;
+  sourceRef: string;
+  platformFileUniqueId?: string;
+  mimeType?: string;
+  fileName?: string;
+  sizeBytes?: number;
+  width?: number;
+  height?: number;
+  durationSeconds?: number;
+  details?: Record<string, unknown>;
+  status: string;
+  error: string | null;
+};
+
 /**
  * A message's attachments as ingest records them (lib/media/intake.ts decides each
  * one's status): one statement each, in the message's transaction. A pending one
  * is due for the fetch job at once (`nextAttemptAt`).
  */
-export async function insertAttachments(sql: SqlRunner, messageId: number, rows: AttachmentRow[], now: Date) {
+export async function insertAttachments(sql: SqlRunner, messageId: number, rows: AttachmentInsert[], now: Date) {
   for (const [position, a] of rows.entries()) {
     await sql.run(
       `INSERT INTO "Attachment" ("messageId", "position", "kind", "mimeType", "fileName", "sizeBytes", "width", "height", "durationSeconds",

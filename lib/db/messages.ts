@@ -2,7 +2,7 @@ import type { Database } from "./database";
 import { joinThread } from "./ingest";
 import type { Conversation, Message } from "./generated/sqlite/client";
 import { prismaRow, prismaRowFromJson } from "./sql";
-import { type EnvelopeMetadata, readEnvelopeMetadata } from "../envelope/metadata";
+import { type EnvelopeMetadata, readEnvelopeMetadata } from "./envelope-metadata";
 import { finishStatement } from "./envelopes";
 
 /** An envelope as the timeline shows it: its failure's `outcome` ("unknown" = possibly delivered) read from the metadata, not from the text. */

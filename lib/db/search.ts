@@ -10,7 +10,7 @@ import {
   trigramMatch,
   tsQuery,
   unspacedRegex,
-} from "../search/query";
+} from "./search-query";
 import { type SqlValue, sqlDate } from "./sql";
 
 export type SearchRow = {
@@ -189,7 +189,7 @@ export async function searchMessages(
 }
 
 /**
- * Terms in scripts written without spaces (lib/search/query.ts) are matched as
+ * Terms in scripts written without spaces (lib/db/search-query.ts) are matched as
  * substrings, newest first, every term in the text (checked on the text itself,
  * case-folded), and the words of the same query on the full-text index. The
  * candidates come from an n-gram index of the messages holding such scripts

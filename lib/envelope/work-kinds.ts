@@ -7,7 +7,7 @@
  * Media downloads and replays will be entries here.
  */
 
-/** What an envelope's kind is read from: its columns and two metadata flags (lib/envelope/metadata.ts). */
+/** What an envelope's kind is read from: its columns and two metadata flags (lib/db/envelope-metadata.ts). */
 export type WorkShape = { to: string; messageId: number | null; forkId: number | null; forkConflict?: boolean; handoff?: boolean };
 
 export type WorkKindSpec = {

@@ -1,5 +1,5 @@
 import type { ConversationExport } from "../db/conversation-export";
-import { readEnvelopeMetadata } from "../envelope/metadata";
+import { readEnvelopeMetadata } from "../db/envelope-metadata";
 
 /**
  * Exports for people: a conversation as readable text, the conversation list as

@@ -1,6 +1,6 @@
 import { findConversation } from "../db/conversations";
 import type { Database } from "../db/database";
-import { readEnvelopeMetadata } from "../envelope/metadata";
+import { readEnvelopeMetadata } from "../db/envelope-metadata";
 import { notFound } from "../errors";
 
 /**

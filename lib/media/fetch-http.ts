@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { BlockList, isIP, type LookupFunction } from "node:net";
-import type { MediaDownload } from "../channels/types";
+import type { MediaDownload } from "./types";
 
 /**
  * One HTTP download of a media file, bounded in size and time: the file's bytes, or

@@ -1,20 +1,25 @@
 import { AsyncResource } from "node:async_hooks";
-import type { ChannelAdapter, MediaDownload } from "../channels/types";
 import { claimAttachments, finishAttachment, nextAttemptDue, type AttachmentOutcome, type ClaimedAttachment } from "../db/attachments";
 import type { Database } from "../db/database";
 import { log, scrub } from "../log";
 import { blobStoreFor } from "./blob-store";
 import { downloadBytes } from "./fetch-http";
 import { inspectBytes } from "./inspect";
-import { ATTACHMENT_KINDS, type AttachmentKind } from "./types";
+import { ATTACHMENT_KINDS, type AttachmentKind, type MediaDownload, type MediaDownloadRequest } from "./types";
 
 /** How one claimed download ended, for metrics: a status it ends in, or `retry` (pending again, later). */
 export type FetchOutcome = "stored" | "too_large" | "failed" | "unsupported" | "retry";
 
+/** What downloads a platform's files: its channel adapter (lib/channels/types.ts `ChannelAdapter` is one). */
+export type MediaDownloader = {
+  readonly mode: "live" | "sandbox";
+  downloadMedia?(request: MediaDownloadRequest): Promise<MediaDownload>;
+};
+
 export type MediaFetcherDeps = {
   db: Database;
   /** The adapter that downloads a platform's files (by Attachment.source: "telegram", "line"); undefined when none. */
-  adapterFor: (attachment: ClaimedAttachment) => ChannelAdapter | undefined;
+  adapterFor: (attachment: ClaimedAttachment) => MediaDownloader | undefined;
   /** MEDIA_MAX_BYTES: larger files are too_large, never read past this. */
   maxBytes: number;
   /** One download's time, request to last byte. */
@@ -260,7 +265,7 @@ export class MediaFetcher {
   }
 }
 
-function unsupportedReason(source: string, adapter: ChannelAdapter | undefined): string {
+function unsupportedReason(source: string, adapter: MediaDownloader | undefined): string {
   if (source === "telegram" && adapter?.mode === "sandbox")
     return "the Telegram sandbox has no bot token to download files with (set TELEGRAM_BOT_TOKEN, or TELEGRAM_API_ROOT to a Bot API that serves them)";
   if (source === "telegram" || source === "line")

@@ -58,3 +58,26 @@ export type SharedContent =
   | { type: "dice"; emoji: string; value: number }
   /** Something the platform sent that the product does not show (a story, a game, an invoice…): named, never dropped silently. */
   | { type: "other"; kind: string; title?: string };
+
+/** One file to download (lib/media/fetch-job.ts asks; the adapter knows the platform). */
+export type MediaDownloadRequest = {
+  sourceRef: string;
+  /** The platform's declared size, when it said one: over `maxBytes` is too large without a request. */
+  declaredSize?: number | null;
+  maxBytes: number;
+  /** Aborted when the download's time is up. */
+  signal: AbortSignal;
+};
+
+/**
+ * What a download gave: the bytes; `too_large` (declared, announced or read past the
+ * limit, with the size known so far); `retry` (a 5xx, the network, a timeout, LINE still
+ * preparing a video): a later attempt may work; `failed`: it never will (a 4xx, the
+ * file is gone).
+ */
+export type MediaDownload =
+  | { ok: true; bytes: Buffer }
+  | { ok: false; outcome: "too_large"; sizeBytes: number | null }
+  | { ok: false; outcome: "retry" | "failed"; reason: string }
+  /** Nothing here can download this file (the sandbox, for a file no simulator sent). */
+  | { ok: false; outcome: "unsupported"; reason: string };

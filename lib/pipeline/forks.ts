@@ -5,7 +5,7 @@ import { contextNeeds } from "../context/assemble";
 import { quotedMessage } from "../context/prompt";
 import { turnPrompt } from "../context/turn-prompt";
 import type { Database } from "../db/database";
-import { loadContextFacts } from "../db/context-input";
+import { loadContextFacts } from "../context/load-facts";
 import { appendSystemNote } from "../db/messages";
 import { findConversation } from "../db/conversations";
 import { createEnvelope, findEnvelope } from "../db/envelopes";
@@ -24,7 +24,7 @@ import {
   updateFork,
 } from "../db/forks";
 import { agentAddress } from "../envelope/address";
-import { canonicalText } from "../prompt/sanitize";
+import { canonicalText } from "../context/sanitize";
 import { AppError, notFound } from "../errors";
 import { publish } from "../events/bus";
 import { log } from "../log";

@@ -16,7 +16,7 @@ import {
 import { agentAddress, operatorAddress } from "../envelope/address";
 import { AppError, notFound } from "../errors";
 import { log } from "../log";
-import { sanitizeInline } from "../prompt/sanitize";
+import { sanitizeInline } from "../context/sanitize";
 import { getSettings } from "../settings/store";
 import { settingsForChannel } from "../bots/bot-config";
 import { exitFork } from "./forks";

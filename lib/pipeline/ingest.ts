@@ -1,4 +1,5 @@
 import type { InboundEvent, InboundMessage } from "../channels/types";
+import { chatFamily } from "../channels/topic-key";
 import type { Database } from "../db/database";
 import { isUniqueViolation } from "../db/errors";
 import {
@@ -26,7 +27,7 @@ import type { SqlRunner } from "../db/sql";
 import { attachmentRows, DEFAULT_MEDIA_MAX_BYTES } from "../media/intake";
 import { endEnvelope } from "./end-envelope";
 import { agentAddress, channelAddress } from "../envelope/address";
-import type { EnvelopeMetadata } from "../envelope/metadata";
+import type { EnvelopeMetadata } from "../db/envelope-metadata";
 import { publish } from "../events/bus";
 import { log } from "../log";
 import type { Settings } from "../settings/schema";
@@ -230,7 +231,8 @@ async function storeInbound(
   // A message sent after the bot was blocked or removed proves it is back (a blocked
   // bot receives nothing from that user; a removed one nothing from that group), so
   // the chat and its topics may be sent to again. An older message arriving late changes nothing.
-  if (conversation.membership && msg.kind === "new") await clearMembership(sql, msg.channel, msg.chat, msg.message.sentAt);
+  if (conversation.membership && msg.kind === "new")
+    await clearMembership(sql, msg.channel, chatFamily(msg.chat.topic?.chatId ?? msg.chat.id), msg.message.sentAt);
   // The user wrote: a resolved conversation reopens, a snoozed one wakes (a bot's message is not the user's activity).
   if (conversation.status !== "open" && msg.kind === "new" && !msg.sender.isBot)
     await reopenByUser(sql, conversation.id, conversation.status, channelAddress(msg.channel, msg.chat.id), now);
@@ -393,7 +395,7 @@ async function storeEventOnce(db: Database, event: Exclude<InboundEvent, { type:
     if (clean.type === "membership") {
       await upsertConversation(sql, clean.channel, clean.chat, clean.at, false);
       // A later change wins even when Telegram delivers the two out of order.
-      await setMembership(sql, clean.channel, clean.chat.id, clean.membership, clean.at);
+      await setMembership(sql, clean.channel, chatFamily(clean.chat.id), clean.membership, clean.at);
       return { status: "membership", membership: clean.membership };
     }
     if (clean.type === "deleted") {

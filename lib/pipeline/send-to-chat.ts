@@ -1,5 +1,6 @@
 import type { ChannelAdapter, DeliveryOutcome, MediaSendRequest } from "../channels/types";
 import { DeliveryError } from "../channels/types";
+import { chatFamily, splitTopicChatId } from "../channels/topic-key";
 import type { Database } from "../db/database";
 import { markMembership, membershipError, readMembership } from "../db/conversations";
 import { findEnvelopeByDedupeKey, insertEnvelope, reclaimRefusedSend } from "../db/envelopes";
@@ -7,7 +8,7 @@ import { forkSessionState } from "../db/forks";
 import { endEnvelope, envelopeEnded } from "./end-envelope";
 import { appendOutboundMessage, confirmKeptMessage, keptMessageOfEnvelope, type OutboundAttachment } from "../db/messages";
 import { channelAddress } from "../envelope/address";
-import type { PlatformDetails } from "../envelope/metadata";
+import type { PlatformDetails } from "../db/envelope-metadata";
 import { publish } from "../events/bus";
 import { log } from "../log";
 import { sessionOfOutbound } from "./fork-routing";
@@ -224,7 +225,10 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
     } else sent = await channel.send({ ...address, text: input.text });
   } catch (error) {
     const message = error instanceof DeliveryError ? error.message : `send failed: ${(error as Error).message}`;
-    if (error instanceof DeliveryError && error.membership) await markMembership(db, input.conversation.id, error.membership, new Date());
+    if (error instanceof DeliveryError && error.membership) {
+      const family = chatFamily(splitTopicChatId(input.conversation.platformChatId).chatId);
+      await markMembership(db, input.conversation.channel, family, error.membership, new Date());
+    }
     const outcome: DeliveryOutcome = error instanceof DeliveryError ? error.outcome : "unknown";
     // Terminal: a retry could deliver twice. The operator sees the error and can resend.
     if (outcome === "unknown") {

@@ -1,7 +1,7 @@
 import type { Transcriber } from "../agent/transcription";
-import type { ContextFacts } from "../context/assemble";
+import type { ContextFacts } from "../db/context-facts";
 import { isPicture } from "../context/media";
-import type { AttachmentFact } from "../context/types";
+import type { AttachmentFact } from "../db/context-facts";
 import { attachmentsOf } from "../db/context-input";
 import type { Database } from "../db/database";
 import { log } from "../log";

@@ -1,10 +1,11 @@
 import { generateText, isStepCount, type ModelMessage } from "ai";
 import type { ModelHandle } from "../agent/model";
-import { contextNeeds, type ContextFacts } from "../context/assemble";
+import { contextNeeds } from "../context/assemble";
+import type { ContextFacts } from "../db/context-facts";
 import { withAgentInstructions, type Prompt } from "../context/prompt";
 import { turnPrompt } from "../context/turn-prompt";
 import type { Database } from "../db/database";
-import { loadContextFacts } from "../db/context-input";
+import { loadContextFacts } from "../context/load-facts";
 import { findMessage } from "../db/messages";
 import { createReplay, finishReplay, type ReplayOutput } from "../db/replays";
 import { reserveReplayQuota, type ReplayAsker } from "./quota";

@@ -5,7 +5,7 @@ import type { AttachmentView } from "../media/types";
 import { z } from "zod";
 import type { Database } from "../db/database";
 import { searchMessages, searchNotes } from "../db/search";
-import { longTerm, MAX_TERM_LENGTH, searchTerms, snippetMarkup } from "./query";
+import { longTerm, MAX_TERM_LENGTH, searchTerms, snippetMarkup } from "../db/search-query";
 
 /** How long one search may take, its wait for a turn included; then it answers what it found, marked incomplete. */
 export const SEARCH_TIME_LIMIT_MS = 3_000;

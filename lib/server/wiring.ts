@@ -23,7 +23,7 @@ import { LiveStreams } from "../events/live-streams";
 import { blobStoreFor } from "../media/blob-store";
 import { MediaFetcher } from "../media/fetch-job";
 import { dispatchEnvelope } from "../pipeline/dispatch";
-import { housekeeping } from "../pipeline/housekeeping";
+import { housekeeping } from "./housekeeping";
 import { ingestEvent } from "../pipeline/ingest";
 import { requestHandoff } from "../pipeline/handoff";
 import { createReplayModels } from "../replay/models";
@@ -45,6 +45,7 @@ import {
   observeTurns,
   observeWebhook,
 } from "../metrics/record";
+import { dbMetrics } from "../metrics/db";
 import { configuredModelLabel } from "../metrics/model-label";
 import { setMetricsEnabled } from "../metrics/registry";
 import { ensureEnvBot, setBotIdentity } from "../db/bots";
@@ -345,10 +346,15 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
 async function build(): Promise<App> {
   const e = env();
   // Before anything runs, so the first webhook is traced; loads nothing without OTEL_EXPORTER_OTLP_ENDPOINT.
-  await startTracing(e);
+  const tracingStarted = await startTracing(e);
+  if (tracingStarted) log.info("tracing.started", tracingStarted);
   return createApp(
     e,
-    await openDb(e.DATABASE_URL, { backgroundCheckpoints: true, poolSize: e.DATABASE_POOL_SIZE ?? postgresPoolSize(e.WORKER_CONCURRENCY) }),
+    await openDb(e.DATABASE_URL, {
+      backgroundCheckpoints: true,
+      poolSize: e.DATABASE_POOL_SIZE ?? postgresPoolSize(e.WORKER_CONCURRENCY),
+      observer: dbMetrics,
+    }),
   );
 }
 

@@ -1,5 +1,4 @@
 import type { Env } from "../env";
-import { log } from "../log";
 import { installTracing, tracing } from "./hooks";
 
 /** Tracing is on when an OTLP endpoint is set (the standard variables) and the SDK is not disabled. */
@@ -12,11 +11,17 @@ export function tracingWanted(source: Record<string, string | undefined>): boole
 
 /**
  * Starts exporting traces when OTEL_EXPORTER_OTLP_ENDPOINT is set: loads the
- * OpenTelemetry SDK (only then) and installs the hooks. Once per process.
+ * OpenTelemetry SDK (only then) and installs the hooks. Once per process. Returns
+ * what it started (for the caller's log line: lib/log.ts stands on the hooks, so
+ * tracing does not log), null when it started nothing.
  */
-export async function startTracing(e: Pick<Env, "OTEL_EXPORTER_OTLP_PROTOCOL" | "OTEL_RECORD_CONTENT">, source = process.env) {
-  if (tracing() || !tracingWanted(source)) return;
+export async function startTracing(
+  e: Pick<Env, "OTEL_EXPORTER_OTLP_PROTOCOL" | "OTEL_RECORD_CONTENT">,
+  source = process.env,
+): Promise<{ protocol: "http/protobuf" | "http/json"; recordContent: boolean } | null> {
+  if (tracing() || !tracingWanted(source)) return null;
   const { createOtelTracing } = await import("./otel");
-  installTracing(createOtelTracing({ protocol: e.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf", recordContent: e.OTEL_RECORD_CONTENT }));
-  log.info("tracing.started", { protocol: e.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf", recordContent: e.OTEL_RECORD_CONTENT });
+  const started = { protocol: e.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf", recordContent: e.OTEL_RECORD_CONTENT };
+  installTracing(createOtelTracing(started));
+  return started;
 }

@@ -4,12 +4,13 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { openDb } from "../../lib/db/database";
+import { dbMetrics } from "../../lib/metrics/db";
 import { parseEnv } from "../../lib/env";
 import { createApp } from "../../lib/server/wiring";
 
 const env = parseEnv(process.env);
 // The server's connection settings: WAL checkpoints on a worker thread.
-const app = await createApp(env, await openDb(env.DATABASE_URL, { backgroundCheckpoints: true }), {
+const app = await createApp(env, await openDb(env.DATABASE_URL, { backgroundCheckpoints: true, observer: dbMetrics }), {
   leaseMs: Number(process.env.TEST_LEASE_MS ?? 2000),
   staleSendMs: Number(process.env.TEST_LEASE_MS ?? 2000),
   backoffMs: () => 50,

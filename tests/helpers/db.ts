@@ -5,6 +5,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { openDb, type Database } from "@/lib/db/database";
 import { migrate, postgresTarget } from "@/lib/db/migrations.mjs";
+import { dbMetrics } from "@/lib/metrics/db";
 
 export type TestDb = { db: Database; url: string; provider: "sqlite" | "postgresql"; close: () => Promise<void> };
 
@@ -13,7 +14,7 @@ export async function sqliteTestDb(): Promise<TestDb> {
   const dir = mkdtempSync(join(tmpdir(), "switchboard-test-"));
   const url = `file:${join(dir, "test.db")}`;
   await migrate(url);
-  const db = await openDb(url);
+  const db = await openDb(url, { observer: dbMetrics });
   return {
     db,
     url,
@@ -33,7 +34,7 @@ export async function postgresTestDb(): Promise<TestDb> {
   const url = new URL(base);
   url.searchParams.set("schema", schema);
   await migrate(url.toString());
-  const db = await openDb(url.toString());
+  const db = await openDb(url.toString(), { observer: dbMetrics });
   return {
     db,
     url: url.toString(),

@@ -1,4 +1,5 @@
-import type { ContextMessage, StoredMessage } from "@/lib/context/types";
+import type { StoredMessage } from "@/lib/db/context-facts";
+import type { ContextMessage } from "@/lib/context/types";
 
 const base = Date.parse("2026-11-20T10:00:00Z");
 

@@ -5,15 +5,15 @@
  * for what an integration test sent), so a later change to the format or the
  * sanitizer cannot silently reopen a hole.
  *
- * The reader here is deliberately independent of lib/prompt/sanitize.ts and
+ * The reader here is deliberately independent of lib/context/sanitize.ts and
  * looser than it: a body line that merely *looks* like structure to this reader
  * (a dash, bracket, math sign or arrow first, a ` · ` separator, a role word and
  * a colon) is a violation unless it was escaped with a backslash.
  */
 import unhomoglyph from "unhomoglyph";
 import type { Database } from "@/lib/db/database";
-import { formatTime } from "@/lib/prompt/format";
-import { userLabel } from "@/lib/prompt/sanitize";
+import { formatTime } from "@/lib/context/format";
+import { userLabel } from "@/lib/context/sanitize";
 
 export type PromptLike = { system: string; messages: { role: string; content: unknown }[] };
 
@@ -24,7 +24,7 @@ export type MessageBlock = {
   time: string;
   fields: string[];
   annotation: { sender: string; text: string } | null;
-  /** The product's media lines under the header (lib/prompt/media-line.ts), in order. */
+  /** The product's media lines under the header (lib/context/media-line.ts), in order. */
   media?: string[];
   body: string[];
 };
@@ -48,7 +48,7 @@ const HEADER = new RegExp(
 );
 // A quoted text never ends with a backslash (it would read as escaping the closing quote).
 /**
- * A media line exactly as lib/prompt/media-line.ts writes it: a kind, then unquoted
+ * A media line exactly as lib/context/media-line.ts writes it: a kind, then unquoted
  * fields (no quote or bracket) and quoted sender-chosen text (no quote inside), one
  * closing bracket, and a voice note's transcript quoted after it.
  */

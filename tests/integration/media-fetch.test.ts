@@ -6,7 +6,7 @@ import type { Caller } from "@/lib/auth/operators";
 import { openDb, type Database } from "@/lib/db/database";
 import { blobStoreFor, sha256Of } from "@/lib/media/blob-store";
 import { deleteConversationData } from "@/lib/pipeline/delete-conversation";
-import { housekeeping } from "@/lib/pipeline/housekeeping";
+import { housekeeping } from "@/lib/server/housekeeping";
 import { updateSettings } from "@/lib/settings/store";
 import { startTestApp, type TestApp } from "../helpers/app";
 import { databases, hasPostgres, postgresTestDb, sqliteTestDb, type TestDb } from "../helpers/db";

@@ -9,7 +9,7 @@ import { conversationStats } from "@/lib/db/stats";
 import { update } from "../fixtures/telegram";
 import { useHarness } from "../helpers/harness";
 import { getConversationTimeline, markRead } from "@/lib/pipeline/timeline";
-import { housekeeping } from "@/lib/pipeline/housekeeping";
+import { housekeeping } from "@/lib/server/housekeeping";
 import { checkDatabase } from "@/lib/db/health";
 
 describe("operator tools", () => {

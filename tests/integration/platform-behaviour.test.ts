@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Caller } from "@/lib/auth/operators";
 import { contextNeeds } from "@/lib/context/assemble";
-import { findStoredMessage, loadContextFacts } from "@/lib/db/context-input";
+import { loadContextFacts } from "@/lib/context/load-facts";
+import { findStoredMessage } from "@/lib/db/context-input";
 import { sendEnvelope } from "@/lib/pipeline/envelopes";
 import { updateSettings } from "@/lib/settings/store";
 import { defaultSettings } from "@/lib/settings/schema";

@@ -16,7 +16,7 @@ import {
   tsQuery,
   unspacedGlob,
   unspacedRegex,
-} from "@/lib/search/query";
+} from "@/lib/db/search-query";
 import { group, update } from "../fixtures/telegram";
 import { databases } from "../helpers/db";
 import { useRoutedApp } from "../helpers/route-app";

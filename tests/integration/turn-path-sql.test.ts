@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { attachmentsOf, loadContextFacts, previousSentAtOf, storedMessageSelect } from "@/lib/db/context-input";
+import { loadContextFacts } from "@/lib/context/load-facts";
+import { attachmentsOf, previousSentAtOf, storedMessageSelect } from "@/lib/db/context-input";
 import { findEnvelope, insertEnvelope } from "@/lib/db/envelopes";
 import { findEnvelopeWithMessage } from "@/lib/db/turn-start";
 import { readReplyGate } from "@/lib/db/handoff";

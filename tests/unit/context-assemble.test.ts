@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { assembleContext, buildContext, contextNeeds, type ContextFacts, gapNote } from "@/lib/context/assemble";
+import { assembleContext, buildContext, contextNeeds, gapNote } from "@/lib/context/assemble";
+import type { ContextFacts } from "@/lib/db/context-facts";
 import { msg } from "../helpers/messages";
 
 const settings = { gapThresholdMinutes: 15 };

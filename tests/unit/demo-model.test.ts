@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEMO_LABEL, demoModel, describePrompt } from "@/lib/agent/demo-model";
 import { gapNote } from "@/lib/context/assemble";
-import { sanitizeBody } from "@/lib/prompt/sanitize";
+import { sanitizeBody } from "@/lib/context/sanitize";
 
 describe("the demo model's description of its prompt", () => {
   it("reports the context size, the reply annotation and the gap note", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readEnvelopeMetadata } from "@/lib/envelope/metadata";
+import { readEnvelopeMetadata } from "@/lib/db/envelope-metadata";
 
 describe("envelope metadata", () => {
   it("reads the typed keys", () => {

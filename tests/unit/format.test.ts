@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatEnvelope, replyAnnotation, replySenderLabel } from "@/lib/prompt/format";
+import { formatEnvelope, replyAnnotation, replySenderLabel } from "@/lib/context/format";
 import { cmsg, msg } from "../helpers/messages";
 
 const options = { channel: "telegram", previousAt: null, target: null, quoteMaxChars: 200 };

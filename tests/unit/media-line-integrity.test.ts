@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { imagesForModel } from "@/lib/context/media";
 import { buildPrompt, quotedMessage } from "@/lib/context/prompt";
-import type { AttachmentFact } from "@/lib/context/types";
+import type { AttachmentFact } from "@/lib/db/context-facts";
 import { cases } from "../helpers/adversarial-corpus";
 import { cmsg } from "../helpers/messages";
 import { assertPromptIntegrity } from "../helpers/prompt-integrity";

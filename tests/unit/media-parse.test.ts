@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { lineEventSchema, parseLineEvent } from "@/lib/channels/line/parse";
 import { parseMessageUpdate } from "@/lib/channels/telegram/parse";
 import { updateSchema } from "@/lib/channels/telegram/schema";
-import type { AttachmentFact } from "@/lib/context/types";
+import type { AttachmentFact } from "@/lib/db/context-facts";
 import { attachmentRows } from "@/lib/media/intake";
-import { attachmentLine, mediaLines } from "@/lib/prompt/media-line";
+import { attachmentLine, mediaLines } from "@/lib/context/media-line";
 import { LINE, lineMessageEvent, TG, tgMedia, tgPhoto } from "../fixtures/media-updates";
 
 const BOT = { id: 42, username: "switchboard_bot" };

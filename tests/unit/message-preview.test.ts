@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { messagePreview } from "@/lib/media/preview";
+import { messagePreview } from "@/lib/db/message-preview";
 
 describe("messagePreview", () => {
   it("keeps a message's text, caption or not", () => {

@@ -8,7 +8,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildPrompt } from "@/lib/context/prompt";
-import type { PendingUpdate } from "@/lib/context/types";
+import type { PendingUpdate } from "@/lib/db/context-facts";
 import type { ContextMessage } from "@/lib/context/types";
 import { type Attack, cases, type Rendered } from "../helpers/adversarial-corpus";
 import { assertPromptIntegrity, looksLikeStructure, PromptIntegrityError } from "../helpers/prompt-integrity";

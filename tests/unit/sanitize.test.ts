@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { canonicalText, isReservedLookalike, sanitizeBody, sanitizeInline, sanitizeName, truncate, userLabel } from "@/lib/prompt/sanitize";
+import {
+  canonicalText,
+  isReservedLookalike,
+  sanitizeBody,
+  sanitizeInline,
+  sanitizeName,
+  truncate,
+  userLabel,
+} from "@/lib/context/sanitize";
 
 describe("sanitizeInline", () => {
   it("flattens newlines so a quote cannot start a new prompt line", () => {

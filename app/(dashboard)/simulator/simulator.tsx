@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { messagePreview } from "@/lib/media/preview";
+import { messagePreview } from "@/lib/db/message-preview";
 import { Attachments } from "../_lib/attachments";
 import { useRef, useState } from "react";
 import { TELEGRAM_USER_TEXT_LIMIT, tooLongSentence } from "@/lib/channels/text-limit";

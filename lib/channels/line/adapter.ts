@@ -2,6 +2,7 @@ import { HTTPFetchError, type messagingApi } from "@line/bot-sdk";
 import { log } from "../../log";
 import { OUTBOUND_TEXT_LIMIT, tooLongSentence } from "../text-limit";
 import { downloadBytes } from "../../media/fetch-http";
+import type { MediaDownload, MediaDownloadRequest } from "../../media/types";
 import { networkCodeOf, neverConnected } from "../never-connected";
 import { LineTimeoutError, lineMessagingApi } from "./messaging-api";
 import {
@@ -10,8 +11,6 @@ import {
   type ChannelAdapter,
   type MediaSendRequest,
   type OutboundMediaFacts,
-  type MediaDownload,
-  type MediaDownloadRequest,
   type SendRequest,
   type SendResult,
 } from "../types";

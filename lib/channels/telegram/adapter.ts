@@ -4,17 +4,16 @@ import { Api, Bot, GrammyError, HttpError, InputFile } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import { log } from "../../log";
 import { downloadBytes } from "../../media/fetch-http";
+import type { MediaDownload, MediaDownloadRequest } from "../../media/types";
 import {
   DeliveryError,
   type ActivityTarget,
   type ChannelAdapter,
   type MediaSendRequest,
-  type MediaDownload,
-  type MediaDownloadRequest,
   type SendRequest,
   type SendResult,
 } from "../types";
-import { splitTopicChatId } from "../../envelope/topic-key";
+import { splitTopicChatId } from "../topic-key";
 import { networkCodeOf, neverConnected } from "../never-connected";
 import type { BotIdentity } from "./parse";
 import { startSandboxBotApi, type SandboxBotApi } from "./sandbox-bot-api";

@@ -1,4 +1,4 @@
-import { topicChatId } from "../../envelope/topic-key";
+import { topicChatId } from "../topic-key";
 import type { ChatType, InboundChat, InboundEvent, InboundMessage, Membership, SenderRole } from "../types";
 import { describeForQuote, telegramMedia } from "./media";
 import type { TgChat, TgChatMemberUpdated, TgMessage, TgOrigin, TgRepliedMessage, TgUpdate } from "./schema";

@@ -3,7 +3,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { messagePreview } from "@/lib/media/preview";
+import { messagePreview } from "@/lib/db/message-preview";
 import { Attachments } from "../../_lib/attachments";
 import { DeliveryFailure } from "../../_lib/delivery-failure";
 import { InspectLink } from "../../_lib/inspect-link";

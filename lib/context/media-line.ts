@@ -1,4 +1,4 @@
-import type { AttachmentFact, StoredMessage } from "../context/types";
+import type { AttachmentFact, StoredMessage } from "../db/context-facts";
 import { canonicalText, MAX_BODY_CHARS, sanitizeInline } from "./sanitize";
 
 /**

@@ -1,17 +1,17 @@
 import { claimStaleSend, findStaleSends } from "../db/envelopes";
-import { endEnvelope } from "./end-envelope";
+import { endEnvelope } from "../pipeline/end-envelope";
 import { parseAddress } from "../envelope/address";
-import { keepPossiblyDelivered } from "./send-to-chat";
+import { keepPossiblyDelivered } from "../pipeline/send-to-chat";
 import { failForksOfFailedTasks } from "../db/forks";
 import { findReplyTarget } from "../db/messages";
 import { deleteExpiredSessions } from "../db/operators";
 import { endInterruptedReplays } from "../replay/interrupted";
 import { applyMediaRetention } from "../media/retention";
 import { getSettings } from "../settings/store";
-import { sweepForks } from "./forks";
-import { wakeSnoozed } from "./conversation-status";
-import { handoffTimeouts } from "./handoff";
-import type { TurnDeps } from "./agent-turn";
+import { sweepForks } from "../pipeline/forks";
+import { wakeSnoozed } from "../pipeline/conversation-status";
+import { handoffTimeouts } from "../pipeline/handoff";
+import type { TurnDeps } from "../pipeline/agent-turn";
 
 /**
  * What the scheduler does on each timer tick besides delivering due envelopes:

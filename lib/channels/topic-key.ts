@@ -13,3 +13,6 @@ export function splitTopicChatId(key: string): { chatId: string; topicId?: strin
 
 /** The keys of a chat's topics, as a SQL LIKE pattern (or Prisma's startsWith without the %). */
 export const topicKeysLike = (chatId: string) => `${chatId}:topic:%`;
+
+/** A chat and its forum topics, as lib/db's membership writes match them (`ChatFamily`). */
+export const chatFamily = (chatId: string) => ({ chatId, topicKeysLike: topicKeysLike(chatId) });

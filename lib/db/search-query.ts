@@ -1,3 +1,7 @@
+// User text becomes search terms here, and the terms the indexes' queries: beside the
+// SQL that runs them (lib/db/search.ts). The migrations, written when this file was
+// lib/search/query.ts, name it so.
+
 /**
  * Code point ranges of the scripts written without spaces between words
  * (Chinese, Japanese, Thai, Lao, Khmer, Myanmar) and of Korean, whose particles
@@ -6,7 +10,7 @@
  * characters is searched as a substring, with the n-gram indexes of the
  * migration 20261125103000_message_substring_search, which index only the
  * messages holding one of them: both migrations spell out exactly these ranges
- * (tests/unit/search-query.test.ts compares them).
+ * (tests/integration/search.test.ts compares them).
  */
 export const UNSPACED_RANGES: readonly (readonly [number, number])[] = [
   [0x0e00, 0x0eff], // Thai, Lao

@@ -1,5 +1,6 @@
-import { shortDuration } from "../context/duration";
-import type { ContextMessage, StoredMessage } from "../context/types";
+import { shortDuration } from "./duration";
+import type { StoredMessage } from "../db/context-facts";
+import type { ContextMessage } from "./types";
 import { mediaLines } from "./media-line";
 import { sanitizeBody, sanitizeInline, sanitizeName, userLabel } from "./sanitize";
 
