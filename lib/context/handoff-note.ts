@@ -8,6 +8,7 @@ export type HandoffNote = { from: Date; until: Date; operator: string | null };
  */
 export function showHandoffNote(handedBackAt: Date | null, context: { sentAt: Date; senderKind: string }[]): boolean {
   if (!handedBackAt || context.length === 0) return false;
+  // biome-ignore lint/complexity/useMathMinMax: these are Dates; Math.min would turn the oldest into a number of milliseconds.
   const oldest = context.reduce((min, m) => (m.sentAt < min ? m.sentAt : min), context[0].sentAt);
   if (handedBackAt >= oldest) return true;
   return !context.some((m) => m.senderKind === "agent");

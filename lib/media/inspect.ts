@@ -48,6 +48,7 @@ export async function inspectBytes(bytes: Uint8Array, kind: AttachmentKind): Pro
   const sniffed = await sniff(bytes);
   const family = familyOf(sniffed);
   if (!EXPECTED[kind].includes(family))
+    // biome-ignore lint/correctness/usePlaywrightValidDescribeCallback: our describe() below names a MIME type; this is not Playwright's test.describe (Biome 2.6 matches any call named describe).
     return { ok: false, reason: `the bytes are ${describe(sniffed)}, not a ${kind.replaceAll("_", " ")}` };
   if (family !== "image") return { ok: true, mimeType: sniffed, family };
   return checkImage(bytes, sniffed);

@@ -10,7 +10,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Integration tests each open their own database; two workers fit 2 cores.
     pool: "forks",
-    poolOptions: { forks: { maxForks: 2 } },
+    maxWorkers: 2,
     env: { NODE_ENV: "test", LOG_LEVEL: "error" },
   },
 });
