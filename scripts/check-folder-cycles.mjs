@@ -6,13 +6,15 @@
 // A file directly in lib/ is a unit of its own (lib/log.ts is "log").
 // Part of `npm run check:imports`. Exit 1 with each pair and the files that import.
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /** Pairs pending issue 49's settings step (one settings reader): allowed for now, not for good. */
 const PENDING = new Set(["env|settings", "settings|usage"]);
 
-// The package exports no path to its CLI; it is where npm installs it.
-const bin = fileURLToPath(new URL("../node_modules/dependency-cruiser/bin/dependency-cruise.mjs", import.meta.url));
+// The package exports no path to its CLI: its package.json names it (the file was renamed in 18).
+const root = new URL("../node_modules/dependency-cruiser/", import.meta.url);
+const bin = fileURLToPath(new URL(JSON.parse(readFileSync(new URL("package.json", root), "utf8")).bin.depcruise, root));
 const json = execFileSync(process.execPath, [bin, "lib", "--config", ".dependency-cruiser.cjs", "--output-type", "json"], {
   cwd: fileURLToPath(new URL("..", import.meta.url)),
   encoding: "utf8",
