@@ -1,5 +1,4 @@
 import { timingSafeEqual } from "node:crypto";
-import type { Update } from "grammy/types";
 import { AppError } from "../../errors";
 import { errorResponse, json, parseJson, readBody } from "../../http/respond";
 import { log } from "../../log";
@@ -29,26 +28,15 @@ function secretMatches(given: string | null, expected: string): boolean {
 
 /**
  * POST /api/webhooks/telegram. Verifies the secret header in constant time before
- * reading the body, validates the Update, runs it through grammY's handleUpdate
- * (whose middleware stores it) and answers 200 only once it is committed. A
- * failure to store is a 500, so Telegram delivers the update again. An update
- * whose fields we read have the wrong shape is a 400 with nothing stored; update
- * kinds the bot does not handle are acknowledged and the reason logged.
+ * reading the body, validates the Update, parses it (`parseUpdate`) and stores it
+ * (`deps.ingest`), answering 200 only once it is committed: each step calls the next
+ * and returns. A failure to store is a 500, so Telegram delivers the update again.
+ * An update whose fields we read have the wrong shape is a 400 with nothing stored;
+ * update kinds the bot does not handle are acknowledged and the reason logged.
+ * grammY is the Bot API client (`deps.channel`), not a step here: its middleware
+ * would run the same parse inside `handleUpdate` and hand the result back.
  */
 export function createTelegramWebhook(deps: TelegramWebhookDeps) {
-  const { bot } = deps.channel;
-  const ingested = new WeakMap<object, unknown>();
-  bot.use(async (ctx) => {
-    const event = parseUpdate(ctx.update as unknown as TgUpdate, await deps.channel.identity());
-    if (event.type === "ignored") {
-      log.info("telegram.update_ignored", { updateId: ctx.update.update_id, reason: event.reason });
-      ingested.set(ctx.update, { status: "ignored", reason: event.reason });
-      deps.ignored?.(event.reason);
-      return;
-    }
-    ingested.set(ctx.update, await deps.ingest(event));
-  });
-
   return async function handle(request: Request): Promise<Response> {
     try {
       if (!secretMatches(request.headers.get(SECRET_HEADER), deps.secret)) {
@@ -58,19 +46,22 @@ export function createTelegramWebhook(deps: TelegramWebhookDeps) {
       if (!type.toLowerCase().startsWith("application/json")) throw new AppError("unsupported_media_type", "expected application/json");
       const parsed = updateSchema.safeParse(parseJson(await readBody(request, MAX_UPDATE_BYTES)));
       if (!parsed.success) throw new AppError("bad_request", "body is not a Telegram Update", parsed.error.issues.slice(0, 5));
-      const update = parsed.data as unknown as Update;
       if (deps.channel.identityState().state !== "ready") {
         // Never wait on the Bot API here: Telegram re-delivers after a 503, by then getMe has answered.
         deps.channel.identity().catch(() => {});
         throw new AppError("unavailable", "the bot's identity is not known yet (Bot API unreachable); deliver again later");
       }
-      await bot.handleUpdate(update);
-      return json({ ok: true, result: ingested.get(update) ?? { status: "ignored" } });
+      const update: TgUpdate = parsed.data;
+      const event = parseUpdate(update, await deps.channel.identity());
+      if (event.type === "ignored") {
+        log.info("telegram.update_ignored", { updateId: update.update_id, reason: event.reason });
+        deps.ignored?.(event.reason);
+        return json({ ok: true, result: { status: "ignored", reason: event.reason } });
+      }
+      return json({ ok: true, result: await deps.ingest(event) });
     } catch (error) {
-      if (!(error instanceof AppError)) log.error("telegram.webhook_failed", { error: (error as { error?: unknown }).error ?? error });
-      return errorResponse(
-        error instanceof Error && "error" in error && !(error instanceof AppError) ? (error as { error: unknown }).error : error,
-      );
+      if (!(error instanceof AppError)) log.error("telegram.webhook_failed", { error });
+      return errorResponse(error);
     }
   };
 }
