@@ -1,5 +1,6 @@
 import { QueryClient, QueryObserver } from "@tanstack/react-query";
 import { describe, expect, it } from "vitest";
+import { ApiError } from "@/app/(dashboard)/_lib/api";
 import { invalidateFor, invalidateNow } from "@/app/(dashboard)/_lib/live-events";
 
 /** A query whose loads the test answers by hand, in order: what each load returns is the server's state when it read. */
@@ -37,6 +38,28 @@ describe("live events and a page's first load", () => {
     // Read again once, not once per event.
     expect(q.loads).toHaveLength(2);
     q.stop();
+    client.clear();
+  });
+
+  it("a first load the server refuses (404) while an event arrives is not read again when it lands", async () => {
+    const client = new QueryClient();
+    const refusals: ((error: Error) => void)[] = [];
+    const observer = new QueryObserver(client, {
+      queryKey: ["conversation", 987654321, "messages"],
+      queryFn: () => new Promise<string>((_, reject) => refusals.push(reject)),
+      retry: false,
+    });
+    const stop = observer.subscribe(() => {});
+    const settled = () => new Promise((r) => setTimeout(r, 0));
+    await settled();
+    // The stream opens (invalidate everything) while the unknown conversation's first load is on its way.
+    invalidateNow(client);
+    refusals[0]!(new ApiError("conversation not found", 404));
+    await settled();
+    await settled();
+    // An unknown conversation is unknown the second time too (the page read it twice: e2e operator-walk).
+    expect(refusals).toHaveLength(1);
+    stop();
     client.clear();
   });
 

@@ -52,7 +52,9 @@ export function invalidateNow(client: QueryClient, queryKey?: unknown[]) {
       if (change.query !== query || (change.type !== "removed" && query.state.fetchStatus === "fetching")) return;
       unsubscribe();
       awaitingFirstLoad.delete(query);
-      if (change.type !== "removed") void client.invalidateQueries({ queryKey: query.queryKey, exact: true });
+      // A first load the server refused stays refused here too (it landed after the event, as a 404 or 403).
+      if (change.type !== "removed" && !isClientError(query.state.error))
+        void client.invalidateQueries({ queryKey: query.queryKey, exact: true });
     });
   }
   // A query the server refused (404 unknown, 403 not yours) stays refused: an event elsewhere does not ask again.
