@@ -13,7 +13,7 @@ test("the sandbox bot's own settings: a form like Settings, empty inherits, erro
 }) => {
   // Four pages and a turn: longer than the default minute on a loaded machine.
   test.setTimeout(150_000);
-  const userId = 8000 + Math.floor(Math.random() * 1000);
+  const userId = 3_700_000 + Math.floor(Math.random() * 100_000);
   const own = `Bot-own waiting note ${userId}: a person comes soon.`;
   await dashboard.signIn();
   await page.goto("/bots");

@@ -4,7 +4,7 @@ test("a handoff lands in Needs a human; an operator takes over, replies, hands b
   page,
   dashboard,
 }) => {
-  const userId = 7000 + Math.floor(Math.random() * 1000);
+  const userId = 3_100_000 + Math.floor(Math.random() * 100_000);
   await dashboard.signIn();
   // The fake model replies and calls `handoff` for a message that says [handoff].
   await dashboard.simulate("I need a real person [handoff]", { firstName: "Hana", userId });
@@ -51,7 +51,7 @@ test("a handoff lands in Needs a human; an operator takes over, replies, hands b
 });
 
 test("the handoff API refuses an invalid transition with 409", async ({ page, dashboard }) => {
-  const userId = 8000 + Math.floor(Math.random() * 1000);
+  const userId = 3_200_000 + Math.floor(Math.random() * 100_000);
   await dashboard.signIn();
   await dashboard.simulate("just saying hi", { firstName: "Ivo", userId });
   const { conversations } = await (await page.request.get("/api/v1/conversations?search=Ivo")).json();
@@ -95,7 +95,7 @@ test("notification permission is asked only on a click; GET on the handoff route
   // Denied: the button goes away and nothing asks again.
   await expect(button).toHaveCount(0);
 
-  const userId = 9000 + Math.floor(Math.random() * 1000);
+  const userId = 3_300_000 + Math.floor(Math.random() * 100_000);
   await dashboard.simulate("hello there", { firstName: "Gus", userId });
   const { conversations } = await (await page.request.get("/api/v1/conversations?search=Gus")).json();
   const id = conversations[0].id;
@@ -130,7 +130,7 @@ test("the per-user handoff limit is set in Settings: a user past it in another c
   page,
   dashboard,
 }) => {
-  const userId = 8000 + Math.floor(Math.random() * 1000);
+  const userId = 3_400_000 + Math.floor(Math.random() * 100_000);
   await dashboard.signIn();
   await page.goto("/settings");
   await page.getByLabel("Handoffs one user may start per hour").fill("1");

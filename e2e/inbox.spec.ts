@@ -4,7 +4,7 @@ test("an operator takes a conversation from Unassigned, answers with a saved rep
   page,
   dashboard,
 }) => {
-  const userId = 9100 + Math.floor(Math.random() * 800);
+  const userId = 3_500_000 + Math.floor(Math.random() * 100_000);
   const shortcut = `eta${userId}`;
   await dashboard.signIn();
 
@@ -70,7 +70,7 @@ test("an operator takes a conversation from Unassigned, answers with a saved rep
 });
 
 test("keyboard shortcuts move between conversations, never while typing, and ? lists them", async ({ page, dashboard }) => {
-  const base = 9900 + Math.floor(Math.random() * 90) * 3;
+  const base = 3_600_000 + Math.floor(Math.random() * 30_000) * 3;
   await dashboard.signIn();
   for (const [i, name] of ["Kira", "Lev", "Noor"].entries()) {
     await dashboard.simulate(`hello from ${name}`, { firstName: name, userId: base + i });
