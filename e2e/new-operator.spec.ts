@@ -37,7 +37,9 @@ test("a fork's report is labelled as the fork's in the console, not shown in the
   dashboard,
 }) => {
   await dashboard.signIn();
-  await dashboard.simulate("Hi, I track parcel 27", { firstName: "Rhea", userId: 27_001 });
+  // A chat of its own per attempt: a retry must not meet the fork the first attempt left active.
+  const userId = 3_800_000 + Math.floor(Math.random() * 100_000);
+  await dashboard.simulate("Hi, I track parcel 27", { firstName: "Rhea", userId });
   await expect(page.getByTestId("sim-timeline")).toContainText("Echo: Hi, I track parcel 27");
   const conversationId = await openConversation(page);
 
@@ -57,7 +59,7 @@ test("a fork's report is labelled as the fork's in the console, not shown in the
 
   // The simulator plays the user's chat: the report was never sent there.
   await page.goto("/simulator");
-  await page.getByLabel("User id").fill("27001");
+  await page.getByLabel("User id").fill(String(userId));
   await expect(page.getByTestId("sim-timeline")).toContainText("Echo: Hi, I track parcel 27");
   await expect(page.getByTestId("sim-timeline")).not.toContainText("ended");
 

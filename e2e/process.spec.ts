@@ -1,5 +1,6 @@
 import { spawn, execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
+import { get } from "node:http";
 import { createServer, connect, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
@@ -103,6 +104,14 @@ test("npm start: serves at once with the Bot API hanging, guards setup with a co
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: "degraded", database: { ok: true }, channels: { telegram: { ok: false } } });
+    // Idle connections outlive a proxy's 60 s, so a reused one is never reset under the client.
+    const keepAlive = await new Promise<string | undefined>((resolve, reject) =>
+      get(`${base}/api/health`, (res) => {
+        res.resume();
+        resolve(res.headers["keep-alive"]);
+      }).on("error", reject),
+    );
+    expect(keepAlive).toBe("timeout=65");
     // The webhook answers 503 at once (Telegram delivers again), it does not wait on getMe.
     const webhook = await fetch(`${base}/api/webhooks/telegram`, {
       method: "POST",

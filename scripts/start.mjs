@@ -125,6 +125,10 @@ const server = createServer((req, res) => {
   );
   handle(req, res);
 });
+// A client that reuses an idle connection the server is closing at that moment gets a reset
+// (ECONNRESET; a proxy answers 502). Proxies drop their idle upstream connections after 60 s
+// (nginx, AWS ALB), so the server keeps them a little longer and the proxy always closes first.
+server.keepAliveTimeout = 65_000;
 server.listen(Number(port), hostname, () => {
   const where = hostname ?? "every interface";
   console.log(`[start] listening on ${where}, port ${port}`);
