@@ -105,7 +105,7 @@ test("npm start: serves at once with the Bot API hanging, guards setup with a co
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: "degraded", database: { ok: true }, channels: { telegram: { ok: false } } });
     // Idle connections outlive a proxy's 60 s, so a reused one is never reset under the client.
-    const keepAlive = await new Promise<string | undefined>((resolve, reject) =>
+    const keepAlive = await new Promise<unknown>((resolve, reject) =>
       get(`${base}/api/health`, (res) => {
         res.resume();
         resolve(res.headers["keep-alive"]);
