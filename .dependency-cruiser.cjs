@@ -66,6 +66,15 @@ module.exports = {
       to: { path: "^lib/db/" },
     },
     {
+      name: "pages-through-lib",
+      comment:
+        "A page or component reads through lib/api, lib/auth or lib/server, never lib/db itself: what it may see is " +
+        "decided there. message-preview.ts is the one pure helper the data layer and the console's lists share.",
+      severity: "error",
+      from: { path: "^app/" },
+      to: { path: "^lib/db/", pathNot: "^lib/db/message-preview\\.ts$" },
+    },
+    {
       name: "auth-below-api",
       comment:
         "lib/auth (who a caller is, roles, per-bot scope, accounts) stands below lib/api (the API's schemas and operations): " +

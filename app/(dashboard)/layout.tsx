@@ -1,7 +1,6 @@
 import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { operatorOfSession, SESSION_COOKIE, shownName } from "@/lib/auth/operators";
-import { countOperators } from "@/lib/db/operators";
+import { operatorOfSession, SESSION_COOKIE, setupPending, shownName } from "@/lib/auth/operators";
 import { loginPathFor, REQUEST_PATH_HEADER } from "@/lib/http/return-path";
 import { getApp } from "@/lib/server/wiring";
 import { Nav } from "./nav";
@@ -14,7 +13,7 @@ export default async function DashboardLayout({ children }: { children: React.Re
   const { db } = await getApp();
   const operator = await operatorOfSession(db, (await cookies()).get(SESSION_COOKIE)?.value);
   // Signed in, the operator lands on the page they asked for.
-  if (!operator) redirect((await countOperators(db)) === 0 ? "/setup" : loginPathFor((await headers()).get(REQUEST_PATH_HEADER)));
+  if (!operator) redirect((await setupPending(db)) ? "/setup" : loginPathFor((await headers()).get(REQUEST_PATH_HEADER)));
   return (
     <Providers>
       <div className="shell">

@@ -1,6 +1,6 @@
 import { redirect } from "next/navigation";
 import { AuthForm } from "@/app/_components/auth-form";
-import { countOperators } from "@/lib/db/operators";
+import { setupPending } from "@/lib/auth/operators";
 import { safeReturnPath } from "@/lib/http/return-path";
 import { getApp } from "@/lib/server/wiring";
 
@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 export default async function LoginPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { next } = await searchParams;
   const { db } = await getApp();
-  if ((await countOperators(db)) === 0) redirect("/setup");
+  if (await setupPending(db)) redirect("/setup");
   return (
     <div className="auth">
       <h1>Sign in to Switchboard</h1>

@@ -1,6 +1,6 @@
 import { redirect } from "next/navigation";
 import { AuthForm } from "@/app/_components/auth-form";
-import { countOperators } from "@/lib/db/operators";
+import { setupPending } from "@/lib/auth/operators";
 import { getApp } from "@/lib/server/wiring";
 
 export const dynamic = "force-dynamic";
@@ -8,7 +8,7 @@ export const dynamic = "force-dynamic";
 /** First run: no operator exists yet, so whoever opens the console creates one. */
 export default async function SetupPage() {
   const { db } = await getApp();
-  if ((await countOperators(db)) > 0) redirect("/login");
+  if (!(await setupPending(db))) redirect("/login");
   return (
     <div className="auth">
       <h1>Welcome to Switchboard</h1>

@@ -2,6 +2,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { Database } from "../db/database";
 import {
+  countOperators,
   createFirstOperator,
   createSession,
   deleteSession,
@@ -109,6 +110,11 @@ export async function setupFirstOperator(db: Database, request: z.infer<typeof s
   const created = await createFirstOperator(db, { name: input.name, passwordHash: await hashPassword(input.password) });
   if (!created) throw new AppError("forbidden", "setup is already done; sign in instead");
   return input;
+}
+
+/** Whether first-run setup is still to do: no operator exists (the pages send a visitor to /setup, else to /login). */
+export async function setupPending(db: Database): Promise<boolean> {
+  return (await countOperators(db)) === 0;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
