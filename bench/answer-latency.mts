@@ -102,7 +102,8 @@ async function post(bases: string[], updates: { chat: number; text: string }[]) 
       for (let attempt = 1; ; attempt++) {
         const response = await fetch(`${bases[i % bases.length]}/api/webhooks/telegram`, {
           method: "POST",
-          headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET },
+          // As Telegram delivers: its Bot API server sends Accept-Encoding with every update.
+          headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET, "accept-encoding": "gzip, deflate" },
           body: payload,
         });
         await response.arrayBuffer();

@@ -152,7 +152,7 @@ const photoUpdate = () => {
     },
   });
 };
-const headers = { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET };
+const headers = { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET, "accept-encoding": "gzip, deflate" };
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const paired = (values: number[], baselines: number[]) =>
   Math.round(median(values.map((v, i) => v / Math.max(baselines[i], 0.001))) * 100) / 100;

@@ -17,7 +17,7 @@ const SECRET = "bench-secret";
 const METRICS_TOKEN = "bench-metrics-token-0123456789";
 let updateId = 1;
 
-const headers = { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET };
+const headers = { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET, "accept-encoding": "gzip, deflate" };
 const body = () => {
   const id = updateId++;
   return privateTextUpdate(id, 1000 + (id % 50), "Load", `load message ${id}`);

@@ -76,7 +76,7 @@ async function bench(label: string, env: Record<string, string>, withTargets: bo
       const deliver = () =>
         fetch(`${server.base}/api/webhooks/telegram`, {
           method: "POST",
-          headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET },
+          headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET, "accept-encoding": "gzip, deflate" },
           body: payload,
         });
       let started = performance.now();

@@ -31,7 +31,7 @@ function updateBody() {
   return privateTextUpdate(id, chat, "Load", `load message ${id}`);
 }
 const tiny = () => JSON.stringify({ update_id: 1, message: { text: "x" } });
-const hookHeaders = { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET };
+const hookHeaders = { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET, "accept-encoding": "gzip, deflate" };
 const pingHeaders = { "content-type": "application/json" };
 
 async function maxLoad(url: string, body: () => string, headers: Record<string, string>) {

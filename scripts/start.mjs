@@ -12,6 +12,7 @@ import { PEER_HEADER_PREFIX, peerHeaderName, resolveClientAddress } from "../lib
 import { closeIfBodyStalled } from "../lib/http/close-stalled.mjs";
 import { buildNotice, buildProgress, consoleUrl, readyLines } from "../lib/http/console-url.mjs";
 import { isPageWrite } from "../lib/http/page-writes.mjs";
+import { isWebhookDelivery } from "../lib/http/webhook-answers.mjs";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 process.env.DATABASE_URL ||= "file:./data/switchboard.db";
@@ -117,6 +118,8 @@ const server = createServer((req, res) => {
     return;
   }
   for (const name of Object.keys(req.headers)) if (name.startsWith(PEER_HEADER_PREFIX)) delete req.headers[name];
+  // A platform's answer is a few bytes: compressing it costs the main thread more than it saves.
+  if (isWebhookDelivery(req.url)) delete req.headers["accept-encoding"];
   const forwarded = req.headers["x-forwarded-for"];
   req.headers[peerHeader] = resolveClientAddress(
     req.socket.remoteAddress,
