@@ -135,7 +135,7 @@ server.keepAliveTimeout = 65_000;
 server.listen(Number(port), hostname, () => {
   const where = hostname ?? "every interface";
   console.log(`[start] listening on ${where}, port ${port}`);
-  for (const line of readyLines(consoleUrl(hostname, port), globalThis.__switchboard?.setupCode)) console.log(line);
+  for (const line of readyLines(consoleUrl(hostname, port), globalThis.__switchboard?.app?.setupCode)) console.log(line);
 });
 
 const SHUTDOWN_DEADLINE_MS = Number(process.env.SHUTDOWN_TIMEOUT_SECONDS || 20) * 1000;
@@ -151,7 +151,7 @@ async function stop(signal) {
   }, SHUTDOWN_DEADLINE_MS + 5_000).unref();
   const closed = new Promise((resolve) => server.close(resolve));
   server.closeIdleConnections();
-  await globalThis.__switchboard?.shutdown?.(SHUTDOWN_DEADLINE_MS);
+  await globalThis.__switchboard?.app?.shutdown?.(SHUTDOWN_DEADLINE_MS);
   server.closeAllConnections();
   await closed;
   await app.close?.().catch(() => {});

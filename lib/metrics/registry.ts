@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { processSingleton } from "../process-global";
 
 /**
  * This process's Prometheus metrics (each instance serves its own). Labels are
@@ -143,13 +144,10 @@ function createMetrics() {
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
-// On globalThis: Next bundles lib/ once for the instrumentation and again per route,
+// One per process: Next bundles lib/ once for the instrumentation and again per route,
 // and the webhook, the worker and /metrics must share one set of counters.
-const holder = globalThis as unknown as { __switchboardMetrics?: { metrics: Metrics; enabled: boolean } };
-
 function state() {
-  holder.__switchboardMetrics ??= { metrics: createMetrics(), enabled: true };
-  return holder.__switchboardMetrics;
+  return processSingleton("metrics", () => ({ metrics: createMetrics(), enabled: true }));
 }
 
 /** The metrics, or null when they are off (METRICS_ENABLED=false): callers record nothing. */

@@ -56,6 +56,7 @@ import { resealStale } from "../bots/rotate";
 import { loadPreviousKey, loadSecretKey, secretBox } from "../bots/secret-box";
 import { startTracing } from "../tracing/start";
 import { traceChannel, traceIngest, traceTurns, traceWebhook } from "../tracing/wrap";
+import { processSingleton } from "../process-global";
 
 /**
  * Everything a request handler needs, built once per process and kept on
@@ -101,7 +102,7 @@ export type App = {
 };
 
 /**
- * The one thing this process keeps on globalThis: the app (getApp), the
+ * What this process keeps of the app in its one global (lib/process-global.ts): the app (getApp), the
  * shutdown scripts/start.mjs calls on SIGTERM (lib/server/shutdown.ts) and the
  * pending setup code it prints, for start.mjs lives outside Next's bundles.
  */
@@ -111,9 +112,7 @@ export type ProcessHolder = {
   /** Set while no operator exists: scripts/start.mjs prints it with the setup page's URL. */
   setupCode?: string;
 };
-const processGlobal = globalThis as unknown as { __switchboard?: ProcessHolder };
-processGlobal.__switchboard ??= {};
-export const processHolder: ProcessHolder = processGlobal.__switchboard;
+export const processHolder: ProcessHolder = processSingleton<ProcessHolder>("app", () => ({}));
 
 export type AppOverrides = {
   /** A model to use instead of the one LLM_* describes (tests: the AI SDK's mock). */

@@ -1,3 +1,5 @@
+import { processSingleton } from "../process-global";
+
 /**
  * The seams tracing attaches to. Without OTEL_EXPORTER_OTLP_ENDPOINT nothing
  * installs them and every wrapper here runs its function as it is: the
@@ -25,15 +27,15 @@ export type Tracing = {
   flush(): Promise<void>;
 };
 
-// On globalThis: the route handlers' bundles and the instrumentation's share one.
-const holder = globalThis as unknown as { __switchboardTracing?: Tracing | null };
+// One per process: the route handlers' bundles and the instrumentation's share it.
+const installed = processSingleton<{ tracing: Tracing | null }>("tracing", () => ({ tracing: null }));
 
 export function installTracing(tracing: Tracing | null) {
-  holder.__switchboardTracing = tracing;
+  installed.tracing = tracing;
 }
 
 export function tracing(): Tracing | null {
-  return holder.__switchboardTracing ?? null;
+  return installed.tracing;
 }
 
 /** `fn` in a span when tracing is on. */
