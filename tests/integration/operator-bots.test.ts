@@ -665,15 +665,18 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
       { code: "forbidden", message: "only an admin can see the bots; bob is an agent" },
     ]);
     expect((await call(botsRoute, "/api/v1/bots", { session: s.admin })).status).toBe(200);
-    // An admin-only route that is also scoped: another bot's conversation first (404), then the role (403), nothing removed.
+    // An admin-only route that is also scoped: the role first, the same 403 whatever the id (their bot's, another bot's,
+    // an unknown one), so it tells nothing about which ids exist; nothing removed.
     const remove = (id: number) =>
       call(conversationDeleteRoute, `/api/v1/conversations/${id}`, { method: "DELETE", session: bob, params: { id: String(id) } });
-    expect((await remove(s.b.id)).status).toBe(404);
-    const own = await remove(s.a.id);
-    expect([own.status, own.body.error]).toEqual([
-      403,
-      { code: "forbidden", message: "only an admin can delete a conversation's data; bob is an agent" },
-    ]);
+    for (const id of [s.a.id, s.b.id, s.b.id + 1000]) {
+      const refused = await remove(id);
+      expect([refused.status, refused.body.error]).toEqual([
+        403,
+        { code: "forbidden", message: "only an admin can delete a conversation's data; bob is an agent" },
+      ]);
+    }
+    expect(await app.t.db.prisma.message.count({ where: { conversationId: s.b.id } })).toBe(1);
     expect(await app.t.db.prisma.message.count({ where: { conversationId: s.a.id } })).toBe(1);
   });
 
