@@ -35,6 +35,7 @@ export const operations = defineOperations([
     summary: "The caller's saved replies (the team's and their own) by shortcut; with ?conversationId= each is also expanded for its user",
     query: savedReplyListQuery,
     response: { status: 200, schema: savedReplyListResponse },
+    errors: { 404: "Unknown conversation, or another bot's conversation for an agent limited to some bots" },
   },
   {
     method: "post",

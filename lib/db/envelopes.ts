@@ -222,7 +222,16 @@ export function listEnvelopes(db: Database, filter: EnvelopeFilter, now: Date) {
  */
 export async function takeAgentMail(db: Database, to: string, now: Date, take: number, bots?: BotScope) {
   const due = await db.prisma.envelope.findMany({
-    where: { to, status: "pending", OR: [{ deliverAt: null }, { deliverAt: { lte: now } }], AND: [ofConversationScopeWhere(bots)] },
+    // A reader's mail only: a user's message or a background task to the same address is the worker's turn
+    // (lib/envelope/work-kinds.ts); taken here it would be marked done and never answered.
+    where: {
+      to,
+      status: "pending",
+      messageId: null,
+      forkId: null,
+      OR: [{ deliverAt: null }, { deliverAt: { lte: now } }],
+      AND: [ofConversationScopeWhere(bots)],
+    },
     orderBy: { id: "asc" },
     take,
   });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type BotScope, refuseConversationOutOfScope } from "../auth/bot-scope";
 import type { Database } from "../db/database";
 import { readContact } from "../db/contact";
 import { createSavedReply, deleteSavedReply, findSavedReply, listSavedReplies, updateSavedReply } from "../db/saved-replies";
@@ -58,10 +59,17 @@ async function ownReply(db: Database, owner: Owner, id: number) {
  * The caller's saved replies (team and own), `search` matching the start of the
  * shortcut or any of the text; with a conversation, each also `expanded` for its user.
  */
-export async function savedRepliesFor(db: Database, owner: Owner, options: { search?: string; conversationId?: number }) {
+export async function savedRepliesFor(
+  db: Database,
+  owner: Owner,
+  options: { search?: string; conversationId?: number },
+  /** The caller's bots: another bot's conversation is unknown to them (its user's name would fill the replies). */
+  bots?: BotScope,
+) {
   const scopes = owner.id === 0 ? ["team"] : ["team", personalScope(owner)];
   const rows = await listSavedReplies(db, scopes, options.search?.trim().replace(/^\//, "").toLowerCase() || undefined);
   if (options.conversationId === undefined) return rows.map((row) => view(row));
+  await refuseConversationOutOfScope(db, bots, options.conversationId);
   const contact = await readContact(db, options.conversationId);
   if (contact === undefined) throw notFound("conversation");
   return rows.map((row) => view(row, expandSavedReply(row.text, { name: contact?.name ?? null })));

@@ -20,7 +20,7 @@ export type Access = { scope?: ScopeKind } & ({ role: "agent" } | { role: "admin
 /**
  * Wraps an /api/v1 route handler: builds the context, authenticates the caller
  * (session cookie with CSRF on mutations, or the API token), checks the declared
- * access (scope, then role) and maps every error to a Response in one place.
+ * access (role, then scope) and maps every error to a Response in one place.
  *
  * @example
  * export const PATCH = withOperator(async ({ params, ctx, caller }) => …, { role: "admin", to: "change bots" });
@@ -33,8 +33,10 @@ export function withOperator<P extends Params = Params>(handler: ApiHandler<P>, 
       checkQueryInput(request.url);
       // A static route gets no params from Next (route or its params undefined).
       const params = ((await route?.params) ?? {}) as P;
-      if (access.scope) await refuseOutOfScope(ctx.db, caller.bots, access.scope, params.id);
+      // The role first: it does not depend on the id, so an agent's 403 says nothing about one. Scope first
+      // answered an agent limited to some bots 404 for another bot's record but 403 for an unknown id.
       if (access.role === "admin") requireAdmin(caller, access.to);
+      if (access.scope) await refuseOutOfScope(ctx.db, caller.bots, access.scope, params.id);
       return await handler({ request, params, ctx, caller });
     } catch (error) {
       return errorResponse(error);

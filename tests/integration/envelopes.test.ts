@@ -186,6 +186,30 @@ describe.each(databases)("envelopes on $name", ({ open }) => {
     expect(all.envelopes.map((e) => e.status).sort()).toEqual(["done", "pending"]);
   });
 
+  it("receiving mail never takes the worker's turns to the same address (a user's message, a background task)", async () => {
+    const conversation = await t.db.prisma.conversation.findFirstOrThrow();
+    const message = await t.db.prisma.message.findFirstOrThrow({ where: { conversationId: conversation.id } });
+    const fork = await t.db.prisma.fork.create({ data: { conversationId: conversation.id, kind: "background", status: "running" } });
+    const turn = await createEnvelope(t.db, {
+      from: chat,
+      to: "agent:main",
+      text: "hello",
+      conversationId: conversation.id,
+      messageId: message.id,
+    });
+    const task = await createEnvelope(t.db, {
+      from: "operator:alice",
+      to: "agent:main",
+      text: "look it up",
+      conversationId: conversation.id,
+      forkId: fork.id,
+    });
+    const mail = await createEnvelope(t.db, { from: "agent:helper", to: "agent:main", text: "for a reader" });
+    const taken = await receiveAgentMail(t.db, receiveMailSchema.parse({ to: "agent:main" }));
+    expect(taken.envelopes.map((e) => e.id)).toEqual([mail.id]);
+    for (const id of [turn.id, task.id]) expect((await findEnvelope(t.db, id))?.status).not.toBe("done");
+  });
+
   it.each([1, 50, 5000])(
     "returns a thread of depth %i: chain to the root and the tree below it, in one query",
     async (depth) => {

@@ -35,6 +35,7 @@ import { GET as turnRoute } from "@/app/api/v1/turns/[id]/route";
 import { PATCH as patchOperatorRoute } from "@/app/api/v1/operators/[id]/route";
 import { GET as operatorsRoute, POST as inviteRoute } from "@/app/api/v1/operators/route";
 import { GET as searchRoute } from "@/app/api/v1/search/route";
+import { GET as savedRepliesRoute, POST as newSavedReplyRoute } from "@/app/api/v1/saved-replies/route";
 import { operations } from "@/lib/api/operations";
 import { hashPassword } from "@/lib/auth/password";
 import { createFirstOperator } from "@/lib/db/operators";
@@ -664,16 +665,44 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
       { code: "forbidden", message: "only an admin can see the bots; bob is an agent" },
     ]);
     expect((await call(botsRoute, "/api/v1/bots", { session: s.admin })).status).toBe(200);
-    // An admin-only route that is also scoped: another bot's conversation first (404), then the role (403), nothing removed.
+    // An admin-only route that is also scoped: the role first, the same 403 whatever the id (their bot's, another bot's,
+    // an unknown one), so it tells nothing about which ids exist; nothing removed.
     const remove = (id: number) =>
       call(conversationDeleteRoute, `/api/v1/conversations/${id}`, { method: "DELETE", session: bob, params: { id: String(id) } });
-    expect((await remove(s.b.id)).status).toBe(404);
-    const own = await remove(s.a.id);
-    expect([own.status, own.body.error]).toEqual([
-      403,
-      { code: "forbidden", message: "only an admin can delete a conversation's data; bob is an agent" },
-    ]);
+    for (const id of [s.a.id, s.b.id, s.b.id + 1000]) {
+      const refused = await remove(id);
+      expect([refused.status, refused.body.error]).toEqual([
+        403,
+        { code: "forbidden", message: "only an admin can delete a conversation's data; bob is an agent" },
+      ]);
+    }
+    expect(await app.t.db.prisma.message.count({ where: { conversationId: s.b.id } })).toBe(1);
     expect(await app.t.db.prisma.message.count({ where: { conversationId: s.a.id } })).toBe(1);
+  });
+
+  it("saved replies filled for another bot's conversation are refused to an agent limited away from it, as an unknown one: its user's name stays unread", async () => {
+    const s = await seed();
+    const bob = s.agent.session;
+    await app.t.db.prisma.message.update({ where: { id: s.messageB.id }, data: { senderPlatformId: "7002", senderName: "Bea Bravo" } });
+    await app.t.db.prisma.message.update({ where: { id: s.messageA.id }, data: { senderPlatformId: "7001", senderName: "Al Alpha" } });
+    const created = await call(newSavedReplyRoute, "/api/v1/saved-replies", {
+      method: "POST",
+      session: bob,
+      body: { shortcut: "hi", text: "Hello {{name}}" },
+    });
+    expect(created.status).toBe(201);
+    await limit(s.admin, s.agent.id, [s.alpha.id]);
+    const filled = (conversationId: number, session: Session) =>
+      call(savedRepliesRoute, `/api/v1/saved-replies?conversationId=${conversationId}`, { session });
+    const foreign = await filled(s.b.id, bob);
+    expect([foreign.status, foreign.body.error]).toEqual([404, { code: "not_found", message: "conversation not found" }]);
+    expect(JSON.stringify(foreign.body)).not.toContain("Bea Bravo");
+    const own = await filled(s.a.id, bob);
+    expect((own.body.savedReplies as { expanded: string }[]).map((r) => r.expanded)).toEqual(["Hello Al Alpha"]);
+    // An admin is never limited.
+    expect(((await filled(s.b.id, s.admin)).body.savedReplies as { expanded: string }[]).map((r) => r.expanded)).toEqual([
+      "Hello Bea Bravo",
+    ]);
   });
 
   it("a static route called as Next calls it, with no route params, answers (the scope check needs no id)", async () => {

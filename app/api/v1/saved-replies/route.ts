@@ -8,7 +8,7 @@ export const dynamic = "force-dynamic";
 export const GET = withOperator(
   async ({ request, ctx, caller }) => {
     const query = savedReplyListQuery.parse(Object.fromEntries(new URL(request.url).searchParams));
-    return jsonOf(savedReplyListResponse, { savedReplies: await savedRepliesFor(ctx.db, caller.operator, query) });
+    return jsonOf(savedReplyListResponse, { savedReplies: await savedRepliesFor(ctx.db, caller.operator, query, caller.bots) });
   },
   { role: "agent" },
 );
