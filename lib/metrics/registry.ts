@@ -1,19 +1,13 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { processSingleton } from "../process-global";
 
-/**
- * This process's Prometheus metrics (each instance serves its own). Labels are
- * bounded on purpose: channel and adapter names, outcomes from fixed lists, the
- * configured provider and model (any other model a replay names: "other",
- * lib/metrics/model-label.ts); never a chat id, a user or any text.
- */
-function createMetrics() {
-  const registry = new Registry();
-  const seconds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-  const fast = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
-  const registers = [registry];
-  const metrics = {
-    registry,
+const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const FAST = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+type Registers = Registry[];
+
+/** What the platforms send and what is sent to them. */
+function platformMetrics(registers: Registers) {
+  return {
     webhookRequests: new Counter({
       name: "switchboard_webhook_requests_total",
       help: "Webhook requests by channel and HTTP status",
@@ -24,7 +18,7 @@ function createMetrics() {
       name: "switchboard_webhook_request_duration_seconds",
       help: "Time to answer a webhook request (verification, parsing and the ingest transaction)",
       labelNames: ["channel"] as const,
-      buckets: fast,
+      buckets: FAST,
       registers,
     }),
     updatesIngested: new Counter({
@@ -39,6 +33,31 @@ function createMetrics() {
       labelNames: ["channel", "reason"] as const,
       registers,
     }),
+    sends: new Counter({
+      name: "switchboard_sends_total",
+      help: "Messages sent to a platform, by channel and outcome (sent, not_sent, unknown)",
+      labelNames: ["channel", "outcome"] as const,
+      registers,
+    }),
+    mediaDownloads: new Counter({
+      name: "switchboard_media_downloads_total",
+      help: "Media download attempts by source (telegram, line, url) and outcome (stored, too_large, failed, unsupported, retry)",
+      labelNames: ["source", "outcome"] as const,
+      registers,
+    }),
+    mediaDownloadDuration: new Histogram({
+      name: "switchboard_media_download_duration_seconds",
+      help: "One media download attempt, claim to recorded outcome (download, inspection, storage), by source",
+      labelNames: ["source"] as const,
+      buckets: SECONDS,
+      registers,
+    }),
+  };
+}
+
+/** Agent turns and their model calls. */
+function turnMetrics(registers: Registers) {
+  return {
     turns: new Counter({
       name: "switchboard_turns_total",
       help: "Agent turns by outcome (answered, possibly_answered, not_answered, silent, skipped, failed, rate_limited)",
@@ -48,14 +67,14 @@ function createMetrics() {
     turnDuration: new Histogram({
       name: "switchboard_turn_duration_seconds",
       help: "Time one claimed turn took, context to the last envelope finished",
-      buckets: seconds,
+      buckets: SECONDS,
       registers,
     }),
     modelCallDuration: new Histogram({
       name: "switchboard_model_call_duration_seconds",
       help: "One model call (one step of a turn), by provider, model and result (ok, error, rate_limited)",
       labelNames: ["provider", "model", "result"] as const,
-      buckets: seconds,
+      buckets: SECONDS,
       registers,
     }),
     modelTokens: new Counter({
@@ -75,30 +94,17 @@ function createMetrics() {
       labelNames: ["provider", "model"] as const,
       registers,
     }),
-    sends: new Counter({
-      name: "switchboard_sends_total",
-      help: "Messages sent to a platform, by channel and outcome (sent, not_sent, unknown)",
-      labelNames: ["channel", "outcome"] as const,
-      registers,
-    }),
     takeovers: new Counter({
       name: "switchboard_worker_takeovers_total",
       help: "Envelopes this instance's worker took over after their holder's lease ran out (an instance died or stalled mid-turn)",
       registers,
     }),
-    mediaDownloads: new Counter({
-      name: "switchboard_media_downloads_total",
-      help: "Media download attempts by source (telegram, line, url) and outcome (stored, too_large, failed, unsupported, retry)",
-      labelNames: ["source", "outcome"] as const,
-      registers,
-    }),
-    mediaDownloadDuration: new Histogram({
-      name: "switchboard_media_download_duration_seconds",
-      help: "One media download attempt, claim to recorded outcome (download, inspection, storage), by source",
-      labelNames: ["source"] as const,
-      buckets: seconds,
-      registers,
-    }),
+  };
+}
+
+/** The queue and the console, read when /metrics is scraped. */
+function queueMetrics(registers: Registers) {
+  return {
     queueTurns: new Gauge({
       name: "switchboard_queue_turns",
       help: "Turns due and waiting (all instances: read from the database)",
@@ -117,11 +123,17 @@ function createMetrics() {
       help: "Dashboard pages connected to this instance's live event stream",
       registers,
     }),
+  };
+}
+
+/** The database: statements, their time and the wait for a connection. */
+function databaseMetrics(registers: Registers) {
+  return {
     dbStatementDuration: new Histogram({
       name: "switchboard_db_statement_duration_seconds",
       help: "Hand-written SQL on the message path: one read, one write, or one transaction's work",
       labelNames: ["dialect", "kind"] as const,
-      buckets: fast,
+      buckets: FAST,
       registers,
     }),
     dbStatements: new Counter({
@@ -134,9 +146,27 @@ function createMetrics() {
       name: "switchboard_db_pool_wait_seconds",
       help: "Time a transaction waited for its connection (PostgreSQL pool, SQLite group commit and lock)",
       labelNames: ["dialect"] as const,
-      buckets: fast,
+      buckets: FAST,
       registers,
     }),
+  };
+}
+
+/**
+ * This process's Prometheus metrics (each instance serves its own). Labels are
+ * bounded on purpose: channel and adapter names, outcomes from fixed lists, the
+ * configured provider and model (any other model a replay names: "other",
+ * lib/metrics/model-label.ts); never a chat id, a user or any text.
+ */
+function createMetrics() {
+  const registry = new Registry();
+  const registers = [registry];
+  const metrics = {
+    registry,
+    ...platformMetrics(registers),
+    ...turnMetrics(registers),
+    ...queueMetrics(registers),
+    ...databaseMetrics(registers),
   };
   collectDefaultMetrics({ register: registry });
   return metrics;
