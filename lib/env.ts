@@ -1,7 +1,7 @@
 import { getHeapStatistics } from "node:v8";
 import { z } from "zod";
 import { MODEL_PROVIDERS } from "./agent/providers";
-import { defaultTurnConcurrency } from "./settings/turn-memory";
+import { defaultTurnConcurrency } from "./turn-memory";
 
 /**
  * The server's environment, validated once. A bad value fails at start (and at
@@ -58,7 +58,7 @@ export const envSchema = z.object({
   LLM_TIMEOUT_SECONDS: z.coerce.number().positive().default(60),
   /**
    * Conversations the worker runs at once (each still strictly in order); the settings page can override it.
-   * Unset: as many as a quarter of the heap holds at the memory a waiting turn takes (lib/settings/turn-memory.ts).
+   * Unset: as many as a quarter of the heap holds at the memory a waiting turn takes (lib/turn-memory.ts).
    */
   WORKER_CONCURRENCY: z.coerce
     .number()

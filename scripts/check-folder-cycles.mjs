@@ -9,9 +9,6 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-/** Pairs pending issue 49's settings step (one settings reader): allowed for now, not for good. */
-const PENDING = new Set(["env|settings", "settings|usage"]);
-
 // The package exports no path to its CLI: its package.json names it (the file was renamed in 18).
 const root = new URL("../node_modules/dependency-cruiser/", import.meta.url);
 const bin = fileURLToPath(new URL(JSON.parse(readFileSync(new URL("package.json", root), "utf8")).bin.depcruise, root));
@@ -43,15 +40,13 @@ for (const module of JSON.parse(json).modules) {
 }
 
 const found = [];
-const pending = [];
 for (const [key, files] of edges) {
   const [a, b] = key.split("→");
   if (a > b || !edges.has(`${b}→${a}`)) continue;
   const pair = { name: `${a} ↔ ${b}`, files: [...files, ...edges.get(`${b}→${a}`)] };
-  (PENDING.has(`${a}|${b}`) ? pending : found).push(pair);
+  found.push(pair);
 }
 
-if (pending.length) console.log(`folder cycles pending elsewhere (allowed for now): ${pending.map((p) => p.name).join(", ")}`);
 if (found.length === 0) {
   console.log("no two lib/ folders import each other");
   process.exit(0);

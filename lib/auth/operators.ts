@@ -16,7 +16,7 @@ import { asRole, type Role } from "./roles";
 import { AppError, notFound } from "../errors";
 import { publish } from "../events/bus";
 import { skeletons } from "../context/sanitize";
-import { getSettings } from "../settings/store";
+import { settingsFor } from "../settings/reader";
 import { hashPassword, verifyPassword } from "./password";
 import { SignInThrottle } from "./throttle";
 
@@ -263,7 +263,7 @@ const RESERVED_DISPLAY_NAMES = ["agent", "bot", "assistant", "system", "api", "o
  * for a), spaces and . _ - between letters do not make a name another.
  */
 export async function refuseNameOfAnother(db: Database, id: number | null, displayName: string) {
-  const [operators, { agentName }] = await Promise.all([listOperators(db), getSettings(db)]);
+  const [operators, { agentName }] = await Promise.all([listOperators(db), settingsFor(db)]);
   const wanted = readings(displayName);
   const taken = (name: string) => [...readings(name)].some((reading) => wanted.has(reading));
   const other = operators.find((o) => o.id !== id && (taken(o.name) || (o.displayName !== null && taken(o.displayName))));

@@ -9,7 +9,8 @@ import { AppError } from "../errors";
 import { publish } from "../events/bus";
 import { log } from "../log";
 import { settingsUpdateSchema } from "../settings/schema";
-import { botAgentOf, botModelSchema, botSettingEntries, forgetBots } from "./bot-config";
+import { botAgentOf, botModelSchema } from "../settings/bot-agent";
+import { botSettingEntries } from "./bot-config";
 import { checkLineChannel, checkTelegramToken } from "./platform-check";
 import { deleteTelegramWebhook, platformSaid, platformUnreachable, setPlatformWebhook, type OpenCredentials } from "./platform-webhook";
 import type { BotRuntime } from "./runtime";
@@ -271,7 +272,6 @@ export async function changeBot(deps: BotManagerDeps, id: number, body: BotPatch
   const log = { entries: botSettingEntries(row, change), changedBy };
   if (!(await writeBotChange(deps.db, id, change, log, body.status !== undefined ? row : undefined)))
     throw new AppError("conflict", `bot ${id} was changed meanwhile (now ${(await existing(deps.db, id)).status}): try again`);
-  forgetBots(deps.db);
   await deps.runtime.sync();
   publish(deps.db, { type: "settings" });
   return { bot: await getBotView(deps.db, id), ...(warning ? { warning } : {}) };
@@ -319,7 +319,6 @@ export async function registerWebhook(deps: BotManagerDeps, id: number, publicUr
       : new AppError("bad_request", `the platform refused the webhook: ${said}`, { platform: said });
   }
   await updateBot(deps.db, id, { webhookUrl: url });
-  forgetBots(deps.db);
   publish(deps.db, { type: "settings" });
   return { bot: await getBotView(deps.db, id), platform: answer };
 }
@@ -345,7 +344,6 @@ export async function removeBot(deps: BotManagerDeps, id: number, options: { era
   }
   if (options.erase) await eraseBot(deps.db, id);
   else await updateBot(deps.db, id, { status: "removed", removedAt: new Date(), credentials: null, webhookUrl: null });
-  forgetBots(deps.db);
   await deps.runtime.sync();
   publish(deps.db, { type: "conversation" });
   log.info("bots.removed", { botId: id, erased: options.erase });

@@ -9,8 +9,9 @@ import { createTelegramWebhook } from "../channels/telegram/webhook";
 import type { ChannelAdapter, InboundEvent } from "../channels/types";
 import { listBots, type BotRow } from "../db/bots";
 import type { Database } from "../db/database";
+import type { BotAgentRow } from "../db/settings-cache";
 import { log } from "../log";
-import { botAgentOf, botOfAdapter } from "./bot-config";
+import { botAgentOf } from "../settings/bot-agent";
 import type { SecretBox } from "./secret-box";
 
 export type Ingest = (event: Exclude<InboundEvent, { type: "ignored" }>) => Promise<unknown>;
@@ -145,11 +146,10 @@ export class BotRuntime {
   /**
    * The model a bot's conversations are answered with: its own (through a gate
    * per provider, model and endpoint, shared by every bot using the same), or
-   * undefined to use the deployment's.
+   * undefined to use the deployment's. The row is the one the caller read with
+   * the settings in force (lib/settings/reader.ts): nothing is read here.
    */
-  async modelFor(adapter: string): Promise<ModelHandle | undefined> {
-    const row = await botOfAdapter(this.deps.db, adapter);
-    if (!row) return undefined;
+  modelFor(row: BotAgentRow): ModelHandle | undefined {
     const config = botAgentOf(row).model;
     if (!config) return undefined;
     const own = row.modelApiKey && this.deps.box ? this.deps.box.open(row.modelApiKey) : undefined;

@@ -39,7 +39,7 @@ export type NewBot = {
  * SQLite runs one write transaction at a time.
  */
 export async function insertBot(db: Database, bot: NewBot, refuse: (holders: BotRow[]) => void = () => {}) {
-  return db.prisma.$transaction(async (tx) => {
+  const created = await db.prisma.$transaction(async (tx) => {
     if (bot.platformBotId) {
       if (db.dialect === "postgresql")
         await tx.$queryRaw`SELECT 1 AS "locked" FROM (SELECT pg_advisory_xact_lock(hashtext(${`bot:${bot.platform}:${bot.platformBotId}`}))) AS l`;
@@ -53,6 +53,8 @@ export async function insertBot(db: Database, bot: NewBot, refuse: (holders: Bot
     const row = await tx.bot.create({ data: { ...bot, source: "api", adapter: `pending-${crypto.randomUUID()}` } });
     return tx.bot.update({ where: { id: row.id }, data: { adapter: `${bot.platform}-${row.id}` } });
   });
+  db.settingsCache.invalidate();
+  return created;
 }
 
 export type BotChange = Partial<{
@@ -70,14 +72,21 @@ export type BotChange = Partial<{
 /** A bot's own settings (its agent): written only with their change-log rows (settings.ts `writeBotChange`). */
 type AgentColumns = "instructions" | "model" | "modelApiKey" | "settings";
 
-export function updateBot(db: Database, id: number, change: Omit<BotChange, AgentColumns>) {
-  return db.prisma.bot.update({ where: { id }, data: change });
+export async function updateBot(db: Database, id: number, change: Omit<BotChange, AgentColumns>) {
+  return changed(db, await db.prisma.bot.update({ where: { id }, data: change }));
+}
+
+/** Every write of a bot row drops this handle's settings snapshot (it holds the bots' agent columns): seen at once here. */
+function changed<T>(db: Database, result: T): T {
+  db.settingsCache.invalidate();
+  return result;
 }
 
 /** Deletes a bot's row (erase); its conversations go with it, cascading to their messages. */
 export async function eraseBot(db: Database, id: number) {
   await db.prisma.conversation.deleteMany({ where: { botId: id } });
   await db.prisma.bot.delete({ where: { id } });
+  db.settingsCache.invalidate();
 }
 
 /**
@@ -94,17 +103,18 @@ export async function ensureEnvBot(
     create: { ...bot, source: "env", adapter: bot.platform },
     update: { name: bot.name, username: bot.username, status: bot.status },
   });
+  db.settingsCache.invalidate();
   await db.prisma.conversation.updateMany({ where: { channel: bot.platform, botId: null }, data: { botId: row.id } });
   return row;
 }
 
 /** Sets an identity learned later (the env Telegram bot's getMe answers after the start). */
-export function setBotIdentity(
+export async function setBotIdentity(
   db: Database,
   id: number,
   identity: { name?: string; username: string | null; platformBotId: string | null },
 ) {
-  return db.prisma.bot.update({ where: { id }, data: identity });
+  return changed(db, await db.prisma.bot.update({ where: { id }, data: identity }));
 }
 
 /** A bot's conversation count and last activity, for the list. */
@@ -130,10 +140,10 @@ export function listSealed(db: Database) {
   return db.prisma.bot.findMany({ select: { id: true, credentials: true, webhookSecret: true, modelApiKey: true } });
 }
 
-export function writeSealed(
+export async function writeSealed(
   db: Database,
   id: number,
   sealed: { credentials: string | null; webhookSecret: string | null; modelApiKey: string | null },
 ) {
-  return db.prisma.bot.update({ where: { id }, data: sealed });
+  return changed(db, await db.prisma.bot.update({ where: { id }, data: sealed }));
 }

@@ -3,7 +3,7 @@ import pg from "pg";
 import { PrismaClient as PostgresClient } from "./generated/postgres/client";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
 import { postgresTarget, providerOf, sqlitePath } from "./migrations.mjs";
-import { SettingRowsCache } from "./settings-cache";
+import { SettingsCache } from "./settings-cache";
 import { postgresSql, sqliteSql, sqliteValue, type SqlRunner, type SqlValue, type WriteStatement } from "./sql";
 import { SqliteConnection } from "./sqlite-connection";
 import { countedAdapter, type DbObserver, timedSql } from "./observed";
@@ -58,8 +58,8 @@ export interface Database {
    * (PostgreSQL: statement_timeout).
    */
   readBounded<T>(sql: string, params: SqlValue[], deadline: number): Promise<BoundedRows<T>>;
-  /** The stored settings, cached for as long as this handle lives (lib/settings/store.ts reads through it). */
-  readonly settingRows: SettingRowsCache;
+  /** The stored settings and the bots' own, one cache for as long as this handle lives (lib/settings/reader.ts reads through it). */
+  readonly settingsCache: SettingsCache;
   /** The SQLite connection behind the client (tests reach its lock); undefined on PostgreSQL. */
   readonly sqliteConnection?: SqliteConnection;
   /** The SQLite database's file (":memory:" for one in memory); undefined on PostgreSQL. Media lives beside it. */
@@ -116,7 +116,7 @@ export async function openDb(url: string, options: OpenOptions = {}): Promise<Da
       read: sql.read,
       write: sql.write,
       readBounded: sql.readBounded,
-      settingRows: new SettingRowsCache(sql.read, false),
+      settingsCache: new SettingsCache(sql.read, false),
       close: async () => {
         await prisma.$disconnect();
         await pool.end();
@@ -147,7 +147,7 @@ export async function openDb(url: string, options: OpenOptions = {}): Promise<Da
       readThread
         ? readThread.read<T>(text, params.map(sqliteValue), deadline)
         : { rows: await sql.read<T>(text.replaceAll("within_deadline()", "1"), ...params), complete: true },
-    settingRows: new SettingRowsCache(sql.read, true),
+    settingsCache: new SettingsCache(sql.read, true),
     sqliteConnection: connection,
     sqliteFile: path,
     close: async () => {

@@ -20,7 +20,7 @@ const logRow = (botId: number | null, changedBy: string) => (entry: SettingChang
 /**
  * Writes the changed keys and their change-log rows in one transaction (the log
  * is what other instances' caches watch: settings-cache.ts), and drops this
- * handle's cached rows. A key set back to null (settings whose null means "the
+ * handle's cached snapshot. A key set back to null (settings whose null means "the
  * server's environment") loses its row.
  */
 export async function writeSettings(db: Database, changes: SettingChangeEntry[], changedBy: string) {
@@ -36,7 +36,7 @@ export async function writeSettings(db: Database, changes: SettingChangeEntry[],
       db.prisma.settingChange.create({ data: logRow(null, changedBy)(change) }),
     ]),
   );
-  db.settingRows.invalidate();
+  db.settingsCache.invalidate();
 }
 
 /**
@@ -57,7 +57,7 @@ export async function writeBotChange(
     if (log.entries.length) await tx.settingChange.createMany({ data: log.entries.map(logRow(id, log.changedBy)) });
     return true;
   });
-  if (written && log.entries.length) db.settingRows.invalidate();
+  if (written) db.settingsCache.invalidate();
   return written;
 }
 

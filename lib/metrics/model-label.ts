@@ -1,7 +1,7 @@
-import { botAgentOf } from "../bots/bot-config";
+import { botAgentOf } from "../settings/bot-agent";
 import { listBots } from "../db/bots";
 import type { Database } from "../db/database";
-import { getSettings } from "../settings/store";
+import { settingsFor } from "../settings/reader";
 
 /** A model as the metrics name it: the provider (a fixed list) and the model's id. */
 export type ModelName = { provider: string; model: string };
@@ -22,7 +22,7 @@ export function boundedModelLabel(call: ModelName, configured: readonly ModelNam
 
 /** The models configured anywhere: the deployment's (LLM_PROVIDER, LLM_MODEL), bots' own and the price table's rows. */
 export async function configuredModels(db: Database, deployment: ModelName | null): Promise<ModelName[]> {
-  const [bots, { modelPrices }] = await Promise.all([listBots(db), getSettings(db)]);
+  const [bots, { modelPrices }] = await Promise.all([listBots(db), settingsFor(db)]);
   return [
     ...(deployment ? [deployment] : []),
     ...bots.flatMap((bot) => {

@@ -24,7 +24,7 @@ import { countDraftShed } from "../metrics/record";
 import { startChatActivity } from "./chat-activity";
 import type { EnvelopeMetadata } from "../db/envelope-metadata";
 import type { Settings } from "../settings/schema";
-import { settingsForChannel } from "../bots/bot-config";
+import { settingsInForce, type SettingsInForce } from "../settings/reader";
 import { agentStaysSilent, parseHandoffState } from "./handoff-rules";
 import { sendToChat, type SendInput, type SendResult } from "./send-to-chat";
 import { createHandoffTool } from "./handoff-tool";
@@ -78,6 +78,8 @@ export type TurnInput = {
   conversationId: number;
   forkId: number | null;
   prompt: Prompt;
+  /** The settings the turn runs with, read once when it started (lib/settings/reader.ts) and passed down. */
+  settings: SettingsInForce;
   delivery: Omit<SendInput, "text" | "dedupeKey">;
   /** A burst's earlier envelopes: they end with this one, recording the one answer. */
   coalesced?: number[];
@@ -132,7 +134,8 @@ export async function executeTurn(deps: TurnDeps & { model: ModelHandle }, input
     usage: run.usage,
     latencyMs: run.latencyMs,
     error: turnError,
-    ...(await turnUsageColumns(deps.db, deps.model, run.usage)),
+    // Priced by the global table, as the usage page sums it (a bot's override of it does not apply).
+    ...turnUsageColumns(input.settings.global.modelPrices, deps.model, run.usage),
   };
   // A failure after the reply went out ends the turn: the user has the answer.
   if (run.error && !sent) {
@@ -149,6 +152,7 @@ async function callModel(deps: TurnDeps & { model: ModelHandle }, input: TurnInp
     deps,
     envelope: input.envelope,
     conversationId: input.conversationId,
+    settings: input.settings,
     calls: [] as ToolCallRecord[],
     beforeSend: async () => {
       await Promise.all([draft?.stop(), input.beforeSend?.()]);
@@ -289,10 +293,11 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: 
   const { db } = deps;
   const opened = await openTurn(deps, envelopeId, earlier);
   if ("outcome" in opened) return opened.outcome;
-  const { envelope, message, settings, delivery } = opened;
+  const { envelope, message, inForce, delivery } = opened;
+  const { settings } = inForce;
   const coalesced = opened.earlier.map((e) => e.id);
   // Each bot its own agent: its model when it has one, else the deployment's.
-  const model = (await deps.modelFor?.(message.conversation.channel)) ?? deps.model;
+  const model = (inForce.bot ? deps.modelFor?.(inForce.bot) : undefined) ?? deps.model;
   if (!model) {
     const reason = "no model configured";
     await endEnvelope(db, [...coalesced, envelopeId], { status: "done", metadata: { skipped: reason } }, envelope.conversationId);
@@ -334,6 +339,7 @@ export async function runAgentTurn(deps: TurnDeps, envelopeId: number, earlier: 
         conversationId: message.conversationId,
         forkId: message.forkId,
         prompt,
+        settings: inForce,
         delivery,
         coalesced,
         draft,
@@ -377,7 +383,7 @@ async function openTurn(
   | {
       envelope: StoredEnvelope;
       message: MessageWithConversation;
-      settings: Settings;
+      inForce: SettingsInForce;
       delivery: Omit<SendInput, "text" | "dedupeKey">;
       earlier: Earlier;
     }
@@ -422,18 +428,19 @@ async function openTurn(
     );
     return { outcome: { kind: "skipped", reason } };
   }
-  const settings = await settingsForChannel(db, message.conversation.channel);
+  // The turn's one read of the settings (the bot's overrides and model with them): passed down from here.
+  const inForce = await settingsInForce(db, { adapter: message.conversation.channel });
   const delivery = {
     from: envelope.to,
     senderKind: "agent" as const,
-    senderName: settings.agentName,
+    senderName: inForce.settings.agentName,
     conversation: message.conversation,
     replyTo: message,
     replyToEnvelopeId: envelope.id,
     forkId: message.forkId,
     platform: envelope.metadata.platform,
   };
-  return { envelope, message, settings, delivery, earlier };
+  return { envelope, message, inForce, delivery, earlier };
 }
 
 /**

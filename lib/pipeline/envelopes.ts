@@ -10,7 +10,7 @@ import { parseAddress } from "../envelope/address";
 import { parseDeliverAt } from "../envelope/deliver-at";
 import type { SendEnvelopeInput } from "../envelope/send-schema";
 import { AppError, notFound } from "../errors";
-import { getSettings } from "../settings/store";
+import { settingsFor } from "../settings/reader";
 import { platformOf } from "../bots/bot-config";
 import { startBackgroundTask } from "./forks";
 import { recordIdParam } from "../record-id";
@@ -44,7 +44,7 @@ export async function sendEnvelope(db: Database, input: SendEnvelopeInput, calle
     throw new AppError("forbidden", `signed in as ${caller.operator.name}: send from operator:${caller.operator.name}`);
   }
   if (from.kind === "agent" && to.kind === "channel") {
-    const { agentBindings } = await getSettings(db);
+    const { agentBindings } = await settingsFor(db);
     const bound = Object.hasOwn(agentBindings, from.name) ? agentBindings[from.name] : [];
     // Bound to "telegram" covers every Telegram bot ("telegram-7"), as to "line" every LINE channel.
     if (!bound.includes(to.adapter) && !bound.includes(platformOf(to.adapter))) {
@@ -62,7 +62,7 @@ export async function sendEnvelope(db: Database, input: SendEnvelopeInput, calle
   const deliverAt = parseDeliverAt(input.deliverAt, now);
   if (to.kind === "agent" && input.conversationId) {
     // Mail for this instance's agent about a conversation is a background task: a fork.
-    const { agentName } = await getSettings(db);
+    const { agentName } = await settingsFor(db);
     if (to.name === agentName)
       return (await startBackgroundTask(db, { conversationId: input.conversationId, task: input.text, from: input.from, deliverAt }))
         .envelope;

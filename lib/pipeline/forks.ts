@@ -28,8 +28,7 @@ import { canonicalText } from "../context/sanitize";
 import { AppError, notFound } from "../errors";
 import { publish } from "../events/bus";
 import { log } from "../log";
-import { getSettings } from "../settings/store";
-import { settingsForChannel } from "../bots/bot-config";
+import { settingsFor, settingsInForce } from "../settings/reader";
 import { decideResume, interactiveChildOf } from "./fork-routing";
 import { sendToChat } from "./send-to-chat";
 import { agentStaysSilent } from "./handoff-rules";
@@ -62,7 +61,7 @@ export async function startBackgroundTask(
     throw new AppError("conflict", "failed: no model configured (set LLM_PROVIDER and LLM_MODEL); background tasks need one");
   const conversation = await findConversation(db, input.conversationId);
   if (!conversation) throw notFound("conversation");
-  const { agentName } = await settingsForChannel(db, conversation.channel);
+  const { agentName } = await settingsFor(db, { adapter: conversation.channel });
   const fork = await createFork(db, {
     conversationId: conversation.id,
     kind: "background",
@@ -98,8 +97,9 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
     await endEnvelope(db, envelopeId, { status: "failed", error: HANDED_OFF }, envelope.conversationId);
     return;
   }
-  // The conversation's bot's own agent: its model and settings, else the deployment's.
-  const model = (await deps.modelFor?.(conversation.channel)) ?? deps.model;
+  // The conversation's bot's own agent: its model and settings, else the deployment's (one read, passed down).
+  const inForce = await settingsInForce(db, { adapter: conversation.channel });
+  const model = (inForce.bot ? deps.modelFor?.(inForce.bot) : undefined) ?? deps.model;
   if (!model) {
     // Honest status: nothing ran, so the fork failed (never "done").
     await updateFork(db, envelope.forkId, { status: "failed", endedAt: new Date(), summary: "failed: no model configured" });
@@ -111,7 +111,7 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
     );
     return;
   }
-  const settings = await settingsForChannel(db, conversation.channel);
+  const { settings } = inForce;
   // The TTL for replies counts from when the fork actually ran; it branches off here.
   await updateFork(db, envelope.forkId, {
     startedAt: new Date(),
@@ -127,6 +127,7 @@ export async function runBackgroundTask(deps: TurnDeps, envelopeId: number): Pro
       conversationId: conversation.id,
       forkId: envelope.forkId,
       prompt,
+      settings: inForce,
       delivery: {
         from: envelope.to,
         senderKind: "agent",
@@ -252,7 +253,7 @@ export async function exitFork(deps: TurnDeps, forkId: number, strategy: ExitStr
  * Background forks older than the reply TTL are marked expired.
  */
 export async function sweepForks(deps: TurnDeps, now = new Date()) {
-  const settings = await getSettings(deps.db);
+  const settings = await settingsFor(deps.db);
   await expireBackgroundForks(deps.db, new Date(now.getTime() - settings.forkReplyTtlDays * 86_400_000), now);
   const idle = await idleInteractiveForks(deps.db, new Date(now.getTime() - settings.forkIdleMinutes * 60_000));
   for (const fork of idle) {

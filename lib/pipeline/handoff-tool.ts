@@ -52,12 +52,16 @@ export function createHandoffTool(turn: TurnToolContext) {
   return { tool: handoff, handedOff: () => handedOff };
 }
 
-async function requestHandoff({ deps, envelope, conversationId, beforeSend }: TurnToolContext, reason: string): Promise<HandoffOutcome> {
+async function requestHandoff(
+  { deps, envelope, conversationId, settings, beforeSend }: TurnToolContext,
+  reason: string,
+): Promise<HandoffOutcome> {
   try {
     // The waiting message is threaded under the turn's envelope but not a native reply: a
     // `reply` in the same step replies to that message at the same moment (one thread root).
     await beforeSend?.();
-    await deps.requestHandoff(deps, { conversationId, reason, by: envelope.to, replyTo: { envelopeId: envelope.id, message: null } });
+    const replyTo = { envelopeId: envelope.id, message: null };
+    await deps.requestHandoff(deps, { conversationId, reason, by: envelope.to, replyTo, settings });
     return { status: "handed off" };
   } catch (e) {
     if (!(e instanceof AppError)) log.warn("agent.handoff_failed", { envelopeId: envelope.id, error: (e as Error).message });

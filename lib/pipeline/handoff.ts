@@ -17,8 +17,8 @@ import { agentAddress, operatorAddress } from "../envelope/address";
 import { AppError, notFound } from "../errors";
 import { log } from "../log";
 import { sanitizeInline } from "../context/sanitize";
-import { getSettings } from "../settings/store";
-import { settingsForChannel } from "../bots/bot-config";
+import { settingsFor } from "../settings/reader";
+import type { Settings } from "../settings/schema";
 import { exitFork } from "./forks";
 import {
   allowedFrom,
@@ -90,7 +90,8 @@ export async function requestHandoff(deps: TurnDeps, input: HandoffRequest): Pro
   const user = input.by.startsWith("agent:") && input.replyTo ? await senderOfEnvelope(deps.db, input.replyTo.envelopeId) : null;
   if (!user) return handOff(deps, input);
   return oneAtATime(`${user.channel}:${user.senderPlatformId}`, async () => {
-    const { handoffsPerUserPerHour: limit } = await getSettings(deps.db);
+    // The global limit (a bot's override of it does not apply), from the asker's read when it passed one.
+    const { handoffsPerUserPerHour: limit } = input.settings?.global ?? (await settingsFor(deps.db));
     const recent = await countUserHandoffs(deps.db, user, new Date(Date.now() - 3_600_000));
     if (recent >= limit) {
       throw new AppError(
@@ -121,7 +122,7 @@ async function handOff(deps: TurnDeps, input: HandoffRequest): Promise<{ envelop
   const current = await readHandoff(db, input.conversationId);
   if (!current) throw notFound("conversation");
   // The conversation's bot may have its own agent name and waiting message.
-  const settings = await settingsForChannel(db, current.channel);
+  const settings = input.settings?.settings ?? (await settingsFor(db, { adapter: current.channel }));
   const refusal = transitionRefusal(parseHandoffState(current.handoffState), "request");
   if (refusal) throw new AppError("conflict", refusal);
   if (current.activeForkId !== null) {
@@ -180,10 +181,16 @@ const REMIND_AFTER_MS = 60_000;
  * minute of the first (that answer is still on screen). Once an operator has
  * the conversation, nothing: the operator sees the message and answers.
  */
-export async function remindWaiting(deps: TurnDeps, conversationId: number, replyTo: HandoffRequest["replyTo"], now = new Date()) {
+export async function remindWaiting(
+  deps: TurnDeps,
+  conversationId: number,
+  replyTo: HandoffRequest["replyTo"],
+  /** The settings in force for the conversation's bot, as the user's message read them. */
+  settings: Settings,
+  now = new Date(),
+) {
   const current = await readHandoff(deps.db, conversationId);
   if (!current) return;
-  const settings = await settingsForChannel(deps.db, current.channel);
   if (current.handoffState !== "waiting" || !current.handoffRequestedAt || !settings.handoffWaitingMessage.trim()) return;
   if (now.getTime() - current.handoffRequestedAt.getTime() < REMIND_AFTER_MS) return;
   await sendToChat(deps, {
@@ -271,7 +278,7 @@ async function moveHandoff(
   if (!current) throw notFound("conversation");
   const refusal = transitionRefusal(parseHandoffState(current.handoffState), action);
   if (refusal) throw new AppError("conflict", refusal);
-  const { agentName } = await settingsForChannel(db, current.channel);
+  const { agentName } = await settingsFor(db, { adapter: current.channel });
   const at = new Date();
   // Taking a handoff is taking the conversation: its taker becomes the assignee (recorded on the same envelope).
   const assigneeId = action === "take" ? ((await findOperatorByName(db, operator))?.id ?? null) : null;
@@ -323,7 +330,7 @@ export async function listOpenHandoffs(db: Database, bots?: BotScope) {
  * goes back to the bot by itself. Run by the worker's housekeeping tick.
  */
 export async function handoffTimeouts(deps: TurnDeps, now = new Date()) {
-  const settings = await getSettings(deps.db);
+  const settings = await settingsFor(deps.db);
   const overdue = await findOverdueHandoffs(deps.db, new Date(now.getTime() - settings.handoffTimeoutMinutes * 60_000));
   for (const row of overdue) {
     if (!(await markHandoffTimedOut(deps.db, row.id, row.handoffRequestedAt!, now))) continue;

@@ -31,7 +31,7 @@ import type { EnvelopeMetadata } from "../db/envelope-metadata";
 import { publish } from "../events/bus";
 import { log } from "../log";
 import type { Settings } from "../settings/schema";
-import { settingsForChannel } from "../bots/bot-config";
+import { settingsInForce, type SettingsInForce } from "../settings/reader";
 import { decideResume, interactiveChildOf, replyResumes } from "./fork-routing";
 import { reopenByUser } from "./conversation-status";
 import { remindWaiting, requestHandoff } from "./handoff";
@@ -70,8 +70,10 @@ export async function ingestInbound(
   message: InboundMessage,
   options: IngestOptions = { modelConfigured: true },
 ): Promise<StoreInboundResult> {
-  // The bot's own overrides (answer rules, handoff command, agent name) over the global settings.
-  const settings = await settingsForChannel(db, message.channel);
+  // The message's one read of the settings: the bot's own overrides (answer rules, handoff
+  // command, agent name) over the global ones, passed down to every step from here.
+  const inForce = await settingsInForce(db, { adapter: message.channel });
+  const { settings } = inForce;
   const clean = storable(message);
   // The handoff command (a person asking for a person) is decided here, without the model:
   // stored like any message but never answered by the agent, then the handoff.
@@ -98,8 +100,7 @@ export async function ingestInbound(
     if (isUniqueViolation(error)) return { status: "duplicate" };
     throw error;
   }
-  if (command !== null && options.deps && stored.status === "stored")
-    await handoffByCommand(options.deps, stored, command, settings.agentName);
+  if (command !== null && options.deps && stored.status === "stored") await handoffByCommand(options.deps, stored, command, inForce);
   return stored;
 }
 
@@ -112,8 +113,8 @@ async function handoffByCommand(
   deps: TurnDeps,
   stored: Extract<StoreInboundResult, { status: "stored" }>,
   reason: string,
-  // The bot's own agent, to which the message's envelope went (not the global agent name).
-  agentName: string,
+  // The message's settings: the bot's own agent, to which its envelope went (not the global agent name).
+  inForce: SettingsInForce,
 ) {
   // The inbound envelope says why the agent did not answer it.
   await endEnvelope(
@@ -131,7 +132,8 @@ async function handoffByCommand(
   });
   const replyTo = { envelopeId: stored.envelopeId, message };
   try {
-    await requestHandoff(deps, { conversationId: stored.conversationId, reason, by: agentAddress(agentName), replyTo });
+    const by = agentAddress(inForce.settings.agentName);
+    await requestHandoff(deps, { conversationId: stored.conversationId, reason, by, replyTo, settings: inForce });
   } catch (error) {
     if ((error as { code?: string }).code === "rate_limited") {
       // Recorded where operators look (the user's envelope), never a message or a notice more.
@@ -148,7 +150,7 @@ async function handoffByCommand(
       return;
     }
     if ((error as { code?: string }).code === "conflict") {
-      await remindWaiting(deps, stored.conversationId, replyTo).catch((e) =>
+      await remindWaiting(deps, stored.conversationId, replyTo, inForce.settings).catch((e) =>
         log.error("handoff.reminder_failed", { conversationId: stored.conversationId, error: (e as Error).message }),
       );
       return;

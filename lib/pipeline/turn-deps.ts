@@ -2,6 +2,8 @@ import type { ModelHandle } from "../agent/model";
 import type { Transcriber } from "../agent/transcription";
 import type { ChannelAdapter } from "../channels/types";
 import type { Database } from "../db/database";
+import type { BotAgentRow } from "../db/settings-cache";
+import type { SettingsInForce } from "../settings/reader";
 
 /** A request to hand a conversation to a human (lib/pipeline/handoff.ts). */
 export type HandoffRequest = {
@@ -14,6 +16,8 @@ export type HandoffRequest = {
     envelopeId: number;
     message: { id: number; threadId: number | null; platformMessageId: string | null; platformTopicId?: string | null } | null;
   } | null;
+  /** The settings in force for the conversation's bot as the asker read them (its message or turn); absent: read here. */
+  settings?: SettingsInForce;
 };
 
 /** What the pipeline's steps need: database, channels, model, model timeout. */
@@ -33,8 +37,8 @@ export type TurnDeps = {
   transcriber?: Transcriber | null;
   /** True while the instance is too busy for answer drafts (lib/pipeline/answer-draft.ts `shedDrafts`); absent: never. */
   draftsShed?: () => boolean;
-  /** A bot's own model for a conversation's channel adapter; undefined (or absent) = `model`. */
-  modelFor?: (adapter: string) => Promise<ModelHandle | undefined>;
+  /** A bot's own model, from its row as the turn read it with the settings; undefined (or absent) = `model`. */
+  modelFor?: (bot: BotAgentRow) => ModelHandle | undefined;
   /**
    * Hands the conversation to a human (the `handoff` tool calls it). Passed in by
    * the wiring rather than imported: a handoff reports an open fork, and that
@@ -54,6 +58,8 @@ export type TurnToolContext = {
   /** The turn's envelope (a burst's latest): the reply's dedupe key and the handoff's thread hang on it. */
   envelope: { id: number; to: string };
   conversationId: number;
+  /** The settings the turn runs with (read once when it started). */
+  settings?: SettingsInForce;
   /** Each call and what came of it, in order. */
   calls: ToolCallRecord[];
   /** Runs before anything goes to the chat (the reply, a handoff's waiting message): stops the typing indicator and the draft. */

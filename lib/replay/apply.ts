@@ -1,10 +1,12 @@
-import { botAgentOf, botSettingEntries, forgetBots } from "../bots/bot-config";
+import { settingsFor } from "../settings/reader";
+import { botSettingEntries } from "../bots/bot-config";
+import { botAgentOf } from "../settings/bot-agent";
 import type { Database } from "../db/database";
 import type { BotChange } from "../db/bots";
 import { writeBotChange } from "../db/settings";
 import { publish } from "../events/bus";
 import type { Settings } from "../settings/schema";
-import { getSettings, updateSettings } from "../settings/store";
+import { updateSettings } from "../settings/store";
 
 export type AppliedVariant = {
   settings: Settings;
@@ -45,7 +47,7 @@ export async function applyVariant(
       delete update[key];
     }
   }
-  const settings = Object.keys(update).length ? await updateSettings(db, update, changedBy) : await getSettings(db);
+  const settings = Object.keys(update).length ? await updateSettings(db, update, changedBy) : await settingsFor(db);
   if (bot && Object.keys(toBot).length) {
     const { agentInstructions, ...rest } = toBot;
     const overrides = { ...botAgentOf(bot).settings, ...rest };
@@ -54,7 +56,6 @@ export async function applyVariant(
       ...(Object.keys(rest).length ? { settings: JSON.stringify(overrides) } : {}),
     };
     await writeBotChange(db, bot.id, change, { entries: botSettingEntries(bot, change), changedBy });
-    forgetBots(db);
     publish(db, { type: "settings" });
   }
   return {

@@ -1,9 +1,8 @@
-import { settingsForChannel } from "../bots/bot-config";
+import { settingsFor } from "../settings/reader";
 import type { Database } from "../db/database";
 import { findDataset } from "../db/replays";
 import { notFound } from "../errors";
 import type { Settings } from "../settings/schema";
-import { getSettings } from "../settings/store";
 
 export type ReplayBaseline = {
   /** The settings a variant starts from (the form's prefill): what those turns' bot runs with. */
@@ -26,8 +25,8 @@ export async function replayBaseline(db: Database, conversationIds: number[]): P
         distinct: ["channel"],
       })
     : [];
-  if (channels.length === 1) return { settings: await settingsForChannel(db, channels[0].channel), spansBots: false };
-  return { settings: await getSettings(db), spansBots: channels.length > 1 };
+  if (channels.length === 1) return { settings: await settingsFor(db, { adapter: channels[0].channel }), spansBots: false };
+  return { settings: await settingsFor(db), spansBots: channels.length > 1 };
 }
 
 /** The baseline of a dataset's turns (a deleted turn counts for nothing, as a run skips it). */

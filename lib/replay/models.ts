@@ -1,5 +1,6 @@
 import { limitModel, ProviderGate } from "../agent/call-limits";
 import { modelFromEnv, type ModelHandle, sameModelEndpoint } from "../agent/model";
+import type { BotAgentRow } from "../db/settings-cache";
 import type { Env } from "../env";
 import { AppError } from "../errors";
 import type { VariantModel } from "./variant";
@@ -13,8 +14,8 @@ export type ReplayModels = {
   configured: ModelHandle | null;
   /** Builds (or reuses) a gated handle for another model. */
   other: (model: VariantModel) => ModelHandle;
-  /** The own model of the bot behind a conversation's channel adapter, if it has one (lib/bots). */
-  ofChannel?: (adapter: string) => Promise<ModelHandle | undefined>;
+  /** A bot's own model, from its row as read with the settings in force, if it has one (lib/bots). */
+  ofBot?: (bot: BotAgentRow) => ModelHandle | undefined;
 };
 
 /**

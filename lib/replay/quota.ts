@@ -2,7 +2,7 @@ import type { Caller } from "../auth/operators";
 import type { Database } from "../db/database";
 import { releaseReplays, replaysReserved, reserveReplays } from "../db/replays";
 import { AppError } from "../errors";
-import { getSettings } from "../settings/store";
+import { settingsFor } from "../settings/reader";
 
 /** Who asks for a replay: their name (recorded on it) and whether the daily quota applies to them. */
 export type ReplayAsker = { name: string; quota: boolean };
@@ -32,7 +32,7 @@ export async function reserveReplayQuota(
 ): Promise<{ day: string | null; release: () => Promise<void> }> {
   if (!Number.isSafeInteger(wanted) || wanted < 1) throw new Error(`replays wanted must be a whole number of at least 1, not ${wanted}`);
   if (!asker.quota) return { day: null, release: async () => {} };
-  const { replaysPerAgentPerDay: limit } = await getSettings(db);
+  const { replaysPerAgentPerDay: limit } = await settingsFor(db);
   const day = now.toISOString().slice(0, 10);
   if ((await reserveReplays(db, asker.name, day, wanted, limit)) !== null)
     return { day, release: () => releaseReplays(db, asker.name, day, wanted) };

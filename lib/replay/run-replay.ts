@@ -11,7 +11,8 @@ import { createReplay, finishReplay, type ReplayOutput } from "../db/replays";
 import { reserveReplayQuota, type ReplayAsker } from "./quota";
 import { AppError, notFound } from "../errors";
 import { log } from "../log";
-import { settingsForChannel } from "../bots/bot-config";
+import { settingsFor, settingsInForce } from "../settings/reader";
+import type { Settings } from "../settings/schema";
 import { providerSeesImages } from "../context/media";
 import { withImageBytes } from "../media/model-images";
 import { modelTelemetry } from "../tracing/hooks";
@@ -52,10 +53,13 @@ export async function prepareReplay(
 ): Promise<PreparedReplay> {
   const turn = await findTurnForReplay(deps.db, turnId);
   if (!turn) throw notFound("turn");
+  // The settings the turn's bot runs with (its overrides, instructions and model), read once.
+  const inForce = await settingsInForce(deps.db, { adapter: turn.conversation.channel });
   // A bot with its own model ran its turns with it: that is the turn's model to replay with.
-  const botModel = await deps.models.ofChannel?.(turn.conversation.channel);
+  const botModel = inForce.bot ? deps.models.ofBot?.(inForce.bot) : undefined;
   const model = resolveReplayModel(deps.models, request.variant.model, turn.model, botModel);
-  const prompt = request.mode === "frozen" ? frozenPrompt(turn, request) : await rebuiltPrompt(deps.db, turn, request, model.provider);
+  const prompt =
+    request.mode === "frozen" ? frozenPrompt(turn, request) : await rebuiltPrompt(deps.db, turn, request, model.provider, inForce.settings);
   const { id } = await createReplay(deps.db, {
     turnId: turn.id,
     conversationId: turn.conversationId,
@@ -88,7 +92,7 @@ function frozenPrompt(turn: StoredTurn, request: ReplayRequest): Prompt {
  * takes part: the loader reads up to it, and what it reads around a reply target
  * is cut there too.
  */
-async function rebuiltPrompt(db: Database, turn: StoredTurn, request: ReplayRequest, provider: string): Promise<Prompt> {
+async function rebuiltPrompt(db: Database, turn: StoredTurn, request: ReplayRequest, provider: string, current: Settings): Promise<Prompt> {
   const messageId = turn.envelope.messageId;
   const message = messageId ? await findMessage(db, messageId) : null;
   if (!message)
@@ -96,8 +100,7 @@ async function rebuiltPrompt(db: Database, turn: StoredTurn, request: ReplayRequ
       "conflict",
       "this turn answered no stored message (a background task, or its message is gone): only a frozen replay is possible",
     );
-  // The settings the turn's bot runs with (its overrides and instructions), the variant's over them.
-  const current = await settingsForChannel(db, turn.conversation.channel);
+  // The settings the turn's bot runs with, the variant's over them.
   const merged = {
     ...current,
     ...request.variant.settings,
@@ -184,7 +187,8 @@ export async function runReplay(deps: ReplayDeps, prepared: PreparedReplay): Pro
     output,
     usage,
     latencyMs,
-    ...(await turnUsageColumns(deps.db, prepared.model, usage)),
+    // Priced by the global table as it is now, as a live turn's cost.
+    ...turnUsageColumns((await settingsFor(deps.db)).modelPrices, prepared.model, usage),
   });
 }
 

@@ -7,7 +7,7 @@ import { findReplyTarget } from "../db/messages";
 import { deleteExpiredSessions } from "../db/operators";
 import { endInterruptedReplays } from "../replay/interrupted";
 import { applyMediaRetention } from "../media/retention";
-import { getSettings } from "../settings/store";
+import { settingsFor } from "../settings/reader";
 import { sweepForks } from "../pipeline/forks";
 import { wakeSnoozed } from "../pipeline/conversation-status";
 import { handoffTimeouts } from "../pipeline/handoff";
@@ -32,7 +32,7 @@ export async function housekeeping(deps: TurnDeps, staleSendMs: number, now = ne
     lastPurge.set(deps.db, now.getTime());
     await deleteExpiredSessions(deps.db, now);
     await failForksOfFailedTasks(deps.db, now);
-    await applyMediaRetention(deps.db, (await getSettings(deps.db)).mediaRetentionDays, now);
+    await applyMediaRetention(deps.db, (await settingsFor(deps.db)).mediaRetentionDays, now);
     await endInterruptedReplays(deps.db, deps.timeoutMs, now);
   }
 }

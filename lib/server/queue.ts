@@ -1,5 +1,5 @@
 import { type QueueOf, queueStats } from "../db/queue-stats";
-import { getSettings } from "../settings/store";
+import { settingsFor } from "../settings/reader";
 import { throughput } from "../settings/throughput";
 import type { LimitChange } from "../agent/adaptive-limit";
 import type { ProviderGate } from "../agent/call-limits";
@@ -7,7 +7,7 @@ import type { App } from "./wiring";
 
 /** The queue as operators see it: the database's view (all instances) plus this instance's limits and model gate. */
 export async function describeQueue(ctx: App, now: Date, of?: QueueOf) {
-  const [stats, settings] = await Promise.all([queueStats(ctx.db, now, 60, of), getSettings(ctx.db)]);
+  const [stats, settings] = await Promise.all([queueStats(ctx.db, now, 60, of), settingsFor(ctx.db)]);
   return {
     ...stats,
     limits: throughput(settings, ctx.env),

@@ -32,7 +32,7 @@ import type { TurnDeps } from "../pipeline/turn-deps";
 import { EnvelopeWorker, WORKER_LEASE_MS } from "../pipeline/worker";
 import { shedDrafts } from "../pipeline/answer-draft";
 import { eventLoopBusy } from "../pipeline/event-loop-busy";
-import { getSettings } from "../settings/store";
+import { settingsFor } from "../settings/reader";
 import { throughput } from "../settings/throughput";
 import {
   channelOf,
@@ -205,8 +205,8 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
       deployment: { provider: e.LLM_PROVIDER, baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY },
     },
   });
-  turnDeps.modelFor = (adapter) => runtime.modelFor(adapter);
-  replay.models.ofChannel = (adapter) => runtime.modelFor(adapter);
+  turnDeps.modelFor = (bot) => runtime.modelFor(bot);
+  replay.models.ofBot = (bot) => runtime.modelFor(bot);
   await runtime.sync();
   // Renewed every third of it while a turn runs (however long its model calls take), so it
   // only bounds how long a dead instance's conversations wait before another takes them.
@@ -238,7 +238,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     },
     // Read before every drain (settings are cached for a second): a change applies without a restart.
     limits: async () => {
-      const limits = throughput(await getSettings(db), e);
+      const limits = throughput(await settingsFor(db), e);
       gate?.setCeiling(limits.modelConcurrency);
       runtime.setCeiling(limits.modelConcurrency);
       return { turns: limits.turnConcurrency, debounceMs: limits.burstDebounceMs };

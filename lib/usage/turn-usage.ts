@@ -1,17 +1,15 @@
-import type { Database } from "../db/database";
-import { getSettings } from "../settings/store";
-import { priceOf, tokenCounts, turnCost, type TokenCounts } from "./prices";
+import { priceOf, tokenCounts, turnCost, type ModelPrice, type TokenCounts } from "./prices";
 
 /**
  * The usage columns a turn stores: its token counts and its cost at the prices
- * the settings hold now (a later price change does not rewrite past turns).
+ * handed in, the settings' table as the turn read it (a later price change does
+ * not rewrite past turns).
  */
-export async function turnUsageColumns(
-  db: Database,
+export function turnUsageColumns(
+  prices: readonly ModelPrice[],
   model: { provider: string; modelId: string },
   usage: Record<string, unknown>,
-): Promise<TokenCounts & { costUsd: number | null }> {
+): TokenCounts & { costUsd: number | null } {
   const tokens = tokenCounts(usage);
-  const { modelPrices } = await getSettings(db);
-  return { ...tokens, costUsd: turnCost(tokens, priceOf(modelPrices, model.provider, model.modelId)) };
+  return { ...tokens, costUsd: turnCost(tokens, priceOf(prices, model.provider, model.modelId)) };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseEnv } from "@/lib/env";
-import { defaultTurnConcurrency, TURN_MEMORY_BYTES } from "@/lib/settings/turn-memory";
+import { defaultTurnConcurrency, TURN_MEMORY_BYTES } from "@/lib/turn-memory";
 
 const GiB = 2 ** 30;
 

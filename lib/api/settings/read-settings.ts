@@ -3,7 +3,8 @@ import type { Database } from "../../db/database";
 import { notFound } from "../../errors";
 import { recordIdParam } from "../../record-id";
 import { datasetBaseline, replayBaseline } from "../../replay/baseline";
-import { getSettings, listSettingChanges } from "../../settings/store";
+import { settingsFor } from "../../settings/reader";
+import { listSettingChanges } from "../../settings/store";
 
 /** Which settings GET /settings answers: the global ones, those in force for one conversation's bot, or a dataset run's start. */
 export type SettingsFor = { conversationId: string | null; datasetId: string | null };
@@ -30,5 +31,5 @@ async function baselineOf(db: Database, { conversationId, datasetId }: SettingsF
     refuseDatasets(bots);
     return datasetBaseline(db, recordIdParam.parse(datasetId));
   }
-  return { settings: await getSettings(db) };
+  return { settings: await settingsFor(db) };
 }
