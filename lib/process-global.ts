@@ -6,7 +6,8 @@
  * the metrics (lib/metrics/registry.ts) and the tracing hooks (lib/tracing/hooks.ts).
  */
 const holder = globalThis as unknown as { __switchboard?: Record<string, object> };
-const slots = (holder.__switchboard ??= {});
+holder.__switchboard ??= {};
+const slots = holder.__switchboard;
 
 /** This process's one value under `key`: made by `create` on the first call, the same object in every bundle after. */
 export function processSingleton<T extends object>(key: string, create: () => T): T {
