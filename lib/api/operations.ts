@@ -2,6 +2,7 @@ import { operations as bots } from "./bots";
 import { operations as conversations } from "./conversations/schema";
 import { operations as envelopes } from "./envelopes/schema";
 import { operations as forks } from "./forks/schema";
+import { operations as labels } from "./labels";
 import { operations as live } from "./live";
 import { operations as media } from "./media";
 import { operations as messages } from "./messages/schema";
@@ -21,6 +22,7 @@ export const operations: readonly Operation[] = [
   ...status,
   ...conversations,
   ...savedReplies,
+  ...labels,
   ...messages,
   ...media,
   ...envelopes,

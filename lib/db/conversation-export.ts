@@ -3,10 +3,17 @@ import type { Database } from "./database";
 /** At most this many messages and envelopes per export: a bounded response even for a huge chat. */
 export const EXPORT_LIMIT = 50_000;
 
-/** Everything of one conversation, oldest first: its messages, notes and envelopes. Undefined when there is no such conversation. */
+/**
+ * Everything of one conversation, oldest first: its messages, notes and envelopes, the
+ * conversation with its label names. Undefined when there is no such conversation.
+ */
 export async function readConversationExport(db: Database, conversationId: number) {
-  const conversation = await db.prisma.conversation.findUnique({ where: { id: conversationId } });
-  if (!conversation) return undefined;
+  const row = await db.prisma.conversation.findUnique({
+    where: { id: conversationId },
+    include: { labels: { select: { label: { select: { name: true } } }, orderBy: { label: { nameKey: "asc" } } } },
+  });
+  if (!row) return undefined;
+  const conversation = { ...row, labels: row.labels.map((l) => l.label.name) };
   const [messages, notes, envelopes] = await Promise.all([
     db.prisma.message.findMany({
       where: { conversationId },

@@ -2,6 +2,7 @@ import { messagePreview } from "./message-preview";
 import { type BotScope, conversationScopeSql, conversationScopeWhere } from "./conversation-scope";
 import type { Database } from "./database";
 import type { ChatFamily } from "./ingest";
+import { labelNamesOf } from "./labels";
 import type { SqlValue } from "./sql";
 import type { Prisma } from "./generated/sqlite/client";
 
@@ -26,8 +27,15 @@ export type ConversationListOptions = {
   search?: string;
   take: number;
   view?: InboxView;
-  /** activity: latest message first; waiting: the user who has waited longest for an answer first. */
-  sort?: "activity" | "waiting";
+  /**
+   * activity: latest message first; waiting: the user who has waited longest for an
+   * answer first; priority: urgent first down to none, then latest message first.
+   */
+  sort?: "activity" | "waiting" | "priority";
+  /** Only conversations carrying this label (a Label id). */
+  labelId?: number;
+  /** Only conversations of this priority. */
+  priority?: string;
   /** The caller's operator id, for "mine" (0 for the API token: nothing is its). */
   me?: number;
   /** Only this bot's conversations. */
@@ -56,10 +64,26 @@ export function inboxViewWhere(view: InboxView, me: number): Prisma.Conversation
   }
 }
 
-/** How many conversations each view holds. */
-export async function countInboxViews(db: Database, me: number, bots?: BotScope): Promise<Record<InboxView, number>> {
+/** The list's filters besides the view (bot, label, priority) as a Prisma `where`. */
+function filterWhere(options: Pick<ConversationListOptions, "botId" | "labelId" | "priority">): Prisma.ConversationWhereInput {
+  return {
+    ...(options.botId ? { botId: options.botId } : {}),
+    ...(options.labelId ? { labels: { some: { labelId: options.labelId } } } : {}),
+    ...(options.priority ? { priority: options.priority } : {}),
+  };
+}
+
+/** How many conversations each view holds (within the label and priority filters, when given). */
+export async function countInboxViews(
+  db: Database,
+  me: number,
+  bots?: BotScope,
+  filters: Pick<ConversationListOptions, "labelId" | "priority"> = {},
+): Promise<Record<InboxView, number>> {
   const counts = await Promise.all(
-    inboxViews.map((view) => db.prisma.conversation.count({ where: { AND: [inboxViewWhere(view, me), conversationScopeWhere(bots)] } })),
+    inboxViews.map((view) =>
+      db.prisma.conversation.count({ where: { AND: [inboxViewWhere(view, me), conversationScopeWhere(bots), filterWhere(filters)] } }),
+    ),
   );
   return Object.fromEntries(inboxViews.map((view, i) => [view, counts[i]])) as Record<InboxView, number>;
 }
@@ -84,55 +108,67 @@ function inboxViewSql(view: InboxView, me: number): { where: string; params: Sql
   }
 }
 
+/** SQL rank of a priority, for the priority sort (higher first). */
+const PRIORITY_RANK = `CASE c."priority" WHEN 'urgent' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 WHEN 'low' THEN 1 ELSE 0 END`;
+
 /**
- * The ids of one view's conversations whose title, chat id or a sender's name
- * holds `search`, in the list's order. Plain SQL rather than Prisma's `contains`:
- * that is a LIKE, where a typed % or _ is a wildcard and SQLite has no escape
- * for it; instr/strpos match the text as typed (and ignore case on both databases).
+ * The ids of one view's conversations in the list's order, for what Prisma cannot
+ * say: a `search` in the title, chat id or a sender's name, and the priority sort (a
+ * rank, not the names' order). Plain SQL rather than Prisma's `contains`: that is a
+ * LIKE, where a typed % or _ is a wildcard and SQLite has no escape for it;
+ * instr/strpos match the text as typed (and ignore case on both databases).
  */
-async function filteredConversationIds(db: Database, options: ConversationListOptions, search: string): Promise<number[]> {
+async function orderedConversationIds(db: Database, options: ConversationListOptions, search: string | undefined): Promise<number[]> {
   const view = inboxViewSql(options.view ?? "all", options.me ?? 0);
   const has = (column: string) => (db.dialect === "sqlite" ? `instr(lower(${column}), ?) > 0` : `strpos(lower(${column}), ?) > 0`);
+  const recent = `c."lastMessageAt" DESC NULLS LAST, c."id" DESC`;
   const order =
     options.sort === "waiting"
-      ? `c."waitingSince" ASC NULLS LAST, c."lastMessageAt" DESC NULLS LAST, c."id" DESC`
-      : `c."lastMessageAt" DESC NULLS LAST, c."id" DESC`;
-  const needle = search.toLowerCase();
+      ? `c."waitingSince" ASC NULLS LAST, ${recent}`
+      : options.sort === "priority"
+        ? `${PRIORITY_RANK} DESC, ${recent}`
+        : recent;
   const scope = conversationScopeSql(options.bots, "c");
+  const where: string[] = [view.where, scope.sql];
+  const params: SqlValue[] = [...view.params, ...scope.params];
+  if (options.botId) {
+    where.push(`c."botId" = ?`);
+    params.push(options.botId);
+  }
+  if (options.labelId) {
+    where.push(`EXISTS (SELECT 1 FROM "ConversationLabel" cl WHERE cl."conversationId" = c."id" AND cl."labelId" = ?)`);
+    params.push(options.labelId);
+  }
+  if (options.priority) {
+    where.push(`c."priority" = ?`);
+    params.push(options.priority);
+  }
+  if (search) {
+    const needle = search.toLowerCase();
+    where.push(`(${has(`c."title"`)} OR ${has(`c."platformChatId"`)}
+       OR EXISTS (SELECT 1 FROM "Message" m WHERE m."conversationId" = c."id" AND ${has(`m."senderName"`)}))`);
+    params.push(needle, needle, needle);
+  }
   const rows = await db.read<{ id: number }>(
-    `SELECT c."id" FROM "Conversation" c
-     WHERE ${view.where} ${options.botId ? `AND c."botId" = ?` : ""} AND ${scope.sql}
-       AND (${has(`c."title"`)} OR ${has(`c."platformChatId"`)}
-       OR EXISTS (SELECT 1 FROM "Message" m WHERE m."conversationId" = c."id" AND ${has(`m."senderName"`)}))
-     ORDER BY ${order} LIMIT ?`,
-    ...view.params,
-    ...(options.botId ? [options.botId] : []),
-    ...scope.params,
-    needle,
-    needle,
-    needle,
+    `SELECT c."id" FROM "Conversation" c WHERE ${where.join(" AND ")} ORDER BY ${order} LIMIT ?`,
+    ...params,
     options.take,
   );
   return rows.map((row) => Number(row.id));
 }
 
 /**
- * Conversations of one inbox view by last activity (or longest waiting first), with
- * the last message and the unread count (inbound messages since an operator last opened it).
+ * Conversations of one inbox view by last activity (or longest waiting first, or by
+ * priority), with their label names, the last message and the unread count
+ * (inbound messages since an operator last opened it).
  */
 export async function listConversations(db: Database, options: ConversationListOptions) {
   const search = options.search?.trim();
-  const ids = search ? await filteredConversationIds(db, options, search) : undefined;
+  const ids = search || options.sort === "priority" ? await orderedConversationIds(db, options, search) : undefined;
   const found = await db.prisma.conversation.findMany({
     where: ids
       ? { id: { in: ids } }
-      : {
-          AND: [
-            inboxViewWhere(options.view ?? "all", options.me ?? 0),
-            options.botId ? { botId: options.botId } : {},
-            conversationScopeWhere(options.bots),
-          ],
-        },
+      : { AND: [inboxViewWhere(options.view ?? "all", options.me ?? 0), filterWhere(options), conversationScopeWhere(options.bots)] },
     orderBy:
       options.sort === "waiting"
         ? [{ waitingSince: { sort: "asc", nulls: "last" } }, { lastMessageAt: { sort: "desc", nulls: "last" } }, { id: "desc" }]
@@ -155,14 +191,25 @@ export async function listConversations(db: Database, options: ConversationListO
   });
   const byId = new Map(found.map((c) => [c.id, c]));
   const conversations = ids ? ids.flatMap((id) => byId.get(id) ?? []) : found;
-  const unread = await Promise.all(
-    conversations.map((c) =>
-      db.prisma.message.count({
-        where: { conversationId: c.id, direction: "inbound", ...(c.lastReadAt ? { createdAt: { gt: c.lastReadAt } } : {}) },
-      }),
+  const [labels, unread] = await Promise.all([
+    labelNamesOf(
+      db,
+      conversations.map((c) => c.id),
     ),
-  );
-  return conversations.map(({ messages, ...c }, i) => ({ ...c, lastMessage: lastMessageView(messages[0]), unread: unread[i] }));
+    Promise.all(
+      conversations.map((c) =>
+        db.prisma.message.count({
+          where: { conversationId: c.id, direction: "inbound", ...(c.lastReadAt ? { createdAt: { gt: c.lastReadAt } } : {}) },
+        }),
+      ),
+    ),
+  ]);
+  return conversations.map(({ messages, ...c }, i) => ({
+    ...c,
+    labels: labels.get(c.id) ?? [],
+    lastMessage: lastMessageView(messages[0]),
+    unread: unread[i],
+  }));
 }
 
 /** The list's last message: a file without a caption previews as its file ("📎 invoice.pdf", "Photo"), never as nothing. */

@@ -70,11 +70,15 @@ export const envelopeMetadataSchema = z.object({
     }),
   ),
 
-  // The team inbox (lib/pipeline/conversation-status.ts): a status or assignee change,
-  // by an operator, the user's message (reopen, wake) or the snooze timer.
+  // The team inbox (lib/pipeline/conversation-status.ts): a status, assignee, priority or
+  // label change, by an operator, the user's message (reopen, wake) or the snooze timer.
   inbox: tolerant(
     z.object({
-      action: z.enum(["resolve", "reopen", "snooze", "wake", "assign", "unassign"]),
+      action: z.enum(["resolve", "reopen", "snooze", "wake", "assign", "unassign", "priority", "label"]),
+      priority: z.string().optional(),
+      /** label: the names put on and taken off, as they were named then. */
+      added: z.array(z.string()).optional(),
+      removed: z.array(z.string()).optional(),
       status: z.enum(["open", "resolved", "snoozed"]).optional(),
       snoozedUntil: z.string().nullable().optional(),
       assigneeId: z.number().int().nullable().optional(),

@@ -37,7 +37,13 @@ export function conversationText(data: ConversationExport): string {
   }
   entries.sort((a, b) => a.at.getTime() - b.at.getTime() || a.order - b.order);
   const title = c.title ?? `chat ${c.platformChatId}`;
-  const head = [`Conversation #${c.id}: ${title} (${c.channel} ${c.type}, chat ${c.platformChatId})`, `Status: ${c.status}`, ""];
+  const head = [
+    `Conversation #${c.id}: ${title} (${c.channel} ${c.type}, chat ${c.platformChatId})`,
+    `Status: ${c.status}`,
+    `Priority: ${c.priority}`,
+    `Labels: ${c.labels.length > 0 ? c.labels.join(", ") : "none"}`,
+    "",
+  ];
   return `${[...head, ...entries.map((e) => `[${stamp(e.at)}] ${e.line.replace(/\r\n?|[\n\u2028\u2029]/g, "\n    ")}`)].join("\n")}\n`;
 }
 
@@ -65,6 +71,9 @@ export type CsvConversation = {
   snoozedUntil: Date | null;
   assigneeId: number | null;
   handoffState: string | null;
+  priority: string;
+  /** Label names. */
+  labels: string[];
   lastMessageAt: Date | null;
   waitingSince: Date | null;
   unread: number;
@@ -82,6 +91,8 @@ const columns = [
   "snoozed until",
   "assignee",
   "handoff",
+  "priority",
+  "labels",
   "last activity",
   "waiting since",
   "unread",
@@ -129,6 +140,8 @@ export function conversationsCsv(rows: CsvConversation[], names: CsvNames): stri
       c.snoozedUntil,
       c.assigneeId === null ? null : (byId.get(c.assigneeId) ?? `#${c.assigneeId}`),
       c.handoffState,
+      c.priority,
+      c.labels.join("; "),
       c.lastMessageAt,
       c.waitingSince,
       c.unread,

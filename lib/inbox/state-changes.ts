@@ -4,18 +4,18 @@ import { readEnvelopeMetadata } from "../db/envelope-metadata";
 import { notFound } from "../errors";
 
 /**
- * A conversation's state changes (inbox status and assignee, human handoff), read
+ * A conversation's state changes (inbox status, assignee, priority and labels, human handoff), read
  * back from the envelopes that record them, for the timeline to show between the
  * messages. The envelopes stay the one record; this only reads them.
  */
 
-/** A status, assignee or handoff change, as its envelope records it. */
+/** A status, assignee, priority, label or handoff change, as its envelope records it. */
 export type StateChange = {
   /** The recording envelope's id. */
   id: number;
   at: Date;
   kind: "inbox" | "handoff";
-  action: "resolve" | "reopen" | "snooze" | "wake" | "assign" | "unassign" | "request" | "take" | "release";
+  action: "resolve" | "reopen" | "snooze" | "wake" | "assign" | "unassign" | "priority" | "label" | "request" | "take" | "release";
   /** An operator's sign-in name, "user" (their message), "timer" (a snooze ran out) or null. */
   by: string | null;
   /** assign: who has it now (their display name, else sign-in name). */
@@ -24,6 +24,11 @@ export type StateChange = {
   snoozedUntil: string | null;
   /** request: why a human was asked for. */
   reason: string | null;
+  /** priority: the new priority. */
+  priority: string | null;
+  /** label: the label names put on and taken off (as named then). */
+  labelsAdded: string[];
+  labelsRemoved: string[];
 };
 
 /** At most this many changes, the newest. */
@@ -76,6 +81,9 @@ function toChange(id: number, at: Date, metadata: ReturnType<typeof readEnvelope
       assignee: null,
       snoozedUntil: null,
       reason: handoff.reason ?? null,
+      priority: null,
+      labelsAdded: [],
+      labelsRemoved: [],
     };
   if (inbox)
     return {
@@ -87,6 +95,9 @@ function toChange(id: number, at: Date, metadata: ReturnType<typeof readEnvelope
       assignee: inbox.action === "assign" ? (inbox.assigneeId ?? null) : null,
       snoozedUntil: inbox.snoozedUntil ?? null,
       reason: null,
+      priority: inbox.action === "priority" ? (inbox.priority ?? null) : null,
+      labelsAdded: inbox.added ?? [],
+      labelsRemoved: inbox.removed ?? [],
     };
   return null;
 }

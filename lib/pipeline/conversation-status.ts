@@ -1,6 +1,15 @@
 import { recordId } from "../record-id";
 import { z } from "zod";
-import { applyInboxChange, conversationStatuses, findDueSnoozes, readInboxRow, type InboxRow } from "../db/conversation-status";
+import {
+  applyInboxChange,
+  conversationPriorities,
+  conversationStatuses,
+  findDueSnoozes,
+  readInboxRow,
+  type InboxRow,
+} from "../db/conversation-status";
+import { labelsOfConversation, writeLabelChange } from "../db/labels";
+import { labelName, labelsNamed } from "../inbox/labels";
 import { setAgentEnabled } from "../db/conversations";
 import type { Database } from "../db/database";
 import type { SqlRunner } from "../db/sql";
@@ -32,8 +41,14 @@ export const conversationPatchSchema = z
     snoozedUntil: z.iso.datetime({ offset: true }).nullable().optional(),
     /** The operator who has it (an Operator id), or null for nobody. */
     assigneeId: recordId.nullable().optional(),
+    /** The conversation's labels, by name (ignoring case): the whole set, [] for none. Each must exist (GET /labels). */
+    labels: z.array(labelName).max(50).optional(),
+    priority: z.enum(conversationPriorities).optional(),
   })
-  .refine((body) => Object.keys(body).length > 0, "nothing to change: give agentEnabled, status, snoozedUntil or assigneeId")
+  .refine(
+    (body) => Object.keys(body).length > 0,
+    "nothing to change: give agentEnabled, status, snoozedUntil, assigneeId, labels or priority",
+  )
   .refine((body) => body.snoozedUntil == null || body.status === "snoozed", {
     message: 'snoozedUntil goes with status "snoozed"',
     path: ["snoozedUntil"],
@@ -45,8 +60,10 @@ export type Changer = { id: number; name: string };
 
 /**
  * An operator changes a conversation: the agent switch, its status, its
- * assignee. Status and assignee move with conditional UPDATEs in one transaction
- * (409 with nothing written when another operator changed them meanwhile).
+ * assignee, priority and labels. Status, assignee and priority move with
+ * conditional UPDATEs in one transaction (409 with nothing written when another
+ * operator changed them meanwhile); labels are set to the given set, the change
+ * recorded in the same transaction.
  * Resolving a conversation that waits for (or is with) a human ends the handoff.
  */
 export async function changeConversation(deps: TurnDeps, conversationId: number, body: ConversationPatch, by: Changer, now = new Date()) {
@@ -57,6 +74,7 @@ export async function changeConversation(deps: TurnDeps, conversationId: number,
   if (snoozedUntil && snoozedUntil <= now) throw new AppError("bad_request", "snoozedUntil must be in the future");
   const assignee = body.assigneeId ? await db.prisma.operator.findUnique({ where: { id: body.assigneeId } }) : null;
   if (body.assigneeId && !assignee) throw new AppError("bad_request", `no operator with id ${body.assigneeId}`);
+  const labels = body.labels ? await labelDiff(deps.db, conversationId, body.labels) : null;
 
   await db.transaction(async (sql) => {
     if (body.status && (body.status !== row.status || snoozedUntil?.getTime() !== row.snoozedUntil?.getTime())) {
@@ -78,6 +96,36 @@ export async function changeConversation(deps: TurnDeps, conversationId: number,
       });
       if (!written) throw changedMeanwhile();
     }
+    if (body.priority !== undefined && body.priority !== row.priority) {
+      const written = await applyInboxChange(sql, {
+        conversationId,
+        at: now,
+        set: { priority: body.priority },
+        expect: { priority: row.priority },
+        envelope: {
+          from: operatorAddress(by.name),
+          to: INBOX,
+          text: `priority ${body.priority} by ${by.name}`,
+          metadata: { inbox: { action: "priority", priority: body.priority, by: by.name } },
+        },
+      });
+      if (!written) throw changedMeanwhile();
+    }
+    if (labels && (labels.add.length > 0 || labels.remove.length > 0)) {
+      const names = (list: { name: string }[]) => list.map((l) => l.name);
+      await writeLabelChange(sql, {
+        conversationId,
+        at: now,
+        add: labels.add.map((l) => l.id),
+        remove: labels.remove.map((l) => l.id),
+        envelope: {
+          from: operatorAddress(by.name),
+          to: INBOX,
+          text: `labels ${[...labels.add.map((l) => `+${l.name}`), ...labels.remove.map((l) => `-${l.name}`)].join(" ")} by ${by.name}`,
+          metadata: { inbox: { action: "label", added: names(labels.add), removed: names(labels.remove), by: by.name } },
+        },
+      });
+    }
   });
   if (body.agentEnabled !== undefined) await setAgentEnabled(db, conversationId, body.agentEnabled);
   if (body.status === "resolved" && parseHandoffState(row.handoffState) !== null) {
@@ -89,7 +137,22 @@ export async function changeConversation(deps: TurnDeps, conversationId: number,
     }
   }
   publish(db, { type: "conversation", conversationId });
-  log.info("inbox.changed", { conversationId, by: by.name, status: body.status, assigneeId: body.assigneeId });
+  log.info("inbox.changed", {
+    conversationId,
+    by: by.name,
+    status: body.status,
+    assigneeId: body.assigneeId,
+    priority: body.priority,
+    labels: body.labels?.length,
+  });
+}
+
+/** The labels to put on and take off for the conversation to carry exactly `wanted` (400 for a name no label has). */
+async function labelDiff(db: Database, conversationId: number, wanted: string[]) {
+  const [target, current] = await Promise.all([labelsNamed(db, wanted), labelsOfConversation(db, conversationId)]);
+  const targetIds = new Set(target.map((l) => l.id));
+  const currentIds = new Set(current.map((l) => l.id));
+  return { add: target.filter((l) => !currentIds.has(l.id)), remove: current.filter((l) => !targetIds.has(l.id)) };
 }
 
 const changedMeanwhile = () => new AppError("conflict", "the conversation changed meanwhile; reload and try again");

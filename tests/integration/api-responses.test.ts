@@ -288,6 +288,20 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
     const removeSaved = operation("delete", "/saved-replies/{id}");
     expectDocumented(removeSaved, await call(removeSaved, { id: saved.savedReply.id }));
 
+    const addLabel = operation("post", "/labels");
+    const label = expectDocumented(addLabel, await call(addLabel, { body: { name: "billing" } })) as { label: { id: number } };
+    const labels = operation("get", "/labels");
+    expect(expectDocumented(labels, await call(labels))).toMatchObject({ labels: [{ name: "billing" }] });
+    const changeLabel = operation("patch", "/labels/{id}");
+    expect(expectDocumented(changeLabel, await call(changeLabel, { id: label.label.id, body: { color: "#aa0000" } }))).toMatchObject({
+      label: { name: "billing", color: "#aa0000" },
+    });
+    expect(
+      expectDocumented(patch, await call(patch, { id: ids.conversation, body: { labels: ["Billing"], priority: "urgent" } })),
+    ).toMatchObject({ conversation: { labels: ["billing"], priority: "urgent" } });
+    const removeLabel = operation("delete", "/labels/{id}");
+    expectDocumented(removeLabel, await call(removeLabel, { id: label.label.id }));
+
     const addBot = operation("post", "/bots");
     // A bot of its own: an unknown token's getMe answers the environment's bot, which cannot be added twice.
     const token = `424242:${"Q".repeat(35)}`;

@@ -84,4 +84,20 @@ describe("live events and a page's first load", () => {
     first.stop();
     client.clear();
   });
+
+  it("a label change (a conversation event without an id) reloads the labels; one conversation's change does not", async () => {
+    const client = new QueryClient();
+    const q = handAnswered(client, ["labels"]);
+    await q.settled();
+    q.loads[0]!("billing");
+    await q.settled();
+    invalidateFor(client, { type: "conversation", conversationId: 7 });
+    await q.settled();
+    expect(q.loads).toHaveLength(1);
+    invalidateFor(client, { type: "conversation", conversationId: null });
+    await q.settled();
+    expect(q.loads).toHaveLength(2);
+    q.stop();
+    client.clear();
+  });
 });

@@ -92,6 +92,8 @@ export function invalidateFor(client: QueryClient, event: LiveEvent) {
     case "conversation":
       invalidate(["conversation"]);
       invalidate(["conversations"]);
+      // A label defined, renamed or deleted is announced as a conversation event without an id.
+      if (!event.conversationId) invalidate(["labels"]);
       break;
     case "settings":
       invalidate(["settings"]);

@@ -2,11 +2,13 @@ import type { StateChange } from "./types";
 
 /**
  * The line the timeline shows for a change, e.g. "Ana resolved this", "Ana assigned
- * this to Bo", "Ana snoozed this until 14:00". `name` turns a sign-in name into the
+ * this to Bo", "Ana snoozed this until 14:00", "Ana set the priority to urgent",
+ * "Ana labelled this billing, removed vip". `name` turns a sign-in name into the
  * name people know; `time` formats an ISO date.
  */
 export function describeStateChange(
-  change: Pick<StateChange, "action" | "by" | "assignee" | "snoozedUntil" | "reason">,
+  change: Pick<StateChange, "action" | "by" | "assignee" | "snoozedUntil" | "reason"> &
+    Partial<Pick<StateChange, "priority" | "labelsAdded" | "labelsRemoved">>,
   format: { name: (signInName: string) => string; time: (iso: string) => string },
 ): string {
   const who = change.by && change.by !== "user" && change.by !== "timer" ? format.name(change.by) : null;
@@ -25,6 +27,14 @@ export function describeStateChange(
         : `${who ?? "Someone"} assigned this to ${change.assignee ?? "an operator"}`;
     case "unassign":
       return `${who ?? "Someone"} unassigned this`;
+    case "priority":
+      return `${who ?? "Someone"} set the priority to ${change.priority ?? "none"}`;
+    case "label": {
+      const added = change.labelsAdded ?? [];
+      const removed = change.labelsRemoved ?? [];
+      const parts = [added.length ? `labelled this ${added.join(", ")}` : "", removed.length ? `removed ${removed.join(", ")}` : ""];
+      return `${who ?? "Someone"} ${parts.filter(Boolean).join(", ") || "changed the labels"}`;
+    }
     case "request":
       return `Handed to a human${change.reason ? `: ${change.reason}` : ""}`;
     case "take":

@@ -1,15 +1,16 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useRouter, useSearchParams } from "next/navigation";
+import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { api } from "../_lib/api";
+import { LabelChip, PRIORITIES, PriorityMarker } from "../_lib/labels";
 import { ModelInstructions, isDemoModel } from "../_lib/model-setup";
 import { membershipLabel } from "../_lib/membership";
 import type { ConversationSummary, StatusInfo } from "../_lib/types";
 import { useOperators, useSenderLabel } from "../_lib/sender";
 import { timeAgo } from "../_lib/time";
-import { INBOX_VIEWS, useInboxChoice, useInboxList } from "../_lib/use-inbox";
+import { INBOX_VIEWS, type InboxSort, inboxQuery, useInboxFilters, useInboxList } from "../_lib/use-inbox";
 import { NeedsHuman } from "../handoff/needs-human";
 
 export function ConversationList() {
@@ -17,12 +18,13 @@ export function ConversationList() {
   const [search, setSearch] = useState("");
   const label = useSenderLabel().sender;
   const status = useQuery({ queryKey: ["status"], queryFn: () => api<StatusInfo>("/status") });
-  const { view, sort, set } = useInboxChoice();
-  // The bot filter lives in the address (?botId=), so the Bots page links to a bot's conversations.
-  const params = useSearchParams();
-  const botId = Number(params.get("botId")) || null;
-  const list = useInboxList(view, sort, search, botId);
+  // The filters live in the address (?label=, ?priority=, ?botId=…): a filtered list is a link (the Bots page links to a bot's).
+  const { view, sort, filters, set } = useInboxFilters();
+  const { botId } = filters;
+  const list = useInboxList(view, sort, search, filters);
   const bots = list.data?.bots ?? [];
+  const labels = list.data?.labels ?? [];
+  const colorOf = (name: string) => labels.find((l) => l.name === name)?.color;
   const botName = (id: number | null) => bots.find((b) => b.id === id)?.name ?? null;
   const team = useOperators().data;
   const operators = team?.operators ?? [];
@@ -72,20 +74,41 @@ export function ConversationList() {
         <label className="muted" htmlFor="inbox-sort">
           Sort
         </label>
-        <select
-          id="inbox-sort"
-          value={sort}
-          onChange={(e) => set({ sort: e.target.value === "waiting" ? "waiting" : "activity" })}
-          style={{ maxWidth: 200 }}
-        >
+        <select id="inbox-sort" value={sort} onChange={(e) => set({ sort: e.target.value as InboxSort })} style={{ maxWidth: 200 }}>
           <option value="activity">Last activity</option>
           <option value="waiting">Waiting longest</option>
+          <option value="priority">Priority</option>
         </select>
-        <a
-          href={`/api/v1/conversations/export?view=${view}&sort=${sort}&search=${encodeURIComponent(search)}`}
-          download
-          data-testid="export-csv"
+        <select
+          aria-label="Label"
+          data-testid="label-filter"
+          value={filters.label ?? ""}
+          onChange={(e) => set({ label: e.target.value || null })}
+          style={{ maxWidth: 200 }}
         >
+          <option value="">Any label</option>
+          {filters.label && !labels.some((l) => l.name === filters.label) && <option value={filters.label}>{filters.label}</option>}
+          {labels.map((l) => (
+            <option key={l.id} value={l.name}>
+              {l.name} ({l.conversations})
+            </option>
+          ))}
+        </select>
+        <select
+          aria-label="Priority"
+          data-testid="priority-filter"
+          value={filters.priority ?? ""}
+          onChange={(e) => set({ priority: e.target.value || null })}
+          style={{ maxWidth: 160 }}
+        >
+          <option value="">Any priority</option>
+          {[...PRIORITIES].reverse().map((p) => (
+            <option key={p} value={p}>
+              {p}
+            </option>
+          ))}
+        </select>
+        <a href={`/api/v1/conversations/export?${inboxQuery(view, sort, search, filters)}`} download data-testid="export-csv">
           Export CSV
         </a>
         {bots.length > 1 && (
@@ -93,7 +116,7 @@ export function ConversationList() {
             aria-label="Bot"
             data-testid="bot-filter"
             value={botId ?? ""}
-            onChange={(e) => router.replace(e.target.value ? `/?botId=${e.target.value}` : "/")}
+            onChange={(e) => set({ botId: Number(e.target.value) || null })}
             style={{ maxWidth: 220 }}
           >
             <option value="">All bots</option>
@@ -117,12 +140,15 @@ export function ConversationList() {
       {list.isLoading ? (
         <p className="muted">Loading…</p>
       ) : list.isError ? (
+        // An unknown label in the address (deleted since the link was made) is a 400 that says so.
         <p className="error" role="alert">
           Could not load conversations: {list.error.message}
         </p>
       ) : conversations.length === 0 ? (
         <div className="panel muted" data-testid="empty-conversations">
-          {view === "all" || (counts && counts.all === 0) ? (
+          {filters.label || filters.priority ? (
+            <>Nothing matches these filters.</>
+          ) : view === "all" || (counts && counts.all === 0) ? (
             <>
               No conversations yet. They appear here when the first message arrives
               {sandbox ? " — try the simulator" : ""}.
@@ -178,6 +204,14 @@ export function ConversationList() {
                         <span data-testid="conversation-bot">{botName(c.botId) ?? c.channel}</span> · {c.type}
                       </div>
                     </>
+                  )}
+                  {(c.priority !== "none" || c.labels.length > 0) && (
+                    <div data-testid="conversation-labels">
+                      <PriorityMarker priority={c.priority} />
+                      {c.labels.map((name) => (
+                        <LabelChip key={name} name={name} color={colorOf(name)} />
+                      ))}
+                    </div>
                   )}
                   {c.membership && (
                     <span className="badge warn" data-testid="membership-badge">

@@ -1,13 +1,14 @@
 import type { Database } from "../../db/database";
 import { findConversation } from "../../db/conversations";
+import { labelNamesOf } from "../../db/labels";
 import { notFound } from "../../errors";
 import { handoffView } from "../../pipeline/handoff";
 
-/** One conversation as GET /conversations/{id} shows it, with its handoff; 404 when there is none. */
+/** One conversation as GET /conversations/{id} shows it, with its handoff and label names; 404 when there is none. */
 export async function getConversation(db: Database, conversationId: number) {
-  const conversation = await findConversation(db, conversationId);
+  const [conversation, labels] = await Promise.all([findConversation(db, conversationId), labelNamesOf(db, [conversationId])]);
   if (!conversation) throw notFound("conversation");
-  return { ...conversation, handoff: handoffView(conversation) };
+  return { ...conversation, labels: labels.get(conversationId) ?? [], handoff: handoffView(conversation) };
 }
 
 export type GetConversationResponse = Awaited<ReturnType<typeof getConversation>>;

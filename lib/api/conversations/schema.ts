@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { conversationPriorities } from "../../db/conversation-status";
 import { inboxViews } from "../../db/conversations";
+import { labelName } from "../../inbox/labels";
 import { conversationPatchSchema } from "../../pipeline/conversation-status";
 import { handoffBodySchema } from "../../pipeline/handoff";
 import { defineOperations, isoDate } from "../operation";
@@ -52,6 +54,8 @@ export const conversationRow = z.strictObject({
   waitingSince: isoDate.nullable(),
   createdAt: isoDate,
   updatedAt: isoDate,
+  /** The team's priority: none, low, medium, high or urgent. */
+  priority: z.enum(conversationPriorities),
 });
 
 const activeFork = z.strictObject({ id: z.number().int(), title: z.string().nullable(), status: z.string() }).nullable();
@@ -62,6 +66,8 @@ export const conversationSummary = conversationRow.extend({
   lastMessage: z.strictObject({ text: z.string(), senderName: z.string().nullable(), senderKind, sentAt: isoDate }).nullable(),
   /** Inbound messages since an operator last opened it. */
   unread: z.number().int(),
+  /** Its labels' names, by name. */
+  labels: z.array(z.string()),
 });
 
 const inboxView = z.enum(inboxViews);
@@ -70,10 +76,14 @@ export const conversationListQuery = z.object({
   take: z.coerce.number().int().min(1).max(500).default(100),
   /** all (default), open, mine (open, assigned to the caller), unassigned (open), handoff (needs a human), resolved, snoozed. */
   view: inboxView.default("all"),
-  /** activity (latest first, default) or waiting (the user waiting longest for an answer first). */
-  sort: z.enum(["activity", "waiting"]).default("activity"),
+  /** activity (latest first, default), waiting (the user waiting longest for an answer first) or priority (urgent first, then latest). */
+  sort: z.enum(["activity", "waiting", "priority"]).default("activity"),
   /** Only this bot's conversations. */
   botId: recordIdParam.optional(),
+  /** Only conversations carrying this label (its name, ignoring case; a name no label has is a 400). */
+  label: labelName.optional(),
+  /** Only conversations of this priority. */
+  priority: z.enum(conversationPriorities).optional(),
 });
 /** A bot as the conversation list labels and filters by (names only; GET /bots has the rest, for admins). */
 export const botLabel = z.strictObject({
@@ -88,10 +98,12 @@ export const conversationListResponse = z.strictObject({
   conversations: z.array(conversationSummary),
   /** Every bot, removed ones too (their history stays readable): the list's labels and its bot filter. */
   bots: z.array(botLabel),
-  /** How many conversations each view holds. */
+  /** How many conversations each view holds (within the label and priority filters). */
   counts: z.strictObject(
     Object.fromEntries(inboxViews.map((v) => [v, z.number().int()])) as Record<(typeof inboxViews)[number], z.ZodNumber>,
   ),
+  /** Every label, by name, with how many of the caller's conversations carry it: the list's label filter. */
+  labels: z.array(z.strictObject({ id: z.number().int(), name: z.string(), color: z.string(), conversations: z.number().int() })),
 });
 export const conversationCsvQuery = conversationListQuery.extend({ take: z.coerce.number().int().min(1).max(10_000).default(5_000) });
 
@@ -109,7 +121,9 @@ export const handoffView = z
   })
   .nullable();
 
-export const conversationResponse = z.strictObject({ conversation: conversationRow.extend({ handoff: handoffView }) });
+export const conversationResponse = z.strictObject({
+  conversation: conversationRow.extend({ handoff: handoffView, labels: z.array(z.string()) }),
+});
 export const handoffResponse = z.strictObject({ handoff: handoffView });
 export const handoffListResponse = z.strictObject({
   /** Longest waiting first. */
@@ -135,13 +149,13 @@ export const noteBody = z.strictObject({ text: z.string().trim().min(1, "the not
 export const noteResponse = z.strictObject({ note: noteView });
 export const notesResponse = z.strictObject({ notes: z.array(noteView) });
 
-/** A status, assignee or handoff change, as recorded by its envelope (lib/inbox/state-changes.ts). */
+/** A status, assignee, priority, label or handoff change, as recorded by its envelope (lib/inbox/state-changes.ts). */
 export const stateChangeView = z.strictObject({
   /** The envelope that records it. */
   id: z.number().int(),
   at: isoDate,
   kind: z.enum(["inbox", "handoff"]),
-  action: z.enum(["resolve", "reopen", "snooze", "wake", "assign", "unassign", "request", "take", "release"]),
+  action: z.enum(["resolve", "reopen", "snooze", "wake", "assign", "unassign", "priority", "label", "request", "take", "release"]),
   /** An operator's sign-in name, "user" (their message reopened or woke it), "timer" (a snooze ran out), or null. */
   by: z.string().nullable(),
   /** assign: who has it now (display name, else sign-in name). */
@@ -150,6 +164,11 @@ export const stateChangeView = z.strictObject({
   snoozedUntil: z.string().nullable(),
   /** request: why a human was asked for. */
   reason: z.string().nullable(),
+  /** priority: the new priority. */
+  priority: z.string().nullable(),
+  /** label: the labels put on and taken off, by their names then. */
+  labelsAdded: z.array(z.string()),
+  labelsRemoved: z.array(z.string()),
 });
 export const stateChangesResponse = z.strictObject({ changes: z.array(stateChangeView) });
 
@@ -215,7 +234,8 @@ export const operations = defineOperations([
   {
     method: "get",
     path: "/conversations",
-    summary: "Conversations by last activity, with last message, unread count, agent on/off and active fork",
+    summary:
+      "Conversations by last activity (or waiting, or priority), with last message, unread count, agent on/off, active fork and labels; ?label=<name>&priority=<p> filter (an unknown label is a 400)",
     query: conversationListQuery,
     response: { status: 200, schema: conversationListResponse },
   },
@@ -244,10 +264,10 @@ export const operations = defineOperations([
     method: "patch",
     path: "/conversations/{id}",
     summary:
-      "Change a conversation: status (open, resolved, snoozed with an optional snoozedUntil), assigneeId (an operator or null), agentEnabled. Each status or assignee change is an envelope in its history; resolving ends a handoff",
+      "Change a conversation: status (open, resolved, snoozed with an optional snoozedUntil), assigneeId (an operator or null), agentEnabled, priority (none, low, medium, high, urgent), labels (the whole set, by name; 400 for a name no label has). Each status, assignee, priority or label change is an envelope in its history; resolving ends a handoff",
     body: conversationPatchBody,
     response: { status: 200, schema: conversationResponse },
-    errors: { 409: "Another operator changed the status or assignee meanwhile (nothing written)" },
+    errors: { 409: "Another operator changed the status, assignee or priority meanwhile (nothing written)" },
   },
   {
     method: "delete",
@@ -273,7 +293,7 @@ export const operations = defineOperations([
     method: "get",
     path: "/conversations/{id}/changes",
     summary:
-      "The conversation's status, assignee and handoff changes, oldest first (the newest 500), read from the envelopes that record them; the timeline shows them between the messages",
+      "The conversation's status, assignee, priority, label and handoff changes, oldest first (the newest 500), read from the envelopes that record them; the timeline shows them between the messages",
     response: { status: 200, schema: stateChangesResponse },
   },
   {

@@ -6,8 +6,9 @@ import { api } from "../../_lib/api";
 import { useSenderLabel } from "../../_lib/sender";
 import { timeAgo } from "../../_lib/time";
 import type { ContactInfo } from "../../_lib/types";
+import { ConversationLabels } from "./conversation-labels";
 
-/** Who the conversation is with, from their stored messages, their other conversations, and the operators' notes. */
+/** Who the conversation is with, from their stored messages, their other conversations, its labels, and the operators' notes. */
 export function ContactPanel({ conversationId }: { conversationId: number }) {
   const label = useSenderLabel().sender;
   const query = useQuery({
@@ -61,6 +62,7 @@ export function ContactPanel({ conversationId }: { conversationId: number }) {
       ) : (
         <p className="muted">No user has written here yet.</p>
       )}
+      <ConversationLabels conversationId={conversationId} />
       <h2>Notes</h2>
       {notes.length === 0 ? (
         <p className="muted">No notes. Write one with “Note” under the timeline.</p>

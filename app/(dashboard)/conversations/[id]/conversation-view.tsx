@@ -159,6 +159,7 @@ export function ConversationView({ id, focusMessageId }: { id: number; focusMess
           status={conversation.status}
           snoozedUntil={conversation.snoozedUntil}
           assigneeId={conversation.assigneeId}
+          priority={conversation.priority}
         />
       </div>
       {conversation.membership && (

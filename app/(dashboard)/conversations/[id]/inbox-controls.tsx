@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { PRIORITIES, type Priority } from "../../_lib/labels";
 import { useOperators } from "../../_lib/sender";
 import { useConversationChange } from "../../_lib/use-inbox";
 
@@ -9,6 +10,7 @@ type Props = {
   status: "open" | "resolved" | "snoozed";
   snoozedUntil: string | null;
   assigneeId: number | null;
+  priority: Priority;
 };
 
 /** Snooze presets: an hour, tomorrow at 9:00 (local time), next Monday at 9:00, or until the user writes. */
@@ -23,9 +25,9 @@ function snoozeUntil(preset: string, now = new Date()): string | null {
 
 /**
  * The conversation's place in the team inbox: its status (Resolve / Reopen / Snooze)
- * and who has it. Each change is recorded in the history (an envelope) by the server.
+ * who has it, and its priority. Each change is recorded in the history (an envelope) by the server.
  */
-export function InboxControls({ conversationId, status, snoozedUntil, assigneeId }: Props) {
+export function InboxControls({ conversationId, status, snoozedUntil, assigneeId, priority }: Props) {
   const change = useConversationChange(conversationId);
   const operators = useOperators().data;
   const me = operators?.me ?? null;
@@ -84,6 +86,23 @@ export function InboxControls({ conversationId, status, snoozedUntil, assigneeId
           Assign to me
         </button>
       )}
+      <label className="muted">
+        Priority{" "}
+        <select
+          aria-label="Priority"
+          data-testid="priority"
+          value={priority}
+          disabled={change.isPending}
+          onChange={(e) => change.mutate({ priority: e.target.value as Priority })}
+          style={{ width: "auto" }}
+        >
+          {PRIORITIES.map((p) => (
+            <option key={p} value={p}>
+              {p}
+            </option>
+          ))}
+        </select>
+      </label>
       <a href={`/api/v1/conversations/${conversationId}/export?format=text`} download>
         Export text
       </a>

@@ -1,0 +1,5 @@
+import { LabelsConsole } from "./labels-console";
+
+export default function LabelsPage() {
+  return <LabelsConsole />;
+}
