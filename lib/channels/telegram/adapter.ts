@@ -13,6 +13,7 @@ import {
   type SendRequest,
   type SendResult,
 } from "../types";
+import { splitText } from "../split-text";
 import { splitTopicChatId } from "../topic-key";
 import { networkCodeOf, neverConnected } from "../never-connected";
 import type { BotIdentity } from "./parse";
@@ -75,21 +76,6 @@ export type TelegramChannelOptions = {
   identityAttempts?: number;
   identityBackoffMs?: (attempt: number) => number;
 };
-
-/** Splits long text at line or word boundaries into Telegram-sized parts. */
-export function splitText(text: string, limit = TELEGRAM_TEXT_LIMIT): string[] {
-  const parts: string[] = [];
-  let rest = text;
-  while (rest.length > limit) {
-    let cut = rest.lastIndexOf("\n", limit);
-    if (cut < limit / 2) cut = rest.lastIndexOf(" ", limit);
-    if (cut < limit / 2) cut = limit;
-    parts.push(rest.slice(0, cut));
-    rest = rest.slice(cut).replace(/^\s+/, "");
-  }
-  if (rest || parts.length === 0) parts.push(rest);
-  return parts;
-}
 
 /** Maps Bot API failures to what the operator sees and whether a retry could help. */
 export function toDeliveryError(error: unknown): DeliveryError {
@@ -221,7 +207,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
       }
     },
     async send(request: SendRequest): Promise<SendResult> {
-      const parts = splitText(request.text);
+      const parts = splitText(request.text, TELEGRAM_TEXT_LIMIT);
       // A forum topic's conversation is addressed "<chat>:topic:<thread>".
       const { chatId, topicId } = splitTopicChatId(request.chatId);
       const threadId = topicId ?? request.topicId;
