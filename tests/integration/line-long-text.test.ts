@@ -1,7 +1,11 @@
+import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLineChannel } from "@/lib/channels/line/adapter";
 import { DeliveryError } from "@/lib/channels/types";
+import { startTestApp } from "../helpers/app";
+import { sqliteTestDb } from "../helpers/db";
 import { startFakeLine, type FakeLine } from "../helpers/fake-line";
+import { startFakeLlm } from "../helpers/fake-llm";
 
 /**
  * A text over LINE's 5,000 characters (UTF-16 code units) goes out as consecutive text
@@ -82,5 +86,62 @@ describe("the LINE adapter sends a long text in parts", () => {
       .send({ chatId: "U1", text: "z".repeat(6000) })
       .catch((e: unknown) => e);
     expect(failure).toMatchObject({ outcome: "not_sent", retryable: false });
+  });
+});
+
+/**
+ * What an agent's answer over 5,000 characters does on LINE today: every outbound text is
+ * at most 5,000 (OUTBOUND_TEXT_LIMIT, the reply tool's schema, LINE's own limit for one
+ * message), so the reply tool refuses it before any send: the model is told, and LINE gets
+ * nothing. The split above is for a longer limit, should one come.
+ */
+describe("an agent's answer over 5,000 characters to LINE", () => {
+  it("is refused by the reply tool before anything reaches LINE", async () => {
+    const line = await startFakeLine();
+    line.addChannel("line-token", { userId: "Ubot", basicId: "@bot", displayName: "Bot" });
+    const llm = await startFakeLlm(() => ({ reply: "z".repeat(6_000) }));
+    const testDb = await sqliteTestDb();
+    const t = await startTestApp({
+      db: testDb,
+      llm,
+      env: { LINE_CHANNEL_SECRET: "line-secret", LINE_CHANNEL_ACCESS_TOKEN: "line-token", LINE_API_ROOT: line.url },
+    });
+    try {
+      const body = JSON.stringify({
+        destination: "Ubot",
+        events: [
+          {
+            type: "message",
+            mode: "active",
+            timestamp: Date.now(),
+            webhookEventId: "evt-long-1",
+            deliveryContext: { isRedelivery: false },
+            replyToken: "rt-long-1",
+            source: { type: "user", userId: "Ulong" },
+            message: { type: "text", id: "m-long-1", text: "tell me everything", quoteToken: "qt" },
+          },
+        ],
+      });
+      const signature = createHmac("sha256", "line-secret").update(body).digest("base64");
+      const response = await t.app.lineWebhook(
+        new Request("http://localhost/api/webhooks/line", {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-line-signature": signature },
+          body,
+        }),
+      );
+      expect(response.status).toBe(200);
+      await t.settle();
+      expect(line.sends()).toEqual([]);
+      // The model read the refusal of its call (the tool's input schema: at most 5,000).
+      const toolResults = llm.requests.flatMap((r) => r.messages.filter((m) => m.role === "tool"));
+      expect(JSON.stringify(toolResults)).toMatch(/5000|too_big|Invalid input/i);
+      expect(await t.db.prisma.message.count({ where: { senderKind: "agent" } })).toBe(0);
+    } finally {
+      await t.stop();
+      await testDb.close();
+      await llm.close();
+      await line.close();
+    }
   });
 });

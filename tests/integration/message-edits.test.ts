@@ -1,5 +1,6 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
+import { eventBus, type LiveEvent } from "@/lib/events/bus";
 import { sendOperatorMedia } from "@/lib/pipeline/operator-media";
 import { sendOperatorMessage } from "@/lib/pipeline/operator-reply";
 import { installRouteApp, uninstallRouteApp, useRoutedApp } from "../helpers/route-app";
@@ -36,8 +37,13 @@ describe.each(databases)("editing and deleting sent messages on $name", ({ open 
 
   it("an edit goes through editMessageText; the message has the new text, editedAt, and its earlier text with who replaced it", async () => {
     const { conversation, message } = await sent("It costs 1O0 EUR");
+    const events: LiveEvent[] = [];
+    const unsubscribe = eventBus(app.t.db).subscribe((event) => events.push(event));
     const response = await patch(message.id, "It costs 100 EUR");
+    unsubscribe();
     expect(response.status).toBe(200);
+    // An open timeline hears of it (the live stream).
+    expect(events).toContainEqual({ type: "message", conversationId: conversation.id, messageId: message.id });
     expect(response.body.message).toMatchObject({ id: message.id, text: "It costs 100 EUR", deletedAt: null });
     expect(response.body.message.editedAt).toEqual(expect.any(String));
     expect(response.body.message.revisions).toEqual([{ text: "It costs 1O0 EUR", replacedAt: expect.any(String), editedBy: "api" }]);
@@ -80,8 +86,12 @@ describe.each(databases)("editing and deleting sent messages on $name", ({ open 
 
   it("a deletion goes through deleteMessage; the history keeps it, deleted by the operator; a second one is a 409", async () => {
     const { conversation, message } = await sent("wrong chat, sorry");
+    const events: LiveEvent[] = [];
+    const unsubscribe = eventBus(app.t.db).subscribe((event) => events.push(event));
     const response = await del(message.id);
+    unsubscribe();
     expect(response.status).toBe(200);
+    expect(events).toContainEqual({ type: "message", conversationId: conversation.id, messageId: message.id });
     expect(response.body.message).toMatchObject({ id: message.id, text: "wrong chat, sorry", deletedBy: "api" });
     expect(response.body.message.deletedAt).toEqual(expect.any(String));
     expect(app.telegram.callsOf("deleteMessage").map((c) => c.body)).toEqual([
