@@ -61,15 +61,44 @@ function botAPI(method, token, body) {
       file_path: `files/${body.file_id}.${file.extension}`,
     };
   }
-  if (method === "sendMessage")
+  if (method === "sendMessage") {
+    sentMessages.set(`${body.chat_id}:${nextMessageId}`, { text: body.text, date: Math.floor(Date.now() / 1000) });
     return {
       message_id: nextMessageId++,
       date: Math.floor(Date.now() / 1000),
       chat: { id: Number(body.chat_id), type: "private" },
       text: body.text,
     };
+  }
+  // Edits and deletions of the bot's text messages, refused with Telegram's own descriptions.
+  if (method === "editMessageText" || method === "editMessageCaption") {
+    const sent = sentMessages.get(`${body.chat_id}:${body.message_id}`);
+    if (!sent) return refusal("Bad Request: message to edit not found");
+    if (method === "editMessageCaption") return refusal("Bad Request: there is no caption in the message to edit");
+    if (sent.text === body.text)
+      return refusal(
+        "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message",
+      );
+    sent.text = body.text;
+    return {
+      message_id: Number(body.message_id),
+      date: sent.date,
+      edit_date: Math.floor(Date.now() / 1000),
+      chat: { id: Number(body.chat_id), type: "private" },
+      text: body.text,
+    };
+  }
+  if (method === "deleteMessage") {
+    if (!sentMessages.delete(`${body.chat_id}:${body.message_id}`)) return refusal("Bad Request: message to delete not found");
+    return true;
+  }
   return true;
 }
+
+/** The bot's text messages as the chat holds them, by "<chat>:<message id>". */
+const sentMessages = new Map();
+/** A Bot API refusal (400 with its description). */
+const refusal = (description) => ({ refusal: description });
 
 createServer(async (req, res) => {
   if (req.method === "GET" && req.url === "/__telegram/calls") {
@@ -96,9 +125,9 @@ createServer(async (req, res) => {
     telegramCalls.push({ token: bot[1], method: bot[2], body });
     res.setHeader("content-type", "application/json");
     const result = botAPI(bot[2], bot[1], body);
-    if (result === undefined) {
+    if (result === undefined || result?.refusal) {
       res.statusCode = 400;
-      return res.end(JSON.stringify({ ok: false, error_code: 400, description: "Bad Request: invalid file_id" }));
+      return res.end(JSON.stringify({ ok: false, error_code: 400, description: result?.refusal ?? "Bad Request: invalid file_id" }));
     }
     return res.end(JSON.stringify({ ok: true, result }));
   }

@@ -8,7 +8,8 @@
  * An outbound message (an operator's, an envelope, the agent's reply): LINE's limit
  * for one text message. Telegram takes at most 4,096 per message: its adapter sends a
  * longer text as consecutive messages (the first one the native reply, all in the
- * chat's topic), each once.
+ * chat's topic), each once. The LINE adapter splits the same way (lib/channels/split-text.ts)
+ * should a longer text ever reach it: 5,000 a message, five messages a call.
  */
 export const OUTBOUND_TEXT_LIMIT = 5_000;
 

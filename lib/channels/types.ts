@@ -96,6 +96,17 @@ export type SendRequest = {
 
 export type SendResult = { platformMessageId: string; sentAt: Date };
 
+/** A message the bot sent, to change or take back: where it is, and its text as stored now. */
+export type SentMessageRef = {
+  chatId: string;
+  platformMessageId: string;
+  /** The text as sent (a file's caption): a text the platform took as several messages cannot be changed as one. */
+  currentText: string;
+};
+
+/** A new text for a sent message; `caption` when it is a file's caption. */
+export type EditRequest = SentMessageRef & { text: string; caption: boolean };
+
 /** How a file goes out: the platform's message type for it, decided from its bytes. */
 export type OutboundMediaKind = "photo" | "voice" | "audio" | "video" | "document";
 
@@ -158,6 +169,14 @@ export interface ChannelAdapter {
    * no files from the console. Rejects with a DeliveryError like `send`.
    */
   sendMedia?(request: MediaSendRequest): Promise<SendResult>;
+  /**
+   * Changes the text of a message the bot sent (Telegram editMessageText, or
+   * editMessageCaption for a file's caption). Absent: the platform cannot edit a sent
+   * message (LINE). Rejects with a DeliveryError; a refusal (`not_sent`) says why.
+   */
+  editMessage?(request: EditRequest): Promise<void>;
+  /** Takes a message the bot sent back from the chat (Telegram deleteMessage). Absent: the platform cannot (LINE). */
+  deleteMessage?(request: SentMessageRef): Promise<void>;
   /** Why this platform cannot take this file (said before anything is stored or sent), or null. */
   mediaRefusal?(media: OutboundMediaFacts): string | null;
   /**

@@ -51,7 +51,8 @@ const newestFirst = (a: StoredMessage, b: StoredMessage) => b.sentAt.getTime() -
  * it was when it began, and the main session's pending updates) and a background
  * task (the newest main-session messages, the task last) all come through here.
  */
-export function assembleContext(facts: ContextFacts, settings: ContextSettings): AssembledContext {
+export function assembleContext(loaded: ContextFacts, settings: ContextSettings): AssembledContext {
+  const facts = withoutDeletedByOperators(loaded);
   const assembled = assembleMessages(facts, settings);
   // Each message carries its files; the newest pictures go to the model as images.
   const messages = assembled.messages.map((m) => {
@@ -63,6 +64,23 @@ export function assembleContext(facts: ContextFacts, settings: ContextSettings):
     return attachments?.length ? { ...u, attachments } : u;
   });
   return { ...assembled, messages, pendingUpdates, images: imagesForModel(messages, settings) };
+}
+
+/**
+ * A message an operator deleted from the chat is gone for the model too: not in the
+ * recency window, the reply's neighbourhood or its chain (a user's reply to it still
+ * says it was deleted, through its annotation). A sender's own unsend stays, marked.
+ */
+function withoutDeletedByOperators(facts: ContextFacts): ContextFacts {
+  const kept = (messages: StoredMessage[]) => messages.filter((m) => !m.deletedBy);
+  return {
+    ...facts,
+    session: kept(facts.session),
+    forkBase: kept(facts.forkBase),
+    targetNeighbours: kept(facts.targetNeighbours),
+    chain: kept(facts.chain),
+    burst: kept(facts.burst),
+  };
 }
 
 function assembleMessages(facts: ContextFacts, settings: ContextSettings): Omit<AssembledContext, "images"> {

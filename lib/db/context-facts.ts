@@ -43,8 +43,10 @@ export type StoredMessage = {
   forkId: number | null;
   /** Set when the sender edited the message; `text` is the latest version. */
   editedAt: Date | null;
-  /** Set when the sender took the message back (LINE unsend). */
+  /** Set when the sender took the message back (LINE unsend), or an operator deleted it from the chat. */
   deletedAt: Date | null;
+  /** The operator who deleted it from the chat: the model no longer sees it at all. Absent: not loaded. */
+  deletedBy?: string | null;
   /** A chat-sent message's stand-in: "anonymous_admin" | "channel" | "automatic_forward". */
   senderRole: string | null;
   /** A forward's real origin, as a name. */

@@ -19,6 +19,7 @@ export const storedMessageSelect = {
   forkId: true,
   editedAt: true,
   deletedAt: true,
+  deletedBy: true,
   senderRole: true,
   forwardedFrom: true,
   viaBot: true,

@@ -296,7 +296,7 @@ export async function listConversationMessages(db: Database, conversationId: num
         orderBy: { id: "asc" },
       },
       // An edited message shows its earlier texts too.
-      revisions: { select: { text: true, replacedAt: true }, orderBy: { id: "asc" } },
+      revisions: { select: { text: true, replacedAt: true, editedBy: true }, orderBy: { id: "asc" } },
     },
   });
   return messages.map(({ envelopes, ...m }) => ({

@@ -90,6 +90,9 @@ export async function startFakeTelegram() {
   const failures: Failure[] = [];
   const holds: number[] = [];
   let nextMessageId = 50_000;
+  /** What the bot sent, by "<chat>:<message id>", as editMessage* and deleteMessage find it (Telegram's chat). */
+  const chat = new Map<string, { text?: string; caption?: string; media: boolean; date: number; deleted: boolean }>();
+  const keyOf = (body: Record<string, any>) => `${body.chat_id}:${body.message_id}`;
   const identities = new Map<string, FakeBotIdentity>();
   const revoked = new Set<string>();
   const files = new Map<string, FakeTelegramFile & { path: string; unique: string }>();
@@ -166,6 +169,7 @@ export async function startFakeTelegram() {
     if (method === "sendMessage") {
       const hold = holds.shift();
       if (hold) await new Promise((r) => setTimeout(r, hold));
+      chat.set(`${body.chat_id}:${nextMessageId}`, { text: body.text, media: false, date: Math.floor(Date.now() / 1000), deleted: false });
       return send(200, {
         ok: true,
         result: {
@@ -202,6 +206,12 @@ export async function startFakeTelegram() {
                 file_size: part.bytes.length,
               },
             };
+      chat.set(`${body.chat_id}:${nextMessageId}`, {
+        caption: body.caption,
+        media: true,
+        date: Math.floor(Date.now() / 1000),
+        deleted: false,
+      });
       return send(200, {
         ok: true,
         result: {
@@ -212,6 +222,37 @@ export async function startFakeTelegram() {
           ...media,
         },
       });
+    }
+    // Edits and deletions of the bot's own messages, with Telegram's own refusals (its exact descriptions).
+    const refuse = (description: string) => send(400, { ok: false, error_code: 400, description });
+    if (method === "editMessageText" || method === "editMessageCaption") {
+      const sent = chat.get(keyOf(body));
+      if (!sent || sent.deleted) return refuse("Bad Request: message to edit not found");
+      const caption = method === "editMessageCaption";
+      if (caption !== sent.media) return refuse(`Bad Request: there is no ${caption ? "caption" : "text"} in the message to edit`);
+      const next = caption ? (body.caption ?? "") : body.text;
+      if (next === (caption ? (sent.caption ?? "") : sent.text))
+        return refuse(
+          "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message",
+        );
+      if (caption) sent.caption = next;
+      else sent.text = next;
+      return send(200, {
+        ok: true,
+        result: {
+          message_id: Number(body.message_id),
+          date: sent.date,
+          edit_date: Math.floor(Date.now() / 1000),
+          chat: { id: Number(body.chat_id), type: "private" },
+          ...(caption ? { caption: next } : { text: next }),
+        },
+      });
+    }
+    if (method === "deleteMessage") {
+      const sent = chat.get(keyOf(body));
+      if (!sent || sent.deleted) return refuse("Bad Request: message to delete not found");
+      sent.deleted = true;
+      return send(200, { ok: true, result: true });
     }
     // A WebhookInfo as the Bot API returns it (url and pending_update_count are always present).
     if (method === "getWebhookInfo")
@@ -240,6 +281,11 @@ export async function startFakeTelegram() {
     },
     /** The files sent (sendPhoto, sendDocument, sendVoice, sendAudio, sendVideo), in order. */
     mediaSends: () => calls.filter((c) => MEDIA_METHODS[c.method]),
+    /** A message the bot sent as the chat shows it now (after edits), or null once deleted or never sent. */
+    message: (chatId: string | number, messageId: string | number) => {
+      const sent = chat.get(`${chatId}:${messageId}`);
+      return sent && !sent.deleted ? { text: sent.text, caption: sent.caption } : null;
+    },
     /** Calls of one method, e.g. "sendChatAction" or "sendMessageDraft". */
     callsOf: (method: string) => calls.filter((c) => c.method === method),
     /** Records the next sendMessage at once but answers only after `ms` (a slow platform). */

@@ -198,7 +198,18 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
   it("every mutation answers what its schema says", async () => {
     const ids = await populate();
     const reply = operation("post", "/messages/{id}/reply");
-    expectDocumented(reply, await call(reply, { id: ids.message, body: { text: "an operator's answer" } }));
+    const answered: { messageId: number } = expectDocumented(
+      reply,
+      await call(reply, { id: ids.message, body: { text: "an operator's answer" } }),
+    );
+    const edit = operation("patch", "/messages/{id}");
+    expect(
+      expectDocumented(edit, await call(edit, { id: answered.messageId, body: { text: "an operator's better answer" } })),
+    ).toMatchObject({
+      message: { text: "an operator's better answer", revisions: [{ text: "an operator's answer", editedBy: "api" }] },
+    });
+    const unsend = operation("delete", "/messages/{id}");
+    expect(expectDocumented(unsend, await call(unsend, { id: answered.messageId }))).toMatchObject({ message: { deletedBy: "api" } });
     const form = new FormData();
     form.set("file", new File([new Uint8Array(ids.png)], "dot.png", { type: "image/png" }));
     form.set("caption", "a file");

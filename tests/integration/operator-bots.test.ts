@@ -31,6 +31,7 @@ import { GET as forksRoute, POST as forkRoute } from "@/app/api/v1/forks/route";
 import { GET as handoffsRoute } from "@/app/api/v1/handoffs/route";
 import { POST as replyRoute } from "@/app/api/v1/messages/[id]/reply/route";
 import { GET as messageThreadRoute } from "@/app/api/v1/messages/[id]/thread/route";
+import { DELETE as messageDeleteRoute, PATCH as messageEditRoute } from "@/app/api/v1/messages/[id]/route";
 import { GET as turnRoute } from "@/app/api/v1/turns/[id]/route";
 import { PATCH as patchOperatorRoute } from "@/app/api/v1/operators/[id]/route";
 import { GET as operatorsRoute, POST as inviteRoute } from "@/app/api/v1/operators/route";
@@ -223,8 +224,19 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
         body: { text: "a reply from bob" },
       }),
       await call(forkRoute, "/api/v1/forks", { method: "POST", session: bob, body: { conversationId: s.b.id, task: "look this up" } }),
+      await call(messageEditRoute, `/api/v1/messages/${s.messageB.id}`, {
+        method: "PATCH",
+        session: bob,
+        params: { id: String(s.messageB.id) },
+        body: { text: "bob's edit" },
+      }),
+      await call(messageDeleteRoute, `/api/v1/messages/${s.messageB.id}`, {
+        method: "DELETE",
+        session: bob,
+        params: { id: String(s.messageB.id) },
+      }),
     ];
-    expect(refused.map((r) => r.status)).toEqual([404, 404, 404, 404, 404, 404, 404, 404]);
+    expect(refused.map((r) => r.status)).toEqual([404, 404, 404, 404, 404, 404, 404, 404, 404, 404]);
     expect(await db.fork.count()).toBe(0);
     // Nothing changed, nothing was sent.
     expect(await db.message.count({ where: { conversationId: s.b.id } })).toBe(1);

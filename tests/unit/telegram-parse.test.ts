@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { splitText } from "@/lib/channels/telegram/adapter";
+import { splitText } from "@/lib/channels/split-text";
 import { parseMessageUpdate, parseUpdate } from "@/lib/channels/telegram/parse";
 import { updateSchema } from "@/lib/channels/telegram/schema";
 import { BOT, alice, group, mention, update } from "../fixtures/telegram";
@@ -114,10 +114,17 @@ describe("AppError across copies of its module", () => {
 
 describe("splitText", () => {
   it("keeps short text whole and splits long text under the limit", () => {
-    expect(splitText("short")).toEqual(["short"]);
-    const parts = splitText(`${"word ".repeat(2000)}\n`.repeat(2));
+    expect(splitText("short", 4096)).toEqual(["short"]);
+    const parts = splitText(`${"word ".repeat(2000)}\n`.repeat(2), 4096);
     expect(parts.length).toBeGreaterThan(1);
     expect(parts.every((p) => p.length <= 4096)).toBe(true);
+  });
+
+  it("never cuts inside a surrogate pair: an emoji on the limit goes whole to the next part", () => {
+    // 4,999 letters, then 🍎 (two UTF-16 code units) straddling 5,000: a cut there would split it.
+    const parts = splitText(`${"a".repeat(4999)}🍎${"b".repeat(10)}`, 5000);
+    expect(parts).toEqual(["a".repeat(4999), `🍎${"b".repeat(10)}`]);
+    expect(parts.join("")).toBe(`${"a".repeat(4999)}🍎${"b".repeat(10)}`);
   });
 });
 

@@ -51,6 +51,7 @@ export function useReply(conversationId: number, operator = "you") {
         sentAt: now,
         editedAt: null,
         deletedAt: null,
+        deletedBy: null,
         mediaGroupId: null,
         shared: null,
         createdAt: now,

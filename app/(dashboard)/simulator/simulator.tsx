@@ -275,13 +275,15 @@ export function Simulator() {
           </div>
           {!conversation && <p className="muted">No messages in this chat yet.</p>}
           <div className="timeline" data-testid="sim-timeline" style={{ marginTop: 8 }}>
-            {/* What the chat shows: a fork's report is a note for the console, never sent to the user. */}
+            {/* What the chat shows: a fork's report is a note for the console, never sent to the user; a message an operator deleted is gone from the chat. */}
             {timeline.data?.messages
-              .filter((m) => m.senderKind !== "system")
+              .filter((m) => m.senderKind !== "system" && !m.deletedBy)
               .map((m) => (
                 <div key={m.id} className={`msg ${m.senderKind}`} data-testid="sim-message">
                   <div className="meta">
                     <strong>{label(m.senderKind, m.senderName)}</strong>
+                    {/* Telegram shows "edited" on a message its sender changed. */}
+                    {m.editedAt && <span className="muted">edited</span>}
                     <button type="button" onClick={() => setReplyTo(m)} aria-label={`Reply to ${m.text.slice(0, 30)}`}>
                       Reply
                     </button>

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { OUTBOUND_TEXT_LIMIT, tooLongError } from "../../channels/text-limit";
 import { attachmentView } from "../../media/attachment-views";
 import { replyBodySchema } from "../../pipeline/operator-reply";
 import { defineOperations, isoDate, storedJson } from "../operation";
@@ -59,12 +60,25 @@ export const messageRow = z.strictObject({
   sentAt: isoDate,
   editedAt: isoDate.nullable(),
   deletedAt: isoDate.nullable(),
+  /** The operator (sign-in name) who deleted it from the chat; null when the sender took it back (LINE unsend) or it stands. */
+  deletedBy: z.string().nullable(),
   /** The album it is part of (Telegram media_group_id, LINE image set); null for most messages. */
   mediaGroupId: z.string().nullable(),
   /** A location, venue, contact, poll or dice the message shares; null for most messages. */
   shared: storedJson(sharedContent.nullable()),
   createdAt: isoDate,
 });
+
+/** PATCH /messages/{id}: the new text, as long as any message an operator sends. */
+export const editMessageBody = z.object({
+  text: z.string().trim().min(1, "write a message").max(OUTBOUND_TEXT_LIMIT, tooLongError(OUTBOUND_TEXT_LIMIT)),
+});
+
+/** An earlier text of an edited message: until when it stood, and the operator whose edit replaced it (null: the sender edited it). */
+const messageRevision = z.strictObject({ text: z.string(), replacedAt: isoDate, editedBy: z.string().nullable() });
+
+/** 200 after an edit or deletion: the message as it is now, with its earlier texts (oldest first). */
+export const changedMessageResponse = z.strictObject({ message: messageRow.extend({ revisions: z.array(messageRevision) }) });
 
 const envelopeStatus = z.enum(["pending", "processing", "done", "failed"]);
 
@@ -82,7 +96,7 @@ export const timelineMessage = messageRow.extend({
       from: z.string(),
     }),
   ),
-  revisions: z.array(z.strictObject({ text: z.string(), replacedAt: isoDate })),
+  revisions: z.array(messageRevision),
   /** Its files (photo, voice note, document…), in order; empty for a text message. */
   attachments: z.array(attachmentView),
 });
@@ -131,6 +145,28 @@ export const replyResponse = z.discriminatedUnion("recorded", [
 ]);
 
 export const operations = defineOperations([
+  {
+    method: "patch",
+    path: "/messages/{id}",
+    summary: "Edit the agent's answer or an operator's message in the chat (Telegram; a file's caption for a file)",
+    body: editMessageBody,
+    response: { status: 200, schema: changedMessageResponse },
+    errors: {
+      409: 'Not editable, with the reason: a user\'s message, LINE, deleted, not delivered, sent as several Telegram messages, the same text as now, or Telegram\'s refusal ("message can\'t be edited", "message is not modified", …)',
+      502: "Telegram did not answer (nothing changed in the history)",
+    },
+  },
+  {
+    method: "delete",
+    path: "/messages/{id}",
+    summary:
+      "Delete the agent's answer or an operator's message from the chat (Telegram); the history keeps it, marked deleted by the operator",
+    response: { status: 200, schema: changedMessageResponse },
+    errors: {
+      409: 'Not deletable, with the reason: a user\'s message, LINE, already deleted, not delivered, sent as several Telegram messages, or Telegram\'s refusal ("message to delete not found", "message can\'t be deleted")',
+      502: "Telegram did not answer (nothing changed in the history)",
+    },
+  },
   {
     method: "get",
     path: "/messages/{id}/thread",

@@ -1,6 +1,6 @@
 import { HTTPFetchError, type messagingApi } from "@line/bot-sdk";
 import { log } from "../../log";
-import { OUTBOUND_TEXT_LIMIT, tooLongSentence } from "../text-limit";
+import { splitText } from "../split-text";
 import { downloadBytes } from "../../media/fetch-http";
 import type { MediaDownload, MediaDownloadRequest } from "../../media/types";
 import { networkCodeOf, neverConnected } from "../never-connected";
@@ -17,7 +17,12 @@ import {
 
 /** LINE reply tokens expire about a minute after the event; leave a margin. */
 const REPLY_TOKEN_TTL_MS = 50_000;
-const LINE_TEXT_LIMIT = OUTBOUND_TEXT_LIMIT;
+/**
+ * LINE's limits (Messaging API reference): a text message holds at most 5,000 characters
+ * counted in UTF-16 code units, and one reply or push call carries at most 5 messages.
+ */
+const LINE_TEXT_LIMIT = 5_000;
+const LINE_MESSAGES_PER_CALL = 5;
 /** LINE's own limits for what it fetches (Messaging API reference: image, video and audio messages). */
 const LINE_IMAGE_MAX_BYTES = 10 * 1024 * 1024;
 const LINE_VIDEO_AUDIO_MAX_BYTES = 200 * 1024 * 1024;
@@ -124,36 +129,52 @@ export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
         notReady: (response) => (response.statusCode === 202 ? "LINE is still preparing the content" : null),
       });
     },
+    /**
+     * A text over LINE's 5,000 is sent as consecutive text messages (split as on Telegram):
+     * the first five with the reply token (the first one quoting), the rest by push, five
+     * a call, in order. Each part goes out once: after a part went out, a failure is an
+     * unknown outcome that is never retried, so no part reaches the user twice.
+     */
     async send(request: SendRequest): Promise<SendResult> {
-      // Never cut: refused whole (the API refuses longer operator texts before this).
-      if (request.text.length > LINE_TEXT_LIMIT)
-        throw new DeliveryError(`not sent: ${tooLongSentence(request.text.length, LINE_TEXT_LIMIT)}`, {
-          outcome: "not_sent",
-          retryable: false,
-        });
-      const text = request.text;
+      const messages: messagingApi.TextMessage[] = splitText(request.text, LINE_TEXT_LIMIT).map((text) => ({ type: "text", text }));
       const platform = request.platform ?? {};
       const replyToken = typeof platform.replyToken === "string" ? platform.replyToken : null;
       const fresh = replyToken && Date.now() - Number(platform.receivedAt ?? 0) < REPLY_TOKEN_TTL_MS;
+      let first: SendResult | undefined;
+      let sent = 0;
       if (fresh) {
         try {
           const quoteToken = typeof platform.quoteToken === "string" ? platform.quoteToken : undefined;
+          const batch = messages.slice(0, LINE_MESSAGES_PER_CALL);
           const response = await client.replyMessage({
             replyToken,
-            messages: [{ type: "text", text, ...(quoteToken ? { quoteToken } : {}) }],
+            messages: batch.map((message, i) => (i === 0 && quoteToken ? { ...message, quoteToken } : message)),
           });
-          return { platformMessageId: response?.sentMessages?.[0]?.id ?? `reply-${Date.now()}`, sentAt: new Date() };
+          first = { platformMessageId: response?.sentMessages?.[0]?.id ?? `reply-${Date.now()}`, sentAt: new Date() };
+          sent = batch.length;
         } catch (error) {
           if (!(error instanceof HTTPFetchError && error.status === 400)) throw failure(error);
           log.info("line.reply_token_refused", { chatId: request.chatId });
         }
       }
       try {
-        const response = await client.pushMessage({ to: request.chatId, messages: [{ type: "text", text }] });
-        return { platformMessageId: response?.sentMessages?.[0]?.id ?? `push-${Date.now()}`, sentAt: new Date() };
+        for (; sent < messages.length; ) {
+          const batch = messages.slice(sent, sent + LINE_MESSAGES_PER_CALL);
+          const response = await client.pushMessage({ to: request.chatId, messages: batch });
+          first ??= { platformMessageId: response?.sentMessages?.[0]?.id ?? `push-${Date.now()}`, sentAt: new Date() };
+          sent += batch.length;
+        }
       } catch (error) {
-        throw failure(error);
+        const cause = failure(error);
+        if (!first) throw cause;
+        // Part of a long text already went out: the user has something, and it is not sent again.
+        log.warn("line.send_failed", { chatId: request.chatId, error: cause.message, sentParts: sent, parts: messages.length });
+        throw new DeliveryError(`${cause.message} (after ${sent} of ${messages.length} parts were sent)`, {
+          outcome: "unknown",
+          retryable: false,
+        });
       }
+      return first!;
     },
     mediaRefusal: lineMediaRefusal,
     /** The file by its signed link (LINE fetches it when the user opens it), the caption as a text message after it, in one push. */

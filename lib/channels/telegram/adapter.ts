@@ -9,10 +9,13 @@ import {
   DeliveryError,
   type ActivityTarget,
   type ChannelAdapter,
+  type EditRequest,
   type MediaSendRequest,
+  type SentMessageRef,
   type SendRequest,
   type SendResult,
 } from "../types";
+import { splitText } from "../split-text";
 import { splitTopicChatId } from "../topic-key";
 import { networkCodeOf, neverConnected } from "../never-connected";
 import type { BotIdentity } from "./parse";
@@ -76,20 +79,25 @@ export type TelegramChannelOptions = {
   identityBackoffMs?: (attempt: number) => number;
 };
 
-/** Splits long text at line or word boundaries into Telegram-sized parts. */
-export function splitText(text: string, limit = TELEGRAM_TEXT_LIMIT): string[] {
-  const parts: string[] = [];
-  let rest = text;
-  while (rest.length > limit) {
-    let cut = rest.lastIndexOf("\n", limit);
-    if (cut < limit / 2) cut = rest.lastIndexOf(" ", limit);
-    if (cut < limit / 2) cut = limit;
-    parts.push(rest.slice(0, cut));
-    rest = rest.slice(cut).replace(/^\s+/, "");
-  }
-  if (rest || parts.length === 0) parts.push(rest);
-  return parts;
+/** Telegram's limit for a file's caption. */
+const TELEGRAM_CAPTION_LIMIT = 1024;
+
+/**
+ * Why Telegram cannot take this edit or deletion as one call, or null. A text over
+ * 4,096 went out as several messages and only the first one's id is kept: Telegram
+ * edits and deletes one message at a time, so such a message is refused whole rather
+ * than changed in part. A new text must fit in one message too.
+ */
+export function telegramChangeRefusal(request: SentMessageRef & { text?: string; caption?: boolean }): string | null {
+  if (request.currentText.length > TELEGRAM_TEXT_LIMIT)
+    return `it went out as ${splitText(request.currentText, TELEGRAM_TEXT_LIMIT).length} Telegram messages (over 4,096 characters), which cannot be changed as one`;
+  const limit = request.caption ? TELEGRAM_CAPTION_LIMIT : TELEGRAM_TEXT_LIMIT;
+  if (request.text !== undefined && request.text.length > limit)
+    return `Telegram takes at most ${limit.toLocaleString("en")} characters in ${request.caption ? "a caption" : "one message"}; the new text has ${request.text.length.toLocaleString("en")}`;
+  return null;
 }
+
+const refused = (reason: string) => new DeliveryError(reason, { outcome: "not_sent", retryable: false });
 
 /** Maps Bot API failures to what the operator sees and whether a retry could help. */
 export function toDeliveryError(error: unknown): DeliveryError {
@@ -221,7 +229,7 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
       }
     },
     async send(request: SendRequest): Promise<SendResult> {
-      const parts = splitText(request.text);
+      const parts = splitText(request.text, TELEGRAM_TEXT_LIMIT);
       // A forum topic's conversation is addressed "<chat>:topic:<thread>".
       const { chatId, topicId } = splitTopicChatId(request.chatId);
       const threadId = topicId ?? request.topicId;
@@ -259,6 +267,27 @@ export function createTelegramChannel(options: TelegramChannelOptions): Telegram
         throw failure;
       }
       return first!;
+    },
+    async editMessage(request: EditRequest) {
+      const refusal = telegramChangeRefusal(request);
+      if (refusal) throw refused(refusal);
+      const { chatId } = splitTopicChatId(request.chatId);
+      const id = Number(request.platformMessageId);
+      try {
+        if (request.caption) await bot.api.editMessageCaption(chatId, id, { caption: request.text });
+        else await bot.api.editMessageText(chatId, id, request.text);
+      } catch (error) {
+        throw toDeliveryError(error);
+      }
+    },
+    async deleteMessage(request: SentMessageRef) {
+      const refusal = telegramChangeRefusal(request);
+      if (refusal) throw refused(refusal);
+      try {
+        await bot.api.deleteMessage(splitTopicChatId(request.chatId).chatId, Number(request.platformMessageId));
+      } catch (error) {
+        throw toDeliveryError(error);
+      }
     },
     async sendMedia(request: MediaSendRequest): Promise<SendResult> {
       const { chatId, topicId } = splitTopicChatId(request.chatId);
@@ -413,6 +442,15 @@ function sandboxChannel(
     // A file is recorded like a text: the message and its attachment are stored, nothing leaves.
     async sendMedia(request) {
       return this.send({ chatId: request.chatId, text: request.caption });
+    },
+    // The simulator's chat is the stored history: an edit or deletion Telegram would take is recorded, nothing leaves.
+    async editMessage(request) {
+      const refusal = telegramChangeRefusal(request);
+      if (refusal) throw refused(refusal);
+    },
+    async deleteMessage(request) {
+      const refusal = telegramChangeRefusal(request);
+      if (refusal) throw refused(refusal);
     },
   };
 }

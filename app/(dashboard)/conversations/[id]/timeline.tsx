@@ -11,6 +11,7 @@ import { useSenderLabel } from "../../_lib/sender";
 import { clock } from "../../_lib/time";
 import { describeStateChange } from "../../_lib/state-change";
 import type { Note, StateChange, TimelineMessage } from "../../_lib/types";
+import { canChange, DeleteConfirm, EditBox } from "./message-changes";
 
 const GAP_MS = 15 * 60_000;
 
@@ -57,9 +58,12 @@ type ItemProps = {
   onJump: (id: number) => void;
   /** Display names: the bot's username, operators' display names (useSenderLabel). */
   label: (kind: string, name: string | null) => string;
+  /** Edit and Delete are offered (the agent's or an operator's sent message, on Telegram). */
+  changeable: boolean;
 };
 
-function MessageItem({ m, previous, target, selected, highlighted, onReply, onJump, label }: ItemProps) {
+function MessageItem({ m, previous, target, selected, highlighted, onReply, onJump, label, changeable }: ItemProps) {
+  const [changing, setChanging] = useState<"edit" | "delete" | null>(null);
   const gap = previous ? new Date(m.sentAt).getTime() - new Date(previous.sentAt).getTime() : 0;
   const quoted = m.quoteText || target?.text || m.replyToText;
   // A file without a caption has no text to quote: it reads as the conversation list shows it ("📎 invoice.pdf").
@@ -104,8 +108,14 @@ function MessageItem({ m, previous, target, selected, highlighted, onReply, onJu
             </>
           )}
           <span>{clock(m.sentAt)}</span>
-          {m.editedAt && <span>(edited)</span>}
-          {m.deletedAt && <span className="badge warn">unsent</span>}
+          {m.editedAt && <span data-testid="edited">(edited)</span>}
+          {m.deletedBy ? (
+            <span className="badge warn" data-testid="deleted-by">
+              deleted by {label("operator", m.deletedBy)}
+            </span>
+          ) : (
+            m.deletedAt && <span className="badge warn">unsent</span>
+          )}
           {m.senderRole && <span className="badge">{m.senderRole.replace("_", " ")}</span>}
           {m.viaBot && <span>via @{m.viaBot}</span>}
           {m.forkId && <span className="badge">fork #{m.forkId}</span>}
@@ -128,10 +138,14 @@ function MessageItem({ m, previous, target, selected, highlighted, onReply, onJu
             </div>
           ))}
         {m.forwardedFrom && <div className="muted">forwarded from {m.forwardedFrom}</div>}
-        {m.text && (
-          <div className="text" dir="auto">
-            {m.text}
-          </div>
+        {changing === "edit" ? (
+          <EditBox m={m} onClose={() => setChanging(null)} />
+        ) : (
+          m.text && (
+            <div className="text" dir="auto">
+              {m.text}
+            </div>
+          )
         )}
         <Attachments items={m.attachments ?? []} />
         {(m.revisions ?? []).map((r) => (
@@ -154,8 +168,19 @@ function MessageItem({ m, previous, target, selected, highlighted, onReply, onJu
             <Link href={`/messages/${m.id}`}>Thread</Link>
             {/* The turn that wrote it: the exact prompt the model saw. */}
             {m.senderKind === "agent" && m.turnId !== null && <InspectLink messageId={m.id}>Prompt</InspectLink>}
+            {changeable && changing === null && (
+              <>
+                <button type="button" onClick={() => setChanging("edit")} aria-label={`Edit message ${m.id}`}>
+                  Edit
+                </button>
+                <button type="button" onClick={() => setChanging("delete")} aria-label={`Delete message ${m.id}`}>
+                  Delete
+                </button>
+              </>
+            )}
           </div>
         )}
+        {changing === "delete" && <DeleteConfirm m={m} onClose={() => setChanging(null)} />}
       </article>
     </>
   );
@@ -427,6 +452,7 @@ export function Timeline({
                     onReply={onReply}
                     onJump={jump}
                     label={label}
+                    changeable={canChange(m, channel)}
                   />
                 </div>
               );
