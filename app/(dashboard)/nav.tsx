@@ -12,6 +12,7 @@ const links = [
   { href: "/forks", label: "Forks" },
   { href: "/search", label: "Search" },
   { href: "/saved-replies", label: "Saved replies" },
+  { href: "/reports", label: "Reports" },
   { href: "/usage", label: "Usage" },
   { href: "/replays", label: "Replays" },
   { href: "/bots", label: "Bots", admin: true },
