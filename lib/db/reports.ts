@@ -35,11 +35,13 @@ export type OpenedConversation = {
 const action = (db: Database, key: "inbox" | "handoff", alias: string) =>
   db.dialect === "sqlite" ? `json_extract(${alias}."metadata", '$.${key}.action')` : `(${alias}."metadata" #>> '{${key},action}')`;
 
-/** The records (done, no message) of one kind of change, on envelope alias `e`. */
-const isResolve = (db: Database, alias = "e") =>
-  `${alias}."status" = 'done' AND ${alias}."messageId" IS NULL AND ${action(db, "inbox", alias)} = 'resolve'`;
-const isHandoff = (db: Database, alias = "e") =>
-  `${alias}."status" = 'done' AND ${alias}."messageId" IS NULL AND ${action(db, "handoff", alias)} = 'request'`;
+/**
+ * The records (no message; always `done`) of one kind of change, on envelope alias `e`. No
+ * condition on `status` here: per conversation the planner must take the
+ * (conversationId, createdAt) index, not walk every done envelope since a time.
+ */
+const isResolve = (db: Database, alias = "e") => `${alias}."messageId" IS NULL AND ${action(db, "inbox", alias)} = 'resolve'`;
+const isHandoff = (db: Database, alias = "e") => `${alias}."messageId" IS NULL AND ${action(db, "handoff", alias)} = 'request'`;
 
 /** The UTC day of a timestamp column: SQLite stores Prisma's ISO text, PostgreSQL a UTC timestamp. */
 const dayOf = (db: Database, column: string) => (db.dialect === "sqlite" ? `substr(${column}, 1, 10)` : `to_char(${column}, 'YYYY-MM-DD')`);
@@ -76,8 +78,8 @@ type OpenedRow = {
 /**
  * The conversations whose first user message falls in [from, to), oldest first, at most
  * `limit`. Only conversations active since `from` are looked at (`lastMessageAt`,
- * indexed); the per-conversation times are index lookups on (conversationId, sentAt)
- * and (conversationId, createdAt).
+ * indexed, set by every message); each one's times are index lookups on
+ * Message(conversationId, sentAt, id) and Envelope(conversationId, createdAt).
  */
 export async function openedConversations(
   db: Database,
@@ -92,12 +94,11 @@ export async function openedConversations(
     `(SELECT e.${column} FROM "Envelope" e WHERE e."conversationId" = o."id" AND ${isResolve(db)} AND e."createdAt" >= o."openedAt"
       ORDER BY e."createdAt", e."id" LIMIT 1)`;
   const rows = await db.read<OpenedRow>(
-    `WITH o AS (
-       SELECT m."conversationId" AS "id", MIN(m."sentAt") AS "openedAt"
-       FROM "Message" m JOIN "Conversation" c ON c."id" = m."conversationId"
-       WHERE m."senderKind" = 'user' AND (c."lastMessageAt" IS NULL OR c."lastMessageAt" >= ?) AND ${where.sql}
-       GROUP BY m."conversationId"
-       HAVING MIN(m."sentAt") >= ? AND MIN(m."sentAt") < ?
+    `WITH o AS MATERIALIZED (
+       SELECT c."id" AS "id",
+         (SELECT m."sentAt" FROM "Message" m WHERE m."conversationId" = c."id" AND m."senderKind" = 'user' ORDER BY m."sentAt", m."id" LIMIT 1) AS "openedAt"
+       FROM "Conversation" c
+       WHERE c."lastMessageAt" >= ? AND ${where.sql}
      )
      SELECT o."id" AS "id", o."openedAt" AS "openedAt",
        ${first("agent", `"sentAt"`)} AS "firstBotAt",
@@ -106,7 +107,7 @@ export async function openedConversations(
        ${resolve(`"createdAt"`)} AS "firstResolvedAt",
        ${resolve(`"from"`)} AS "firstResolvedBy",
        (SELECT COUNT(*) FROM "Envelope" e WHERE e."conversationId" = o."id" AND ${isHandoff(db)} AND e."createdAt" >= o."openedAt") AS "handoffs"
-     FROM o ORDER BY o."openedAt", o."id" LIMIT ?`,
+     FROM o WHERE o."openedAt" >= ? AND o."openedAt" < ? ORDER BY o."openedAt", o."id" LIMIT ?`,
     range.from,
     ...where.params,
     range.from,
