@@ -13,6 +13,7 @@ const links = [
   { href: "/search", label: "Search" },
   { href: "/saved-replies", label: "Saved replies" },
   { href: "/labels", label: "Labels" },
+  { href: "/reports", label: "Reports" },
   { href: "/usage", label: "Usage" },
   { href: "/replays", label: "Replays" },
   { href: "/bots", label: "Bots", admin: true },

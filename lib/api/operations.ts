@@ -10,6 +10,7 @@ import type { Operation } from "./operation";
 import { operations as operators } from "./operators";
 import { operations as queue } from "./queue";
 import { operations as replays } from "./replays/schema";
+import { operations as reports } from "./reports/schema";
 import { operations as savedReplies } from "./saved-replies";
 import { operations as settings } from "./settings/schema";
 import { operations as simulator } from "./simulator/schema";
@@ -30,6 +31,7 @@ export const operations: readonly Operation[] = [
   ...turns,
   ...replays,
   ...usage,
+  ...reports,
   ...queue,
   ...settings,
   ...bots,

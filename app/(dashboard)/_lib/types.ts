@@ -14,6 +14,7 @@ import type { forkListItem, forkRow } from "@/lib/api/forks/schema";
 import type { searchResponse } from "@/lib/api/live";
 import type { messageThreadResponse, replyResponse, timelineMessage } from "@/lib/api/messages/schema";
 import type { queueResponse } from "@/lib/api/queue";
+import type { reportResponse } from "@/lib/api/reports/schema";
 import type { applyResponse, datasetListResponse, replayView, runReportResponse } from "@/lib/api/replays/schema";
 import type { attachmentView } from "@/lib/media/attachment-views";
 import type { settingsResponse, settingsValues } from "@/lib/api/settings/schema";
@@ -79,6 +80,8 @@ export type SearchResult = z.output<typeof searchResponse>["results"][number];
 export type NoteSearchResult = z.output<typeof searchResponse>["notes"][number];
 
 export type UsageReport = z.output<typeof usageResponse>;
+/** The inbox report (GET /api/v1/reports). */
+export type Report = z.output<typeof reportResponse>;
 export type ConversationUsage = z.output<typeof conversationUsageResponse>;
 export type ModelPrice = Settings["modelPrices"][number];
 
