@@ -68,13 +68,31 @@ export function assembleContext(loaded: ContextFacts, settings: ContextSettings)
 
 /**
  * A message an operator deleted from the chat is gone for the model too: not in the
- * recency window, the reply's neighbourhood or its chain (a user's reply to it still
- * says it was deleted, through its annotation). A sender's own unsend stays, marked.
+ * recency window, the reply's target, neighbourhood or chain; a user's reply to it keeps
+ * its annotation without the text (lib/db/message-edits.ts clears the replies' copies).
+ * A sender's own unsend stays, marked.
  */
 function withoutDeletedByOperators(facts: ContextFacts): ContextFacts {
-  const kept = (messages: StoredMessage[]) => messages.filter((m) => !m.deletedBy);
+  const loaded = [
+    facts.current,
+    facts.target,
+    ...facts.session,
+    ...facts.forkBase,
+    ...facts.targetNeighbours,
+    ...facts.chain,
+    ...facts.burst,
+  ];
+  const gone = new Set(loaded.filter((m) => m?.deletedBy).map((m) => m!.id));
+  if (gone.size === 0) return facts;
+  // A reply to one keeps no copy of its text (the platform's, or the user's selected quote).
+  const unquoted = <M extends StoredMessage | null>(m: M): M =>
+    m && m.replyToMessageId !== null && gone.has(m.replyToMessageId) ? { ...m, replyToText: null, quoteText: null } : m;
+  const kept = (messages: StoredMessage[]) => messages.filter((m) => !m.deletedBy).map(unquoted);
   return {
     ...facts,
+    current: unquoted(facts.current),
+    // A reply to a deleted message has no target: neither it nor its surroundings are shown as the reply's context.
+    target: facts.target?.deletedBy ? null : unquoted(facts.target),
     session: kept(facts.session),
     forkBase: kept(facts.forkBase),
     targetNeighbours: kept(facts.targetNeighbours),

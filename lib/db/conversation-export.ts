@@ -32,6 +32,7 @@ export async function readConversationExport(db: Database, conversationId: numbe
         sentAt: true,
         editedAt: true,
         deletedAt: true,
+        deletedBy: true,
       },
     }),
     db.prisma.conversationNote.findMany({ where: { conversationId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),

@@ -30,15 +30,24 @@ export function recordOperatorEdit(
   });
 }
 
-/** An operator deleted a sent message from the chat: the row and its text stay for operators, marked with who and when. */
-export async function recordOperatorDelete(db: Database, input: { messageId: number; at: Date; by: string }): Promise<boolean> {
-  const rows = await db.write<{ id: number }>([
-    `UPDATE "Message" SET "deletedAt" = ?, "deletedBy" = ? WHERE "id" = ? AND "deletedAt" IS NULL RETURNING "id"`,
-    input.at,
-    input.by,
-    input.messageId,
-  ]);
-  return rows.length > 0;
+/**
+ * An operator deleted a sent message from the chat: the row and its text stay for operators, marked with
+ * who and when. The replies to it lose their copies of its text (the platform's `replyToText`, the user's
+ * selected `quoteText`), as the user's app shows "Deleted message": no later prompt, timeline or simulator
+ * quotes what was taken back.
+ */
+export function recordOperatorDelete(db: Database, input: { messageId: number; at: Date; by: string }): Promise<boolean> {
+  return db.transaction(async (sql) => {
+    const deleted = await sql.one<{ id: number }>(
+      `UPDATE "Message" SET "deletedAt" = ?, "deletedBy" = ? WHERE "id" = ? AND "deletedAt" IS NULL RETURNING "id"`,
+      input.at,
+      input.by,
+      input.messageId,
+    );
+    if (!deleted) return false;
+    await sql.run(`UPDATE "Message" SET "replyToText" = NULL, "quoteText" = NULL WHERE "replyToMessageId" = ?`, input.messageId);
+    return true;
+  });
 }
 
 /** Whether a message carries a file (its text is then the file's caption). */

@@ -26,7 +26,9 @@ export function conversationText(data: ConversationExport): string {
         : m.senderKind === "operator"
           ? `operator ${m.senderName ?? ""}`.trim()
           : m.senderKind;
-    const marks = [m.editedAt ? "(edited)" : "", m.deletedAt ? "(deleted by the sender)" : ""].filter(Boolean).join(" ");
+    // deletedBy: an operator took it back from the chat; else the sender did (LINE unsend, a Telegram deletion).
+    const deleted = m.deletedAt ? `(deleted by ${m.deletedBy ?? "the sender"})` : "";
+    const marks = [m.editedAt ? "(edited)" : "", deleted].filter(Boolean).join(" ");
     entries.push({ at: m.sentAt, order: 0, line: `${who}: ${m.text}${marks ? ` ${marks}` : ""}` });
   }
   for (const n of data.notes) entries.push({ at: n.createdAt, order: 1, line: `NOTE by ${n.operatorName}: ${n.text}` });

@@ -1,6 +1,8 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
+import { readConversationExport } from "@/lib/db/conversation-export";
 import { eventBus, type LiveEvent } from "@/lib/events/bus";
+import { conversationText } from "@/lib/inbox/export";
 import { sendOperatorMedia } from "@/lib/pipeline/operator-media";
 import { sendOperatorMessage } from "@/lib/pipeline/operator-reply";
 import { installRouteApp, uninstallRouteApp, useRoutedApp } from "../helpers/route-app";
@@ -102,6 +104,10 @@ describe.each(databases)("editing and deleting sent messages on $name", ({ open 
     expect(await patch(message.id, "edited after")).toMatchObject({ status: 409 });
     expect(app.telegram.callsOf("deleteMessage")).toHaveLength(1);
     expect(app.telegram.callsOf("editMessageText")).toHaveLength(0);
+    // The readable export names who deleted it, not "the sender".
+    const text = conversationText((await readConversationExport(app.t.db, conversation.id))!);
+    expect(text).toContain("wrong chat, sorry (deleted by api)");
+    expect(text).not.toContain("deleted by the sender");
   });
 
   it("Telegram's refusals are a 409 with its reason, and the history is unchanged", async () => {
@@ -159,6 +165,16 @@ describe.each(databases)("editing and deleting sent messages on $name", ({ open 
     const { message } = await sent("keep me");
     expect((await patch(message.id, "   ")).status).toBe(400);
     expect((await patch(message.id, "x".repeat(5001))).status).toBe(400);
+    // A field the route does not take is refused, as on every other body.
+    const extra = await callRoute(
+      TOKEN,
+      ROUTE,
+      "PATCH",
+      `/api/v1/messages/${message.id}`,
+      { id: String(message.id) },
+      { text: "fixed", foo: 1 },
+    );
+    expect(extra.status).toBe(400);
     expect((await patch(2147483647, "x")).status).toBe(404);
     expect((await del(2147483647)).status).toBe(404);
     expect((await app.t.db.prisma.message.findUniqueOrThrow({ where: { id: message.id } })).text).toBe("keep me");
@@ -204,6 +220,43 @@ describe("editing and deleting on LINE", () => {
 });
 
 describe.each(databases)("what the model sees after an edit or deletion on $name", ({ open }) => {
+  it("a user's reply to a deleted message quotes nothing of it, in that turn and the next", async () => {
+    const testDb = await open();
+    const telegram = await startFakeTelegram();
+    const llm = await startFakeLlm(() => ({ reply: "noted" }));
+    const t = await startTestApp({ db: testDb, telegram, llm });
+    installRouteApp(t.app, TOKEN);
+    try {
+      await t.post(update({ text: "hello" }));
+      await t.settle();
+      const conversation = await t.db.prisma.conversation.findFirstOrThrow();
+      const aside = await sendOperatorMessage(t.app, { conversationId: conversation.id, text: "discount code ZZTOP-77", operator: "ana" });
+      if (!aside.recorded) throw new Error("not recorded");
+      const sentCode = await t.db.prisma.message.findUniqueOrThrow({ where: { id: aside.messageId } });
+      // Telegram's update carries its own copy of the replied-to message's text.
+      const replyTo = { message_id: Number(sentCode.platformMessageId), text: "discount code ZZTOP-77", fromBot: true };
+      await t.post(update({ text: "is it the prefix?", replyTo }));
+      await t.settle();
+      const before = llm.requests.length;
+      expect((await del(aside.messageId)).status).toBe(200);
+      // One reply stored before the deletion, one arriving after it (the user's app still showed the message).
+      await t.post(update({ text: "what was that code?", replyTo }));
+      await t.settle();
+      await t.post(update({ text: "hello again" }));
+      await t.settle();
+      expect(llm.requests.length).toBe(before + 2);
+      for (const request of llm.requests.slice(before)) expect(JSON.stringify(request.messages)).not.toContain("ZZTOP");
+      const earlier = await t.db.prisma.message.findFirstOrThrow({ where: { text: "is it the prefix?" } });
+      expect(earlier).toMatchObject({ replyToMessageId: aside.messageId, replyToText: null, quoteText: null });
+    } finally {
+      uninstallRouteApp();
+      await t.stop();
+      await testDb.close();
+      await telegram.close();
+      await llm.close();
+    }
+  });
+
   it("the next turn's prompt has the edited text, not the earlier one, and not the deleted message at all", async () => {
     const testDb = await open();
     const telegram = await startFakeTelegram();

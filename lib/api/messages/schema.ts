@@ -70,7 +70,7 @@ export const messageRow = z.strictObject({
 });
 
 /** PATCH /messages/{id}: the new text, as long as any message an operator sends. */
-export const editMessageBody = z.object({
+export const editMessageBody = z.strictObject({
   text: z.string().trim().min(1, "write a message").max(OUTBOUND_TEXT_LIMIT, tooLongError(OUTBOUND_TEXT_LIMIT)),
 });
 
