@@ -83,19 +83,29 @@ export async function countLabelled(db: Database, bots: BotScope | undefined): P
 
 /**
  * Puts labels on a conversation and takes others off, and records the change as an
- * envelope, on the caller's transaction. Adding a label already there (another
- * operator's change meanwhile) writes nothing for it.
+ * envelope, on the caller's transaction, only while the conversation still carries
+ * exactly `expect` (the label ids the change was worked out from): returns false,
+ * writing nothing, when another change came first. The conversation's row is written
+ * first, so on PostgreSQL a concurrent change waits for this one and then sees it.
  */
 export async function writeLabelChange(
   sql: SqlRunner,
   input: {
     conversationId: number;
     at: Date;
+    expect: number[];
     add: number[];
     remove: number[];
     envelope: { from: string; to: string; text: string; metadata: Record<string, unknown> };
   },
-) {
+): Promise<boolean> {
+  await sql.run(`UPDATE "Conversation" SET "updatedAt" = ? WHERE "id" = ?`, input.at, input.conversationId);
+  const now = await sql.all<{ labelId: number }>(
+    `SELECT "labelId" FROM "ConversationLabel" WHERE "conversationId" = ?`,
+    input.conversationId,
+  );
+  const expected = new Set(input.expect);
+  if (now.length !== expected.size || now.some((row) => !expected.has(Number(row.labelId)))) return false;
   if (input.remove.length > 0)
     await sql.run(
       `DELETE FROM "ConversationLabel" WHERE "conversationId" = ? AND "labelId" IN (${input.remove.map(() => "?").join(", ")})`,
@@ -109,6 +119,6 @@ export async function writeLabelChange(
       labelId,
       input.at,
     );
-  await sql.run(`UPDATE "Conversation" SET "updatedAt" = ? WHERE "id" = ?`, input.at, input.conversationId);
-  return insertTransitionRecord(sql, input);
+  await insertTransitionRecord(sql, input);
+  return true;
 }

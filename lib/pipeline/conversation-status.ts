@@ -113,9 +113,10 @@ export async function changeConversation(deps: TurnDeps, conversationId: number,
     }
     if (labels && (labels.add.length > 0 || labels.remove.length > 0)) {
       const names = (list: { name: string }[]) => list.map((l) => l.name);
-      await writeLabelChange(sql, {
+      const written = await writeLabelChange(sql, {
         conversationId,
         at: now,
+        expect: labels.current,
         add: labels.add.map((l) => l.id),
         remove: labels.remove.map((l) => l.id),
         envelope: {
@@ -125,6 +126,8 @@ export async function changeConversation(deps: TurnDeps, conversationId: number,
           metadata: { inbox: { action: "label", added: names(labels.add), removed: names(labels.remove), by: by.name } },
         },
       });
+      // The set was read before this transaction: another operator's change meanwhile is a 409, never merged.
+      if (!written) throw changedMeanwhile();
     }
   });
   if (body.agentEnabled !== undefined) await setAgentEnabled(db, conversationId, body.agentEnabled);
@@ -152,7 +155,11 @@ async function labelDiff(db: Database, conversationId: number, wanted: string[])
   const [target, current] = await Promise.all([labelsNamed(db, wanted), labelsOfConversation(db, conversationId)]);
   const targetIds = new Set(target.map((l) => l.id));
   const currentIds = new Set(current.map((l) => l.id));
-  return { add: target.filter((l) => !currentIds.has(l.id)), remove: current.filter((l) => !targetIds.has(l.id)) };
+  return {
+    add: target.filter((l) => !currentIds.has(l.id)),
+    remove: current.filter((l) => !targetIds.has(l.id)),
+    current: [...currentIds],
+  };
 }
 
 const changedMeanwhile = () => new AppError("conflict", "the conversation changed meanwhile; reload and try again");

@@ -266,6 +266,27 @@ describe.each(databases)("labels and priority on $name", ({ open }) => {
     expect((await list(s.admin, "?label=billing")).status).toBe(400);
   });
 
+  it("label changes sent at once never merge: one wins, the others are a 409, and the history says what happened", async () => {
+    const s = await seed();
+    const names = ["one", "two", "three", "four"];
+    for (const name of names) expect((await createLabel(s.admin, { name })).status).toBe(201);
+    // Each operator's page sends the whole set it shows: here, one label each, all read from the same empty set.
+    const replies = await Promise.all(names.map((name, i) => patch(i % 2 ? s.bob : s.admin, s.a.id, { labels: [name] })));
+    const won = names.filter((_, i) => replies[i].status === 200);
+    expect(replies.every((r) => r.status === 200 || r.status === 409)).toBe(true);
+    expect(won.length).toBeGreaterThanOrEqual(1);
+    const after = await call(conversationRoute, `/api/v1/conversations/${s.a.id}`, { session: s.admin, id: s.a.id });
+    // The conversation carries exactly one requested set, never a union of several.
+    expect(won.map((name) => [name])).toContainEqual(after.body.conversation.labels);
+    // The history holds one line per change that was written, each adding what it says.
+    const changes = await call(changesRoute, `/api/v1/conversations/${s.a.id}/changes`, { session: s.admin, id: s.a.id });
+    const labelChanges = (changes.body.changes as { action: string; labelsAdded?: string[]; labelsRemoved?: string[] }[]).filter(
+      (c) => c.action === "label",
+    );
+    expect(labelChanges).toHaveLength(won.length);
+    expect(labelChanges.at(-1)).toMatchObject({ labelsAdded: after.body.conversation.labels });
+  });
+
   it("an agent limited to some bots tags only their conversations (404 otherwise) and counts only theirs", async () => {
     const s = await seed();
     expect((await createLabel(s.admin, { name: "billing" })).status).toBe(201);

@@ -295,6 +295,8 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
     const db = app.t.db.prisma;
     const bob = s.agent.session;
     await db.bot.update({ where: { id: s.bravo.id }, data: { instructions: "bravo's private instructions" } });
+    // Written past the app (as another instance would): the settings cache sees it within a second, here at once.
+    app.t.db.settingsCache.invalidate();
     const envelope = (
       conversationId: number | null,
       data: { from?: string; to?: string; text: string; status?: string; messageId?: number },

@@ -47,6 +47,8 @@ describe.each(databases)("what a replay's variant form starts from on $name", ({
     const a1 = await turnIn(alpha, "8001");
     const a2 = await turnIn(alpha, "8002");
     const b = await turnIn(bravo, "8003");
+    // Bots written past the app (as another instance would): the settings cache sees them within a second, here at once.
+    app.t.db.settingsCache.invalidate();
     const dataset = (turnIds: number[]) => db.dataset.create({ data: { name: "d", turnIds, createdBy: "root" } });
     const global = (await settings("")).body.settings;
     return { a1, a2, b, dataset, global };
