@@ -42,7 +42,9 @@ describe("operator tools", () => {
   });
 
   it("stats count messages per hour and list turn latencies", async () => {
+    // One answer each: two messages pending together are one burst, answered once.
     await h.t.post(update({ text: "a" }));
+    await h.t.settle();
     await h.t.post(update({ text: "b" }));
     await h.t.settle();
     const conversation = await h.t.db.prisma.conversation.findFirstOrThrow();
