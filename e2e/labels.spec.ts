@@ -62,7 +62,7 @@ test("an admin defines a label; an agent tags a conversation urgent; the list fi
   await expect(agent.getByTestId("inbox-controls").getByTestId("priority")).toHaveValue("urgent");
   const lines = agent.getByTestId("timeline").getByTestId("state-change");
   await expect(lines.filter({ hasText: `lena${userId} set the priority to urgent` })).toBeVisible();
-  await expect(lines.filter({ hasText: `lena${userId} labelled this ${label}` })).toBeVisible();
+  await expect(lines.filter({ hasText: `lena${userId} labelled this “${label}”` })).toBeVisible();
   await agent.screenshot({ path: test.info().outputPath("labels-conversation.png"), fullPage: true });
 
   // The list filtered by the label and by urgent: that conversation only, marked; the filter is in the address.

@@ -20,9 +20,13 @@ export const DEFAULT_LABEL_COLOR = "#6b7280";
 export const labelName = z
   .string()
   .trim()
+  // One spelling per name: "é" typed as one character or as "e" and an accent is the same label.
+  .transform((name) => name.normalize("NFC"))
   .refine((name) => name.length > 0, "the label name is empty")
   .refine((name) => [...name].length <= 40, "a label name has at most 40 characters")
-  .refine((name) => !/[\p{Cc}\u2028\u2029]/u.test(name), "a label name has no control characters");
+  .refine((name) => !/[\p{Cc}\u2028\u2029]/u.test(name), "a label name has no control characters")
+  // Invisible characters and direction overrides make two names look alike (joiners stay: emoji need them).
+  .refine((name) => !/[\u200B\u200E\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/u.test(name), "a label name has no invisible characters");
 const labelColor = z
   .string()
   .trim()

@@ -113,6 +113,10 @@ describe.each(databases)("labels and priority on $name", ({ open }) => {
     expect(vip.body.label.color).toMatch(/^#[0-9a-f]{6}$/);
 
     expect((await createLabel(s.admin, { name: "BILLING" })).status).toBe(409);
+    // Look-alikes: one spelling per name, and no invisible characters.
+    expect((await createLabel(s.admin, { name: "café" })).status).toBe(201);
+    expect((await createLabel(s.admin, { name: "cafe\u0301" })).status).toBe(409);
+    for (const name of ["bill\u200Bing", "x\u202Ey", "v\uFEFFip"]) expect((await createLabel(s.admin, { name })).status).toBe(400);
     for (const bad of [
       { name: "   " },
       { name: "x".repeat(41) },
@@ -128,6 +132,7 @@ describe.each(databases)("labels and priority on $name", ({ open }) => {
     expectDocumented("get", "/labels", read);
     expect(read.body.labels.map((l: { name: string }) => l.name).sort()).toEqual([
       "Billing",
+      "café",
       "vip",
       "ünïcødé ünïcødé ünïcødé ünïcødé ünïcødé",
     ]);
@@ -156,7 +161,7 @@ describe.each(databases)("labels and priority on $name", ({ open }) => {
       (await call(labelPatchRoute, "/api/v1/labels/999999", { method: "PATCH", session: s.admin, body: { name: "y" }, id: 999999 })).status,
     ).toBe(404);
     expect((await call(labelDeleteRoute, "/api/v1/labels/999999", { method: "DELETE", session: s.admin, id: 999999 })).status).toBe(404);
-    expect(await app.t.db.prisma.label.count()).toBe(3);
+    expect(await app.t.db.prisma.label.count()).toBe(4);
   });
 
   it("operators tag conversations and set priority: lines in the timeline, filters, counts, sort, exports", async () => {
@@ -190,8 +195,8 @@ describe.each(databases)("labels and priority on $name", ({ open }) => {
     // The timeline's lines for them.
     expect(changes.body.changes.map((c: any) => describeStateChange(c, { name: (n) => n.toUpperCase(), time: (iso) => iso }))).toEqual([
       "BOB set the priority to urgent",
-      "BOB labelled this billing, vip",
-      "ROOT labelled this spam, removed vip",
+      "BOB labelled this “billing”, “vip”",
+      "ROOT labelled this “spam”, removed the label “vip”",
     ]);
     const records = await app.t.db.prisma.envelope.findMany({ where: { conversationId: s.a.id }, orderBy: { id: "asc" } });
     expect(records.map((e) => [e.from, e.to, e.status, e.text, readEnvelopeMetadata(e.metadata).inbox?.action])).toEqual([

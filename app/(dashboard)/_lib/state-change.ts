@@ -3,7 +3,7 @@ import type { StateChange } from "./types";
 /**
  * The line the timeline shows for a change, e.g. "Ana resolved this", "Ana assigned
  * this to Bo", "Ana snoozed this until 14:00", "Ana set the priority to urgent",
- * "Ana labelled this billing, removed vip". `name` turns a sign-in name into the
+ * "Ana labelled this “billing”, removed the label “vip”". `name` turns a sign-in name into the
  * name people know; `time` formats an ISO date.
  */
 export function describeStateChange(
@@ -32,7 +32,12 @@ export function describeStateChange(
     case "label": {
       const added = change.labelsAdded ?? [];
       const removed = change.labelsRemoved ?? [];
-      const parts = [added.length ? `labelled this ${added.join(", ")}` : "", removed.length ? `removed ${removed.join(", ")}` : ""];
+      // Names quoted: a label's name may hold a comma or read like a word of the sentence.
+      const names = (list: string[]) => list.map((name) => `“${name}”`).join(", ");
+      const parts = [
+        added.length ? `labelled this ${names(added)}` : "",
+        removed.length ? `removed the label${removed.length > 1 ? "s" : ""} ${names(removed)}` : "",
+      ];
       return `${who ?? "Someone"} ${parts.filter(Boolean).join(", ") || "changed the labels"}`;
     }
     case "request":
