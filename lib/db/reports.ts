@@ -15,7 +15,7 @@ import { type SqlValue, sqlDate } from "./sql";
  */
 
 /** Which conversations: the caller's bots, one bot, and those one operator handled (their sign-in name). */
-export type ReportFilter = { bots?: BotScope; botId?: number; operatorName?: string };
+export type ReportFilter = { bots?: BotScope; botId?: number; operatorName?: string; labelId?: number };
 
 /** One conversation opened in range, with its first answers, first resolve and handoff count since it opened. */
 export type OpenedConversation = {
@@ -54,6 +54,10 @@ function conversationFilter(db: Database, filter: ReportFilter): { sql: string; 
   if (filter.botId !== undefined) {
     sql += ` AND c."botId" = ?`;
     params.push(filter.botId);
+  }
+  if (filter.labelId !== undefined) {
+    sql += ` AND EXISTS (SELECT 1 FROM "ConversationLabel" cl WHERE cl."conversationId" = c."id" AND cl."labelId" = ?)`;
+    params.push(filter.labelId);
   }
   if (filter.operatorName !== undefined) {
     // Handled: the operator wrote in it or resolved it.

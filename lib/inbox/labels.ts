@@ -79,9 +79,11 @@ export async function removeLabel(db: Database, id: number) {
  * name no label has is a 400 (admins define labels, nobody makes one by tagging).
  */
 export async function labelsNamed(db: Database, names: string[]) {
-  const keys = [...new Set(names.map((name) => name.toLowerCase()))];
+  // As names are stored: one spelling (NFC), ignoring case.
+  const keyOf = (name: string) => name.normalize("NFC").toLowerCase();
+  const keys = [...new Set(names.map(keyOf))];
   const found = new Map((await findLabelsByKey(db, keys)).map((label) => [label.nameKey, label]));
-  const unknown = names.filter((name) => !found.has(name.toLowerCase()));
+  const unknown = names.filter((name) => !found.has(keyOf(name)));
   if (unknown.length > 0) throw new AppError("bad_request", `no label named "${unknown[0]}"`);
   return keys.map((key) => {
     const { nameKey: _, ...label } = found.get(key)!;

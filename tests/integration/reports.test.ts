@@ -114,7 +114,7 @@ describe.each(databases)("the inbox report on $name", ({ open }) => {
 
     await createFirstOperator(app.t.db, { name: "root", passwordHash: await hashPassword("root-password-123") });
     const login = await app.t.db.prisma.operator.findUniqueOrThrow({ where: { name: "root" } });
-    return { alpha, bravo, rootId: login.id };
+    return { alpha, bravo, rootId: login.id, c1 };
   }
 
   async function agentLimitedTo(botIds: number[]) {
@@ -196,6 +196,12 @@ describe.each(databases)("the inbox report on $name", ({ open }) => {
     });
     const unknown = await call(reportsRoute, `/api/v1/reports?${RANGE}&operatorId=99999`);
     expect(unknown.status).toBe(404);
+    // A label: the conversations carrying it (its name ignoring case); a name no label has is a 400.
+    const db = app.t.db.prisma;
+    const vip = await db.label.create({ data: { name: "VIP", nameKey: "vip", color: "#6b7280" } });
+    await db.conversationLabel.create({ data: { conversationId: s.c1.id, labelId: vip.id } });
+    expect(await report(`${RANGE}&label=vip`)).toMatchObject({ conversations: { opened: 1 } });
+    expect((await call(reportsRoute, `/api/v1/reports?${RANGE}&label=nope`)).status).toBe(400);
   });
 
   it("shows an agent limited to some bots only their bots, and another bot answers as an unknown one", async () => {

@@ -5,6 +5,7 @@ import { useRouter, useSearchParams } from "next/navigation";
 import { useMemo } from "react";
 import { api } from "../_lib/api";
 import { Chart } from "../_lib/chart";
+import { useLabels } from "../_lib/labels";
 import { useOperators } from "../_lib/sender";
 import type { ConversationList, Report } from "../_lib/types";
 
@@ -22,7 +23,7 @@ const percent = (v: number | null) => (v === null ? "—" : `${Math.round(v * 10
 /**
  * The team inbox over a range of UTC days: conversations opened and resolved, how fast
  * the bot and the operators answer, how long to resolve, how often a human is asked
- * for. The range, bot and operator live in the address, so a link reopens the same
+ * for. The range, bot, operator and label live in the address, so a link reopens the same
  * report; "to" is a day included here (the API's `to` is the next midnight).
  */
 export function ReportsView() {
@@ -33,19 +34,28 @@ export function ReportsView() {
   const from = isDay(fromParam) && fromParam <= to ? fromParam : dayOf(Date.parse(to) - 6 * DAY);
   const botId = params.get("botId") ?? "";
   const operatorId = params.get("operatorId") ?? "";
+  const label = params.get("label") ?? "";
 
   const query = new URLSearchParams({ from, to: dayOf(Date.parse(to) + DAY) });
   if (botId) query.set("botId", botId);
   if (operatorId) query.set("operatorId", operatorId);
+  if (label) query.set("label", label);
   const apiQuery = query.toString();
 
   const report = useQuery({ queryKey: ["reports", apiQuery], queryFn: () => api<Report>(`/reports?${apiQuery}`) });
   // The caller's bots, as the inbox lists them (an agent limited to some bots gets theirs).
   const bots = useQuery({ queryKey: ["report-bots"], queryFn: () => api<ConversationList>("/conversations?take=1"), staleTime: 60_000 });
   const operators = useOperators();
+  const labels = useLabels();
 
   function set(changes: Record<string, string>) {
-    const next = new URLSearchParams({ from, to, ...(botId ? { botId } : {}), ...(operatorId ? { operatorId } : {}) });
+    const next = new URLSearchParams({
+      from,
+      to,
+      ...(botId ? { botId } : {}),
+      ...(operatorId ? { operatorId } : {}),
+      ...(label ? { label } : {}),
+    });
     for (const [key, value] of Object.entries(changes)) {
       if (value) next.set(key, value);
       else next.delete(key);
@@ -93,6 +103,17 @@ export function ReportsView() {
             {(operators.data?.operators ?? []).map((o) => (
               <option key={o.id} value={o.id}>
                 {o.displayName ?? o.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Label{" "}
+          <select aria-label="Label" value={label} onChange={(e) => set({ label: e.target.value })}>
+            <option value="">Any label</option>
+            {(labels.data?.labels ?? []).map((l) => (
+              <option key={l.id} value={l.name}>
+                {l.name}
               </option>
             ))}
           </select>

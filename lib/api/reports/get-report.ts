@@ -4,6 +4,7 @@ import type { Database } from "../../db/database";
 import { findOperatorById } from "../../db/operators";
 import { eventsByDay, openedConversations, type OpenedConversation, type ReportFilter } from "../../db/reports";
 import { AppError, notFound } from "../../errors";
+import { labelsNamed } from "../../inbox/labels";
 import type { Report, ReportQuery } from "./schema";
 
 const DAY = 86_400_000;
@@ -44,7 +45,9 @@ async function reportFilter(db: Database, query: ReportQuery, bots: BotScope | u
     if (!operator) throw notFound("operator");
     operatorName = operator.name;
   }
-  return { bots, botId: query.botId, operatorName };
+  // A name no label has is a 400, as on the conversation list.
+  const labelId = query.label !== undefined ? (await labelsNamed(db, [query.label]))[0].id : undefined;
+  return { bots, botId: query.botId, operatorName, labelId };
 }
 
 /** The figures from the rows read; `operator`: only their first answers and first resolves are timed. */

@@ -11,22 +11,23 @@ const when = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
 const instant = (value: string) => new Date(value.length === 10 ? `${value}T00:00:00Z` : value);
 const startOfDay = (ms: number) => Math.floor(ms / DAY) * DAY;
 
-/** The query string as the document lists it (`label` waits for labels). */
+/** The query string as the document lists it. */
 export const reportQueryFields = z.strictObject({
   from: when.optional().describe("a day (YYYY-MM-DD, UTC midnight) or an ISO 8601 time; inclusive; default: 7 days before `to`"),
   to: when.optional().describe("a day (UTC midnight) or an ISO 8601 time; exclusive; default: the end of today (UTC)"),
   botId: recordIdParam.optional().describe("one bot's conversations"),
   operatorId: recordIdParam.optional().describe("the conversations one operator handled: their first answers and their resolves"),
+  label: z.string().trim().min(1).max(200).optional().describe("the conversations carrying this label now (its name, ignoring case)"),
 });
 
-/** `?from=&to=&botId=&operatorId=`: [from, to), at most 366 days, `to` after `from`. */
+/** `?from=&to=&botId=&operatorId=&label=`: [from, to), at most 366 days, `to` after `from`. */
 export const reportQuerySchema = reportQueryFields.transform((q, ctx) => {
   const to = q.to ? instant(q.to) : new Date(startOfDay(Date.now()) + DAY);
   const from = q.from ? instant(q.from) : new Date(to.getTime() - 7 * DAY);
   if (from >= to) ctx.addIssue({ code: "custom", path: ["to"], message: "must be after from" });
   else if (to.getTime() - from.getTime() > MAX_REPORT_DAYS * DAY)
     ctx.addIssue({ code: "custom", path: ["to"], message: `the range may span at most ${MAX_REPORT_DAYS} days` });
-  return { from, to, botId: q.botId, operatorId: q.operatorId };
+  return { from, to, botId: q.botId, operatorId: q.operatorId, label: q.label };
 });
 export type ReportQuery = z.output<typeof reportQuerySchema>;
 
@@ -60,10 +61,13 @@ export const operations = defineOperations([
     method: "get",
     path: "/reports",
     summary:
-      "The inbox report over [from, to) (default: the last 7 days): conversations opened and resolved, first response and resolution times (p50/p90), handoff rate, share answered by the bot alone, per UTC day; ?botId=, ?operatorId=; an agent limited to some bots sees theirs only",
+      "The inbox report over [from, to) (default: the last 7 days): conversations opened and resolved, first response and resolution times (p50/p90), handoff rate, share answered by the bot alone, per UTC day; ?botId=, ?operatorId=, ?label=; an agent limited to some bots sees theirs only",
     query: reportQueryFields,
     response: { status: 200, schema: reportResponse },
-    errors: { 404: "botId names an unknown bot or one outside the caller's bots; operatorId an unknown operator" },
+    errors: {
+      400: "a bad range, or a label no label has",
+      404: "botId names an unknown bot or one outside the caller's bots; operatorId an unknown operator",
+    },
   },
   {
     method: "get",
