@@ -184,6 +184,7 @@ export async function listConversations(db: Database, options: ConversationListO
           senderName: true,
           senderKind: true,
           sentAt: true,
+          deletedAt: true,
           attachments: { orderBy: { position: "asc" }, take: 1, select: { kind: true, fileName: true, details: true } },
         },
       },
@@ -212,7 +213,10 @@ export async function listConversations(db: Database, options: ConversationListO
   }));
 }
 
-/** The list's last message: a file without a caption previews as its file ("📎 invoice.pdf", "Photo"), never as nothing. */
+/**
+ * The list's last message: a file without a caption previews as its file ("📎 invoice.pdf", "Photo"), never as
+ * nothing; a deleted one (by its sender, or by an operator from the chat) as "Deleted message", as the chat shows it.
+ */
 function lastMessageView(
   m:
     | {
@@ -220,12 +224,14 @@ function lastMessageView(
         senderName: string | null;
         senderKind: string;
         sentAt: Date;
+        deletedAt: Date | null;
         attachments: { kind: string; fileName: string | null; details: unknown }[];
       }
     | undefined,
 ) {
   if (!m) return null;
-  const { attachments, ...rest } = m;
+  const { attachments, deletedAt, ...rest } = m;
+  if (deletedAt) return { ...rest, text: "Deleted message" };
   const file = attachments[0];
   const emoji = (file?.details as { emoji?: unknown } | null)?.emoji;
   return { ...rest, text: messagePreview(m.text, file ? { ...file, emoji: typeof emoji === "string" ? emoji : null } : null) };

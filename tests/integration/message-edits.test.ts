@@ -104,6 +104,9 @@ describe.each(databases)("editing and deleting sent messages on $name", ({ open 
     expect(await patch(message.id, "edited after")).toMatchObject({ status: 409 });
     expect(app.telegram.callsOf("deleteMessage")).toHaveLength(1);
     expect(app.telegram.callsOf("editMessageText")).toHaveLength(0);
+    // The inbox list previews it as the chat shows it, not by its text.
+    const list = await callRoute(TOKEN, "app/api/v1/conversations/route.ts", "GET", "/api/v1/conversations", {});
+    expect(list.body.conversations[0].lastMessage).toMatchObject({ text: "Deleted message" });
     // The readable export names who deleted it, not "the sender".
     const text = conversationText((await readConversationExport(app.t.db, conversation.id))!);
     expect(text).toContain("wrong chat, sorry (deleted by api)");
