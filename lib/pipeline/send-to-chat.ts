@@ -152,13 +152,40 @@ export async function sendToChat(deps: SendDeps, input: SendInput): Promise<Send
 }
 
 async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResult> {
-  const { db } = deps;
   // Before the outbound envelope is written: the turn's new holder sends instead (its dedupe key is still free).
   deps.lease?.throwIfAborted();
-  const to = channelAddress(input.conversation.channel, input.conversation.platformChatId);
-  const envelopeData = {
+  const claimed = await claimSend(deps.db, input);
+  if (claimed.kind === "duplicate") return claimed;
+  const { envelopeId } = claimed;
+  const channel = await deliverableChannel(deps, input);
+  if (typeof channel === "string") {
+    await endEnvelope(deps.db, envelopeId, { status: "failed", error: channel, metadata: { outcome: "not_sent" } }, input.conversation.id);
+    return { kind: "failed", envelopeId, outcome: "not_sent", error: channel };
+  }
+  let sent: PlatformSent;
+  try {
+    sent = await callPlatform(channel, input);
+  } catch (error) {
+    return recordFailure(deps.db, envelopeId, input, error);
+  }
+  return recordSent(deps.db, envelopeId, input, sent);
+}
+
+type PlatformSent = Awaited<ReturnType<ChannelAdapter["send"]>>;
+
+/**
+ * The at-most-once decision: writes the outbound envelope with its dedupe key (or takes
+ * the pending one given) before anything is sent. A key used before gives a duplicate,
+ * unless the platform refused that send outright (the user got nothing): it goes again.
+ */
+async function claimSend(
+  db: Database,
+  input: SendInput,
+): Promise<{ kind: "claimed"; envelopeId: number } | Extract<SendResult, { kind: "duplicate" }>> {
+  if (input.envelopeId !== undefined) return { kind: "claimed", envelopeId: input.envelopeId };
+  const envelope = await insertEnvelope(db, {
     from: input.from,
-    to,
+    to: channelAddress(input.conversation.channel, input.conversation.platformChatId),
     text: input.text,
     status: "processing" as const,
     conversationId: input.conversation.id,
@@ -170,75 +197,65 @@ async function sendAndRecord(deps: SendDeps, input: SendInput): Promise<SendResu
         ? { media: { kind: input.media.send.kind, fileName: input.media.send.fileName, sha256: input.media.attachment.blobSha256 } }
         : {}),
     },
-  };
-  let envelopeId = input.envelopeId ?? null;
-  if (envelopeId === null) {
-    const envelope = await insertEnvelope(db, { ...envelopeData, dedupeKey: input.dedupeKey ?? null });
-    if (envelope) envelopeId = envelope.id;
-    else {
-      // The key was used before. A send the platform refused outright can go again
-      // (the user got nothing); one that went out, or may have, never does.
-      const earlier = await findEnvelopeByDedupeKey(db, input.dedupeKey!);
-      const refused = earlier?.status === "failed" && earlier.metadata.outcome === "not_sent";
-      if (!earlier || !refused || !(await reclaimRefusedSend(db, earlier.id, input.text))) {
-        const delivered = earlier?.status === "done";
-        return delivered
-          ? { kind: "duplicate", envelopeId: earlier.id, earlier: "delivered", error: "already replied to this message" }
-          : {
-              kind: "duplicate",
-              envelopeId: earlier?.id ?? null,
-              earlier: "unknown",
-              error: "an earlier send of this reply may or may not have been delivered",
-            };
-      }
-      envelopeId = earlier.id;
-    }
-  }
+    dedupeKey: input.dedupeKey ?? null,
+  });
+  if (envelope) return { kind: "claimed", envelopeId: envelope.id };
+  // The key was used before. A send the platform refused outright can go again
+  // (the user got nothing); one that went out, or may have, never does.
+  const earlier = await findEnvelopeByDedupeKey(db, input.dedupeKey!);
+  const refused = earlier?.status === "failed" && earlier.metadata.outcome === "not_sent";
+  if (earlier && refused && (await reclaimRefusedSend(db, earlier.id, input.text))) return { kind: "claimed", envelopeId: earlier.id };
+  return earlier?.status === "done"
+    ? { kind: "duplicate", envelopeId: earlier.id, earlier: "delivered", error: "already replied to this message" }
+    : {
+        kind: "duplicate",
+        envelopeId: earlier?.id ?? null,
+        earlier: "unknown",
+        error: "an earlier send of this reply may or may not have been delivered",
+      };
+}
 
+/** The conversation's channel adapter, or why nothing can be sent (not configured; the bot blocked or removed). */
+async function deliverableChannel(deps: SendDeps, input: SendInput): Promise<ChannelAdapter | string> {
   const channel = deps.channels[input.conversation.channel];
-  if (!channel) {
-    const error = `channel "${input.conversation.channel}" is not configured`;
-    await endEnvelope(db, envelopeId, { status: "failed", error, metadata: { outcome: "not_sent" } }, input.conversation.id);
-    return { kind: "failed", envelopeId, outcome: "not_sent", error };
-  }
-
+  if (!channel) return `channel "${input.conversation.channel}" is not configured`;
   // Blocked or removed: the platform would answer 403 to every try. Stop here and say why.
-  const membership = input.membership !== undefined ? input.membership : await readMembership(db, input.conversation.id);
-  if (membership) {
-    const error = membershipError(membership);
-    await endEnvelope(db, envelopeId, { status: "failed", error, metadata: { outcome: "not_sent" } }, input.conversation.id);
-    return { kind: "failed", envelopeId, outcome: "not_sent", error };
-  }
+  const membership = input.membership !== undefined ? input.membership : await readMembership(deps.db, input.conversation.id);
+  return membership ? membershipError(membership) : channel;
+}
 
-  let sent: Awaited<ReturnType<typeof channel.send>>;
-  try {
-    const address = {
-      chatId: input.conversation.platformChatId,
-      replyToPlatformId: input.replyTo?.platformMessageId ?? undefined,
-      topicId: input.replyTo?.platformTopicId ?? undefined,
-      platform: input.platform,
-    };
-    if (input.media) {
-      if (!channel.sendMedia)
-        throw new DeliveryError(`not sent: ${channel.name} takes no files`, { outcome: "not_sent", retryable: false });
-      sent = await channel.sendMedia({ ...address, caption: input.text, media: input.media.send });
-    } else sent = await channel.send({ ...address, text: input.text });
-  } catch (error) {
-    const message = error instanceof DeliveryError ? error.message : `send failed: ${(error as Error).message}`;
-    if (error instanceof DeliveryError && error.membership) {
-      const family = chatFamily(splitTopicChatId(input.conversation.platformChatId).chatId);
-      await markMembership(db, input.conversation.channel, family, error.membership, new Date());
-    }
-    const outcome: DeliveryOutcome = error instanceof DeliveryError ? error.outcome : "unknown";
-    // Terminal: a retry could deliver twice. The operator sees the error and can resend.
-    if (outcome === "unknown") {
-      await keepPossiblyDelivered(db, envelopeId, { ...input, error: message });
-    } else {
-      await endEnvelope(db, envelopeId, { status: "failed", error: message, metadata: { outcome } }, input.conversation.id);
-    }
-    return { kind: "failed", envelopeId, outcome, error: message };
-  }
+/** The platform call: a text as a native reply, or an operator's file with its caption. */
+async function callPlatform(channel: ChannelAdapter, input: SendInput): Promise<PlatformSent> {
+  const address = {
+    chatId: input.conversation.platformChatId,
+    replyToPlatformId: input.replyTo?.platformMessageId ?? undefined,
+    topicId: input.replyTo?.platformTopicId ?? undefined,
+    platform: input.platform,
+  };
+  if (!input.media) return channel.send({ ...address, text: input.text });
+  if (!channel.sendMedia) throw new DeliveryError(`not sent: ${channel.name} takes no files`, { outcome: "not_sent", retryable: false });
+  return channel.sendMedia({ ...address, caption: input.text, media: input.media.send });
+}
 
+/** A failed platform call: the bot's membership if the platform said so, and the envelope ended failed (kept if maybe delivered). */
+async function recordFailure(db: Database, envelopeId: number, input: SendInput, error: unknown): Promise<SendResult> {
+  const message = error instanceof DeliveryError ? error.message : `send failed: ${(error as Error).message}`;
+  if (error instanceof DeliveryError && error.membership) {
+    const family = chatFamily(splitTopicChatId(input.conversation.platformChatId).chatId);
+    await markMembership(db, input.conversation.channel, family, error.membership, new Date());
+  }
+  const outcome: DeliveryOutcome = error instanceof DeliveryError ? error.outcome : "unknown";
+  // Terminal: a retry could deliver twice. The operator sees the error and can resend.
+  if (outcome === "unknown") {
+    await keepPossiblyDelivered(db, envelopeId, { ...input, error: message });
+  } else {
+    await endEnvelope(db, envelopeId, { status: "failed", error: message, metadata: { outcome } }, input.conversation.id);
+  }
+  return { kind: "failed", envelopeId, outcome, error: message };
+}
+
+/** A delivered message: appended to the history with the envelope ended done, or the one a Retry confirms. */
+async function recordSent(db: Database, envelopeId: number, input: SendInput, sent: PlatformSent): Promise<SendResult> {
   const kept = await keptMessageOf(db, input.envelopeId);
   if (kept) {
     // A Retry of a send kept as possibly delivered: that message is now confirmed.

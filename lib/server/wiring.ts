@@ -137,12 +137,81 @@ export type AppOverrides = {
  * Wires the application from an environment and a database: channels, model,
  * worker and webhook handler. The server calls it once; integration tests call it
  * with a temporary database and loopback fakes of Telegram and the model.
+ *
+ * The parts depend on each other in a ring (a bot's webhook ingests, ingesting wakes
+ * the worker, the worker's turns ask the bot runtime for a bot's model), so two of
+ * them reach a later part through a closure: the runtime's `ingest` and `draftsShed`.
  */
 export async function createApp(e: Env, db: Database, overrides: AppOverrides = {}): Promise<App> {
   await ensureBootstrapOperator(db, e.ADMIN_USERNAME, e.ADMIN_PASSWORD);
   setMetricsEnabled(e.METRICS_ENABLED);
-  // Metrics and traces of sends, at the adapters (lib/metrics, lib/tracing).
-  const observed = <C extends ChannelAdapter>(adapter: C) => traceChannel(instrumentChannel(adapter));
+  const { telegram, channels, lineHosts } = envChannels(e, db);
+  const { configured, model, gate, timeoutMs } = modelAndGate(e, telegram, overrides);
+  const { key, box } = await openSecretBox(e, db);
+  const envTelegram = await ensureEnvBots(e, db, telegram);
+  const runtime = new BotRuntime(botRuntimeDeps(e, db, { box, lineHosts, channels, timeoutMs, ingest: (event) => ingest(event) }));
+  const turnDeps: TurnDeps = {
+    db,
+    channels,
+    model,
+    timeoutMs,
+    requestHandoff,
+    transcriber: transcriberFromEnv(e),
+    modelFor: (bot) => runtime.modelFor(bot),
+    draftsShed: () => shedDrafts(worker.load().running, eventLoopBusy()),
+  };
+  const replay = replayDeps(e, db, { configured, model, timeoutMs, runtime });
+  await runtime.sync();
+  const media = mediaFetcher(e, db, channels, overrides);
+  const worker = envelopeWorker(e, db, { turnDeps, runtime, media, gate, timeoutMs, overrides });
+  const ingest = ingestFor(e, db, { turnDeps, model, media, worker });
+  const telegramSecret = e.TELEGRAM_WEBHOOK_SECRET ?? randomBytes(24).toString("base64url");
+  const webhooks = platformWebhooks(e, { telegram, telegramSecret, ingest, runtime });
+  worker.start();
+  media.start();
+  learnTelegramIdentity(db, telegram, envTelegram.id);
+  return {
+    env: e,
+    db,
+    telegram,
+    channels,
+    model,
+    gate,
+    worker,
+    media,
+    turnDeps,
+    replay,
+    telegramSecret,
+    ...webhooks,
+    bots: {
+      db,
+      box,
+      runtime,
+      telegramApiRoot: e.TELEGRAM_API_ROOT,
+      lineApiRoot: e.LINE_API_ROOT,
+      envLineAccessToken: e.LINE_CHANNEL_ACCESS_TOKEN,
+    },
+    setupCode: e.SETUP_CODE ?? newSetupCode(),
+    events: eventBus(db),
+    relay: db.dialect === "postgresql" ? startPostgresRelay(db, e.DATABASE_URL) : null,
+    liveStreams: new LiveStreams({ perHolder: e.LIVE_STREAMS_PER_SESSION, total: e.LIVE_STREAMS_TOTAL }),
+    uploads: new UploadSlots(e.MEDIA_MAX_BYTES, { bytesPerSecond: e.MEDIA_UPLOAD_MIN_BYTES_PER_SECOND, windowMs: UPLOAD_PACE_WINDOW_MS }),
+    mediaUrlSecret: mediaUrlSecret(e, key),
+  };
+}
+
+type Ingest = (event: Exclude<InboundEvent, { type: "ignored" }>) => ReturnType<typeof ingestEvent>;
+
+/** Metrics and traces of sends, at the adapters (lib/metrics, lib/tracing). */
+function observed<C extends ChannelAdapter>(adapter: C): C {
+  return traceChannel(instrumentChannel(adapter));
+}
+
+/**
+ * The environment's channels: Telegram (sandbox without a token) and LINE with its access token (else
+ * its webhook answers 503). The record is the live registry the bot runtime adds bots' adapters to.
+ */
+function envChannels(e: Env, db: Database) {
   const telegram = observed(
     createTelegramChannel({
       token: e.TELEGRAM_BOT_TOKEN,
@@ -151,11 +220,19 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
       sandboxFiles: async (sha256) => (await blobStoreFor(db).get(sha256))?.bytes ?? null,
     }),
   );
-  const channels: Record<string, ChannelAdapter> = { telegram };
   // The environment's LINE channel and those added as records reach LINE at the same hosts.
   const lineHosts: LineHosts = { apiRoot: e.LINE_API_ROOT, dataApiRoot: e.LINE_DATA_API_ROOT };
-  // LINE is on only with its access token (and secret); else its webhook answers 503.
-  if (e.LINE_CHANNEL_ACCESS_TOKEN) channels.line = observed(createLineChannel({ ...lineHosts, accessToken: e.LINE_CHANNEL_ACCESS_TOKEN }));
+  const channels: Record<string, ChannelAdapter> = {
+    telegram,
+    ...(e.LINE_CHANNEL_ACCESS_TOKEN
+      ? { line: observed(createLineChannel({ ...lineHosts, accessToken: e.LINE_CHANNEL_ACCESS_TOKEN })) }
+      : {}),
+  };
+  return { telegram, channels, lineHosts };
+}
+
+/** The configured model (or the demo model in the sandbox), its call limits, and the model timeout. */
+function modelAndGate(e: Env, telegram: TelegramChannel, overrides: AppOverrides) {
   // In the sandbox (no platform token) with no model configured, the labelled demo model answers;
   // with a real Telegram or LINE token it never does.
   const sandbox = telegram.mode === "sandbox" && !e.LINE_CHANNEL_ACCESS_TOKEN;
@@ -166,16 +243,19 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     : null;
   // Timed inside the gate: the provider's time, not the wait for a slot.
   const model = configured && gate ? limitModel(instrumentModel(configured), gate) : null;
-  const turnDeps: TurnDeps = { db, channels, model, timeoutMs, requestHandoff, transcriber: transcriberFromEnv(e) };
-  // A replay may name any model: its calls are labelled by it only when it is a configured one, else "other".
-  const deployment = configured ? { provider: configured.provider, model: configured.modelId } : null;
-  const bounded = (handle: ModelHandle) => instrumentModel(handle, (named) => configuredModelLabel(db, deployment, named));
-  const replay: ReplayDeps = { db, models: createReplayModels(e, model, timeoutMs, bounded), timeoutMs };
-  // Bot credentials are sealed with this key (lib/bots/secret-box.ts); null on PostgreSQL without SWITCHBOARD_SECRET_KEY.
+  return { configured, model, gate, timeoutMs };
+}
+
+/** Bot credentials are sealed with this key (lib/bots/secret-box.ts); null on PostgreSQL without SWITCHBOARD_SECRET_KEY. */
+async function openSecretBox(e: Env, db: Database) {
   const key = loadSecretKey({ envKey: e.SWITCHBOARD_SECRET_KEY, sqliteFile: db.dialect === "sqlite" ? sqlitePath(e.DATABASE_URL) : null });
   const box = key ? secretBox(key, loadPreviousKey(e.SWITCHBOARD_SECRET_KEY_PREVIOUS)) : null;
   if (box) await resealStale(db, box);
-  // The environment's bots are rows too (listed, with their own agent settings); their credentials stay in the environment.
+  return { key, box };
+}
+
+/** The environment's bots are rows too (listed, with their own agent settings); their credentials stay in the environment. */
+async function ensureEnvBots(e: Env, db: Database, telegram: TelegramChannel) {
   const envTelegram = await ensureEnvBot(db, {
     platform: "telegram",
     name: telegram.mode === "sandbox" ? "Sandbox bot" : "Telegram (environment)",
@@ -189,34 +269,53 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
       username: null,
       status: e.LINE_CHANNEL_ACCESS_TOKEN ? "active" : "disabled",
     });
-  const runtime = new BotRuntime({
+  return envTelegram;
+}
+
+/** What the runtime of bots added as records needs (lib/bots/runtime.ts). */
+function botRuntimeDeps(
+  e: Env,
+  db: Database,
+  parts: { box: BotManagerDeps["box"]; lineHosts: LineHosts; channels: Record<string, ChannelAdapter>; timeoutMs: number; ingest: Ingest },
+): ConstructorParameters<typeof BotRuntime>[0] {
+  return {
     db,
-    box,
+    box: parts.box,
     telegramApiRoot: e.TELEGRAM_API_ROOT,
-    lineHosts,
-    channels,
+    lineHosts: parts.lineHosts,
+    channels: parts.channels,
     observe: observed,
-    ingest: (event) => ingest(event),
+    ingest: parts.ingest,
     ignored: (platform, reason) => countIgnored(platform, reason),
     model: {
-      timeoutMs,
+      timeoutMs: parts.timeoutMs,
       ceiling: () => e.LLM_CONCURRENCY,
       instrument: (handle) => instrumentModel(handle),
       deployment: { provider: e.LLM_PROVIDER, baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY },
     },
-  });
-  turnDeps.modelFor = (bot) => runtime.modelFor(bot);
-  replay.models.ofBot = (bot) => runtime.modelFor(bot);
-  await runtime.sync();
-  // Renewed every third of it while a turn runs (however long its model calls take), so it
-  // only bounds how long a dead instance's conversations wait before another takes them.
-  const leaseMs = overrides.leaseMs ?? WORKER_LEASE_MS;
-  // A send (outbound envelope written, the platform called) still in flight after this was cut
-  // by a stopped process: far past the platform calls' 30 s limit, and past a whole turn.
-  const staleSendMs = overrides.staleSendMs ?? timeoutMs * 4;
-  const media = new MediaFetcher({
+  };
+}
+
+/** What replays need: a replay may name any model; its calls are labelled by it only when it is a configured one, else "other". */
+function replayDeps(
+  e: Env,
+  db: Database,
+  parts: { configured: ModelHandle | null; model: ModelHandle | null; timeoutMs: number; runtime: BotRuntime },
+): ReplayDeps {
+  const { configured, runtime } = parts;
+  const deployment = configured ? { provider: configured.provider, model: configured.modelId } : null;
+  const bounded = (handle: ModelHandle) => instrumentModel(handle, (named) => configuredModelLabel(db, deployment, named));
+  return {
     db,
-    // The bot that received the file fetches it (a Telegram file id is valid for that bot only).
+    models: { ...createReplayModels(e, parts.model, parts.timeoutMs, bounded), ofBot: (bot) => runtime.modelFor(bot) },
+    timeoutMs: parts.timeoutMs,
+  };
+}
+
+/** The media fetch job: the bot that received the file fetches it (a Telegram file id is valid for that bot only). */
+function mediaFetcher(e: Env, db: Database, channels: Record<string, ChannelAdapter>, overrides: AppOverrides) {
+  return new MediaFetcher({
+    db,
     adapterFor: (attachment) => channels[attachment.channel],
     maxBytes: e.MEDIA_MAX_BYTES,
     timeoutMs: overrides.media?.timeoutMs ?? e.MEDIA_FETCH_TIMEOUT_SECONDS * 1000,
@@ -226,7 +325,29 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     deadline: overrides.media?.deadline,
     observe: observeMediaFetch,
   });
-  const worker = new EnvelopeWorker({
+}
+
+/** The worker that runs turns, with housekeeping, bot sync and media retries on its tick. */
+function envelopeWorker(
+  e: Env,
+  db: Database,
+  parts: {
+    turnDeps: TurnDeps;
+    runtime: BotRuntime;
+    media: MediaFetcher;
+    gate: ProviderGate | null;
+    timeoutMs: number;
+    overrides: AppOverrides;
+  },
+) {
+  const { turnDeps, runtime, media, gate, overrides } = parts;
+  // Renewed every third of it while a turn runs (however long its model calls take), so it
+  // only bounds how long a dead instance's conversations wait before another takes them.
+  const leaseMs = overrides.leaseMs ?? WORKER_LEASE_MS;
+  // A send (outbound envelope written, the platform called) still in flight after this was cut
+  // by a stopped process: far past the platform calls' 30 s limit, and past a whole turn.
+  const staleSendMs = overrides.staleSendMs ?? parts.timeoutMs * 4;
+  return new EnvelopeWorker({
     db,
     run: traceTurns(observeTurns((turn: ClaimedTurn) => dispatchEnvelope(turnDeps, turn))),
     onTick: async () => {
@@ -250,15 +371,16 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     maxAttempts: 4,
     backoffMs: overrides.backoffMs ?? ((attempts) => Math.min(5_000 * 2 ** (attempts - 1), 5 * 60_000)),
   });
-  turnDeps.draftsShed = () => shedDrafts(worker.load().running, eventLoopBusy());
-  const telegramSecret = e.TELEGRAM_WEBHOOK_SECRET ?? randomBytes(24).toString("base64url");
-  const telegramUpdate = createTelegramWebhook({
-    secret: telegramSecret,
-    channel: telegram,
-    ingest: (event) => ingest(event),
-    ignored: (reason) => countIgnored("telegram", reason),
-  });
-  const ingest = async (event: Exclude<InboundEvent, { type: "ignored" }>) => {
+}
+
+/** Stores a webhook's event, then wakes the media job and the worker when it gave them work. */
+function ingestFor(
+  e: Env,
+  db: Database,
+  parts: { turnDeps: TurnDeps; model: ModelHandle | null; media: MediaFetcher; worker: EnvelopeWorker },
+): Ingest {
+  const { turnDeps, model, media, worker } = parts;
+  return async (event) => {
     const channel = channelOf(event);
     const result = await traceIngest(channel, () =>
       ingestEvent(db, event, { modelConfigured: model !== null, deps: turnDeps, mediaMaxBytes: e.MEDIA_MAX_BYTES }),
@@ -270,76 +392,67 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     if (result.status === "stored" && result.answer) worker.messageArrived();
     return result;
   };
+}
+
+/** The environment's Telegram and LINE webhooks and the webhook of a bot added as a record, observed and traced. */
+function platformWebhooks(
+  e: Env,
+  parts: { telegram: TelegramChannel; telegramSecret: string; ingest: Ingest; runtime: BotRuntime },
+): Pick<App, "telegramWebhook" | "lineWebhook" | "botWebhook"> {
+  const { ingest, runtime } = parts;
+  const telegramUpdate = createTelegramWebhook({
+    secret: parts.telegramSecret,
+    channel: parts.telegram,
+    ingest,
+    ignored: (reason) => countIgnored("telegram", reason),
+  });
   const lineEvents =
     e.LINE_CHANNEL_ACCESS_TOKEN && e.LINE_CHANNEL_SECRET
       ? createLineWebhook({ channelSecret: e.LINE_CHANNEL_SECRET, ingest, ignored: (reason) => countIgnored("line", reason) })
       : async () =>
           errorResponse(new AppError("unavailable", "the LINE adapter is off: set LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN"));
-  // A webhook's database work is as old as its request (lib/db/arrival.ts).
-  const telegramWebhook = observeWebhook(
-    "telegram",
-    traceWebhook("telegram", (request: Request) => withArrival(Date.now(), () => telegramUpdate(request))),
-  );
-  const lineWebhook = observeWebhook(
-    "line",
-    traceWebhook("line", (request: Request) => withArrival(Date.now(), () => lineEvents(request))),
-  );
-  worker.start();
-  media.start();
-  // In the background, bounded: the webhook answers 503 until the bot's identity is known.
-  telegram
-    .identity()
-    .then((identity) =>
-      telegram.mode === "live"
-        ? setBotIdentity(db, envTelegram.id, { username: identity.username, platformBotId: String(identity.id) })
-        : null,
-    )
-    .catch(() => {});
   const botWebhook = async (platform: string, botId: number, request: Request) => {
     const handler = await runtime.webhookFor(platform, botId);
     if (!handler) return errorResponse(new AppError("not_found", `no active ${platform} bot ${botId}`));
     return withArrival(Date.now(), () => handler(request));
   };
-  const setupCode = e.SETUP_CODE ?? newSetupCode();
-  const relay = db.dialect === "postgresql" ? startPostgresRelay(db, e.DATABASE_URL) : null;
+  // A webhook's database work is as old as its request (lib/db/arrival.ts).
   return {
-    env: e,
-    db,
-    telegram,
-    channels,
-    model,
-    gate,
-    worker,
-    media,
-    turnDeps,
-    replay,
-    telegramSecret,
-    telegramWebhook,
-    lineWebhook,
-    bots: {
-      db,
-      box,
-      runtime,
-      telegramApiRoot: e.TELEGRAM_API_ROOT,
-      lineApiRoot: e.LINE_API_ROOT,
-      envLineAccessToken: e.LINE_CHANNEL_ACCESS_TOKEN,
-    },
+    telegramWebhook: observeWebhook(
+      "telegram",
+      traceWebhook("telegram", (request: Request) => withArrival(Date.now(), () => telegramUpdate(request))),
+    ),
+    lineWebhook: observeWebhook(
+      "line",
+      traceWebhook("line", (request: Request) => withArrival(Date.now(), () => lineEvents(request))),
+    ),
     botWebhook: (platform, botId, request) =>
       observeWebhook(
         platform,
         traceWebhook(platform, (r: Request) => botWebhook(platform, botId, r)),
       )(request),
-    setupCode,
-    events: eventBus(db),
-    relay,
-    liveStreams: new LiveStreams({ perHolder: e.LIVE_STREAMS_PER_SESSION, total: e.LIVE_STREAMS_TOTAL }),
-    uploads: new UploadSlots(e.MEDIA_MAX_BYTES, { bytesPerSecond: e.MEDIA_UPLOAD_MIN_BYTES_PER_SECOND, windowMs: UPLOAD_PACE_WINDOW_MS }),
-    // Links LINE fetches may outlive this process: derived from the secret key when there is one
-    // (the same on every restart and instance that shares it), else random per process.
-    mediaUrlSecret:
-      e.MEDIA_URL_SECRET ??
-      (key ? createHmac("sha256", key).update("switchboard media links").digest("base64url") : randomBytes(32).toString("base64url")),
   };
+}
+
+/** In the background, bounded: the webhook answers 503 until the bot's identity is known. */
+function learnTelegramIdentity(db: Database, telegram: TelegramChannel, botId: number) {
+  telegram
+    .identity()
+    .then((identity) =>
+      telegram.mode === "live" ? setBotIdentity(db, botId, { username: identity.username, platformBotId: String(identity.id) }) : null,
+    )
+    .catch(() => {});
+}
+
+/**
+ * Links LINE fetches may outlive this process: derived from the secret key when there is one
+ * (the same on every restart and instance that shares it), else random per process.
+ */
+function mediaUrlSecret(e: Env, key: Buffer | null) {
+  return (
+    e.MEDIA_URL_SECRET ??
+    (key ? createHmac("sha256", key).update("switchboard media links").digest("base64url") : randomBytes(32).toString("base64url"))
+  );
 }
 
 async function build(): Promise<App> {

@@ -70,6 +70,48 @@ export type LineChannelOptions = LineHosts & {
 
 const DATA_API_ROOT = "https://api-data.line.me";
 
+/** Maps a LINE API failure to what the operator sees and whether a retry could help. */
+function failure(error: unknown): DeliveryError {
+  if (error instanceof LineTimeoutError)
+    return new DeliveryError(`${error.message}: the message may have gone out`, { outcome: "unknown", retryable: true });
+  if (error instanceof HTTPFetchError) {
+    // A 5xx or 429 may follow a message that went out; any other status is a refusal.
+    const retryable = error.status >= 500 || error.status === 429;
+    return new DeliveryError(`LINE ${error.status}: ${error.body?.slice(0, 200) ?? error.statusText}`, {
+      outcome: retryable ? "unknown" : "not_sent",
+      retryable,
+    });
+  }
+  // No connection at all: nothing sent. A connection cut after the request was written: maybe sent (as Telegram's).
+  const code = networkCodeOf(error);
+  return neverConnected(code)
+    ? new DeliveryError(`LINE unreachable: ${(error as Error).message} (${code})`, { outcome: "not_sent", retryable: true })
+    : new DeliveryError(`LINE send failed: ${(error as Error).message}${code ? ` (${code})` : ""}`, {
+        outcome: "unknown",
+        retryable: false,
+      });
+}
+
+/**
+ * GET <data api root>/v2/bot/message/{id}/content with the channel access token. LINE
+ * answers 202 while it still prepares a video or audio: not yet, try again later.
+ * A 404 or 410 (expired, or the user unsent it) is final.
+ */
+function lineDownloader(options: LineChannelOptions) {
+  return async (request: MediaDownloadRequest): Promise<MediaDownload> => {
+    if (request.declaredSize && request.declaredSize > request.maxBytes)
+      return { ok: false, outcome: "too_large", sizeBytes: request.declaredSize };
+    const root = (options.dataApiRoot ?? DATA_API_ROOT).replace(/\/+$/, "");
+    return downloadBytes(`${root}/v2/bot/message/${encodeURIComponent(request.sourceRef)}/content`, {
+      headers: { authorization: `Bearer ${options.accessToken}` },
+      maxBytes: request.maxBytes,
+      signal: request.signal,
+      label: "LINE",
+      notReady: (response) => (response.statusCode === 202 ? "LINE is still preparing the content" : null),
+    });
+  };
+}
+
 /**
  * Sends with the event's single-use reply token while it is fresh (free, and it
  * can quote the user's message), else with a push message. A reply token is only
@@ -79,26 +121,6 @@ const DATA_API_ROOT = "https://api-data.line.me";
 export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const client = lineMessagingApi(options.accessToken, { apiRoot: options.apiRoot, timeoutMs });
-  const failure = (error: unknown) => {
-    if (error instanceof LineTimeoutError)
-      return new DeliveryError(`${error.message}: the message may have gone out`, { outcome: "unknown", retryable: true });
-    if (error instanceof HTTPFetchError) {
-      // A 5xx or 429 may follow a message that went out; any other status is a refusal.
-      const retryable = error.status >= 500 || error.status === 429;
-      return new DeliveryError(`LINE ${error.status}: ${error.body?.slice(0, 200) ?? error.statusText}`, {
-        outcome: retryable ? "unknown" : "not_sent",
-        retryable,
-      });
-    }
-    // No connection at all: nothing sent. A connection cut after the request was written: maybe sent (as Telegram's).
-    const code = networkCodeOf(error);
-    return neverConnected(code)
-      ? new DeliveryError(`LINE unreachable: ${(error as Error).message} (${code})`, { outcome: "not_sent", retryable: true })
-      : new DeliveryError(`LINE send failed: ${(error as Error).message}${code ? ` (${code})` : ""}`, {
-          outcome: "unknown",
-          retryable: false,
-        });
-  };
   return {
     name: options.name ?? "line",
     mode: "live",
@@ -112,23 +134,7 @@ export function createLineChannel(options: LineChannelOptions): ChannelAdapter {
         throw failure(error);
       }
     },
-    /**
-     * GET <data api root>/v2/bot/message/{id}/content with the channel access token. LINE
-     * answers 202 while it still prepares a video or audio: not yet, try again later.
-     * A 404 or 410 (expired, or the user unsent it) is final.
-     */
-    async downloadMedia(request: MediaDownloadRequest): Promise<MediaDownload> {
-      if (request.declaredSize && request.declaredSize > request.maxBytes)
-        return { ok: false, outcome: "too_large", sizeBytes: request.declaredSize };
-      const root = (options.dataApiRoot ?? DATA_API_ROOT).replace(/\/+$/, "");
-      return downloadBytes(`${root}/v2/bot/message/${encodeURIComponent(request.sourceRef)}/content`, {
-        headers: { authorization: `Bearer ${options.accessToken}` },
-        maxBytes: request.maxBytes,
-        signal: request.signal,
-        label: "LINE",
-        notReady: (response) => (response.statusCode === 202 ? "LINE is still preparing the content" : null),
-      });
-    },
+    downloadMedia: lineDownloader(options),
     /**
      * A text over LINE's 5,000 is sent as consecutive text messages (split as on Telegram):
      * the first five with the reply token (the first one quoting), the rest by push, five
