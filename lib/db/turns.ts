@@ -157,7 +157,8 @@ export async function findTurnForMessage(db: Database, messageId: number): Promi
     select: { turn: { select: { id: true } }, replyTo: { select: { turn: { select: { id: true } } } } },
     orderBy: { id: "asc" },
   });
-  for (const e of envelopes) if (e.turn) return e.turn.id;
+  // The latest of its own turns: an answer regenerated in place carries the last regenerate's.
+  for (const e of envelopes.toReversed()) if (e.turn) return e.turn.id;
   for (const e of envelopes) if (e.replyTo?.turn) return e.replyTo.turn.id;
   return null;
 }

@@ -48,7 +48,7 @@ describe.each(databases)("regenerating the agent's answer on $name", ({ open }) 
   }
 
   it("edits the answer in place on Telegram, keeps the old text as a revision, and records a second turn linked to the first", async () => {
-    await withAnswer("The price is 100 EUR", async ({ t, telegram, answer }) => {
+    await withAnswer("The price is 100 EUR", async ({ t, telegram, llm, answer }) => {
       const conversation = await t.db.prisma.conversation.findFirstOrThrow();
       const [original] = await t.db.prisma.turn.findMany();
       const response = await regenerate(answer.id);
@@ -78,6 +78,14 @@ describe.each(databases)("regenerating the agent's answer on $name", ({ open }) 
         id: String(answer.id),
       });
       expect(messageTurn.body).toEqual({ turnId });
+      // Once more: the answer's turn is the latest regenerate's, which replaced the first regenerate's.
+      llm.setScript(() => ({ reply: "The price is 100 EUR, tax included" }));
+      const again = await regenerate(answer.id);
+      expect(again.body.turn).toEqual({ id: expect.any(Number), regeneratesTurnId: turnId });
+      const latest = await callRoute(TOKEN, "app/api/v1/messages/[id]/turn/route.ts", "GET", `/api/v1/messages/${answer.id}/turn`, {
+        id: String(answer.id),
+      });
+      expect(latest.body).toEqual({ turnId: again.body.turn.id });
     });
   });
 
