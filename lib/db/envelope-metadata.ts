@@ -45,6 +45,8 @@ export const envelopeMetadataSchema = z.object({
   recovered: tolerant(z.boolean()),
   /** A notice sent instead of a model turn ("fork conflict"). */
   notice: tolerant(z.string()),
+  /** An operator's Regenerate (lib/api/messages/regenerate-message.ts): the answer it replaced, and how. */
+  regenerate: tolerant(z.object({ messageId: z.number(), mode: z.enum(["edited", "sent"]), by: z.string() })),
 
   // An outbound send (lib/pipeline/send-to-chat.ts).
   /** The stored message the send answers, to thread a send kept after a crash. */

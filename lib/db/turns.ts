@@ -17,6 +17,8 @@ export type TurnRecord = {
   outputTokens?: number | null;
   cachedInputTokens?: number | null;
   costUsd?: number | null;
+  /** A regenerate's turn: the turn whose answer it replaced. */
+  regeneratesTurnId?: number | null;
 };
 
 /**
@@ -59,8 +61,8 @@ function turnStatement(turn: TurnRecord) {
   const json = (value: unknown) => value as Record<string, unknown>;
   return [
     `INSERT INTO "Turn" ("envelopeId", "conversationId", "forkId", "model", "system", "prompt", "toolCalls", "usage", "latencyMs", "error", "createdAt",
-         "inputTokens", "outputTokens", "cachedInputTokens", "costUsd")
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         "inputTokens", "outputTokens", "cachedInputTokens", "costUsd", "regeneratesTurnId")
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT ("envelopeId") DO UPDATE SET "conversationId" = excluded."conversationId", "forkId" = excluded."forkId", "model" = excluded."model",
          "system" = excluded."system", "prompt" = excluded."prompt", "toolCalls" = excluded."toolCalls", "usage" = excluded."usage",
          "latencyMs" = excluded."latencyMs", "error" = excluded."error", "inputTokens" = excluded."inputTokens",
@@ -80,6 +82,7 @@ function turnStatement(turn: TurnRecord) {
     turn.outputTokens ?? null,
     turn.cachedInputTokens ?? null,
     turn.costUsd ?? null,
+    turn.regeneratesTurnId ?? null,
   ] as const;
 }
 
@@ -119,6 +122,29 @@ export async function turnNeighbours(db: Database, turn: { id: number; conversat
  * The turn behind a message: a user's message is the inbound envelope the turn
  * ran for; the agent's answer is the outbound envelope replying to it.
  */
+/**
+ * The turns behind an agent's answer, for a regenerate: `answered`, the turn of the user's
+ * message it answers (its envelopes reply to that message's envelope), and `latest`, the
+ * turn whose text it carries now (a regenerate's that edited it, else `answered`).
+ */
+export async function answerTurns(db: Database, messageId: number): Promise<{ answered: number; latest: number } | null> {
+  const envelopes = await db.prisma.envelope.findMany({
+    where: { messageId },
+    select: { turn: { select: { id: true } }, replyTo: { select: { turn: { select: { id: true } } } } },
+    orderBy: { id: "asc" },
+  });
+  const answered = envelopes.find((e) => e.replyTo?.turn)?.replyTo?.turn?.id;
+  if (answered === undefined) return null;
+  const own = envelopes.flatMap((e) => (e.turn ? [e.turn.id] : []));
+  return { answered, latest: own.length ? Math.max(...own) : answered };
+}
+
+/** The regenerates' turns that replaced this turn's answer (GET /turns/{id} shows both ways). */
+export async function regeneratedBy(db: Database, turnId: number): Promise<number[]> {
+  const rows = await db.prisma.turn.findMany({ where: { regeneratesTurnId: turnId }, select: { id: true }, orderBy: { id: "asc" } });
+  return rows.map((r) => r.id);
+}
+
 /** When a message was stored, or null when there is no such message. */
 export async function messageStoredAt(db: Database, messageId: number): Promise<Date | null> {
   const message = await db.prisma.message.findUnique({ where: { id: messageId }, select: { createdAt: true } });
@@ -131,7 +157,8 @@ export async function findTurnForMessage(db: Database, messageId: number): Promi
     select: { turn: { select: { id: true } }, replyTo: { select: { turn: { select: { id: true } } } } },
     orderBy: { id: "asc" },
   });
-  for (const e of envelopes) if (e.turn) return e.turn.id;
+  // The latest of its own turns: an answer regenerated in place carries the last regenerate's.
+  for (const e of envelopes.toReversed()) if (e.turn) return e.turn.id;
   for (const e of envelopes) if (e.replyTo?.turn) return e.replyTo.turn.id;
   return null;
 }

@@ -17,7 +17,7 @@ import { providerSeesImages } from "../context/media";
 import { withImageBytes } from "../media/model-images";
 import { modelTelemetry } from "../tracing/hooks";
 import { turnUsageColumns } from "../usage/turn-usage";
-import { captureTools } from "./capture-tools";
+import { type Captured, captureTools } from "./capture-tools";
 import { modelName, resolveReplayModel, type ReplayModels } from "./models";
 import { storedVariant, type ReplayRequest } from "./variant";
 
@@ -27,13 +27,14 @@ export type ReplayDeps = { db: Database; models: ReplayModels; timeoutMs: number
 /** A replay ready to run: its row, the model and the prompt. */
 export type PreparedReplay = { id: number; model: ModelHandle; prompt: Prompt };
 
-type StoredTurn = NonNullable<Awaited<ReturnType<typeof findTurnForReplay>>>;
+export type StoredTurn = NonNullable<Awaited<ReturnType<typeof findTurnForReplay>>>;
 
-function findTurnForReplay(db: Database, id: number) {
+/** A turn with what a replay (or a regenerate) rebuilds it from: its envelope and its conversation's channel. */
+export function findTurnForReplay(db: Database, id: number) {
   return db.prisma.turn.findUnique({
     where: { id },
     include: {
-      envelope: { select: { id: true, messageId: true, metadata: true } },
+      envelope: { select: { id: true, messageId: true, metadata: true, to: true } },
       conversation: { select: { channel: true } },
     },
   });
@@ -92,7 +93,13 @@ function frozenPrompt(turn: StoredTurn, request: ReplayRequest): Prompt {
  * takes part: the loader reads up to it, and what it reads around a reply target
  * is cut there too.
  */
-async function rebuiltPrompt(db: Database, turn: StoredTurn, request: ReplayRequest, provider: string, current: Settings): Promise<Prompt> {
+export async function rebuiltPrompt(
+  db: Database,
+  turn: StoredTurn,
+  request: ReplayRequest,
+  provider: string,
+  current: Settings,
+): Promise<Prompt> {
   const messageId = turn.envelope.messageId;
   const message = messageId ? await findMessage(db, messageId) : null;
   if (!message)
@@ -141,26 +148,29 @@ async function burstMessages(db: Database, metadata: unknown, ownEnvelopeId: num
   return rows.flatMap((r) => (r.messageId === null ? [] : [r.messageId]));
 }
 
+/** What a captured model call left: the captured reply and handoff, its usage, its time, and the first failure. */
+export type CapturedRun = { captured: Captured; usage: Record<string, unknown>; latencyMs: number; error: string | null };
+
 /**
- * Runs a prepared replay: the model with the turn's tools, captured (lib/replay/capture-tools.ts),
- * through the model's provider gate; stores what it did, its usage and cost. A failure
- * is the replay's `failed` status with the reason, never thrown.
+ * The model with the turn's tools, captured (lib/replay/capture-tools.ts): nothing is
+ * sent. The handle's model is behind its provider gate (lib/agent/call-limits.ts), as a
+ * live turn's. A failure is `error`, never thrown.
  */
-export async function runReplay(deps: ReplayDeps, prepared: PreparedReplay): Promise<void> {
+export async function runCaptured(deps: Pick<ReplayDeps, "db" | "timeoutMs">, model: ModelHandle, prompt: Prompt): Promise<CapturedRun> {
   const { tools, captured } = captureTools();
   const started = performance.now();
   let usage: Record<string, unknown> = {};
   let error: string | null = null;
   try {
     const result = await generateText({
-      model: prepared.model.model,
-      instructions: prepared.prompt.system,
+      model: model.model,
+      instructions: prompt.system,
       // Pictures as the live turn sends them: the recorded references replaced by the re-encoded bytes.
-      messages: (await withImageBytes(deps.db, prepared.prompt)).messages,
+      messages: (await withImageBytes(deps.db, prompt)).messages,
       tools,
       stopWhen: [() => captured.reply !== null || captured.handoff !== null, isStepCount(3)],
       maxRetries: 0,
-      abortSignal: prepared.model.callsTimeOut ? undefined : AbortSignal.timeout(deps.timeoutMs),
+      abortSignal: model.callsTimeOut ? undefined : AbortSignal.timeout(deps.timeoutMs),
       telemetry: modelTelemetry(),
     });
     usage = { ...result.usage };
@@ -171,9 +181,17 @@ export async function runReplay(deps: ReplayDeps, prepared: PreparedReplay): Pro
     }
   } catch (e) {
     error = `model call failed: ${((e as Error).message || String(e)).slice(0, 500)}`;
-    log.warn("replay.failed", { replayId: prepared.id, error });
   }
-  const latencyMs = Math.round(performance.now() - started);
+  return { captured, usage, error, latencyMs: Math.round(performance.now() - started) };
+}
+
+/**
+ * Runs a prepared replay (runCaptured); stores what it did, its usage and cost. A failure
+ * is the replay's `failed` status with the reason, never thrown.
+ */
+export async function runReplay(deps: ReplayDeps, prepared: PreparedReplay): Promise<void> {
+  const { captured, usage, error, latencyMs } = await runCaptured(deps, prepared.model, prepared.prompt);
+  if (error) log.warn("replay.failed", { replayId: prepared.id, error });
   const output: ReplayOutput = {
     replied: captured.reply !== null,
     text: captured.reply,

@@ -210,6 +210,13 @@ describe.each(databases)("API responses match the document on $name", ({ name, o
     });
     const unsend = operation("delete", "/messages/{id}");
     expect(expectDocumented(unsend, await call(unsend, { id: answered.messageId }))).toMatchObject({ message: { deletedBy: "api" } });
+    const agentAnswer = await h.t.db.prisma.message.findFirstOrThrow({ where: { senderKind: "agent", deletedAt: null } });
+    h.llm.setScript(() => ({ reply: "a regenerated answer" }));
+    const regenerate = operation("post", "/messages/{id}/regenerate");
+    expect(expectDocumented(regenerate, await call(regenerate, { id: agentAnswer.id }))).toMatchObject({
+      mode: "edited",
+      message: { text: "a regenerated answer" },
+    });
     const form = new FormData();
     form.set("file", new File([new Uint8Array(ids.png)], "dot.png", { type: "image/png" }));
     form.set("caption", "a file");

@@ -32,6 +32,7 @@ import { GET as handoffsRoute } from "@/app/api/v1/handoffs/route";
 import { POST as replyRoute } from "@/app/api/v1/messages/[id]/reply/route";
 import { GET as messageThreadRoute } from "@/app/api/v1/messages/[id]/thread/route";
 import { DELETE as messageDeleteRoute, PATCH as messageEditRoute } from "@/app/api/v1/messages/[id]/route";
+import { POST as regenerateRoute } from "@/app/api/v1/messages/[id]/regenerate/route";
 import { GET as turnRoute } from "@/app/api/v1/turns/[id]/route";
 import { PATCH as patchOperatorRoute } from "@/app/api/v1/operators/[id]/route";
 import { GET as operatorsRoute, POST as inviteRoute } from "@/app/api/v1/operators/route";
@@ -235,8 +236,13 @@ describe.each(databases)("operators limited to some bots on $name", ({ open }) =
         session: bob,
         params: { id: String(s.messageB.id) },
       }),
+      await call(regenerateRoute, `/api/v1/messages/${s.messageB.id}/regenerate`, {
+        method: "POST",
+        session: bob,
+        params: { id: String(s.messageB.id) },
+      }),
     ];
-    expect(refused.map((r) => r.status)).toEqual([404, 404, 404, 404, 404, 404, 404, 404, 404, 404]);
+    expect(refused.map((r) => r.status)).toEqual([404, 404, 404, 404, 404, 404, 404, 404, 404, 404, 404]);
     expect(await db.fork.count()).toBe(0);
     // Nothing changed, nothing was sent.
     expect(await db.message.count({ where: { conversationId: s.b.id } })).toBe(1);

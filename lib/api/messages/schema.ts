@@ -144,6 +144,13 @@ export const replyResponse = z.discriminatedUnion("recorded", [
   }),
 ]);
 
+/** A regenerate's answer: the message as it is now, the new turn, and whether it was edited in place or sent anew. */
+export const regenerateResponse = z.strictObject({
+  message: changedMessageResponse.shape.message,
+  turn: z.strictObject({ id: z.number().int(), regeneratesTurnId: z.number().int() }),
+  mode: z.enum(["edited", "sent"]),
+});
+
 export const operations = defineOperations([
   {
     method: "patch",
@@ -165,6 +172,17 @@ export const operations = defineOperations([
     errors: {
       409: 'Not deletable, with the reason: a user\'s message, LINE, already deleted, not delivered, sent as several Telegram messages, or Telegram\'s refusal ("message to delete not found", "message can\'t be deleted")',
       502: "Telegram did not answer (nothing changed in the history)",
+    },
+  },
+  {
+    method: "post",
+    path: "/messages/{id}/regenerate",
+    summary:
+      "Run the turn behind the agent's answer again with today's settings and send the new answer: edited in place on Telegram, else a new reply to the same user message",
+    response: { status: 200, schema: regenerateResponse },
+    errors: {
+      409: "Not regenerated, with the reason: not the agent's answer, deleted, not delivered, the bot removed, no turn behind it, no model, a regenerate of it already running, the model stayed silent or handed off, the same text, or the platform's refusal of the new message",
+      502: "The model failed, or the platform did not answer (nothing changed)",
     },
   },
   {

@@ -34,6 +34,10 @@ export const turnResponse = z.strictObject({
   cachedInputTokens: z.number().int().nullable(),
   /** US dollars at the price table's prices when the turn ran; null when the model had no price. */
   costUsd: z.number().nullable(),
+  /** A regenerate's turn (POST /messages/{id}/regenerate): the turn whose answer it replaced. */
+  regeneratesTurnId: z.number().int().nullable(),
+  /** The regenerates' turns that replaced this turn's answer, oldest first. */
+  regeneratedBy: z.array(z.number().int()),
   createdAt: isoDate,
   envelope: z.strictObject({ id: z.number().int(), messageId: z.number().int().nullable(), status: envelopeStatus }),
   /** The turns just before and after this one in the same conversation (the inspector's previous/next). */

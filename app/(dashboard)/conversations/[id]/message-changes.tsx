@@ -87,3 +87,45 @@ export function DeleteConfirm({ m, onClose }: { m: TimelineMessage; onClose: () 
     </div>
   );
 }
+
+/** Whether the console offers Regenerate: the agent's delivered answer that a turn wrote (any platform: LINE gets a new message). */
+export function canRegenerate(m: TimelineMessage): boolean {
+  return m.id > 0 && !m.deletedAt && m.senderKind === "agent" && m.platformMessageId !== null && m.turnId !== null;
+}
+
+/**
+ * Regenerate: the turn run again with today's settings and the new answer sent (edited in
+ * place on Telegram, else a new message). Disabled while it runs (the server refuses a
+ * second one too); the timeline refetches once it is done.
+ */
+export function RegenerateButton({ m }: { m: TimelineMessage }) {
+  const client = useQueryClient();
+  const regenerate = useMutation({
+    mutationFn: () => api<{ mode: "edited" | "sent" }>(`/messages/${m.id}/regenerate`, { method: "POST" }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ["conversation", m.conversationId] }),
+  });
+  return (
+    <>
+      <button
+        type="button"
+        disabled={regenerate.isPending}
+        aria-busy={regenerate.isPending}
+        onClick={() => regenerate.mutate()}
+        aria-label={`Regenerate message ${m.id}`}
+        data-testid="regenerate"
+      >
+        {regenerate.isPending ? "Regenerating…" : "Regenerate"}
+      </button>
+      {regenerate.data?.mode === "sent" && (
+        <span className="muted" data-testid="regenerate-result">
+          could not be edited: sent as a new message
+        </span>
+      )}
+      {regenerate.error && (
+        <span className="error" role="alert">
+          {regenerate.error.message}
+        </span>
+      )}
+    </>
+  );
+}

@@ -11,7 +11,7 @@ import { useSenderLabel } from "../../_lib/sender";
 import { clock } from "../../_lib/time";
 import { describeStateChange } from "../../_lib/state-change";
 import type { Note, StateChange, TimelineMessage } from "../../_lib/types";
-import { canChange, DeleteConfirm, EditBox } from "./message-changes";
+import { canChange, canRegenerate, DeleteConfirm, EditBox, RegenerateButton } from "./message-changes";
 
 const GAP_MS = 15 * 60_000;
 
@@ -168,6 +168,7 @@ function MessageItem({ m, previous, target, selected, highlighted, onReply, onJu
             <Link href={`/messages/${m.id}`}>Thread</Link>
             {/* The turn that wrote it: the exact prompt the model saw. */}
             {m.senderKind === "agent" && m.turnId !== null && <InspectLink messageId={m.id}>Prompt</InspectLink>}
+            {canRegenerate(m) && changing === null && <RegenerateButton m={m} />}
             {changeable && changing === null && (
               <>
                 <button type="button" onClick={() => setChanging("edit")} aria-label={`Edit message ${m.id}`}>

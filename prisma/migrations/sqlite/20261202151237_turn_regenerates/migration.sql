@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Turn" ADD COLUMN "regeneratesTurnId" INTEGER;
