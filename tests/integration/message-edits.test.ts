@@ -223,13 +223,29 @@ describe("editing and deleting on LINE", () => {
 });
 
 describe.each(databases)("what the model sees after an edit or deletion on $name", ({ open }) => {
-  it("a user's reply to a deleted message quotes nothing of it, in that turn and the next", async () => {
+  /** An app on a fresh database with fake Telegram and a fake model answering `reply`, routes installed; torn down after `run`. */
+  async function withApp(
+    reply: string,
+    run: (t: Awaited<ReturnType<typeof startTestApp>>, llm: Awaited<ReturnType<typeof startFakeLlm>>) => Promise<void>,
+  ) {
     const testDb = await open();
     const telegram = await startFakeTelegram();
-    const llm = await startFakeLlm(() => ({ reply: "noted" }));
+    const llm = await startFakeLlm(() => ({ reply }));
     const t = await startTestApp({ db: testDb, telegram, llm });
     installRouteApp(t.app, TOKEN);
     try {
+      await run(t, llm);
+    } finally {
+      uninstallRouteApp();
+      await t.stop();
+      await testDb.close();
+      await telegram.close();
+      await llm.close();
+    }
+  }
+
+  it("a user's reply to a deleted message quotes nothing of it, in that turn and the next", async () => {
+    await withApp("noted", async (t, llm) => {
       await t.post(update({ text: "hello" }));
       await t.settle();
       const conversation = await t.db.prisma.conversation.findFirstOrThrow();
@@ -251,22 +267,11 @@ describe.each(databases)("what the model sees after an edit or deletion on $name
       for (const request of llm.requests.slice(before)) expect(JSON.stringify(request.messages)).not.toContain("ZZTOP");
       const earlier = await t.db.prisma.message.findFirstOrThrow({ where: { text: "is it the prefix?" } });
       expect(earlier).toMatchObject({ replyToMessageId: aside.messageId, replyToText: null, quoteText: null });
-    } finally {
-      uninstallRouteApp();
-      await t.stop();
-      await testDb.close();
-      await telegram.close();
-      await llm.close();
-    }
+    });
   });
 
   it("the next turn's prompt has the edited text, not the earlier one, and not the deleted message at all", async () => {
-    const testDb = await open();
-    const telegram = await startFakeTelegram();
-    const llm = await startFakeLlm(() => ({ reply: "The price is 1O0 EUR" }));
-    const t = await startTestApp({ db: testDb, telegram, llm });
-    installRouteApp(t.app, TOKEN);
-    try {
+    await withApp("The price is 1O0 EUR", async (t, llm) => {
       await t.post(update({ text: "price?" }));
       await t.settle();
       const answer = await t.db.prisma.message.findFirstOrThrow({ where: { senderKind: "agent" } });
@@ -281,12 +286,6 @@ describe.each(databases)("what the model sees after an edit or deletion on $name
       expect(prompt).toContain("The price is 100 EUR");
       expect(prompt).not.toContain("1O0");
       expect(prompt).not.toContain("INTERNAL-CODE-4411");
-    } finally {
-      uninstallRouteApp();
-      await t.stop();
-      await testDb.close();
-      await telegram.close();
-      await llm.close();
-    }
+    });
   });
 });
