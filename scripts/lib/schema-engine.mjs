@@ -2,8 +2,9 @@
 // @prisma/schema-engine-wasm) with a driver adapter, so migrations can be
 // authored on machines that cannot download Prisma's native engine.
 //
-// Node 20 cannot `import` a .wasm file, so the module is compiled by hand and
-// wired to its wasm-bindgen glue, as the glue's bundler entry would do.
+// Node 22 and 24 `import` a .wasm file only behind --experimental-wasm-modules,
+// so the module is compiled by hand and wired to its wasm-bindgen glue, as the
+// glue's bundler entry would do.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
