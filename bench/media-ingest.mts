@@ -23,6 +23,7 @@ import { updateSettings } from "../lib/settings/store";
 import { body as readBody, listen } from "./loopback.ts";
 import { openLoop } from "./open-loop.ts";
 import { report, summarize } from "./stats.ts";
+import { receiveWebhook } from "../lib/inbound/receive-webhook";
 
 const RATE = Number(process.env.BENCH_RATE ?? 60);
 /** Photos per second arriving for the fetch latency (well under what 4 downloads at once serve, so it is each photo's time, not a queue's). */
@@ -94,7 +95,9 @@ await app.telegram.identity();
 // The webhook behind a bare HTTP server, as scripts/start.mjs serves Next's handler.
 const hook = await listen(async (req, res) => {
   const text = JSON.stringify(await readBody(req));
-  const response = await app.telegramWebhook(
+  const response = await receiveWebhook(
+    app.inbound,
+    "telegram",
     new Request("http://localhost/api/webhooks/telegram", {
       method: "POST",
       headers: {
@@ -290,7 +293,7 @@ try {
   // Whole answers (no drafts streamed, no typing indicator): the time to the request is what is measured.
   await updateSettings(db2, { streamDrafts: false, typingIndicator: false }, "bench");
   const post = async (body: string) =>
-    app2.telegramWebhook(new Request("http://localhost/api/webhooks/telegram", { method: "POST", headers, body }));
+    receiveWebhook(app2.inbound, "telegram", new Request("http://localhost/api/webhooks/telegram", { method: "POST", headers, body }));
   const sentAt = new Map<string, number>();
   const CHATS = 40;
   for (let i = 0; i < CHATS; i++) {

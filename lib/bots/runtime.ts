@@ -3,18 +3,15 @@ import type { UserFromGetMe } from "grammy/types";
 import { limitModel, ProviderGate } from "../agent/call-limits";
 import { modelFromEnv, type ModelHandle, sameModelEndpoint } from "../agent/model";
 import { createLineChannel, type LineHosts } from "../channels/line/adapter";
-import { createLineWebhook } from "../channels/line/webhook";
 import { createTelegramChannel } from "../channels/telegram/adapter";
-import { createTelegramWebhook } from "../channels/telegram/webhook";
-import type { ChannelAdapter, InboundEvent } from "../channels/types";
+import type { ChannelAdapter } from "../channels/types";
+import type { WebhookSource } from "../channels/webhook-source";
 import { listBots, type BotRow } from "../db/bots";
 import type { Database } from "../db/database";
 import type { BotAgentRow } from "../db/settings-cache";
 import { log } from "../log";
 import { botAgentOf } from "../settings/bot-agent";
 import type { SecretBox } from "./secret-box";
-
-export type Ingest = (event: Exclude<InboundEvent, { type: "ignored" }>) => Promise<unknown>;
 
 export type BotRuntimeDeps = {
   db: Database;
@@ -26,9 +23,6 @@ export type BotRuntimeDeps = {
   channels: Record<string, ChannelAdapter>;
   /** Metrics and traces around an adapter (as the environment's bots get). */
   observe: <C extends ChannelAdapter>(adapter: C) => C;
-  /** Stores an event for the pipeline (the wiring's ingest). */
-  ingest: Ingest;
-  ignored: (platform: string, reason: string) => void;
   /** Wraps a bot's own model like the deployment's (metrics, the provider's gate). */
   model: {
     timeoutMs: number;
@@ -39,14 +33,14 @@ export type BotRuntimeDeps = {
   };
 };
 
-type Entry = { version: string; adapter: ChannelAdapter; webhook: (request: Request) => Promise<Response> };
+type Entry = { version: string; adapter: ChannelAdapter; source: WebhookSource };
 
 /** Credentials as sealed in the row: { token } or { channelSecret, channelAccessToken }. */
 type Credentials = { token?: string; channelSecret?: string; channelAccessToken?: string };
 
 /**
- * The bots added as records, running in this process: one channel adapter and one
- * webhook handler per active bot, built from its row (credentials unsealed here
+ * The bots added as records, running in this process: one channel adapter and what
+ * its webhook checks deliveries against (lib/inbound/receive-webhook.ts) per active bot, built from its row (credentials unsealed here
  * only), rebuilt when the row changes, dropped when it is disabled or removed.
  * Every instance syncs from the database on its own (on demand and every few
  * seconds), so a bot added on one instance answers on all.
@@ -101,11 +95,6 @@ export class BotRuntime {
   private build(row: BotRow, version: string): Entry {
     if (!this.deps.box) throw new Error("no secret key: set SWITCHBOARD_SECRET_KEY");
     const credentials = JSON.parse(this.deps.box.open(row.credentials!)) as Credentials;
-    // The parser names events after the platform; this bot's conversations carry its adapter's name.
-    const ingest: Ingest = (event) =>
-      this.deps.ingest(
-        event.type === "message" ? { ...event, message: { ...event.message, channel: row.adapter } } : { ...event, channel: row.adapter },
-      );
     if (row.platform === "telegram") {
       const adapter = this.deps.observe(
         createTelegramChannel({
@@ -116,31 +105,20 @@ export class BotRuntime {
           botInfo: botInfoOf(row),
         }),
       );
-      const webhook = createTelegramWebhook({
-        secret: this.deps.box.open(row.webhookSecret!),
-        channel: adapter,
-        ingest,
-        ignored: (reason) => this.deps.ignored("telegram", reason),
-      });
-      return { version, adapter, webhook };
+      const telegram = { secret: this.deps.box.open(row.webhookSecret!), channel: adapter };
+      return { version, adapter, source: { platform: "telegram", adapter: row.adapter, telegram } };
     }
     const adapter = this.deps.observe(
       createLineChannel({ ...this.deps.lineHosts, name: row.adapter, accessToken: credentials.channelAccessToken! }),
     );
-    const webhook = createLineWebhook({
-      channelSecret: credentials.channelSecret!,
-      ingest,
-      ignored: (reason) => this.deps.ignored("line", reason),
-    });
-    return { version, adapter, webhook };
+    return { version, adapter, source: { platform: "line", adapter: row.adapter, line: { channelSecret: credentials.channelSecret! } } };
   }
 
-  /** The webhook of an active bot of this platform, or null (unknown, disabled, removed: 404). */
-  async webhookFor(platform: string, botId: number): Promise<((request: Request) => Promise<Response>) | null> {
+  /** What an active bot of this platform's webhook checks, or null (unknown, disabled, removed: 404). */
+  async sourceFor(platform: string, botId: number): Promise<WebhookSource | null> {
     if (!this.entries.has(botId)) await this.syncAtMost(1000);
     const entry = this.entries.get(botId);
-    if (!entry?.adapter.name.startsWith(`${platform}-`)) return null;
-    return entry.webhook;
+    return entry?.source.platform === platform ? entry.source : null;
   }
 
   /**

@@ -5,15 +5,12 @@ import { modelFromEnv, type ModelHandle } from "../agent/model";
 import { transcriberFromEnv } from "../agent/transcription";
 import { ensureBootstrapOperator, newSetupCode } from "../auth/operators";
 import { createTelegramChannel, type TelegramChannel } from "../channels/telegram/adapter";
-import { createTelegramWebhook } from "../channels/telegram/webhook";
 import { createLineChannel, type LineHosts } from "../channels/line/adapter";
-import { createLineWebhook } from "../channels/line/webhook";
-import type { ChannelAdapter, InboundEvent } from "../channels/types";
-import { AppError } from "../errors";
-import { errorResponse } from "../http/respond";
+import type { ChannelAdapter } from "../channels/types";
+import type { WebhookSource } from "../channels/webhook-source";
+import type { Inbound } from "../inbound/receive-webhook";
 import { UPLOAD_PACE_WINDOW_MS, UploadSlots } from "../http/upload-slots";
 import { log } from "../log";
-import { withArrival } from "../db/arrival";
 import type { ClaimedTurn } from "../db/claim";
 import { openDb, postgresPoolSize, type Database } from "../db/database";
 import { env, type Env } from "../env";
@@ -24,7 +21,6 @@ import { blobStoreFor } from "../media/blob-store";
 import { MediaFetcher } from "../media/fetch-job";
 import { dispatchEnvelope } from "../pipeline/dispatch";
 import { housekeeping } from "./housekeeping";
-import { ingestEvent } from "../pipeline/ingest";
 import { requestHandoff } from "../pipeline/handoff";
 import { createReplayModels } from "../replay/models";
 import type { ReplayDeps } from "../replay/run-replay";
@@ -34,17 +30,7 @@ import { shedDrafts } from "../pipeline/answer-draft";
 import { eventLoopBusy } from "../pipeline/event-loop-busy";
 import { settingsFor } from "../settings/reader";
 import { throughput } from "../settings/throughput";
-import {
-  channelOf,
-  countIgnored,
-  countTakeover,
-  countIngested,
-  instrumentChannel,
-  observeMediaFetch,
-  instrumentModel,
-  observeTurns,
-  observeWebhook,
-} from "../metrics/record";
+import { countTakeover, instrumentChannel, observeMediaFetch, instrumentModel, observeTurns } from "../metrics/record";
 import { dbMetrics } from "../metrics/db";
 import { configuredModelLabel } from "../metrics/model-label";
 import { setMetricsEnabled } from "../metrics/registry";
@@ -55,7 +41,7 @@ import { BotRuntime } from "../bots/runtime";
 import { resealStale } from "../bots/rotate";
 import { loadPreviousKey, loadSecretKey, secretBox } from "../bots/secret-box";
 import { startTracing } from "../tracing/start";
-import { traceChannel, traceIngest, traceTurns, traceWebhook } from "../tracing/wrap";
+import { traceChannel, traceTurns } from "../tracing/wrap";
 import { processSingleton } from "../process-global";
 
 /**
@@ -80,15 +66,12 @@ export type App = {
   replay: ReplayDeps;
   /** The secret the Telegram webhook expects; random per process in the sandbox when unset. */
   telegramSecret: string;
-  telegramWebhook: (request: Request) => Promise<Response>;
-  /** LINE's webhook handler (503 while the adapter is off). */
-  lineWebhook: (request: Request) => Promise<Response>;
+  /** What the platforms' webhooks need (lib/inbound/receive-webhook.ts `receiveWebhook`). */
+  inbound: Inbound;
   /** First-run setup needs it: SETUP_CODE, else random per process and printed to the server log at start. */
   setupCode: string;
   /** Bots added as records: their adapters, webhooks and models (lib/bots). */
   bots: BotManagerDeps;
-  /** A bot's own webhook (/api/webhooks/<platform>/<botId>): 404 for an unknown, disabled or removed bot. */
-  botWebhook: (platform: string, botId: number, request: Request) => Promise<Response>;
   /** What changed, for GET /api/v1/events (this database's bus). */
   events: EventBus;
   /** On PostgreSQL: carries events between instances (LISTEN/NOTIFY); null on SQLite (one process). */
@@ -138,9 +121,8 @@ export type AppOverrides = {
  * worker and webhook handler. The server calls it once; integration tests call it
  * with a temporary database and loopback fakes of Telegram and the model.
  *
- * The parts depend on each other in a ring (a bot's webhook ingests, ingesting wakes
- * the worker, the worker's turns ask the bot runtime for a bot's model), so two of
- * them reach a later part through a closure: the runtime's `ingest` and `draftsShed`.
+ * Each part is built from those before it. The turn reads the load of the worker
+ * that runs it through one closure, `draftsShed` (the worker is built after them).
  */
 export async function createApp(e: Env, db: Database, overrides: AppOverrides = {}): Promise<App> {
   await ensureBootstrapOperator(db, e.ADMIN_USERNAME, e.ADMIN_PASSWORD);
@@ -149,7 +131,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   const { configured, model, gate, timeoutMs } = modelAndGate(e, telegram, overrides);
   const { key, box } = await openSecretBox(e, db);
   const envTelegram = await ensureEnvBots(e, db, telegram);
-  const runtime = new BotRuntime(botRuntimeDeps(e, db, { box, lineHosts, channels, timeoutMs, ingest: (event) => ingest(event) }));
+  const runtime = new BotRuntime(botRuntimeDeps(e, db, { box, lineHosts, channels, timeoutMs }));
   const turnDeps: TurnDeps = {
     db,
     channels,
@@ -164,9 +146,17 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
   await runtime.sync();
   const media = mediaFetcher(e, db, channels, overrides);
   const worker = envelopeWorker(e, db, { turnDeps, runtime, media, gate, timeoutMs, overrides });
-  const ingest = ingestFor(e, db, { turnDeps, model, media, worker });
   const telegramSecret = e.TELEGRAM_WEBHOOK_SECRET ?? randomBytes(24).toString("base64url");
-  const webhooks = platformWebhooks(e, { telegram, telegramSecret, ingest, runtime });
+  const inbound: Inbound = {
+    db,
+    turnDeps,
+    modelConfigured: model !== null,
+    mediaMaxBytes: e.MEDIA_MAX_BYTES,
+    sources: envSources(e, telegram, telegramSecret),
+    bots: runtime,
+    media,
+    worker,
+  };
   worker.start();
   media.start();
   learnTelegramIdentity(db, telegram, envTelegram.id);
@@ -182,7 +172,7 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     turnDeps,
     replay,
     telegramSecret,
-    ...webhooks,
+    inbound,
     bots: {
       db,
       box,
@@ -199,8 +189,6 @@ export async function createApp(e: Env, db: Database, overrides: AppOverrides = 
     mediaUrlSecret: mediaUrlSecret(e, key),
   };
 }
-
-type Ingest = (event: Exclude<InboundEvent, { type: "ignored" }>) => ReturnType<typeof ingestEvent>;
 
 /** Metrics and traces of sends, at the adapters (lib/metrics, lib/tracing). */
 function observed<C extends ChannelAdapter>(adapter: C): C {
@@ -276,7 +264,7 @@ async function ensureEnvBots(e: Env, db: Database, telegram: TelegramChannel) {
 function botRuntimeDeps(
   e: Env,
   db: Database,
-  parts: { box: BotManagerDeps["box"]; lineHosts: LineHosts; channels: Record<string, ChannelAdapter>; timeoutMs: number; ingest: Ingest },
+  parts: { box: BotManagerDeps["box"]; lineHosts: LineHosts; channels: Record<string, ChannelAdapter>; timeoutMs: number },
 ): ConstructorParameters<typeof BotRuntime>[0] {
   return {
     db,
@@ -285,8 +273,6 @@ function botRuntimeDeps(
     lineHosts: parts.lineHosts,
     channels: parts.channels,
     observe: observed,
-    ingest: parts.ingest,
-    ignored: (platform, reason) => countIgnored(platform, reason),
     model: {
       timeoutMs: parts.timeoutMs,
       ceiling: () => e.LLM_CONCURRENCY,
@@ -373,65 +359,13 @@ function envelopeWorker(
   });
 }
 
-/** Stores a webhook's event, then wakes the media job and the worker when it gave them work. */
-function ingestFor(
-  e: Env,
-  db: Database,
-  parts: { turnDeps: TurnDeps; model: ModelHandle | null; media: MediaFetcher; worker: EnvelopeWorker },
-): Ingest {
-  const { turnDeps, model, media, worker } = parts;
-  return async (event) => {
-    const channel = channelOf(event);
-    const result = await traceIngest(channel, () =>
-      ingestEvent(db, event, { modelConfigured: model !== null, deps: turnDeps, mediaMaxBytes: e.MEDIA_MAX_BYTES }),
-    );
-    countIngested(channel, result.status);
-    // Stored attachments are fetched in the background, never on the acknowledgement path.
-    if (result.status === "stored" && event.type === "message" && event.message.message.attachments?.length) media.wake();
-    // Only a pending envelope gives the worker work; its turn is due after the burst debounce.
-    if (result.status === "stored" && result.answer) worker.messageArrived();
-    return result;
-  };
-}
-
-/** The environment's Telegram and LINE webhooks and the webhook of a bot added as a record, observed and traced. */
-function platformWebhooks(
-  e: Env,
-  parts: { telegram: TelegramChannel; telegramSecret: string; ingest: Ingest; runtime: BotRuntime },
-): Pick<App, "telegramWebhook" | "lineWebhook" | "botWebhook"> {
-  const { ingest, runtime } = parts;
-  const telegramUpdate = createTelegramWebhook({
-    secret: parts.telegramSecret,
-    channel: parts.telegram,
-    ingest,
-    ignored: (reason) => countIgnored("telegram", reason),
-  });
-  const lineEvents =
+/** The environment's bots' webhooks: Telegram's (the sandbox's without a token) and LINE's, off without its secret and token. */
+function envSources(e: Env, telegram: TelegramChannel, secret: string): Inbound["sources"] {
+  const line: WebhookSource | null =
     e.LINE_CHANNEL_ACCESS_TOKEN && e.LINE_CHANNEL_SECRET
-      ? createLineWebhook({ channelSecret: e.LINE_CHANNEL_SECRET, ingest, ignored: (reason) => countIgnored("line", reason) })
-      : async () =>
-          errorResponse(new AppError("unavailable", "the LINE adapter is off: set LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN"));
-  const botWebhook = async (platform: string, botId: number, request: Request) => {
-    const handler = await runtime.webhookFor(platform, botId);
-    if (!handler) return errorResponse(new AppError("not_found", `no active ${platform} bot ${botId}`));
-    return withArrival(Date.now(), () => handler(request));
-  };
-  // A webhook's database work is as old as its request (lib/db/arrival.ts).
-  return {
-    telegramWebhook: observeWebhook(
-      "telegram",
-      traceWebhook("telegram", (request: Request) => withArrival(Date.now(), () => telegramUpdate(request))),
-    ),
-    lineWebhook: observeWebhook(
-      "line",
-      traceWebhook("line", (request: Request) => withArrival(Date.now(), () => lineEvents(request))),
-    ),
-    botWebhook: (platform, botId, request) =>
-      observeWebhook(
-        platform,
-        traceWebhook(platform, (r: Request) => botWebhook(platform, botId, r)),
-      )(request),
-  };
+      ? { platform: "line", adapter: "line", line: { channelSecret: e.LINE_CHANNEL_SECRET } }
+      : null;
+  return { telegram: { platform: "telegram", adapter: "telegram", telegram: { secret, channel: telegram } }, line };
 }
 
 /** In the background, bounded: the webhook answers 503 until the bot's identity is known. */

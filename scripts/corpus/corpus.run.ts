@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { startTestApp } from "../../tests/helpers/app";
 import { sqliteTestDb } from "../../tests/helpers/db";
+import { receiveWebhook } from "../../lib/inbound/receive-webhook";
 
 /**
  * Posts every payload of the public corpus through the webhooks (fresh update ids,
@@ -77,7 +78,9 @@ it("runs the corpus", async () => {
     // A fresh webhookEventId, as a fresh update_id for Telegram.
     const body = JSON.stringify({ destination: "Ubot", events: [{ ...item.body, webhookEventId: `corpus-${seq}` }] });
     const signature = createHmac("sha256", secret).update(body).digest("base64");
-    const response = await t.app.lineWebhook(
+    const response = await receiveWebhook(
+      t.app.inbound,
+      "line",
       new Request("http://localhost/api/webhooks/line", {
         method: "POST",
         headers: { "content-type": "application/json", "x-line-signature": signature },

@@ -7,6 +7,7 @@ import { openDb } from "../../lib/db/database";
 import { dbMetrics } from "../../lib/metrics/db";
 import { parseEnv } from "../../lib/env";
 import { createApp } from "../../lib/server/wiring";
+import { receiveWebhook } from "../../lib/inbound/receive-webhook";
 
 const env = parseEnv(process.env);
 // The server's connection settings: WAL checkpoints on a worker thread.
@@ -22,7 +23,9 @@ const server = createServer(async (req, res) => {
   for await (const c of req) chunks.push(c as Buffer);
   const headers = new Headers();
   for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-  const response = await app.telegramWebhook(
+  const response = await receiveWebhook(
+    app.inbound,
+    "telegram",
     new Request(`http://localhost${req.url}`, { method: "POST", headers, body: Buffer.concat(chunks) }),
   );
   res.writeHead(response.status, { "content-type": "application/json" });

@@ -5,6 +5,7 @@ import { createApp, type App } from "@/lib/server/wiring";
 import type { TestDb } from "./db";
 import type { FakeLlm } from "./fake-llm";
 import type { FakeTelegram } from "./fake-telegram";
+import { receiveWebhook } from "@/lib/inbound/receive-webhook";
 
 export const SECRET = "test-webhook-secret";
 
@@ -63,7 +64,9 @@ export async function startTestApp(options: TestAppOptions) {
   async function post(update: unknown, init: { secret?: string | null; contentType?: string; rawBody?: string } = {}) {
     const headers: Record<string, string> = { "content-type": init.contentType ?? "application/json" };
     if (init.secret !== null) headers[SECRET_HEADER] = init.secret ?? SECRET;
-    const response = await app.telegramWebhook(
+    const response = await receiveWebhook(
+      app.inbound,
+      "telegram",
       new Request("http://localhost/api/webhooks/telegram", { method: "POST", headers, body: init.rawBody ?? JSON.stringify(update) }),
     );
     return { status: response.status, body: await response.json().catch(() => null) };

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { BOT, update } from "../fixtures/telegram";
 import { SECRET } from "../helpers/app";
 import { useHarness } from "../helpers/harness";
+import { receiveWebhook } from "@/lib/inbound/receive-webhook";
 
 /**
  * Hostile and malformed webhook bodies: generated (fast-check) and hand-written.
@@ -20,7 +21,9 @@ describe("hostile webhook input", () => {
   });
 
   async function send(body: string, headers: Record<string, string> = {}) {
-    const response = await h.t.app.telegramWebhook(
+    const response = await receiveWebhook(
+      h.t.app.inbound,
+      "telegram",
       new Request("http://localhost/api/webhooks/telegram", {
         method: "POST",
         headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET, ...headers },

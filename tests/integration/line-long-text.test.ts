@@ -6,6 +6,7 @@ import { startTestApp } from "../helpers/app";
 import { sqliteTestDb } from "../helpers/db";
 import { startFakeLine, type FakeLine } from "../helpers/fake-line";
 import { startFakeLlm } from "../helpers/fake-llm";
+import { receiveWebhook } from "@/lib/inbound/receive-webhook";
 
 /**
  * A text over LINE's 5,000 characters (UTF-16 code units) goes out as consecutive text
@@ -123,7 +124,9 @@ describe("an agent's answer over 5,000 characters to LINE", () => {
         ],
       });
       const signature = createHmac("sha256", "line-secret").update(body).digest("base64");
-      const response = await t.app.lineWebhook(
+      const response = await receiveWebhook(
+        t.app.inbound,
+        "line",
         new Request("http://localhost/api/webhooks/line", {
           method: "POST",
           headers: { "content-type": "application/json", "x-line-signature": signature },

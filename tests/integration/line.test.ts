@@ -10,6 +10,7 @@ import { startTestApp, type TestApp } from "../helpers/app";
 import { sqliteTestDb, type TestDb } from "../helpers/db";
 import { startFakeLlm, type FakeLlm } from "../helpers/fake-llm";
 import { assertLlmRequestsIntact, assertStoredTurnsIntact } from "../helpers/prompt-integrity";
+import { receiveWebhook } from "@/lib/inbound/receive-webhook";
 
 const SECRET = "line-channel-secret";
 type Call = { path: string; body: Record<string, any> };
@@ -122,7 +123,9 @@ describe("the LINE adapter", () => {
   async function post(events: unknown[], signature?: string) {
     const body = JSON.stringify({ destination: "Ubot", events });
     const sig = signature ?? createHmac("sha256", SECRET).update(body).digest("base64");
-    const response = await t.app.lineWebhook(
+    const response = await receiveWebhook(
+      t.app.inbound,
+      "line",
       new Request("http://localhost/api/webhooks/line", {
         method: "POST",
         headers: { "content-type": "application/json", "x-line-signature": sig },
@@ -135,7 +138,11 @@ describe("the LINE adapter", () => {
   it("refuses a wrong or missing signature with 401 and stores nothing", async () => {
     expect(await post([messageEvent({ text: "hi", id: "1" })], "bm90IHRoZSBzaWduYXR1cmU=")).toBe(401);
     const body = JSON.stringify({ events: [messageEvent({ text: "hi", id: "1" })] });
-    const unsigned = await t.app.lineWebhook(new Request("http://localhost/api/webhooks/line", { method: "POST", body }));
+    const unsigned = await receiveWebhook(
+      t.app.inbound,
+      "line",
+      new Request("http://localhost/api/webhooks/line", { method: "POST", body }),
+    );
     expect(unsigned.status).toBe(401);
     expect(await t.db.prisma.message.count()).toBe(0);
   });
@@ -273,7 +280,11 @@ describe("the LINE adapter when it is not configured", () => {
     const testDb = await sqliteTestDb();
     const t = await startTestApp({ db: testDb, model: null });
     try {
-      const response = await t.app.lineWebhook(new Request("http://localhost/api/webhooks/line", { method: "POST", body: "{}" }));
+      const response = await receiveWebhook(
+        t.app.inbound,
+        "line",
+        new Request("http://localhost/api/webhooks/line", { method: "POST", body: "{}" }),
+      );
       expect(response.status).toBe(503);
       expect(t.app.channels.line).toBeUndefined();
     } finally {

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { lineCases, telegramCases } from "../fixtures/platform-updates";
 import { databases, hasPostgres, POSTGRES_SKIP_REASON } from "../helpers/db";
 import { LINE_SECRET, usePlatformApp } from "../helpers/platform-app";
+import { receiveWebhook } from "@/lib/inbound/receive-webhook";
 
 /**
  * Property test: take valid updates from the fixture corpus and damage them the way
@@ -107,7 +108,9 @@ describe.each(databases)("mutated platform updates on $name", ({ name, open }) =
         };
         const body = JSON.stringify({ destination: "U0", events: [bad, good] });
         const signature = createHmac("sha256", LINE_SECRET).update(body).digest("base64");
-        const response = await h.t.app.lineWebhook(
+        const response = await receiveWebhook(
+          h.t.app.inbound,
+          "line",
           new Request("http://localhost/api/webhooks/line", {
             method: "POST",
             headers: { "content-type": "application/json", "x-line-signature": signature },

@@ -1,8 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { simulateMessage } from "@/lib/channels/telegram/simulator";
-import { findSimulatorTarget } from "@/lib/db/simulator";
+import { simulateUpdate } from "@/lib/api/simulator/simulate-update";
 import { startTestApp } from "../helpers/app";
 import { setAgentEnabled } from "@/lib/db/conversations";
 import { conversationStats } from "@/lib/db/stats";
@@ -79,18 +78,17 @@ describe("operator tools", () => {
 describe("the sandbox simulator", () => {
   const h = useHarness();
   const input = { chat: { type: "private" as const, id: 77 }, user: { id: 77, firstName: "Sim" }, text: "hello" };
-  const deps = () => ({ ...h.t.app, findTarget: (id: number) => findSimulatorTarget(h.t.db, id) });
 
   it("is refused while a real bot token is configured, and stores nothing", async () => {
     expect(h.t.app.telegram.mode).toBe("live");
-    await expect(simulateMessage(deps(), input)).rejects.toMatchObject({ code: "forbidden" });
+    await expect(simulateUpdate(h.t.app, input)).rejects.toMatchObject({ code: "forbidden" });
     expect(await h.t.db.prisma.message.count()).toBe(0);
   });
 
   it("in the sandbox posts a real update through the webhook", async () => {
     const sandbox = await startTestApp({ db: h.testDb, model: null });
     try {
-      const response = await simulateMessage({ ...sandbox.app, findTarget: (id) => findSimulatorTarget(h.t.db, id) }, input);
+      const response = await simulateUpdate(sandbox.app, input);
       expect(response.status).toBe(200);
       expect((await h.t.db.prisma.message.findFirstOrThrow()).text).toBe("hello");
     } finally {

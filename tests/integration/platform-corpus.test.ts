@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { BOT } from "../fixtures/telegram";
 import { lineCases, telegramCases, updateWithoutId, type Expectation } from "../fixtures/platform-updates";
 import { LINE_SECRET, usePlatformApp } from "../helpers/platform-app";
+import { receiveWebhook } from "@/lib/inbound/receive-webhook";
 
 /**
  * Every fixture of tests/fixtures/platform-updates.ts through the real webhooks, in
@@ -22,7 +23,9 @@ describe("platform corpus", () => {
   async function postLine(events: unknown[]) {
     const body = JSON.stringify({ destination: "Ubot000", events });
     const signature = createHmac("sha256", LINE_SECRET).update(body).digest("base64");
-    const response = await h.t.app.lineWebhook(
+    const response = await receiveWebhook(
+      h.t.app.inbound,
+      "line",
       new Request("http://localhost/api/webhooks/line", {
         method: "POST",
         headers: { "content-type": "application/json", "x-line-signature": signature },

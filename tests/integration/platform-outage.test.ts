@@ -8,6 +8,7 @@ import { startTestApp, SECRET } from "../helpers/app";
 import { sqliteTestDb, type TestDb } from "../helpers/db";
 import { startFakeTelegram, type FakeTelegram } from "../helpers/fake-telegram";
 import { SECRET_HEADER } from "@/lib/channels/telegram/webhook";
+import { receiveWebhook } from "@/lib/inbound/receive-webhook";
 
 /** A Bot API that accepts connections and never answers (the outage that hung the server). */
 async function blackHole() {
@@ -57,7 +58,9 @@ describe("the server keeps serving while the Bot API is unreachable", () => {
         database: { ok: true },
         channels: { telegram: { ok: false, state: "connecting" } },
       });
-      const response = await app.telegramWebhook(
+      const response = await receiveWebhook(
+        app.inbound,
+        "telegram",
         new Request("http://localhost/api/webhooks/telegram", {
           method: "POST",
           headers: { "content-type": "application/json", [SECRET_HEADER]: SECRET },

@@ -131,27 +131,24 @@ export function buildSimulatedUpdate(
 export type SimulatorDeps = {
   telegram: { mode: "live" | "sandbox"; identity(): Promise<{ id: number; username: string }> };
   telegramSecret: string;
-  telegramWebhook: (request: Request) => Promise<Response>;
   findTarget: (messageId: number) => Promise<ReplyTargetInfo | null>;
 };
 
 /**
- * Plays a Telegram user: builds the Update and hands it to the same webhook
- * handler Telegram reaches, adding the secret on the server. Refused while a real
- * bot token is configured (a simulated update would look real to everyone).
+ * Plays a Telegram user: builds the Update as the delivery Telegram would make,
+ * the secret added on the server, for the same webhook Telegram reaches. Refused
+ * while a real bot token is configured (a simulated update would look real to everyone).
  */
-export async function simulateMessage(deps: SimulatorDeps, input: SimulatedMessage): Promise<Response> {
+export async function simulatedDelivery(deps: SimulatorDeps, input: SimulatedMessage): Promise<Request> {
   if (deps.telegram.mode !== "sandbox") throw new AppError("forbidden", "the simulator is off while a real Telegram bot is configured");
   const target = input.replyToMessageId ? await deps.findTarget(input.replyToMessageId) : null;
   if (input.replyToMessageId && !target) throw new AppError("not_found", "message to reply to not found");
   const update = buildSimulatedUpdate(input, await deps.telegram.identity(), target);
-  return deps.telegramWebhook(
-    new Request("http://internal/api/webhooks/telegram", {
-      method: "POST",
-      headers: { "content-type": "application/json", [SECRET_HEADER]: deps.telegramSecret },
-      body: JSON.stringify(update),
-    }),
-  );
+  return new Request("http://internal/api/webhooks/telegram", {
+    method: "POST",
+    headers: { "content-type": "application/json", [SECRET_HEADER]: deps.telegramSecret },
+    body: JSON.stringify(update),
+  });
 }
 
 /** The upload form's fields besides the file: what Telegram should call it. */

@@ -1,13 +1,7 @@
-import { errorResponse } from "@/lib/http/respond";
-import { getApp } from "@/lib/server/wiring";
+import { receiveWebhook } from "@/lib/inbound/receive-webhook";
+import { withErrors } from "@/lib/server/with-operator";
 
 export const dynamic = "force-dynamic";
 
-/** Telegram delivers updates here; see lib/channels/telegram/webhook.ts. */
-export async function POST(request: Request) {
-  try {
-    return await (await getApp()).telegramWebhook(request);
-  } catch (error) {
-    return errorResponse(error);
-  }
-}
+/** Telegram delivers to the environment's bot here; see lib/inbound/receive-webhook.ts. */
+export const POST = withErrors(async ({ request, ctx }) => receiveWebhook(ctx.inbound, "telegram", request));
